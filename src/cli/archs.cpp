@@ -1,0 +1,160 @@
+// kiln archs: read a target set in any spelling, print it in any other, say how it runs on GPUs
+// and whether the local nvcc can build it.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "core/arch_spec.hpp"
+#include "core/compat.hpp"
+#include "core/cuda_archs.hpp"
+#include "core/gpu_table.hpp"
+#include "probe/nvcc.hpp"
+#include "probe/spec_context.hpp"
+
+namespace kiln::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+class ArchsCommand final : public Command {
+ public:
+  const char* name() const override { return "archs"; }
+  const char* summary() const override {
+    return "Parse, convert and check CUDA architecture lists: kiln archs SPEC (TORCH_CUDA_ARCH_LIST, CMake or nvcc spelling)";
+  }
+  void setup(CLI::App& app) override {
+    // SPEC is taken from the unparsed arguments, in order, so nvcc flags such as `-gencode X` and
+    // `-arch=sm_90` pass through as they are written.
+    app.allow_extras();
+    app.positionals_at_end(false);
+    app.add_option("--from", from_, "Spelling of SPEC: torch, cmake, nvcc or auto")->default_val("auto");
+    app.add_option("--to", to_, "Print the set in one spelling on one line: torch, cmake or nvcc");
+    app.add_option("--gpu", gpus_, "Say how the set runs on this GPU (name or compute capability); repeatable");
+    app.add_flag("--check", check_, "Fail if the local nvcc cannot build a target");
+    app.add_flag("--json", json_, "Print JSON");
+    app_ = &app;
+  }
+
+  int run(io::Seams& s) override {
+    std::string spec;
+    for (const auto& p : app_->remaining()) spec += (spec.empty() ? "" : " ") + p;
+    std::string source = "argument";
+    if (spec.empty()) {
+      for (const char* var : {"TORCH_CUDA_ARCH_LIST", "CUDAARCHS"})
+        if (auto v = s.env.get(var); v && !v->empty()) {
+          spec = *v, source = var;
+          break;
+        }
+      if (spec.empty()) throw UsageError("no architecture list given and TORCH_CUDA_ARCH_LIST is not set");
+    }
+    auto from = core::parse_syntax(from_);
+    if (!from) throw UsageError("--from '" + from_ + "': expected torch, cmake, nvcc or auto");
+    std::optional<core::Syntax> to;
+    if (!to_.empty()) {
+      to = core::parse_syntax(to_);
+      if (!to || *to == core::Syntax::automatic) throw UsageError("--to '" + to_ + "': expected torch, cmake or nvcc");
+    }
+    auto parsed = core::parse_spec(spec, *from, probe::spec_context_for(spec, s));
+    if (!parsed) throw UsageError(parsed.error().message);
+    const core::TargetSet& set = *parsed;
+
+    // GPUs first: an unknown name is a usage error before any output.
+    std::vector<core::GpuModel> models;
+    for (const auto& g : gpus_) {
+      auto m = core::GpuTable::get().lookup(g);
+      if (!m) throw UsageError(m.error().message);
+      models.push_back(*m);
+    }
+    int rc = kOk;
+    json j;
+    j["targets"] = json::array();
+    for (const auto& t : set) j["targets"].push_back({{"arch", t.arch.sm()}, {"kind", core::to_string(t.kind)}});
+    if (!models.empty()) {
+      j["coverage"] = json::array();
+      for (size_t i = 0; i < models.size(); ++i) {
+        auto c = core::coverage(set, models[i].cc);
+        if (c.verdict == core::Verdict::none) rc = kFindings;
+        j["coverage"].push_back({{"gpu", gpus_[i]},
+                                 {"model", models[i].name},
+                                 {"cc", core::cc_string(models[i].cc)},
+                                 {"verdict", core::to_string(c.verdict)},
+                                 {"via", c.via ? json(c.via->kind == core::CodeKind::sass ? c.via->arch.sm()
+                                                                                           : c.via->arch.compute())
+                                               : json(nullptr)},
+                                 {"why", c.why}});
+      }
+    }
+    std::vector<std::string> check_lines;
+    if (check_) {
+      auto nvcc = probe::probe_nvcc(s);
+      if (!nvcc) throw Failure("--check needs nvcc, which was not found: set CUDA_HOME or put nvcc on PATH");
+      json unsupported = json::array();
+      for (const auto& t : set) {
+        if (buildable(*nvcc, t.arch)) continue;
+        const auto& cat = core::ArchCatalog::get();
+        std::string range = cat.support_range(t.arch);
+        check_lines.push_back(fmt::format("{} ({}) is not supported by nvcc {} at {}; it is built by {}",
+                                          t.kind == core::CodeKind::sass ? t.arch.sm() : t.arch.compute(),
+                                          core::to_string(t.kind), nvcc->version_text, nvcc->path, range));
+        unsupported.push_back({{"arch", t.arch.sm()}, {"kind", core::to_string(t.kind)}, {"supported_by", range}});
+      }
+      j["check"] = {{"nvcc", nvcc->path}, {"version", nvcc->version_text}, {"unsupported", unsupported}};
+      if (!unsupported.empty()) rc = kFindings;
+    }
+    json spellings;
+    for (auto syn : {core::Syntax::torch, core::Syntax::cmake, core::Syntax::nvcc}) {
+      auto f = core::format_spec(set, syn);
+      spellings[core::to_string(syn)] = f ? json(*f) : json(nullptr);
+    }
+    j["spellings"] = spellings;
+    j["source"] = source;
+
+    if (json_) {
+      s.out << j.dump(2) << "\n";
+    } else if (to) {
+      auto f = core::format_spec(set, *to);
+      if (!f) throw Failure(f.error().message);
+      s.out << *f << "\n";
+    } else {
+      print_human(s, set, j);
+    }
+    for (const auto& line : check_lines) s.err << "kiln archs: " << line << "\n";
+    return rc;
+  }
+
+ private:
+  // nvcc lists plain architectures only; `a` and `f` variants are accepted when the base is and the
+  // release is new enough for the variant (the catalog knows since when).
+  static bool buildable(const probe::NvccInfo& nvcc, const core::Arch& a) {
+    bool base = false;
+    for (const auto& x : nvcc.sass) base |= x.number == a.number;
+    if (!base) return false;
+    if (a.variant == core::Variant::none) return true;
+    return nvcc.version && core::ArchCatalog::get().supported_by(a, *nvcc.version);
+  }
+
+  void print_human(io::Seams& s, const core::TargetSet& set, const json& j) {
+    s.out << fmt::format("{} target{}:\n", set.size(), set.size() == 1 ? "" : "s");
+    for (const auto& t : set)
+      s.out << fmt::format("  {:<12} {}\n", t.kind == core::CodeKind::sass ? t.arch.sm() : t.arch.compute(),
+                           t.kind == core::CodeKind::sass ? "SASS" : "PTX (JIT for newer GPUs)");
+    for (const auto& [k, v] : j["spellings"].items())
+      s.out << fmt::format("{:<6} {}\n", k, v.is_null() ? std::string("(cannot express PTX without SASS)") : v.get<std::string>());
+    if (j.contains("coverage"))
+      for (const auto& c : j["coverage"])
+        s.out << fmt::format("{:<22} cc {:<5} {:<11} {}\n", c["model"].get<std::string>(), c["cc"].get<std::string>(),
+                             c["verdict"].get<std::string>(), c["why"].get<std::string>());
+  }
+
+  std::string from_ = "auto", to_;
+  std::vector<std::string> gpus_;
+  bool check_ = false, json_ = false;
+  CLI::App* app_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_archs() { return std::make_unique<ArchsCommand>(); }
+
+}  // namespace kiln::cli

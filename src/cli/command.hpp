@@ -1,0 +1,41 @@
+#pragma once
+// A sub-command: it declares its options on a CLI11 sub-app and runs against the I/O seams.
+// One file per command under src/cli/; registry.cpp lists them.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/seams.hpp"
+
+namespace kiln::cli {
+
+enum ExitCode { kOk = 0, kFindings = 1, kUsage = 2 };
+
+// Thrown for bad input the user can fix (a malformed arch list, an unknown GPU): exit 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// Thrown when the command could not do its job (a missing tool, an unreadable file): exit 1.
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  virtual const char* name() const = 0;
+  virtual const char* summary() const = 0;
+  virtual void setup(CLI::App& app) = 0;
+  virtual int run(io::Seams& s) = 0;
+};
+
+std::vector<std::unique_ptr<Command>> all_commands();
+
+// Parses argv, runs the chosen command and maps errors to exit codes. Messages go to s.err as
+// "kiln: error: ...".
+int run_cli(int argc, const char* const* argv, io::Seams& s);
+
+}  // namespace kiln::cli

@@ -1,0 +1,31 @@
+#include "cli/command.hpp"
+
+namespace kiln::cli {
+
+std::unique_ptr<Command> make_doctor();
+std::unique_ptr<Command> make_archs();
+std::unique_ptr<Command> make_gpus();
+std::unique_ptr<Command> make_plan();
+std::unique_ptr<Command> make_build();
+std::unique_ptr<Command> make_inspect();
+std::unique_ptr<Command> make_verify();
+std::unique_ptr<Command> make_diagnose();
+std::unique_ptr<Command> make_report();
+std::unique_ptr<Command> make_cache();
+
+std::vector<std::unique_ptr<Command>> all_commands() {
+  std::vector<std::unique_ptr<Command>> v;
+  v.push_back(make_doctor());
+  v.push_back(make_archs());
+  v.push_back(make_gpus());
+  v.push_back(make_plan());
+  v.push_back(make_build());
+  v.push_back(make_inspect());
+  v.push_back(make_verify());
+  v.push_back(make_diagnose());
+  v.push_back(make_report());
+  v.push_back(make_cache());
+  return v;
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,53 @@
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+
+namespace kiln::cli {
+
+int run_cli(int argc, const char* const* argv, io::Seams& s) {
+  CLI::App app{"kiln: build PyTorch and CUDA extensions for the GPUs you run on", "kiln"};
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "Print the version and exit");
+  auto commands = all_commands();
+  std::vector<std::pair<CLI::App*, Command*>> subs;
+  for (auto& c : commands) {
+    CLI::App* sub = app.add_subcommand(c->name(), c->summary());
+    c->setup(*sub);
+    subs.emplace_back(sub, c.get());
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    s.out << app.help("", CLI::AppFormatMode::Normal);
+    for (auto& [sub, c] : subs)
+      if (sub->parsed()) s.out << "\n" << sub->help();
+    return kOk;
+  } catch (const CLI::CallForAllHelp& e) {
+    s.out << app.help("", CLI::AppFormatMode::All);
+    return kOk;
+  } catch (const CLI::ParseError& e) {
+    s.err << "kiln: error: " << e.what() << "\n";
+    return kUsage;
+  }
+  if (version) {
+    s.out << "kiln " << KILN_VERSION << "\n";
+    return kOk;
+  }
+  for (auto& [sub, c] : subs) {
+    if (!sub->parsed()) continue;
+    try {
+      return c->run(s);
+    } catch (const UsageError& e) {
+      s.err << "kiln " << c->name() << ": error: " << e.what() << "\n";
+      return kUsage;
+    } catch (const std::exception& e) {
+      s.err << "kiln " << c->name() << ": error: " << e.what() << "\n";
+      return kFindings;
+    }
+  }
+  s.out << app.help();
+  return kUsage;
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,110 @@
+#include "core/gpu_table.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <regex>
+
+#include "core/arch.hpp"
+#include "core/data_toml.hpp"
+
+namespace kiln::core {
+
+std::string GpuTable::normalize(std::string_view name) {
+  std::string s;
+  for (char c : name)
+    if (std::isalnum(static_cast<unsigned char>(c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Vendor and line words that people add or drop at will.
+  for (std::string_view w : {"nvidia", "geforce", "tesla", "quadro"})
+    if (s.rfind(w, 0) == 0 && s.size() > w.size()) s.erase(0, w.size());
+  return s;
+}
+
+const GpuTable& GpuTable::get() {
+  static const GpuTable table = [] {
+    GpuTable t;
+    const toml::table root = data::load_toml("gpus.toml");
+    if (auto arr = root["gpu"].as_array())
+      for (const auto& node : *arr) {
+        const auto& e = *node.as_table();
+        GpuModel g;
+        g.name = e["name"].value_or(std::string());
+        g.cc = parse_compute_capability(e["cc"].value_or(std::string())).value_or(0);
+        g.segment = e["segment"].value_or(std::string());
+        g.family = e["family"].value_or(std::string());
+        if (auto al = e["aliases"].as_array())
+          for (const auto& a : *al) g.aliases.push_back(a.value_or(std::string()));
+        t.gpus_.push_back(std::move(g));
+      }
+    return t;
+  }();
+  return table;
+}
+
+// Optimal string alignment distance: a swapped pair of digits ("4900" for "4090") costs one edit.
+static size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+tl::expected<GpuModel, GpuLookupError> GpuTable::lookup(std::string_view query) const {
+  // A compute capability or architecture stands for itself.
+  std::string q(query);
+  if (auto cc = parse_compute_capability(q); cc) return GpuModel{"cc " + cc_string(*cc), *cc, "", "", {}};
+  if (q.rfind("sm_", 0) == 0 || q.rfind("cc", 0) == 0) {
+    auto arch = parse_arch_name(q.rfind("cc", 0) == 0 ? q.substr(2) : q);
+    if (arch && arch->variant == Variant::none) return GpuModel{"cc " + cc_string(arch->number), arch->number, "", "", {}};
+  }
+  const std::string n = normalize(query);
+  if (!n.empty()) {
+    for (const auto& g : gpus_) {
+      if (normalize(g.name) == n) return g;
+      for (const auto& a : g.aliases)
+        if (normalize(a) == n) return g;
+    }
+    // nvidia-smi names carry memory sizes and form factors ("NVIDIA H100 80GB HBM3",
+    // "A100-SXM4-40GB"): accept the longest table name that prefixes the query when only such
+    // words follow, so "rtx 40900" is still unknown.
+    static const std::regex extra("^(\\d+gb|sxm\\d?|pcie|nvl|hbm\\d?e?|mig\\w*)+$");
+    const GpuModel* hit = nullptr;
+    size_t hit_len = 0;
+    for (const auto& g : gpus_) {
+      std::vector<std::string> names = g.aliases;
+      names.push_back(g.name);
+      for (const auto& name : names) {
+        const std::string nn = normalize(name);
+        if (nn.size() > hit_len && n.rfind(nn, 0) == 0 && std::regex_match(n.substr(nn.size()), extra))
+          hit = &g, hit_len = nn.size();
+      }
+    }
+    if (hit) return *hit;
+  }
+  // Unknown: suggest the nearest names.
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const auto& g : gpus_) {
+    size_t best = edit_distance(n, normalize(g.name));
+    for (const auto& a : g.aliases) best = std::min(best, edit_distance(n, normalize(a)));
+    if (!n.empty() && normalize(g.name).find(n) != std::string::npos) best = std::min<size_t>(best, 1);
+    scored.emplace_back(best, g.name);
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  GpuLookupError err{q, {}, ""};
+  for (size_t i = 0; i < scored.size() && err.suggestions.size() < 3; ++i) err.suggestions.push_back(scored[i].second);
+  err.message = "unknown GPU '" + q + "'; did you mean ";
+  for (size_t i = 0; i < err.suggestions.size(); ++i)
+    err.message += (i ? (i + 1 == err.suggestions.size() ? " or " : ", ") : "") + ("'" + err.suggestions[i] + "'");
+  err.message += "? (`kiln gpus` lists all; a compute capability such as 9.0 also works)";
+  return tl::unexpected(err);
+}
+
+}  // namespace kiln::core

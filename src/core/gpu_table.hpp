@@ -1,0 +1,39 @@
+#pragma once
+// The table of NVIDIA GPUs from data/gpus.toml and tolerant lookup by name or compute capability.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+namespace kiln::core {
+
+struct GpuModel {
+  std::string name;
+  int cc = 0;  // 90 for 9.0
+  std::string segment;  // datacenter, workstation, consumer, jetson
+  std::string family;
+  std::vector<std::string> aliases;
+};
+
+struct GpuLookupError {
+  std::string query;
+  std::vector<std::string> suggestions;  // nearest names, best first
+  std::string message;                   // one line, quoting the query and naming the suggestions
+};
+
+class GpuTable {
+ public:
+  static const GpuTable& get();
+  const std::vector<GpuModel>& all() const { return gpus_; }
+  // "h100", "H100 SXM", "NVIDIA GeForce RTX 4090", or a compute capability ("9.0", "sm_90", "90").
+  // A bare compute capability yields a synthetic model named after it.
+  tl::expected<GpuModel, GpuLookupError> lookup(std::string_view query) const;
+
+  static std::string normalize(std::string_view name);  // lower case, no spaces/dashes, no vendor words
+
+ private:
+  std::vector<GpuModel> gpus_;
+};
+
+}  // namespace kiln::core

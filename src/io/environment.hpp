@@ -1,0 +1,40 @@
+#pragma once
+// The environment seam: TORCH_CUDA_ARCH_LIST, CUDA_HOME, PATH and friends are read through
+// Environment so that tests state them instead of inheriting the developer's shell.
+#include <map>
+#include <optional>
+#include <string>
+
+namespace kiln::io {
+
+class Environment {
+ public:
+  virtual ~Environment() = default;
+  virtual std::optional<std::string> get(const std::string& name) const = 0;
+  // Every variable, for building a child's environment.
+  virtual std::map<std::string, std::string> all() const = 0;
+};
+
+class RealEnvironment final : public Environment {
+ public:
+  std::optional<std::string> get(const std::string& name) const override;
+  std::map<std::string, std::string> all() const override;
+};
+
+class FakeEnvironment final : public Environment {
+ public:
+  FakeEnvironment() = default;
+  explicit FakeEnvironment(std::map<std::string, std::string> vars) : vars_(std::move(vars)) {}
+  void set(const std::string& k, const std::string& v) { vars_[k] = v; }
+  std::optional<std::string> get(const std::string& name) const override {
+    auto it = vars_.find(name);
+    if (it == vars_.end()) return std::nullopt;
+    return it->second;
+  }
+  std::map<std::string, std::string> all() const override { return vars_; }
+
+ private:
+  std::map<std::string, std::string> vars_;
+};
+
+}  // namespace kiln::io

@@ -1,0 +1,100 @@
+#include "io/fs.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace kiln::io {
+namespace stdfs = std::filesystem;
+
+bool RealFilesystem::exists(const std::string& path) const {
+  std::error_code ec;
+  return stdfs::exists(path, ec);
+}
+bool RealFilesystem::is_directory(const std::string& path) const {
+  std::error_code ec;
+  return stdfs::is_directory(path, ec);
+}
+bool RealFilesystem::is_executable(const std::string& path) const {
+  std::error_code ec;
+  return stdfs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+std::optional<std::string> RealFilesystem::read(const std::string& path) const {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return ss.str();
+}
+std::vector<std::string> RealFilesystem::list(const std::string& dir) const {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+bool RealFilesystem::write(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+  return static_cast<bool>(out);
+}
+bool RealFilesystem::make_dirs(const std::string& path) {
+  std::error_code ec;
+  stdfs::create_directories(path, ec);
+  return !ec;
+}
+
+static std::string parent_of(const std::string& p) {
+  auto pos = p.find_last_of('/');
+  if (pos == std::string::npos || pos == 0) return "/";
+  return p.substr(0, pos);
+}
+
+void FakeFilesystem::add_file(const std::string& path, std::string content, bool executable) {
+  files_[path] = File{std::move(content), executable};
+  for (auto d = parent_of(path); d != "/"; d = parent_of(d)) dirs_[d] = true;
+}
+void FakeFilesystem::add_dir(const std::string& path) {
+  for (auto d = path; d != "/" && !d.empty(); d = parent_of(d)) dirs_[d] = true;
+}
+bool FakeFilesystem::exists(const std::string& path) const {
+  return files_.count(path) || dirs_.count(path);
+}
+bool FakeFilesystem::is_directory(const std::string& path) const { return dirs_.count(path) > 0; }
+bool FakeFilesystem::is_executable(const std::string& path) const {
+  auto it = files_.find(path);
+  return it != files_.end() && it->second.executable;
+}
+std::optional<std::string> FakeFilesystem::read(const std::string& path) const {
+  auto it = files_.find(path);
+  if (it == files_.end()) return std::nullopt;
+  return it->second.content;
+}
+std::vector<std::string> FakeFilesystem::list(const std::string& dir) const {
+  std::set<std::string> names;
+  const std::string prefix = dir.back() == '/' ? dir : dir + "/";
+  auto take = [&](const std::string& p) {
+    if (p.rfind(prefix, 0) != 0) return;
+    auto rest = p.substr(prefix.size());
+    if (!rest.empty()) names.insert(rest.substr(0, rest.find('/')));
+  };
+  for (const auto& [p, f] : files_) take(p);
+  for (const auto& [p, d] : dirs_) take(p);
+  return {names.begin(), names.end()};
+}
+bool FakeFilesystem::write(const std::string& path, const std::string& content) {
+  add_file(path, content);
+  return true;
+}
+bool FakeFilesystem::make_dirs(const std::string& path) {
+  add_dir(path);
+  return true;
+}
+
+}  // namespace kiln::io

@@ -1,0 +1,59 @@
+#pragma once
+// The filesystem seam: everything kiln reads or lists goes through Filesystem so detectors and the
+// planner can be tested against an in-memory tree (FakeFilesystem) or a temporary folder.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::io {
+
+class Filesystem {
+ public:
+  virtual ~Filesystem() = default;
+  virtual bool exists(const std::string& path) const = 0;
+  virtual bool is_directory(const std::string& path) const = 0;
+  virtual bool is_executable(const std::string& path) const = 0;
+  // Whole file as text, nullopt when it cannot be read.
+  virtual std::optional<std::string> read(const std::string& path) const = 0;
+  // Names (not paths) in a directory, sorted; empty when it is not a directory.
+  virtual std::vector<std::string> list(const std::string& dir) const = 0;
+  virtual bool write(const std::string& path, const std::string& content) = 0;
+  virtual bool make_dirs(const std::string& path) = 0;
+};
+
+class RealFilesystem final : public Filesystem {
+ public:
+  bool exists(const std::string& path) const override;
+  bool is_directory(const std::string& path) const override;
+  bool is_executable(const std::string& path) const override;
+  std::optional<std::string> read(const std::string& path) const override;
+  std::vector<std::string> list(const std::string& dir) const override;
+  bool write(const std::string& path, const std::string& content) override;
+  bool make_dirs(const std::string& path) override;
+};
+
+// Files by absolute path; directories are implied by the files under them or added explicitly.
+class FakeFilesystem final : public Filesystem {
+ public:
+  void add_file(const std::string& path, std::string content, bool executable = false);
+  void add_dir(const std::string& path);
+  bool exists(const std::string& path) const override;
+  bool is_directory(const std::string& path) const override;
+  bool is_executable(const std::string& path) const override;
+  std::optional<std::string> read(const std::string& path) const override;
+  std::vector<std::string> list(const std::string& dir) const override;
+  bool write(const std::string& path, const std::string& content) override;
+  bool make_dirs(const std::string& path) override;
+
+ private:
+  struct File {
+    std::string content;
+    bool executable = false;
+  };
+  std::map<std::string, File> files_;
+  std::map<std::string, bool> dirs_;
+};
+
+}  // namespace kiln::io

@@ -1,0 +1,67 @@
+#pragma once
+// The process seam. Every tool kiln drives (nvcc, cmake, ninja, python, ccache) runs through a
+// ProcessRunner as an argv vector with an explicit environment, never a shell string.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::io {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;  // argv[0] is looked up on PATH when it has no slash
+  // The child's whole environment; nullopt inherits kiln's.
+  std::optional<std::map<std::string, std::string>> env;
+  std::string cwd;  // empty: kiln's own
+  // Called for each line of stdout and stderr (merged) as it arrives; the text is still captured.
+  std::function<void(std::string_view line)> on_line;
+  bool new_process_group = false;  // so Ctrl-C can stop a whole build tree
+  std::string stdin_path;          // empty: /dev/null
+};
+
+struct ProcessResult {
+  bool started = false;
+  std::string spawn_error;  // why it did not start
+  int exit_code = -1;       // valid when term_signal == 0
+  int term_signal = 0;
+  std::string out;
+  std::string err;
+  long peak_rss_kib = 0;  // of the child and its waited-for descendants
+  std::chrono::milliseconds wall{0};
+  std::chrono::milliseconds cpu{0};
+  bool ok() const { return started && term_signal == 0 && exit_code == 0; }
+};
+
+class ProcessRunner {
+ public:
+  virtual ~ProcessRunner() = default;
+  virtual ProcessResult run(const ProcessSpec& spec) = 0;
+};
+
+class RealProcessRunner final : public ProcessRunner {
+ public:
+  ProcessResult run(const ProcessSpec& spec) override;
+};
+
+// Answers by argv[0] + args joined with spaces; records every call.
+class FakeProcessRunner final : public ProcessRunner {
+ public:
+  void on(const std::string& command_line, ProcessResult result);
+  ProcessResult run(const ProcessSpec& spec) override;
+  const std::vector<ProcessSpec>& calls() const { return calls_; }
+
+ private:
+  std::map<std::string, ProcessResult> answers_;
+  std::vector<ProcessSpec> calls_;
+};
+
+// The process group of the build currently running, so a SIGINT handler can stop it. 0: none.
+int current_child_group();
+
+// Convenience: a result that ran and printed `out`.
+ProcessResult ran(std::string out, int exit_code = 0);
+
+}  // namespace kiln::io
