@@ -9,6 +9,9 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   app.require_subcommand(0, 1);
   bool version = false;
   app.add_flag("--version", version, "Print the version and exit");
+  // One schema for flags, environment (each option's envname) and file: a kiln.toml in the current
+  // folder, or --config FILE, sets options by sub-command section ([build] jobs = 8).
+  app.set_config("--config", "kiln.toml", "Read options from a TOML file, one [section] per command");
   auto commands = all_commands();
   std::vector<std::pair<CLI::App*, Command*>> subs;
   for (auto& c : commands) {
