@@ -82,9 +82,11 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     return std::make_pair(true, took);
   };
 
-  auto [configured, ct] = step("configure", plan.configure_argv(), false);
-  o.configure_time = ct;
-  if (!configured) return o;
+  if (plan.kind == ProjectKind::cmake) {
+    auto [configured, ct] = step("configure", plan.configure_argv(), false);
+    o.configure_time = ct;
+    if (!configured) return o;
+  }
   auto [built, bt] = step("build", plan.build_argv(), true);
   o.build_time = bt;
   if (!plan.ccache.empty())
@@ -94,7 +96,13 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     }
   if (!built) return o;
   o.ok = true;
-  o.artifacts = find_artifacts(s.fs, plan.build_dir);
+  // setup.py builds leave their libraries under build/ (and PyTorch under torch/lib).
+  if (plan.kind == ProjectKind::cmake) {
+    o.artifacts = find_artifacts(s.fs, plan.build_dir);
+  } else {
+    for (const char* sub : {"/build", "/torch/lib"})
+      for (auto& a : find_artifacts(s.fs, plan.project_dir + sub)) o.artifacts.push_back(a);
+  }
   return o;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Executing a plan for a CMake project: configure with Ninja, build with the planned job count,
-// stream progress, keep the whole log in the build folder.
+// Executing a plan: configure a CMake project with Ninja (or run a Python build), build with the
+// planned job count, stream progress, keep the whole log in the build folder.
 #include <chrono>
 #include <functional>
 #include <string>

@@ -8,7 +8,9 @@
 #include "core/compat.hpp"
 #include "core/cuda_archs.hpp"
 #include "probe/nvcc.hpp"
+#include "core/data_toml.hpp"
 #include "probe/spec_context.hpp"
+#include "run/python_env.hpp"
 
 namespace kiln::run {
 namespace {
@@ -47,28 +49,104 @@ core::TargetSet targets_for_gpus(const std::vector<int>& ccs, const probe::NvccI
 
 }  // namespace
 
+namespace {
+
+struct Profile {
+  std::string build_type, archs;
+  std::map<std::string, std::string> set;
+};
+
+tl::expected<Profile, PlanError> load_profile(const std::string& name) {
+  static const toml::table t = data::load_toml("profiles.toml");
+  const toml::table* p = t[name].as_table();
+  if (!p) {
+    std::string names;
+    for (const auto& [k, v] : t) names += (names.empty() ? "" : ", ") + std::string(k.str());
+    return usage(fmt::format("--profile '{}': expected one of {}", name, names));
+  }
+  Profile out;
+  out.build_type = (*p)["build_type"].value_or(std::string("Release"));
+  out.archs = (*p)["archs"].value_or(std::string("gpus"));
+  if (auto set = (*p)["set"].as_table())
+    for (const auto& [k, v] : *set) {
+      if (auto b = v.value<bool>()) out.set[std::string(k.str())] = *b ? "1" : "0";
+      else out.set[std::string(k.str())] = v.value_or(std::string());
+    }
+  return out;
+}
+
+tl::expected<std::map<std::string, std::string>, PlanError> parse_sets(const std::vector<std::string>& sets) {
+  std::map<std::string, std::string> out;
+  for (const auto& kv : sets) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) return usage(fmt::format("--set '{}': expected KEY=VALUE", kv));
+    out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
 tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpu_query,
                                         const probe::MachineInfo& machine) {
   Plan p;
   p.project_dir = req.project_dir;
   p.build_dir = req.build_dir.empty() ? req.project_dir + "/build-kiln" : req.build_dir;
-  p.build_type = req.build_type;
-  p.cmake_defines = req.cmake_defines;
-  if (!s.fs.exists(p.project_dir + "/CMakeLists.txt"))
-    return usage(fmt::format("{} has no CMakeLists.txt; kiln build needs a CMake project directory", p.project_dir));
-  p.project_kind = "cmake";
+  p.kind = detect_project_kind(s.fs, p.project_dir);
+  p.project_kind = to_string(p.kind);
+  if (p.kind == ProjectKind::unknown)
+    return usage(fmt::format("{} has no CMakeLists.txt, setup.py or pyproject.toml; kiln builds CMake projects, "
+                             "PyTorch checkouts and torch extensions", p.project_dir));
+  Profile profile;
+  if (!req.profile.empty()) {
+    auto pr = load_profile(req.profile);
+    if (!pr) return tl::unexpected(pr.error());
+    profile = *pr;
+    p.profile = req.profile;
+  }
+  p.build_type = !req.build_type.empty() ? req.build_type : !profile.build_type.empty() ? profile.build_type : "Release";
+  auto sets = parse_sets(req.sets);
+  if (!sets) return tl::unexpected(sets.error());
 
   // Tools first: nothing else matters without them.
-  auto cmake = io::which(s, "cmake");
-  if (!cmake) return env_error("cmake not found on PATH; install it (apt-get install cmake) or add it to PATH");
-  auto ninja = io::which(s, "ninja");
-  if (!ninja) return env_error("ninja not found on PATH; install it (apt-get install ninja-build) or add it to PATH");
-  p.cmake = *cmake;
-  p.ninja = *ninja;
-  auto nvcc = probe::probe_nvcc(s);
-  if (!nvcc) return env_error("nvcc not found (looked in $CUDA_HOME/bin, PATH, /usr/local/cuda/bin); set CUDA_HOME");
-  p.nvcc = nvcc->path;
-  p.nvcc_version = nvcc->version_text;
+  if (p.kind == ProjectKind::cmake) {
+    auto cmake = io::which(s, "cmake");
+    if (!cmake) return env_error("cmake not found on PATH; install it (apt-get install cmake) or add it to PATH");
+    auto ninja = io::which(s, "ninja");
+    if (!ninja) return env_error("ninja not found on PATH; install it (apt-get install ninja-build) or add it to PATH");
+    p.cmake = *cmake;
+    p.ninja = *ninja;
+    for (const auto& [k, v] : *sets) p.cmake_defines.push_back(k + "=" + v);
+  } else {
+    std::string py = !req.python.empty() ? req.python : s.env.get("PYTHON").value_or("");
+    auto found = io::which(s, py.empty() ? "python3" : py);
+    if (!found) return env_error(fmt::format("{} not found; pass --python or set PYTHON", py.empty() ? "python3" : py));
+    p.python = *found;
+    p.pip = req.pip;
+    if (auto ninja = io::which(s, "ninja")) p.ninja = *ninja;
+    else p.notes.push_back("ninja not on PATH: torch.utils.cpp_extension falls back to slow serial builds");
+  }
+  for (const auto& d : req.cmake_defines) p.cmake_defines.push_back(d);
+
+  // PyTorch's options, resolved with their dependencies and the libraries that exist.
+  bool want_cuda = profile.archs != "none";
+  if (p.kind == ProjectKind::pytorch) {
+    auto opts = resolve_options(profile.set, p.profile, *sets, req.library_check);
+    if (!opts) return usage(opts.error());
+    p.options = *opts;
+    for (const auto& o : p.options)
+      if (o.name == "USE_CUDA") want_cuda = o.on;
+  } else if (auto it = sets->find("USE_CUDA"); it != sets->end() && parse_bool(it->second) == false) {
+    want_cuda = false;
+  }
+
+  std::optional<probe::NvccInfo> nvcc;
+  if (want_cuda) {
+    nvcc = probe::probe_nvcc(s);
+    if (!nvcc) return env_error("nvcc not found (looked in $CUDA_HOME/bin, PATH, /usr/local/cuda/bin); set CUDA_HOME");
+    p.nvcc = nvcc->path;
+    p.nvcc_version = nvcc->version_text;
+  }
   if (req.ccache) {
     if (auto cc = io::which(s, "ccache"))
       p.ccache = *cc;
@@ -84,45 +162,57 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     p.gpus.push_back(*m);
   }
 
-  // Architectures, in order of precedence.
-  core::SpecContext ctx;
-  auto parse = [&](const std::string& spec, const std::string& from) -> tl::expected<core::TargetSet, PlanError> {
-    auto syntax = core::parse_syntax(from);
-    if (!syntax) return usage("--from '" + from + "': expected torch, cmake, nvcc or auto");
-    auto r = core::parse_spec(spec, *syntax, probe::spec_context_for(spec, s));
-    if (!r) return usage(r.error().message);
-    return *r;
-  };
-  if (!req.archs.empty()) {
-    auto r = parse(req.archs, req.archs_from);
-    if (!r) return tl::unexpected(r.error());
-    p.targets = *r;
-    p.arch_source = "--archs";
-    p.arch_reason = "given on the command line";
-  } else if (!p.gpus.empty()) {
-    std::vector<int> ccs;
-    for (const auto& g : p.gpus) ccs.push_back(g.cc);
-    p.targets = targets_for_gpus(ccs, *nvcc, p.notes);
-    p.arch_source = "--gpu";
-    p.arch_reason = "one native target per distinct compute capability of the named GPUs";
-  } else if (auto env = s.env.get("TORCH_CUDA_ARCH_LIST"); env && !env->empty()) {
-    auto r = parse(*env, "torch");
-    if (!r) return usage("TORCH_CUDA_ARCH_LIST: " + r.error().message);
-    p.targets = *r;
-    p.arch_source = "TORCH_CUDA_ARCH_LIST";
-    p.arch_reason = "from the environment";
-  } else {
-    probe::LocalGpus local = gpu_query.query();
-    std::vector<int> ccs;
-    for (const auto& g : local.gpus)
-      if (g.cc) ccs.push_back(g.cc);
-    if (!ccs.empty()) {
+  if (want_cuda) {
+    auto parse = [&](const std::string& spec, const std::string& from) -> tl::expected<core::TargetSet, PlanError> {
+      auto syntax = core::parse_syntax(from);
+      if (!syntax) return usage("--from '" + from + "': expected torch, cmake, nvcc or auto");
+      auto r = core::parse_spec(spec, *syntax, probe::spec_context_for(spec, s));
+      if (!r) return usage(r.error().message);
+      return *r;
+    };
+    auto from_local = [&]() -> bool {
+      probe::LocalGpus local = gpu_query.query();
+      std::vector<int> ccs;
+      for (const auto& g : local.gpus)
+        if (g.cc) ccs.push_back(g.cc);
+      if (ccs.empty()) return false;
       p.targets = targets_for_gpus(ccs, *nvcc, p.notes);
       p.arch_source = "local GPUs";
       p.arch_reason = "the GPUs on this machine (" + local.source + ")";
-      for (const auto& g : local.gpus)
-        p.gpus.push_back(core::GpuModel{g.name, g.cc, "", "", {}});
-    } else {
+      if (p.gpus.empty())
+        for (const auto& g : local.gpus) p.gpus.push_back(core::GpuModel{g.name, g.cc, "", "", {}});
+      return true;
+    };
+    const bool profile_list = !profile.archs.empty() && profile.archs != "gpus" && profile.archs != "local";
+    if (!req.archs.empty()) {
+      auto r = parse(req.archs, req.archs_from);
+      if (!r) return tl::unexpected(r.error());
+      p.targets = *r;
+      p.arch_source = "--archs";
+      p.arch_reason = "given on the command line";
+    } else if (profile_list) {
+      auto r = parse(profile.archs, "torch");
+      if (!r) return env_error("data/profiles.toml " + p.profile + ": " + r.error().message);
+      p.targets = *r;
+      p.arch_source = "profile " + p.profile;
+      p.arch_reason = "the profile's wide list, with PTX of the newest for GPUs not yet released";
+    } else if (!p.gpus.empty()) {
+      std::vector<int> ccs;
+      for (const auto& g : p.gpus) ccs.push_back(g.cc);
+      p.targets = targets_for_gpus(ccs, *nvcc, p.notes);
+      p.arch_source = "--gpu";
+      p.arch_reason = "one native target per distinct compute capability of the named GPUs";
+    } else if (profile.archs == "gpus") {
+      return usage("profile " + p.profile + " builds for the named GPUs only: add --gpu NAME");
+    } else if (profile.archs == "local") {
+      if (!from_local()) return usage("profile " + p.profile + " builds for this machine's GPU, and none was found: add --gpu NAME");
+    } else if (auto env = s.env.get("TORCH_CUDA_ARCH_LIST"); env && !env->empty()) {
+      auto r = parse(*env, "torch");
+      if (!r) return usage("TORCH_CUDA_ARCH_LIST: " + r.error().message);
+      p.targets = *r;
+      p.arch_source = "TORCH_CUDA_ARCH_LIST";
+      p.arch_reason = "from the environment";
+    } else if (!from_local()) {
       auto r = parse(core::ArchCatalog::get().default_archs(), "torch");
       if (!r) return env_error("data/cuda_archs.toml default: " + r.error().message);
       p.targets = *r;
@@ -130,26 +220,28 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
       p.arch_reason = "no --gpu, --archs, TORCH_CUDA_ARCH_LIST or local GPU; kiln's default covers Ampere to Blackwell "
                       "data-centre GPUs natively with PTX for newer ones";
     }
-  }
-  if (p.targets.empty()) return usage("the architecture list is empty");
+    if (p.targets.empty()) return usage("the architecture list is empty");
 
-  // Every target must be buildable by this nvcc: say which are not and which CUDA builds them.
-  std::vector<std::string> unsupported;
-  for (const auto& t : p.targets)
-    if (!nvcc->can_build(t.arch))
-      unsupported.push_back(fmt::format("{} (built by {})", t.arch.sm(), core::ArchCatalog::get().support_range(t.arch)));
-  if (!unsupported.empty()) {
-    std::string list;
-    for (const auto& u : unsupported) list += (list.empty() ? "" : ", ") + u;
-    return env_error(fmt::format("nvcc {} at {} cannot build {}; drop them or use a CUDA release that builds them",
-                                 nvcc->version_text, nvcc->path, list));
-  }
-
-  // Named GPUs that the chosen targets do not run on are a planning error, caught before hours of compiling.
-  for (const auto& g : p.gpus) {
-    auto c = core::coverage(p.targets, g.cc);
-    if (c.verdict == core::Verdict::none)
-      return usage(fmt::format("the targets do not run on {} (cc {}): {}", g.name, core::cc_string(g.cc), c.why));
+    // Every target must be buildable by this nvcc: say which are not and which CUDA builds them.
+    std::vector<std::string> unsupported;
+    for (const auto& t : p.targets)
+      if (!nvcc->can_build(t.arch))
+        unsupported.push_back(fmt::format("{} (built by {})", t.arch.sm(), core::ArchCatalog::get().support_range(t.arch)));
+    if (!unsupported.empty()) {
+      std::string list;
+      for (const auto& u : unsupported) list += (list.empty() ? "" : ", ") + u;
+      return env_error(fmt::format("nvcc {} at {} cannot build {}; drop them or use a CUDA release that builds them",
+                                   nvcc->version_text, nvcc->path, list));
+    }
+    // Named GPUs that the chosen targets do not run on are a planning error, caught before hours of compiling.
+    for (const auto& g : p.gpus) {
+      auto c = core::coverage(p.targets, g.cc);
+      if (c.verdict == core::Verdict::none)
+        return usage(fmt::format("the targets do not run on {} (cc {}): {}", g.name, core::cc_string(g.cc), c.why));
+    }
+  } else {
+    p.arch_source = "none";
+    p.arch_reason = "CUDA is off";
   }
 
   // Each target is one device compilation inside every nvcc job, so all of them size the job.
@@ -161,6 +253,11 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
       p.notes.push_back(fmt::format("--jobs {} exceeds what memory allows ({}): compiles may be killed for memory",
                                     *req.jobs, p.jobs.by_memory));
     p.jobs.jobs = *req.jobs;
+  }
+  if (p.kind != ProjectKind::cmake) {
+    auto env = python_build_env(p, *sets);
+    if (!env) return usage(env.error());
+    p.env = *env;
   }
   return p;
 }
@@ -181,13 +278,21 @@ std::vector<std::string> Plan::configure_argv() const {
 }
 
 std::vector<std::string> Plan::build_argv() const {
-  return {ninja, "-C", build_dir, "-j", std::to_string(jobs.jobs)};
+  switch (kind) {
+    case ProjectKind::pytorch:
+      if (pip) return {python, "-m", "pip", "install", "-e", ".", "--no-build-isolation", "-v"};
+      return {python, "setup.py", "develop"};
+    case ProjectKind::extension:
+      return {python, "-m", "pip", "install", "--no-build-isolation", "-v", "."};
+    default:
+      return {ninja, "-C", build_dir, "-j", std::to_string(jobs.jobs)};
+  }
 }
 
 std::map<std::string, std::string> Plan::child_env(const io::Environment& env) const {
   auto e = env.all();
-  const std::string nvcc_dir = nvcc.substr(0, nvcc.find_last_of('/'));
-  e["PATH"] = nvcc_dir + ":" + e["PATH"];
+  for (const auto& [k, v] : this->env) e[k] = v;
+  if (!nvcc.empty()) e["PATH"] = nvcc.substr(0, nvcc.find_last_of('/')) + ":" + e["PATH"];
   if (!ccache.empty()) {
     e["CCACHE_STATSLOG"] = ccache_log_path();
     // Paths under the project hash as relative ones, so a second build folder hits the same cache.

@@ -14,6 +14,8 @@
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
 #include "run/jobs.hpp"
+#include "run/options.hpp"
+#include "run/project_kind.hpp"
 
 namespace kiln::run {
 
@@ -24,7 +26,12 @@ struct BuildRequest {
   std::string archs;                // --archs spec
   std::string archs_from = "auto";  // --from
   std::optional<int> jobs;          // --jobs
-  std::string build_type = "Release";
+  std::string build_type;           // empty: the profile's, else Release
+  std::string profile;              // production, distribution, dev, cpu (data/profiles.toml); empty: none
+  std::vector<std::string> sets;    // --set KEY=VALUE: PyTorch options / env for Python builds, -D for CMake
+  std::string python;               // interpreter for Python builds; empty: $PYTHON, else python3 on PATH
+  bool pip = false;                 // drive PyTorch with `pip install -e . --no-build-isolation` instead of setup.py develop
+  LibraryCheck library_check;       // whether a runtime library exists and loads (doctor); may be empty
   bool ccache = true;
   std::string cache_dir;                    // CCACHE_DIR for this build; empty: ccache's own
   std::vector<std::string> cmake_defines;   // extra -D KEY=VALUE
@@ -32,6 +39,12 @@ struct BuildRequest {
 
 struct Plan {
   std::string project_dir, build_dir, project_kind;
+  ProjectKind kind = ProjectKind::cmake;
+  std::string profile;
+  std::vector<ResolvedOption> options;      // PyTorch checkouts only
+  std::map<std::string, std::string> env;   // variables kiln sets for the build (Python builds)
+  std::string python;
+  bool pip = false;
   core::TargetSet targets;
   std::string arch_source;  // "--archs", "--gpu", "TORCH_CUDA_ARCH_LIST", "local GPUs", "default"
   std::string arch_reason;
@@ -46,8 +59,9 @@ struct Plan {
 
   std::string log_path() const { return build_dir + "/kiln-build.log"; }
   std::string ccache_log_path() const { return build_dir + "/kiln-ccache-stats.log"; }
-  std::vector<std::string> configure_argv() const;
-  std::vector<std::string> build_argv() const;
+  bool cuda() const { return !targets.empty(); }
+  std::vector<std::string> configure_argv() const;  // CMake projects only
+  std::vector<std::string> build_argv() const;      // ninja, or the Python build
   // The child environment: kiln's own plus the cache settings and nvcc's folder on PATH.
   std::map<std::string, std::string> child_env(const io::Environment& env) const;
 };
