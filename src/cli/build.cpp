@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
-#include "cli/project_dir.hpp"
+#include "cli/plan_options.hpp"
 #include "core/arch_spec.hpp"
 #include "core/compat.hpp"
 #include "probe/local_gpus.hpp"
@@ -38,32 +38,14 @@ class BuildCommand final : public Command {
     return "Plan, build and verify a CMake CUDA project (default: the bundled example)";
   }
   void setup(CLI::App& app) override {
-    app.add_option("dir", dir_, "Project directory (default: the bundled example, examples/minitorch)");
-    app.add_option("--gpu", req_.gpus, "Build for this GPU (name or compute capability); repeatable")->envname("KILN_GPUS");
-    app.add_option("--archs", req_.archs, "Architecture list in any spelling (see kiln archs)");
-    app.add_option("--from", req_.archs_from, "Spelling of --archs: torch, cmake, nvcc or auto");
-    app.add_option("-j,--jobs", jobs_, "Parallel compile jobs (default: from cores and memory)")->envname("KILN_JOBS");
-    app.add_option("--build-dir", req_.build_dir, "Build folder (default: DIR/build-kiln)")->envname("KILN_BUILD_DIR");
-    app.add_option("--build-type", req_.build_type, "CMAKE_BUILD_TYPE")->envname("KILN_BUILD_TYPE");
-    app.add_option("--cache-dir", req_.cache_dir, "ccache directory for this build (default: ccache's own)")
-        ->envname("KILN_CACHE_DIR");
-    app.add_flag("--no-ccache", no_ccache_, "Build without ccache");
-    app.add_option("-D,--define", req_.cmake_defines, "Extra CMake cache entry KEY=VALUE; repeatable");
+    app.add_option("dir", dir_, "Project directory: CMake project, PyTorch checkout or torch extension (default: the bundled example)");
+    add_plan_options(app, req_);
     app.add_flag("--json", json_, "Print the plan and the outcome as JSON");
   }
 
   int run(io::Seams& s) override {
-    req_.project_dir = resolve_project_dir(dir_, s);
-    req_.ccache = !no_ccache_;
-    if (jobs_) req_.jobs = jobs_;
-    probe::SystemGpuQuery gpus(s);
-    const auto machine = probe::probe_machine(s.fs, probe::online_cpus());
-    auto plan = run::make_plan(req_, s, gpus, machine);
-    if (!plan) {
-      if (plan.error().usage) throw UsageError(plan.error().message);
-      throw Failure(plan.error().message);
-    }
-    if (!json_) s.err << run::plan_to_text(*plan) << "\n";
+    const run::Plan plan = plan_or_throw(dir_, req_, s);
+    if (!json_) s.err << run::plan_to_text(plan) << "\n";
 
     const bool tty = ::isatty(STDERR_FILENO);
     auto last_print = s.clock.now() - std::chrono::hours(1);
@@ -83,23 +65,23 @@ class BuildCommand final : public Command {
     sa.sa_handler = on_sigint;
     ::sigaction(SIGINT, &sa, &old);
     g_interrupted = false;
-    auto outcome = run::run_cmake_build(*plan, s, sink);
+    auto outcome = run::run_cmake_build(plan, s, sink);
     ::sigaction(SIGINT, &old, nullptr);
     if (tty && !json_) s.err << "\r\033[K";
 
     if (g_interrupted) {
-      s.err << "kiln build: interrupted; stopped the build. Full log: " << plan->log_path() << "\n";
+      s.err << "kiln build: interrupted; stopped the build. Full log: " << plan.log_path() << "\n";
       return 130;
     }
     if (json_) {
-      s.out << outcome_json(*plan, outcome).dump(2) << "\n";
+      s.out << outcome_json(plan, outcome).dump(2) << "\n";
       return outcome.ok ? kOk : kFindings;
     }
     if (!outcome.ok) {
-      print_failure(s, *plan, outcome);
+      print_failure(s, plan, outcome);
       return kFindings;
     }
-    print_summary(s, *plan, outcome);
+    print_summary(s, plan, outcome);
     return kOk;
   }
 
@@ -158,9 +140,8 @@ class BuildCommand final : public Command {
   }
 
   std::string dir_;
-  run::BuildRequest req_;
-  int jobs_ = 0;
-  bool no_ccache_ = false, json_ = false;
+  PlanOptions req_;
+  bool json_ = false;
 };
 
 }  // namespace

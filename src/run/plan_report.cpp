@@ -21,8 +21,12 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
                     {"via", c.via ? json(c.via->kind == core::CodeKind::sass ? c.via->arch.sm() : c.via->arch.compute())
                                   : json(nullptr)}});
   }
+  json options = json::array();
+  for (const auto& o : p.options)
+    options.push_back({{"name", o.name}, {"on", o.on}, {"origin", o.origin}, {"reason", o.reason}});
   return {{"project", p.project_dir},
           {"kind", p.project_kind},
+          {"profile", p.profile.empty() ? json(nullptr) : json(p.profile)},
           {"build_dir", p.build_dir},
           {"build_type", p.build_type},
           {"targets", targets},
@@ -40,6 +44,9 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
           {"tools", {{"cmake", p.cmake}, {"ninja", p.ninja}, {"nvcc", p.nvcc}, {"nvcc_version", p.nvcc_version},
                      {"ccache", p.ccache.empty() ? json(nullptr) : json(p.ccache)}}},
           {"cache_dir", p.cache_dir.empty() ? json(nullptr) : json(p.cache_dir)},
+          {"options", options},
+          {"env", p.env},
+          {"build_command", p.build_argv()},
           {"notes", p.notes}};
 }
 
@@ -54,9 +61,24 @@ std::string plan_to_text(const Plan& p) {
   }
   out += fmt::format("jobs      {}  [{}{}]\n", p.jobs.jobs, p.jobs_forced ? "forced by --jobs; memory allows: " : "",
                      p.jobs.arithmetic);
-  out += fmt::format("tools     cmake {}, ninja {}, nvcc {} ({})\n", p.cmake, p.ninja, p.nvcc, p.nvcc_version);
+  if (p.kind == ProjectKind::cmake)
+    out += fmt::format("tools     cmake {}, ninja {}, nvcc {} ({})\n", p.cmake, p.ninja, p.nvcc, p.nvcc_version);
+  else
+    out += fmt::format("tools     {}, ninja {}, nvcc {} ({})\n", p.python, p.ninja.empty() ? "none" : p.ninja,
+                       p.nvcc.empty() ? "none" : p.nvcc, p.nvcc_version);
+  std::string cmd;
+  for (const auto& a : p.build_argv()) cmd += (cmd.empty() ? "" : " ") + a;
+  out += "command   " + cmd + "\n";
   out += fmt::format("cache     {}\n", p.ccache.empty() ? std::string("none") : "ccache " + p.ccache +
                                                                                  (p.cache_dir.empty() ? "" : " in " + p.cache_dir));
+  for (const auto& o : p.options)
+    if (!o.reason.empty()) out += fmt::format("option    {}={}  [{}]\n", o.name, o.on ? 1 : 0, o.reason);
+  if (!p.env.empty()) {
+    out += "env      ";
+    for (const auto& [k, v] : p.env) out += " " + k + "=" + v;
+    out += "\n";
+  }
+  if (!p.profile.empty()) out += "profile   " + p.profile + "\n";
   for (const auto& n : p.notes) out += "note: " + n + "\n";
   return out;
 }
