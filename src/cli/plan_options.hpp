@@ -11,7 +11,12 @@ namespace kiln::cli {
 struct PlanOptions : run::BuildRequest {
   int jobs_flag = 0;
   bool no_ccache = false;
+  bool no_governor = false;
+  std::string mem_budget;
 };
+
+// "12G", "900M", "2048K", "1073741824" (bytes) -> KiB.
+std::optional<std::uint64_t> parse_size_kib(const std::string& text);
 
 void add_plan_options(CLI::App& app, PlanOptions& o);
 

@@ -1,10 +1,23 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "run/exec_launcher.hpp"
 
 namespace kiln::cli {
 
 int run_cli(int argc, const char* const* argv, io::Seams& s) {
+  // `kiln exec -- compiler args...` is a compiler launcher: its arguments are the compiler's, so
+  // they never go through the option parser.
+  if (argc >= 2 && std::string_view(argv[1]) == "exec") {
+    std::vector<std::string> command;
+    for (int i = 2; i < argc; ++i)
+      if (!(command.empty() && std::string_view(argv[i]) == "--")) command.emplace_back(argv[i]);
+    if (command.empty()) {
+      s.err << "kiln exec: error: no command given; usage: kiln exec -- COMPILER ARGS...\n";
+      return kUsage;
+    }
+    return run::exec_compiler(command, s);
+  }
   CLI::App app{"kiln: build PyTorch and CUDA extensions for the GPUs you run on", "kiln"};
   app.require_subcommand(0, 1);
   bool version = false;

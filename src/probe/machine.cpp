@@ -92,13 +92,31 @@ MachineInfo probe_machine(const io::Filesystem& fs, int cpus, const std::string&
     }
     if (dir.empty() || dir == "/") break;
   }
-  // cgroup v1: memory.limit_in_bytes; an unlimited one reads as a huge number.
-  if (!m.cgroup_limit)
-    if (auto lim = read_number(fs, base + "/memory/memory.limit_in_bytes"); lim && *lim < (1ULL << 60)) {
-      m.cgroup_limit = lim;
-      m.cgroup_usage = read_number(fs, base + "/memory/memory.usage_in_bytes").value_or(0);
-      m.cgroup_source = base + "/memory/memory.limit_in_bytes";
+  // cgroup v1: the memory controller's own path ("4:memory:/docker/abc"), walked up like v2; an
+  // unlimited limit_in_bytes reads as a huge number.
+  if (!m.cgroup_limit) {
+    std::string v1;
+    if (auto text = fs.read(root + "/proc/self/cgroup")) {
+      std::istringstream in(*text);
+      std::string line;
+      while (std::getline(in, line)) {
+        auto c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+        if (c1 == std::string::npos || c2 == std::string::npos) continue;
+        std::string controllers = "," + line.substr(c1 + 1, c2 - c1 - 1) + ",";
+        if (controllers.find(",memory,") != std::string::npos) v1 = line.substr(c2 + 1);
+      }
     }
+    for (std::string dir = v1;; dir = dir.substr(0, dir.find_last_of('/'))) {
+      const std::string at = base + "/memory" + (dir == "/" ? "" : dir);
+      if (auto lim = read_number(fs, at + "/memory.limit_in_bytes");
+          lim && *lim < (1ULL << 60) && (!m.cgroup_limit || *lim < *m.cgroup_limit)) {
+        m.cgroup_limit = lim;
+        m.cgroup_usage = read_number(fs, at + "/memory.usage_in_bytes").value_or(0);
+        m.cgroup_source = at + "/memory.limit_in_bytes";
+      }
+      if (dir.empty() || dir == "/") break;
+    }
+  }
   return m;
 }
 

@@ -40,6 +40,7 @@ std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::str
 BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink& progress) {
   BuildOutcome o;
   s.fs.make_dirs(plan.build_dir);
+  if (plan.governed()) s.fs.make_dirs(plan.build_dir + "/.kiln");
   std::ofstream log(plan.log_path(), std::ios::trunc);
   if (!plan.ccache.empty()) s.fs.write(plan.ccache_log_path(), "");
   const auto env = plan.child_env(s.env);

@@ -246,6 +246,19 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
 
   // Each target is one device compilation inside every nvcc job, so all of them size the job.
   p.jobs = decide_jobs(machine, static_cast<int>(p.targets.size()));
+  p.prune_archs = req.prune_archs;
+  if (req.governor && !req.kiln_exe.empty()) {
+    // The governor admits each compile by its expected memory, so Ninja may run one job per core.
+    p.kiln_exe = req.kiln_exe;
+    p.mem_budget_kib = req.mem_budget_kib.value_or(static_cast<std::uint64_t>(p.jobs.budget_gib * 1024 * 1024));
+    if (!req.jobs) {
+      p.jobs.arithmetic += fmt::format("; governor: -j {} (cores), each compile admitted while the reservations fit "
+                                       "in {:.1f} GiB", p.jobs.by_cores, p.mem_budget_kib / 1048576.0);
+      p.jobs.jobs = p.jobs.by_cores;
+    }
+  } else if (req.prune_archs) {
+    return usage("--prune-archs rewrites nvcc flags in kiln's launcher; it cannot be combined with --no-governor");
+  }
   if (req.jobs) {
     if (*req.jobs < 1) return usage(fmt::format("--jobs {}: must be at least 1", *req.jobs));
     p.jobs_forced = true;
@@ -271,10 +284,19 @@ std::vector<std::string> Plan::configure_argv() const {
                                    "-DCMAKE_BUILD_TYPE=" + build_type,
                                    "-DCMAKE_CUDA_COMPILER=" + nvcc,
                                    "-DCMAKE_CUDA_ARCHITECTURES=" + core::format_cmake(targets)};
+  std::string chain;
+  for (const auto& l : launcher()) chain += (chain.empty() ? "" : ";") + l;
   for (const char* lang : {"C", "CXX", "CUDA"})
-    argv.push_back(fmt::format("-DCMAKE_{}_COMPILER_LAUNCHER={}", lang, ccache));
+    argv.push_back(fmt::format("-DCMAKE_{}_COMPILER_LAUNCHER={}", lang, chain));
   for (const auto& d : cmake_defines) argv.push_back("-D" + d);
   return argv;
+}
+
+std::vector<std::string> Plan::launcher() const {
+  std::vector<std::string> l;
+  if (governed()) l = {kiln_exe, "exec", "--"};
+  if (!ccache.empty()) l.push_back(ccache);
+  return l;
 }
 
 std::vector<std::string> Plan::build_argv() const {
@@ -298,6 +320,13 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
     // Paths under the project hash as relative ones, so a second build folder hits the same cache.
     e["CCACHE_BASEDIR"] = project_dir;
     if (!cache_dir.empty()) e["CCACHE_DIR"] = cache_dir;
+  }
+  if (governed()) {
+    e["KILN_EXEC_LOG"] = exec_log_path();
+    e["KILN_LEDGER"] = build_dir + "/.kiln/ledger";
+    e["KILN_MEM_HISTORY"] = build_dir + "/.kiln/mem";
+    e["KILN_MEM_BUDGET_KIB"] = std::to_string(mem_budget_kib);
+    if (prune_archs) e["KILN_PRUNE_ARCHS"] = core::format_cmake(targets);
   }
   return e;
 }

@@ -33,6 +33,10 @@ struct BuildRequest {
   bool pip = false;                 // drive PyTorch with `pip install -e . --no-build-isolation` instead of setup.py develop
   LibraryCheck library_check;       // whether a runtime library exists and loads (doctor); may be empty
   bool ccache = true;
+  bool governor = true;             // run compiles through `kiln exec` under the memory governor
+  std::string kiln_exe;             // this binary, for the launcher; empty: no launcher
+  std::optional<std::uint64_t> mem_budget_kib;  // --mem-budget; default: available memory less margin
+  bool prune_archs = false;         // rewrite hard-coded nvcc -gencode flags to the planned targets
   std::string cache_dir;                    // CCACHE_DIR for this build; empty: ccache's own
   std::vector<std::string> cmake_defines;   // extra -D KEY=VALUE
 };
@@ -54,8 +58,16 @@ struct Plan {
   std::string build_type;
   std::string cmake, ninja, nvcc, nvcc_version, ccache;
   std::string cache_dir;
+  std::string kiln_exe;           // non-empty: compiles go through `kiln exec`
+  std::uint64_t mem_budget_kib = 0;
+  bool prune_archs = false;
   std::vector<std::string> cmake_defines;
   std::vector<std::string> notes;
+
+  bool governed() const { return !kiln_exe.empty(); }
+  std::string exec_log_path() const { return build_dir + "/kiln-exec.jsonl"; }
+  // The launcher chain for one compile, before the compiler: kiln exec --, then ccache.
+  std::vector<std::string> launcher() const;
 
   std::string log_path() const { return build_dir + "/kiln-build.log"; }
   std::string ccache_log_path() const { return build_dir + "/kiln-ccache-stats.log"; }

@@ -44,6 +44,9 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
           {"tools", {{"cmake", p.cmake}, {"ninja", p.ninja}, {"nvcc", p.nvcc}, {"nvcc_version", p.nvcc_version},
                      {"ccache", p.ccache.empty() ? json(nullptr) : json(p.ccache)}}},
           {"cache_dir", p.cache_dir.empty() ? json(nullptr) : json(p.cache_dir)},
+          {"governor", p.governed() ? json{{"budget_mib", p.mem_budget_kib / 1024}, {"prune_archs", p.prune_archs},
+                                           {"exec_log", p.exec_log_path()}}
+                                    : json(nullptr)},
           {"options", options},
           {"env", p.env},
           {"build_command", p.build_argv()},
@@ -71,6 +74,9 @@ std::string plan_to_text(const Plan& p) {
   out += "command   " + cmd + "\n";
   out += fmt::format("cache     {}\n", p.ccache.empty() ? std::string("none") : "ccache " + p.ccache +
                                                                                  (p.cache_dir.empty() ? "" : " in " + p.cache_dir));
+  if (p.governed())
+    out += fmt::format("governor  compiles reserve their learned peak memory within {:.1f} GiB{}\n", p.mem_budget_kib / 1048576.0,
+                       p.prune_archs ? "; nvcc -gencode flags pruned to the targets" : "");
   for (const auto& o : p.options)
     if (!o.reason.empty()) out += fmt::format("option    {}={}  [{}]\n", o.name, o.on ? 1 : 0, o.reason);
   if (!p.env.empty()) {

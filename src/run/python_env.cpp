@@ -29,15 +29,19 @@ tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
           if (d.name == o.name)
             for (const auto& [k, v] : d.off_env) env[k] = v;
     }
-    if (!p.ccache.empty()) {
-      // CMake >= 3.17 takes the launcher from these variables; PyTorch's USE_CCACHE finds it too.
-      env["USE_CCACHE"] = "1";
-      for (const char* lang : {"C", "CXX", "CUDA"}) env[std::string("CMAKE_") + lang + "_COMPILER_LAUNCHER"] = p.ccache;
+    if (!p.launcher().empty()) {
+      // CMake >= 3.17 takes the launcher (a ;-list) from these variables.
+      std::string chain;
+      for (const auto& l : p.launcher()) chain += (chain.empty() ? "" : ";") + l;
+      env["USE_CCACHE"] = p.ccache.empty() ? "0" : "1";
+      for (const char* lang : {"C", "CXX", "CUDA"}) env[std::string("CMAKE_") + lang + "_COMPILER_LAUNCHER"] = chain;
     }
-  } else if (p.kind == ProjectKind::extension && !p.ccache.empty()) {
+  } else if (p.kind == ProjectKind::extension && !p.launcher().empty()) {
     // cpp_extension writes CXX and PYTORCH_NVCC into its build.ninja as command prefixes.
-    env["CXX"] = p.ccache + " c++";
-    if (!p.nvcc.empty()) env["PYTORCH_NVCC"] = p.ccache + " " + p.nvcc;
+    std::string prefix;
+    for (const auto& l : p.launcher()) prefix += l + " ";
+    env["CXX"] = prefix + "c++";
+    if (!p.nvcc.empty()) env["PYTORCH_NVCC"] = prefix + p.nvcc;
   }
   for (const auto& [k, v] : sets) env[k] = v;
   return env;

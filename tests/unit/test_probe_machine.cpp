@@ -58,3 +58,16 @@ TEST(Machine, CgroupV1Limit) {
   fs2.add_file("/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
   EXPECT_FALSE(probe::probe_machine(fs2, 8).cgroup_limit);
 }
+
+TEST(Machine, CgroupV1FollowsTheProcessMemoryPath) {
+  auto fs = base();
+  fs.add_file("/proc/self/cgroup", "5:devices:/\n4:memory:/process_api/abc/build\n0::/\n");
+  fs.add_file("/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+  fs.add_file("/sys/fs/cgroup/memory/process_api/abc/memory.limit_in_bytes", "9223372036854771712\n");
+  fs.add_file("/sys/fs/cgroup/memory/process_api/abc/build/memory.limit_in_bytes", "1073741824\n");
+  fs.add_file("/sys/fs/cgroup/memory/process_api/abc/build/memory.usage_in_bytes", "104857600\n");
+  auto m = probe::probe_machine(fs, 8);
+  ASSERT_TRUE(m.cgroup_limit);
+  EXPECT_EQ(*m.cgroup_limit, 1073741824ULL);
+  EXPECT_EQ(m.build_memory(), 1073741824ULL - 104857600ULL);
+}
