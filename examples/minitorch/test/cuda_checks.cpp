@@ -35,8 +35,11 @@ void run_cuda_checks(Report& report, int index) {
     mt::ops::rgb_to_lab(rgb, ref);
     Tensor out = Tensor::empty(rgb.sizes(), gpu);
     mt::ops::rgb_to_lab(rgb.to(gpu), out);
-    // L is in [0, 100], a and b within about +-110: 1e-2 is far below a visible difference.
-    report.compare("cuda", "rgb_to_lab", image, max_abs_diff(out.to(Device::cpu()), ref), 1e-2);
+    // L is in [0, 100], a and b within about +-110. Float evaluation with the
+    // host's powf/cbrtf stays below 1e-4 of the double reference; CUDA's are
+    // within a few ulp of those, so 2e-3 leaves a wide margin and is still
+    // far below a visible colour difference (about 1).
+    report.compare("cuda", "rgb_to_lab", image, max_abs_diff(out.to(Device::cpu()), ref), 2e-3);
   });
 
   report.guarded("cuda", "rgb_to_gray", [&] {
@@ -78,8 +81,11 @@ void run_cuda_checks(Report& report, int index) {
     mt::ops::sum(x.to(gpu), out);
     const double want = ref.data<float>()[0];
     const double got = out.to(Device::cpu()).data<float>()[0];
+    // The 4096 per-block atomicAdds into a total near 5e5 each round to a
+    // float ulp (1/32..1/16): expected relative error ~2e-6; 5e-5 leaves room
+    // yet a block lost or counted twice (~2.4e-4) fails.
     report.compare("cuda", "sum", std::to_string(kN) + " elements, relative", std::fabs(got - want) / want,
-                   1e-5);
+                   5e-5);
   });
 
   // The dispatcher must refuse what ops.toml does not provide, and mixed devices.
