@@ -16,7 +16,12 @@ find_package(Python3 3.11 REQUIRED COMPONENTS Interpreter)  # tomllib
 set(MT_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
 set(MT_OPS_FILE ${CMAKE_CURRENT_SOURCE_DIR}/ops.toml)
 set(MT_GENERATOR ${CMAKE_CURRENT_SOURCE_DIR}/tools/gen_ops.py)
-file(GLOB MT_GEN_TEMPLATES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tools/templates/*.in)
+# Listed, not globbed: a CONFIGURE_DEPENDS glob adds a re-check step to every
+# build, which also defeats `ninja -n`.
+set(MT_GEN_TEMPLATES)
+foreach(t all.h op.h op_list.h op_native.h Operators.cpp registration.h RegisterBackend.cpp)
+  list(APPEND MT_GEN_TEMPLATES ${CMAKE_CURRENT_SOURCE_DIR}/tools/templates/${t}.in)
+endforeach()
 
 set(MT_GEN_COMMAND
   ${Python3_EXECUTABLE} ${MT_GENERATOR}
