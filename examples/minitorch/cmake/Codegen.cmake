@@ -6,7 +6,7 @@
 #      setting mt_generated_* to the files it would write; include() it;
 #   2. build: an add_custom_command with exactly those OUTPUTs runs the
 #      generator for real. It reruns when ops.toml, a template or the
-#      generator changes; files whose content did not change keep their
+#      generator changes (the dry run lists those inputs too); files whose content did not change keep their
 #      timestamps, so only what depends on a changed op recompiles.
 # Editing ops.toml also re-runs configure (CMAKE_CONFIGURE_DEPENDS) so that an
 # added or removed op changes the output list.
@@ -16,12 +16,6 @@ find_package(Python3 3.11 REQUIRED COMPONENTS Interpreter)  # tomllib
 set(MT_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
 set(MT_OPS_FILE ${CMAKE_CURRENT_SOURCE_DIR}/ops.toml)
 set(MT_GENERATOR ${CMAKE_CURRENT_SOURCE_DIR}/tools/gen_ops.py)
-# Listed, not globbed: a CONFIGURE_DEPENDS glob adds a re-check step to every
-# build, which also defeats `ninja -n`.
-set(MT_GEN_TEMPLATES)
-foreach(t all.h op.h op_list.h op_native.h Operators.cpp registration.h RegisterBackend.cpp)
-  list(APPEND MT_GEN_TEMPLATES ${CMAKE_CURRENT_SOURCE_DIR}/tools/templates/${t}.in)
-endforeach()
 
 set(MT_GEN_COMMAND
   ${Python3_EXECUTABLE} ${MT_GENERATOR}
@@ -38,14 +32,17 @@ execute_process(
 if(NOT mt_gen_result EQUAL 0)
   message(FATAL_ERROR "gen_ops.py --dry-run failed (${mt_gen_result}): ${mt_gen_error}")
 endif()
-include(${MT_GEN_DEPS_FILE})  # sets mt_generated_{headers,cpu_sources,cuda_sources,outputs}
+# Sets mt_generated_{headers,cpu_sources,cuda_sources,outputs} and
+# mt_generator_inputs (ops.toml, gen_ops.py and every template it reads: the
+# generator says what it depends on, so no list here can fall out of date).
+include(${MT_GEN_DEPS_FILE})
 
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${MT_OPS_FILE} ${MT_GENERATOR})
 
 add_custom_command(
   OUTPUT ${mt_generated_outputs}
   COMMAND ${MT_GEN_COMMAND}
-  DEPENDS ${MT_OPS_FILE} ${MT_GENERATOR} ${MT_GEN_TEMPLATES}
+  DEPENDS ${mt_generator_inputs}
   COMMENT "Generating operator registration from ops.toml"
   VERBATIM)
 add_custom_target(mt_codegen DEPENDS ${mt_generated_outputs})

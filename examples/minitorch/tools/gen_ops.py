@@ -46,6 +46,11 @@ ARG_TYPES = {
     "int": ("std::int64_t", False),
 }
 
+# Every template the generator reads; the dry run reports them (with ops.toml
+# and this script) as mt_generator_inputs, the custom command's DEPENDS.
+TEMPLATES = ("op.h.in", "op_native.h.in", "all.h.in", "op_list.h.in", "registration.h.in",
+             "Operators.cpp.in", "RegisterBackend.cpp.in")
+
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 CPP_KEYWORDS = {"and", "auto", "bool", "break", "case", "char", "class", "const", "default",
                 "delete", "do", "double", "else", "enum", "float", "for", "if", "int", "long",
@@ -190,6 +195,7 @@ class Generator:
         self._cache: dict[str, string.Template] = {}
 
     def template(self, name: str) -> string.Template:
+        assert name in TEMPLATES, f"{name} missing from TEMPLATES"
         if name not in self._cache:
             path = self.templates / name
             try:
@@ -297,7 +303,7 @@ def write_if_changed(path: Path, content: str) -> bool:
     return True
 
 
-def cmake_dependencies(plan, install_dir: Path, backends: list[str]) -> str:
+def cmake_dependencies(plan, install_dir: Path, backends: list[str], inputs: list[Path]) -> str:
     def cmake_path(rel: str) -> str:
         return (install_dir / rel).as_posix()
 
@@ -310,6 +316,10 @@ def cmake_dependencies(plan, install_dir: Path, backends: list[str]) -> str:
         lines.append(")")
     lines.append("set(mt_generated_outputs")
     lines += [f'  "{cmake_path(rel)}"' for _, rel, _ in plan]
+    lines.append(")")
+    lines.append("# What the generator reads: a change to any of these reruns it.")
+    lines.append("set(mt_generator_inputs")
+    lines += [f'  "{p.as_posix()}"' for p in inputs]
     lines.append(")")
     return "\n".join(lines) + "\n"
 
@@ -342,8 +352,13 @@ def main(argv: list[str] | None = None) -> int:
         gen = Generator(ops, args.templates, install_dir, backends)
         plan = gen.plan()
         if args.output_dependencies:
+            inputs = [Path(os.path.abspath(p)) for p in
+                      [args.ops, Path(__file__)] + [args.templates / t for t in TEMPLATES]]
+            missing = [p for p in inputs if not p.is_file()]
+            if missing:
+                raise GenError(f"{missing[0]}: not found (check --ops and --templates)")
             write_if_changed(args.output_dependencies,
-                             cmake_dependencies(plan, install_dir, backends))
+                             cmake_dependencies(plan, install_dir, backends, inputs))
         if args.dry_run:
             if args.verbose:
                 for _, rel, _ in plan:

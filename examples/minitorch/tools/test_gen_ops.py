@@ -73,6 +73,15 @@ class GenOpsTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.generated_files(out), listed)
 
+    def test_dry_run_lists_the_generator_inputs(self) -> None:
+        deps = self.tmp / "deps.cmake"
+        r = run("--ops", str(OPS), "--install-dir", str(self.tmp / "gen"), "--dry-run",
+                "--output-dependencies", str(deps))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        inputs = {Path(p).resolve() for p in cmake_lists(deps)["mt_generator_inputs"]}
+        expected = {OPS.resolve(), GENERATOR} | {p.resolve() for p in TEMPLATES.glob("*.in")}
+        self.assertEqual(inputs, expected)
+
     def test_one_header_pair_per_op_in_ops_toml(self) -> None:
         deps = self.tmp / "deps.cmake"
         ops = self.write_ops(SMALL_OPS)
