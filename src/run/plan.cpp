@@ -292,6 +292,14 @@ std::vector<std::string> Plan::configure_argv() const {
   return argv;
 }
 
+std::string Plan::ccache_basedir() const {
+  std::string a = project_dir + "/", b = build_dir + "/";
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  std::string common = a.substr(0, a.rfind('/', n - 1));
+  return common.empty() ? project_dir : common;
+}
+
 std::vector<std::string> Plan::launcher() const {
   std::vector<std::string> l;
   if (governed()) l = {kiln_exe, "exec", "--"};
@@ -317,8 +325,9 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
   if (!nvcc.empty()) e["PATH"] = nvcc.substr(0, nvcc.find_last_of('/')) + ":" + e["PATH"];
   if (!ccache.empty()) {
     e["CCACHE_STATSLOG"] = ccache_log_path();
-    // Paths under the project hash as relative ones, so a second build folder hits the same cache.
-    e["CCACHE_BASEDIR"] = project_dir;
+    // Paths under the base hash as relative ones, so a second build folder hits the same cache. It
+    // must hold the build folder too: generated headers live there.
+    e["CCACHE_BASEDIR"] = ccache_basedir();
     if (!cache_dir.empty()) e["CCACHE_DIR"] = cache_dir;
   }
   if (governed()) {

@@ -65,6 +65,7 @@ struct Plan {
   std::vector<std::string> notes;
 
   bool governed() const { return !kiln_exe.empty(); }
+  std::string ccache_basedir() const;  // the deepest folder holding both project and build folder
   std::string exec_log_path() const { return build_dir + "/kiln-exec.jsonl"; }
   // The launcher chain for one compile, before the compiler: kiln exec --, then ccache.
   std::vector<std::string> launcher() const;

@@ -164,3 +164,14 @@ TEST(Plan, CommandLinesCarryTheChoices) {
   EXPECT_EQ(env["CCACHE_STATSLOG"], "/proj/build-kiln/kiln-ccache-stats.log");
   EXPECT_EQ(env["PATH"].substr(0, 19), "/usr/local/cuda/bin");
 }
+
+TEST(Plan, CcacheBasedirHoldsProjectAndBuildFolder) {
+  Harness h;
+  auto p = h.plan({.build_dir = "/proj/out/b1", .gpus = {"h100"}}).value();
+  EXPECT_EQ(p.ccache_basedir(), "/proj");
+  auto q = h.plan({.build_dir = "/work/tmp/b2", .gpus = {"h100"}}).value();
+  h.fs.add_file("/work/src/proj/CMakeLists.txt", "");
+  auto r = run::make_plan({.project_dir = "/work/src/proj", .build_dir = "/work/tmp/b2", .gpus = {"h100"}}, h.seams, h.gpus, h.machine).value();
+  EXPECT_EQ(r.ccache_basedir(), "/work");
+  EXPECT_EQ(q.ccache_basedir(), "/proj");  // nothing in common but "/": the project itself
+}
