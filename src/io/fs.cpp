@@ -23,6 +23,10 @@ bool RealFilesystem::is_executable(const std::string& path) const {
   std::error_code ec;
   return stdfs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
 }
+bool RealFilesystem::is_symlink(const std::string& path) const {
+  std::error_code ec;
+  return stdfs::is_symlink(path, ec);
+}
 std::optional<std::string> RealFilesystem::read(const std::string& path) const {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;

@@ -15,6 +15,7 @@ class Filesystem {
   virtual bool exists(const std::string& path) const = 0;
   virtual bool is_directory(const std::string& path) const = 0;
   virtual bool is_executable(const std::string& path) const = 0;
+  virtual bool is_symlink(const std::string& path) const { (void)path; return false; }
   // Whole file as text, nullopt when it cannot be read.
   virtual std::optional<std::string> read(const std::string& path) const = 0;
   // The first `n` bytes (fewer if the file is shorter): for magic-number checks on large binaries.
@@ -34,6 +35,7 @@ class RealFilesystem final : public Filesystem {
   bool exists(const std::string& path) const override;
   bool is_directory(const std::string& path) const override;
   bool is_executable(const std::string& path) const override;
+  bool is_symlink(const std::string& path) const override;
   std::optional<std::string> read(const std::string& path) const override;
   std::optional<std::string> read_head(const std::string& path, size_t n) const override;
   std::vector<std::string> list(const std::string& dir) const override;

@@ -27,6 +27,7 @@ std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::str
         if (name != "CMakeFiles" && name[0] != '.') stack.push_back(path);
         continue;
       }
+      if (fs.is_symlink(path)) continue;  // libx.so -> libx.so.0 -> libx.so.0.1.0: count the file once
       const bool lib = name.find(".so") != std::string::npos;
       if (!lib && !fs.is_executable(path)) continue;
       auto head = fs.read_head(path, 4);
