@@ -131,9 +131,12 @@ tl::expected<SignatureSet, std::string> SignatureSet::parse(std::string_view tex
       return tl::unexpected(where("title, cause, fix and docs are required"));
     s.keywords = strings(*t, "keywords");
     if (s.keywords.empty()) return tl::unexpected(where("needs at least one keyword"));
-    for (const auto& k : s.keywords)
-      if (k.size() < 4 || k.find('\n') != std::string::npos)
+    for (const auto& k : s.keywords) {
+      // A line break may only end a keyword ("Killed\n": the whole line is "Killed").
+      size_t nl = k.find_first_of("\r\n");
+      if (k.size() < 4 || (nl != std::string::npos && nl != k.size() - 1))
         return tl::unexpected(where("keyword '" + k + "' must be one line of at least 4 characters"));
+    }
     auto pats = strings(*t, "patterns");
     if (pats.empty()) return tl::unexpected(where("needs at least one pattern"));
     for (const auto& src : pats) {

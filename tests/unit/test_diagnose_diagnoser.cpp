@@ -178,6 +178,18 @@ TEST(Diagnoser, StreamHandlesMissingFinalNewlineAndCRLF) {
   EXPECT_EQ(d.lines, 3u);
 }
 
+TEST(Diagnoser, BareKilledLineIsFoundWithUnixAndWindowsLineEnds) {
+  for (const char* log : {"FAILED: a.o\nKilled\nninja: build stopped: subcommand failed.\n",
+                          "FAILED: a.o\r\nKilled\r\nninja: build stopped: subcommand failed.\r\n", "Killed"}) {
+    std::istringstream in(log);
+    Diagnosis d = diagnose_stream(in);
+    ASSERT_TRUE(d.failed()) << log;
+    EXPECT_EQ(d.root_cause()->signature->id, "resources.killed") << log;
+  }
+  // "Killed" inside a longer line is not the shell's report of a killed process.
+  EXPECT_FALSE(diagnose_text("-- Killed processes: none\n").failed());
+}
+
 TEST(Diagnoser, HugeLineDoesNotBreakMatching) {
   std::string log(3 << 20, 'x');  // a 3 MiB line without keywords
   log += "\n" + std::string(100000, 'y') + " error: something broke\n";

@@ -58,6 +58,8 @@ TEST(SignatureSet, ValidatesEntries) {
   bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 500\nkeywords = [\"abcd\"]\npatterns = ['abcd']", "priority");
   bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nkeywords = [\"ab\"]\npatterns = ['abcd']", "at least 4");
   bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nkeywords = [\"abcd\"]\npatterns = ['(ab']", "invalid pattern");
+  bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nkeywords = [\"ab\\ncd\"]\npatterns = ['a']", "one line");
+  EXPECT_TRUE(SignatureSet::parse(entry("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nkeywords = [\"abcd\\n\"]\npatterns = ['a']"), "t"));
   bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nkeywords = [\"abcd\"]\npatterns = []", "pattern");
   bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nseverity = \"fatal\"\nkeywords = [\"abcd\"]\npatterns = ['a']", "severity");
   auto dup = SignatureSet::parse(entry(ok) + entry(ok), "t");
