@@ -21,6 +21,21 @@ std::vector<std::string> unique_keywords(const SignatureSet& sigs) {
   return kws;
 }
 
+// Removes ANSI escape sequences (colored gcc/clang/ninja output: ESC [ ... letter).
+std::string strip_ansi(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+      i += 2;
+      while (i < s.size() && !((s[i] >= '@' && s[i] <= '~') && s[i] != '[')) ++i;
+      continue;
+    }
+    out += s[i];
+  }
+  return out;
+}
+
 std::string_view trim_cr(std::string_view s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
   return s;
@@ -137,8 +152,24 @@ void Diagnoser::process_line(std::string_view block, size_t start, size_t end, u
                              const std::vector<uint32_t>& candidates) {
   std::string_view line = trim_cr(block.substr(start, end - start));
   if (line.size() > kMaxRegexLine) line = line.substr(0, kMaxRegexLine);
+  // Colored compiler output: match the text without escapes, and look for keywords again in it,
+  // since escapes can sit inside a keyword (": \e[01;31merror: ").
+  std::string plain;
+  std::vector<uint32_t> recolored;
+  const std::vector<uint32_t>* cands = &candidates;
+  if (line.find('\x1b') != std::string_view::npos) {
+    plain = strip_ansi(line);
+    line = plain;
+    std::string with_nl = plain + "\n";
+    std::vector<LiteralPrefilter::Hit> hits;
+    prefilter_.scan(with_nl, hits);
+    for (const auto& h : hits) recolored.insert(recolored.end(), keyword_sigs_[h.index].begin(), keyword_sigs_[h.index].end());
+    std::sort(recolored.begin(), recolored.end(), [&](uint32_t a, uint32_t b) { return rank_[a] < rank_[b]; });
+    recolored.erase(std::unique(recolored.begin(), recolored.end()), recolored.end());
+    cands = &recolored;
+  }
   std::cmatch m;
-  for (uint32_t sig : candidates) {
+  for (uint32_t sig : *cands) {
     for (const Pattern& p : sigs_.all()[sig].patterns) {
       if (std::regex_search(line.data(), line.data() + line.size(), m, p.re)) {
         record(sig, p, m, line, number, block, start, end);

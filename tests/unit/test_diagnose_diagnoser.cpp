@@ -190,6 +190,39 @@ TEST(Diagnoser, BareKilledLineIsFoundWithUnixAndWindowsLineEnds) {
   EXPECT_FALSE(diagnose_text("-- Killed processes: none\n").failed());
 }
 
+TEST(Diagnoser, ColoredCompilerOutputIsMatchedWithoutEscapes) {
+  // g++ -fdiagnostics-color=always, as ninja-driven CMake builds often print it.
+  std::string log =
+      "\x1b[01m\x1b[Kops.cpp:12:10:\x1b[m\x1b[K \x1b[01;31m\x1b[Kerror: \x1b[m\x1b[K\xe2\x80\x98\x1b[01m\x1b[Klaunch\x1b[m\x1b[K\xe2\x80\x99 "
+      "was not declared in this scope\n";
+  Diagnosis d = diagnose_text(log);
+  ASSERT_TRUE(d.failed());
+  EXPECT_EQ(d.root_cause()->signature->id, "host-compiler.compile-error");
+  EXPECT_EQ(*d.root_cause()->capture("file"), "ops.cpp");
+  EXPECT_EQ(d.root_cause()->evidence[0].text.find('\x1b'), std::string::npos);
+}
+
+// Arbitrary bytes (NULs, lone escapes, invalid UTF-8, no newlines) are read without crashing.
+TEST(Diagnoser, SurvivesRandomBytes) {
+  std::mt19937 rng(3);
+  for (int round = 0; round < 50; ++round) {
+    std::string junk;
+    size_t n = rng() % 20000;
+    for (size_t i = 0; i < n; ++i) {
+      unsigned r = rng() % 100;
+      if (r < 3) junk += "error: ";
+      else if (r < 5) junk += "\x1b[";
+      else if (r < 8) junk += '\n';
+      else junk += static_cast<char>(rng() % 256);
+    }
+    std::istringstream in(junk);
+    Diagnosis d = diagnose_stream(in);
+    bool partial = !junk.empty() && junk.back() != '\n';
+    EXPECT_EQ(d.bytes, junk.size() + (partial ? 1 : 0));
+    EXPECT_EQ(d.lines, static_cast<uint64_t>(std::count(junk.begin(), junk.end(), '\n')) + (partial ? 1 : 0));
+  }
+}
+
 TEST(Diagnoser, HugeLineDoesNotBreakMatching) {
   std::string log(3 << 20, 'x');  // a 3 MiB line without keywords
   log += "\n" + std::string(100000, 'y') + " error: something broke\n";
