@@ -195,7 +195,10 @@ void Diagnoser::record(size_t sig, const Pattern& p, const std::cmatch& m, std::
   ++f.count;
   for (size_t g = 0; g < p.names.size(); ++g) {
     if (p.names[g].empty() || !m[g + 1].matched) continue;
-    if (!f.capture(p.names[g])) f.captures.emplace_back(p.names[g], m[g + 1].str());
+    if (f.capture(p.names[g])) continue;
+    std::string v = m[g + 1].str();
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.pop_back();  // ninja's "FAILED: x "
+    f.captures.emplace_back(p.names[g], std::move(v));
   }
   bool new_line = std::none_of(f.evidence.begin(), f.evidence.end(), [&](const LogLine& l) { return l.number == number; });
   if (new_line && f.evidence.size() < opts_.max_evidence) f.evidence.push_back({number, std::string(line)});
