@@ -27,6 +27,7 @@ done
 wait $ninja_pid && fail "build finished before a compiler could be killed"
 [ -n "$killed" ] || { echo "skip: no compiler process caught"; exit 77; }
 echo "killed $killed"
+[ -n "${KILN_KEEP_LOGS:-}" ] && cp "$WORK/build.log" "$KILN_KEEP_LOGS/diagnose_oom-killed-$killed.log"
 out=$("$KILN" diagnose "$WORK/build.log"); rc=$?
 echo "$out"
 [ $rc -eq 1 ] || fail "exit $rc"
