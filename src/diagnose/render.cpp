@@ -77,7 +77,10 @@ void render_text(std::ostream& out, const Diagnosis& d, std::string_view source,
   print_finding(out, *root, src, opts.context, true);
   // The command that failed, when a build tool named it and it is not already the finding.
   const Finding* step = d.find("build-tool.ninja-failed-command");
-  if (step && step != root && step->evidence.size() > 1 && !opts.all) {
+  auto shown = [&](uint64_t n) {
+    return opts.context && std::any_of(root->context.begin(), root->context.end(), [&](const LogLine& l) { return l.number == n; });
+  };
+  if (step && step != root && step->evidence.size() > 1 && !opts.all && !(shown(step->evidence[0].number) && shown(step->evidence[1].number))) {
     out << "failing step:\n";
     for (size_t i = 0; i < step->evidence.size() && i < 2; ++i)
       out << fmt::format("  {}:{}: {}\n", src, step->evidence[i].number, clip(step->evidence[i].text));
