@@ -102,7 +102,7 @@ void Diagnoser::feed_block(std::string_view block) {
 
   size_t counted_pos = 0;
   uint64_t counted_lines = 0;
-  size_t cur_start = std::string_view::npos, cur_end = 0;
+  size_t cur_start = std::string_view::npos, cur_end = 0, cur_hit = 0;
   std::vector<uint32_t> candidates;
   auto flush = [&] {
     if (cur_start == std::string_view::npos) return;
@@ -110,7 +110,7 @@ void Diagnoser::feed_block(std::string_view block) {
     counted_pos = cur_start;
     std::sort(candidates.begin(), candidates.end(), [&](uint32_t a, uint32_t b) { return rank_[a] < rank_[b]; });
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    process_line(block, cur_start, cur_end, base + counted_lines + 1, candidates);
+    process_line(block, cur_start, cur_end, cur_hit - cur_start, base + counted_lines + 1, candidates);
     candidates.clear();
   };
   for (const auto& h : hits_) {
@@ -123,6 +123,7 @@ void Diagnoser::feed_block(std::string_view block) {
     cur_start = nl ? static_cast<size_t>(static_cast<const char*>(nl) - block.data()) + 1 : 0;
     size_t e = block.find('\n', h.pos);
     cur_end = e == std::string_view::npos ? block.size() : e;
+    cur_hit = h.pos;
     candidates.assign(keyword_sigs_[h.index].begin(), keyword_sigs_[h.index].end());
   }
   flush();
@@ -148,10 +149,14 @@ void Diagnoser::feed_block(std::string_view block) {
   }
 }
 
-void Diagnoser::process_line(std::string_view block, size_t start, size_t end, uint64_t number,
+void Diagnoser::process_line(std::string_view block, size_t start, size_t end, size_t hit, uint64_t number,
                              const std::vector<uint32_t>& candidates) {
   std::string_view line = trim_cr(block.substr(start, end - start));
-  if (line.size() > kMaxRegexLine) line = line.substr(0, kMaxRegexLine);
+  if (line.size() > kMaxRegexLine) {
+    // Keep the part around the first keyword: that is where the message is.
+    size_t from = hit > kMaxRegexLine / 2 ? hit - kMaxRegexLine / 2 : 0;
+    line = line.substr(from, kMaxRegexLine);
+  }
   // Colored compiler output: match the text without escapes, and look for keywords again in it,
   // since escapes can sit inside a keyword (": \e[01;31merror: ").
   std::string plain;

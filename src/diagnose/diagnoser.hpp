@@ -39,7 +39,8 @@ class Diagnoser {
     bool evidence;  // true: follow lines (evidence); false: context after the match
     int remaining;
   };
-  void process_line(std::string_view block, size_t start, size_t end, uint64_t number,
+  // `hit` is the offset of the first keyword in the line.
+  void process_line(std::string_view block, size_t start, size_t end, size_t hit, uint64_t number,
                     const std::vector<uint32_t>& candidates);
   void record(size_t sig, const Pattern& p, const std::cmatch& m, std::string_view line, uint64_t number,
               std::string_view block, size_t start, size_t end);

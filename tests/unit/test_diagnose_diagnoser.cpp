@@ -232,6 +232,11 @@ TEST(Diagnoser, HugeLineDoesNotBreakMatching) {
   ASSERT_TRUE(d.failed());
   EXPECT_EQ(d.root_cause()->signature->id, "linker.cannot-find-cuda-library");
   EXPECT_EQ(d.root_cause()->first_line, 3u);
+  // A message at the end of a 20 kB line (a long link command echoed with its error) is found.
+  std::string long_line = std::string(20000, 'o') + " undefined reference to `deep_symbol()'\n";
+  d = diagnose_text(long_line);
+  ASSERT_TRUE(d.failed());
+  EXPECT_EQ(*d.root_cause()->capture("symbol"), "deep_symbol()");
 }
 
 TEST(Diagnoser, PlanContextTurnsTheFixIntoThePlansTerms) {
