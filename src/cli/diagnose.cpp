@@ -1,5 +1,15 @@
-// kiln diagnose: placeholder until issue #6 lands; it says so and exits 2.
+// kiln diagnose: read a build log (a file or stdin), name the root cause of the failure with the
+// lines that prove it and the fix.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
 #include "cli/command.hpp"
+#include "diagnose/diagnoser.hpp"
+#include "diagnose/render.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -7,12 +17,42 @@ namespace {
 class DiagnoseCommand final : public Command {
  public:
   const char* name() const override { return "diagnose"; }
-  const char* summary() const override { return "Explain why a build failed, from its log"; }
-  void setup(CLI::App& app) override { app.allow_extras(); }
-  int run(io::Seams& s) override {
-    s.err << "kiln diagnose: not implemented yet (issue #6)\n";
-    return kUsage;
+  const char* summary() const override { return "Explain why a build failed, from its log: kiln diagnose [LOG|-]"; }
+  void setup(CLI::App& app) override {
+    app.add_option("log", log_, "Build log to read; - or nothing reads stdin")->default_val("-");
+    app.add_flag("--all", all_, "List every distinct finding, not only the root cause");
+    app.add_flag("--json", json_, "Print JSON (schema kiln.diagnose/1)");
+    app.add_option("--context", context_, "Show N log lines around each finding's first match")
+        ->check(CLI::Range(0, 50));
   }
+
+  int run(io::Seams& s) override {
+    diagnose::Options opts;
+    opts.context = context_ ? *context_ : 2;
+    diagnose::Diagnosis d;
+    if (log_ == "-") {
+      d = diagnose::diagnose_stream(std::cin, opts);
+    } else {
+      // Streamed, not read whole: build logs reach gigabytes.
+      if (s.fs.is_directory(log_)) throw UsageError(fmt::format("'{}' is a directory; give a log file or - for stdin", log_));
+      std::ifstream in(log_, std::ios::binary);
+      if (!in) throw UsageError(fmt::format("cannot read '{}': {}", log_, std::strerror(errno)));
+      d = diagnose::diagnose_stream(in, opts);
+      if (in.bad()) throw UsageError(fmt::format("error reading '{}': {}", log_, std::strerror(errno)));
+    }
+    if (json_) {
+      s.out << diagnose::to_json(d, log_).dump(2) << "\n";
+    } else {
+      diagnose::render_text(s.out, d, log_, {all_, context_.has_value()});
+    }
+    return d.failed() ? kFindings : kOk;
+  }
+
+ private:
+  std::string log_ = "-";
+  bool all_ = false;
+  bool json_ = false;
+  std::optional<int> context_;
 };
 
 }  // namespace

@@ -1,0 +1,55 @@
+#pragma once
+// A failure signature from data/signatures.toml: how a cause shows up in a log and what to do.
+#include <tl/expected.hpp>
+
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::diagnose {
+
+enum class Severity { error, warning };
+
+// One ECMAScript pattern with (?<name>...) groups translated to numbered ones (std::regex has no
+// named groups); names[i] names group i+1, empty for an unnamed group.
+struct Pattern {
+  std::string source;
+  std::regex re;
+  std::vector<std::string> names;
+};
+
+struct Signature {
+  std::string id;
+  std::string category;
+  Severity severity = Severity::error;
+  int priority = 0;
+  std::string title;
+  std::vector<std::string> keywords;
+  std::vector<Pattern> patterns;
+  int follow = 0;  // lines after a match kept as evidence
+  std::string cause, fix, fix_plan, docs;
+};
+
+// Translates (?<name>...) into plain groups and compiles; an error names what is wrong.
+tl::expected<Pattern, std::string> compile_pattern(std::string_view source);
+
+// The categories a signature may name.
+const std::vector<std::string>& known_categories();
+
+class SignatureSet {
+ public:
+  // Parses and validates a signatures table (TOML text). `origin` names it in errors.
+  static tl::expected<SignatureSet, std::string> parse(std::string_view toml_text, std::string_view origin);
+  // The table embedded from data/signatures.toml, parsed once. The table is tested, so a failure
+  // here is a build bug and aborts with the reason.
+  static const SignatureSet& builtin();
+
+  const std::vector<Signature>& all() const { return sigs_; }
+  const Signature* find(std::string_view id) const;
+
+ private:
+  std::vector<Signature> sigs_;
+};
+
+}  // namespace kiln::diagnose
