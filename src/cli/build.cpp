@@ -7,7 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include <fstream>
+
 #include "cli/plan_options.hpp"
+#include "diagnose/diagnoser.hpp"
+#include "diagnose/render.hpp"
 #include "core/arch_spec.hpp"
 #include "core/compat.hpp"
 #include "probe/local_gpus.hpp"
@@ -86,6 +90,14 @@ class BuildCommand final : public Command {
   }
 
  private:
+  static json diagnosis_json(const run::Plan& p, const run::BuildOutcome& o) {
+    if (o.ok) return nullptr;
+    auto d = diagnose_log(p);
+    const auto* root = d.root_cause();
+    if (!root) return {{"id", nullptr}, {"cause", "no known signature matched; see the log"}};
+    return {{"id", root->signature->id}, {"line", root->first_line}, {"cause", root->cause}, {"fix", root->fix}};
+  }
+
   static json outcome_json(const run::Plan& p, const run::BuildOutcome& o) {
     json artifacts = json::array();
     for (const auto& a : o.artifacts) artifacts.push_back(a);
@@ -104,22 +116,35 @@ class BuildCommand final : public Command {
                                                  {"hit_rate", o.cache.hit_rate()}}
                                           : json(nullptr)},
               {"artifacts", artifacts},
-              {"log", p.log_path()}}}};
+              {"log", p.log_path()},
+              {"diagnosis", diagnosis_json(p, o)}}}};
+  }
+
+  // What the diagnosis needs to word its fix in this plan's terms.
+  static diagnose::PlanContext plan_context(const run::Plan& p) {
+    diagnose::PlanContext c;
+    c.jobs = p.jobs.jobs;
+    c.memory_gib = p.governed() ? p.mem_budget_kib / 1048576.0 : p.jobs.budget_gib;
+    // Next time: what memory allows without the governor, at most half of what was used.
+    c.next_jobs = std::max(1, std::min(p.jobs.by_memory, p.jobs.jobs / 2));
+    c.arch_list = core::format_torch(p.targets).value_or(core::format_cmake(p.targets));
+    c.cuda_version = p.nvcc_version.substr(0, p.nvcc_version.rfind('.'));
+    return c;
+  }
+
+  static diagnose::Diagnosis diagnose_log(const run::Plan& p) {
+    std::ifstream in(p.log_path(), std::ios::binary);
+    diagnose::Options opts;
+    opts.plan = plan_context(p);
+    return diagnose::diagnose_stream(in, opts);
   }
 
   static void print_failure(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o) {
-    s.err << fmt::format("kiln build: {} failed ({}). Full log: {}\n", o.failed_step,
+    s.err << fmt::format("kiln build: {} failed ({}). Full log: {}\n\n", o.failed_step,
                          o.term_signal ? fmt::format("killed by signal {}", o.term_signal) : fmt::format("exit {}", o.exit_code),
                          p.log_path());
-    // The tail of the log holds the failing command and its first errors.
-    if (auto text = s.fs.read(p.log_path())) {
-      std::vector<std::string> lines;
-      size_t start = 0;
-      for (size_t nl; (nl = text->find('\n', start)) != std::string::npos; start = nl + 1)
-        lines.push_back(text->substr(start, nl - start));
-      size_t from = lines.size() > 25 ? lines.size() - 25 : 0;
-      for (size_t i = from; i < lines.size(); ++i) s.err << "  | " << lines[i] << "\n";
-    }
+    // The root cause, with the lines that prove it and the fix in the plan's terms.
+    diagnose::render_text(s.err, diagnose_log(p), p.log_path(), {});
   }
 
   static void print_summary(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o) {
