@@ -310,10 +310,11 @@ std::vector<std::string> Plan::launcher() const {
 std::vector<std::string> Plan::build_argv() const {
   switch (kind) {
     case ProjectKind::pytorch:
-      if (pip) return {python, "-m", "pip", "install", "-e", ".", "--no-build-isolation", "-v"};
+      if (pip) return {python, "-m", "pip", "install", "-e", ".", "--no-build-isolation", "--no-deps", "-v"};
       return {python, "setup.py", "develop"};
     case ProjectKind::extension:
-      return {python, "-m", "pip", "install", "--no-build-isolation", "-v", "."};
+      // --no-deps: the build must not reach for a package index (CI and air-gapped GPU hosts).
+      return {python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-v", "."};
     default:
       return {ninja, "-C", build_dir, "-j", std::to_string(jobs.jobs)};
   }
