@@ -296,8 +296,10 @@ std::string Plan::ccache_basedir() const {
   std::string a = project_dir + "/", b = build_dir + "/";
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  // Nothing in common but "/": then "/" it is. Paths become relative to the build folder, so two
+  // build folders at the same depth still share every hit.
   std::string common = a.substr(0, a.rfind('/', n - 1));
-  return common.empty() ? project_dir : common;
+  return common.empty() ? "/" : common;
 }
 
 std::vector<std::string> Plan::launcher() const {
