@@ -74,12 +74,13 @@ PythonInfo parse_python_probe(const std::string& text) {
 void check_torch_cuda(const std::string& torch_cuda, const Version& nvcc, const std::string& nvcc_path, Findings& out) {
   auto tv = parse_version(torch_cuda);
   if (!tv) return;
+  const std::string nv = fmt::format("{}.{}", nvcc.major(), nvcc.minor());  // as cpp_extension prints it
   if (tv->major() != nvcc.major())
     out.push_back({Severity::error, "python", "python.torch-cuda-major-mismatch",
                    fmt::format("torch was built with CUDA {} but nvcc ({}) is CUDA {}: torch.utils.cpp_extension refuses "
                                "to build (\"The detected CUDA version ({}) mismatches the version that was used to compile "
                                "PyTorch ({})\").",
-                               torch_cuda, nvcc_path, nvcc.str(), nvcc.str(), torch_cuda),
+                               torch_cuda, nvcc_path, nv, nv, torch_cuda),
                    fmt::format("install CUDA {}.{} and export CUDA_HOME=/usr/local/cuda-{}.{}, or install a torch built "
                                "for CUDA {}.x",
                                tv->major(), tv->minor(), tv->major(), tv->minor(), nvcc.major())});
@@ -88,7 +89,7 @@ void check_torch_cuda(const std::string& torch_cuda, const Version& nvcc, const 
                    fmt::format("torch was built with CUDA {} and nvcc is CUDA {}: cpp_extension builds, with a warning "
                                "about a minor version mismatch; an extension that uses newer CUDA APIs than {} may fail "
                                "to load.",
-                               torch_cuda, nvcc.str(), torch_cuda),
+                               torch_cuda, nv, torch_cuda),
                    fmt::format("export CUDA_HOME=/usr/local/cuda-{}.{} if that toolkit is installed", tv->major(),
                                tv->minor())});
 }

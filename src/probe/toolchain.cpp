@@ -58,20 +58,23 @@ Tool probe_compiler(const io::Seams& s, const std::string& name, const std::stri
 
 bool is_clang(const Tool& t) { return t.version_text.find("clang") != std::string::npos; }
 
+// ccache's sizes: "5.0G" is decimal (10^9), "5.0Gi" binary (ccache 4 manual, "max_size").
 std::uint64_t parse_size(const std::string& text) {
-  // "5.0G", "500M", "5 GB"
   double n = 0;
-  char unit = 0;
+  std::string unit;
   std::istringstream in(text);
   in >> n >> unit;
-  const double k = 1024;
-  switch (unit) {
-    case 'K': case 'k': return static_cast<std::uint64_t>(n * k);
-    case 'M': case 'm': return static_cast<std::uint64_t>(n * k * k);
-    case 'G': case 'g': return static_cast<std::uint64_t>(n * k * k * k);
-    case 'T': case 't': return static_cast<std::uint64_t>(n * k * k * k * k);
-    default: return static_cast<std::uint64_t>(n);
+  const bool binary = unit.size() >= 2 && unit[1] == 'i';
+  const double k = binary ? 1024 : 1000;
+  double mult = 1;
+  switch (unit.empty() ? ' ' : unit[0]) {
+    case 'K': case 'k': mult = k; break;
+    case 'M': mult = k * k; break;
+    case 'G': mult = k * k * k; break;
+    case 'T': mult = k * k * k * k; break;
+    default: break;
   }
+  return static_cast<std::uint64_t>(n * mult);
 }
 
 }  // namespace
@@ -142,7 +145,7 @@ void parse_ccache_s(const std::string& text, CcacheInfo& info) {
       any = true;
       (m[1].str() == "cache miss" ? misses : hits) += std::stoll(m[2].str());
     } else if (std::regex_search(line, m, size)) {
-      info.size_bytes = parse_size(m[1].str() + m[2].str());
+      info.size_bytes = parse_size(m[1].str() + m[2].str() + (m[2].str().empty() ? "" : "i"));  // ccache 3 used binary units
     }
   }
   if (!any) return;
