@@ -36,6 +36,7 @@ class DoctorCommand final : public Command {
     o.cmake_cache = cmake_cache_;
     o.build_dir = build_dir_.empty() ? "." : build_dir_;
     o.self_exe = no_load_ ? "" : probe::self_executable();
+    o.parallel = true;  // the real seams are thread-safe
     auto report = probe::run_doctor(s, o);
     if (!report.cmake_cache_error.empty() && !json_) throw Failure(report.cmake_cache_error);
     if (json_)

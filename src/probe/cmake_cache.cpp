@@ -121,6 +121,8 @@ tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s,
     std::vector<std::string> names = {x + "_LIBRARY", x + "_LIBRARIES", x + "_LIBRARY_PATH", x + "_LIB"};
     for (const auto& spec : library_specs())
       if (spec.use_flag == e.name) names.insert(names.end(), spec.cmake_vars.begin(), spec.cmake_vars.end());
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
     for (const auto& n : names)
       if (auto* le = a.find(n)) {
         feature_libs.insert(n);

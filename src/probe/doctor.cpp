@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <future>
+#include <memory>
+
 #include "probe/gpu_check.hpp"
 
 namespace kiln::probe {
@@ -67,12 +70,27 @@ DoctorReport run_doctor(const io::Seams& s, const DoctorOptions& o) {
   r.cuda = detect_cuda_toolkit(s, o.sysroot);
   take(r.cuda.findings);
 
-  r.python = detect_python(s, r.cuda, PythonOptions{o.python});
+  // Python first, because its site-packages hold pip-installed CUDA libraries; the probe prints
+  // them before importing torch, so in parallel mode everything else proceeds during the import.
+  PythonOptions po;
+  po.python = o.python;
+  std::vector<std::string> site_packages;
+  std::future<PythonInfo> python_done;
+  if (o.parallel) {
+    auto sp = std::make_shared<std::promise<std::vector<std::string>>>();
+    auto sp_ready = sp->get_future();
+    po.on_site_packages = [sp](const std::vector<std::string>& v) { sp->set_value(v); };
+    python_done = std::async(std::launch::async, [&s, &cuda = r.cuda, po] { return detect_python(s, cuda, po); });
+    site_packages = sp_ready.get();
+  } else {
+    po.on_site_packages = [&site_packages](const std::vector<std::string>& v) { site_packages = v; };
+    r.python = detect_python(s, r.cuda, po);
+  }
 
   LibraryOptions lo;
   lo.sysroot = o.sysroot;
   lo.self_exe = o.self_exe;
-  lo.site_packages = r.python.site_packages;
+  lo.site_packages = site_packages;
   lo.check_loads = !o.self_exe.empty();
   Findings lib_findings;
   r.libraries = detect_libraries(s, r.cuda, lo, lib_findings);
@@ -84,11 +102,11 @@ DoctorReport run_doctor(const io::Seams& s, const DoctorOptions& o) {
   r.toolchain = detect_toolchain(s, r.cuda, to);
   take(r.toolchain.findings);
 
-  take(r.python.findings);
-
   SystemGpuQuery system_gpus(s);
   GpuQuery& gq = o.gpu_query ? *o.gpu_query : system_gpus;
   r.gpus = gq.query();
+  if (o.parallel) r.python = python_done.get();
+  take(r.python.findings);
   take(check_gpus(r.gpus, r.cuda, r.python.torch));
 
   r.machine.info = probe_machine(s.fs, o.online_cpus > 0 ? o.online_cpus : online_cpus(), o.sysroot);

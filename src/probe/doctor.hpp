@@ -28,6 +28,9 @@ struct DoctorOptions {
   std::string build_dir = "."; // where a build would write (free disk)
   std::string work_dir;      // --deep's test sources; empty: $XDG_CACHE_HOME/kiln/doctor or ~/.cache/kiln/doctor
   int online_cpus = 0;       // 0: ask the OS
+  // Run the Python probe (whose `import torch` takes seconds) beside the other detectors. Needs
+  // thread-safe seams: the real ones are; the fakes are not, so tests leave this off.
+  bool parallel = false;
   GpuQuery* gpu_query = nullptr;          // nullptr: NVML, then nvidia-smi
   const DiskQuery* disk_query = nullptr;  // nullptr: statvfs
 };

@@ -144,6 +144,16 @@ std::vector<LibraryReport> detect_libraries(const io::Seams& s, const CudaToolki
       for (const auto& n : s.fs.list(d.path))
         if (n == spec.library || n.rfind(spec.library + ".", 0) == 0) names.push_back(n);
       if (names.empty()) continue;
+      if (!r.library.empty()) {  // a later folder: another copy, which another search order would pick
+        LibraryReport::Copy c{d.path, d.how, std::nullopt};
+        for (const auto& n : names)
+          if (auto v = version_from_file_name(n, spec.library); v && (!c.file_version || v->parts.size() > c.file_version->parts.size()))
+            c.file_version = v;
+        bool seen = false;
+        for (const auto& o : r.other_copies) seen |= o.path == c.path;
+        if (!seen && d.path != r.library.substr(0, r.library.find_last_of('/'))) r.other_copies.push_back(c);
+        continue;
+      }
       r.library_files = names;
       r.library_how = d.how;
       // The unversioned name is what the linker and CMake's find_library take; without it, the
@@ -165,7 +175,6 @@ std::vector<LibraryReport> detect_libraries(const io::Seams& s, const CudaToolki
         if (auto v = version_from_file_name(n, spec.library);
             v && (!r.file_version || v->parts.size() > r.file_version->parts.size()))
           r.file_version = v;
-      break;
     }
     if (!r.library.empty()) to_load.push_back(out.size());
     out.push_back(std::move(r));
@@ -206,6 +215,25 @@ std::vector<LibraryReport> detect_libraries(const io::Seams& s, const CudaToolki
                           fmt::format("{} is installed ({}) but its headers ({}) are not, so a build cannot use it.",
                                       spec.name, r.library, spec.headers.empty() ? "" : spec.headers[0]),
                           fmt::format("install the development headers if you want {} (see: {})", spec.use_flag, spec.install)});
+    }
+    // Two releases installed: which one a build gets depends on its search order (pip wheels for
+    // torch at run time, CUDNN_ROOT / CMAKE_PREFIX_PATH / system folders for a source build).
+    if (spec.file_version_is_release && !r.library.empty()) {
+      std::optional<Version> mine = r.file_version;
+      if ((!mine || mine->parts.size() < 2) && r.header_how == r.library_how) mine = r.header_version;
+      for (const auto& c : r.other_copies)
+        if (mine && c.file_version && mine->parts.size() >= 2 && c.file_version->parts.size() >= 2 &&
+            (mine->major() != c.file_version->major() || mine->minor() != c.file_version->minor())) {
+          findings.push_back({Severity::note, "libraries", "libraries.multiple-copies",
+                              fmt::format("{} is installed twice: {} {} ({}) and {} {} ({}); torch loads the copy its "
+                                          "package depends on, a source build links whichever its search finds first.",
+                                          spec.name, mine->str(), r.library, r.library_how, c.file_version->str(),
+                                          c.path, c.how),
+                              fmt::format("choose one explicitly for source builds (e.g. {}_ROOT=<folder> or "
+                                          "CMAKE_PREFIX_PATH), or remove the other",
+                                          spec.env_roots.empty() ? spec.key : spec.env_roots[0])});
+          break;
+        }
     }
     if (spec.file_version_is_release && r.header_version && r.file_version && r.header_version->major() != r.file_version->major())
       findings.push_back({Severity::error, "libraries", "libraries.version-mismatch",

@@ -39,6 +39,11 @@ struct LibraryReport {
   bool load_checked = false;
   bool loads = false;
   std::string load_error;
+  struct Copy {
+    std::string path, how;
+    std::optional<Version> file_version;
+  };
+  std::vector<Copy> other_copies;  // the same library in folders searched later
   bool usable() const { return !library.empty() && load_checked && loads; }
 };
 

@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probe/run_tool.hpp"
 
 namespace kiln::probe {
 
@@ -19,6 +18,7 @@ try:
     r["site_packages"] = list(site.getsitepackages())
 except Exception:
     pass
+print("KILN-SITE " + json.dumps(r["site_packages"]), flush=True)
 spec = importlib.util.find_spec("torch")
 if spec is not None and spec.submodule_search_locations:
     t = {"path": list(spec.submodule_search_locations)[0]}
@@ -94,7 +94,24 @@ void check_torch_cuda(const std::string& torch_cuda, const Version& nvcc, const 
                                tv->minor())});
 }
 
+namespace {
+
+// Calls the callback exactly once: with the early line when it comes, else at the end.
+struct SiteNotifier {
+  const std::function<void(const std::vector<std::string>&)>& cb;
+  bool done = false;
+  void operator()(const std::vector<std::string>& sp) {
+    if (done) return;
+    done = true;
+    if (cb) cb(sp);
+  }
+  ~SiteNotifier() { (*this)({}); }
+};
+
+}  // namespace
+
 PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const PythonOptions& o) {
+  SiteNotifier notify{o.on_site_packages};
   std::string path, how;
   auto pick = [&](const std::string& cand, const std::string& why) {
     if (!path.empty() || cand.empty()) return;
@@ -118,7 +135,18 @@ PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const Python
                              "install python3, or pass --python /path/to/venv/bin/python"});
     return info;
   }
-  auto r = run_tool(s.proc, {path, "-c", python_probe_script()});
+  io::ProcessSpec spec;
+  spec.argv = {path, "-c", python_probe_script()};
+  spec.on_line = [&](std::string_view line) {
+    if (line.rfind("KILN-SITE ", 0) != 0) return;
+    auto j = nlohmann::json::parse(line.substr(10), nullptr, false);
+    std::vector<std::string> sp;
+    if (j.is_array())
+      for (const auto& e : j)
+        if (e.is_string()) sp.push_back(e.get<std::string>());
+    notify(sp);
+  };
+  auto r = s.proc.run(spec);
   if (!r.ok()) {
     info.path = path;
     info.how = how;
@@ -129,6 +157,7 @@ PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const Python
     return info;
   }
   auto parsed = parse_python_probe(r.out);
+  notify(parsed.site_packages);
   parsed.path = path;
   parsed.how = how;
   parsed.findings = std::move(info.findings);

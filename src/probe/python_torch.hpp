@@ -3,6 +3,7 @@
 // with, its C++ ABI and architecture list. One python subprocess prints all of it as JSON. A
 // mismatch between torch's CUDA and the local nvcc is reported with cpp_extension's own verdict:
 // a major mismatch is refused (RuntimeError), a minor one only warned about.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct PythonInfo {
 
 struct PythonOptions {
   std::string python;  // --python; empty: PYTHON, VIRTUAL_ENV, CONDA_PREFIX, python3, python
+  // Called once with the interpreter's site-packages, as soon as the probe prints them (before it
+  // imports torch, which takes seconds), so library detection need not wait for the import.
+  std::function<void(const std::vector<std::string>&)> on_site_packages;
 };
 
 PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const PythonOptions& o);

@@ -310,8 +310,13 @@ Toolchain detect_toolchain(const io::Seams& s, const CudaToolkit& tk, const Tool
   if (o.deep) {
     const std::string dir = o.work_dir.empty() ? "/tmp/kiln-doctor" : o.work_dir;
     s.fs.make_dirs(dir);
-    // std::optional is C++17-only; a plain kernel proves nvcc and its host compiler agree.
-    const std::string src = "#include <optional>\n__global__ void k(int* p) { std::optional<int> o = 1; *p = *o; }\n";
+    // C++17 on both sides: `if constexpr` in a kernel (device front end), std::optional and
+    // structured bindings in host code (the host compiler behind nvcc).
+    const std::string src =
+        "#include <optional>\n#include <utility>\n"
+        "template <class T> __global__ void k(T* p) { if constexpr (sizeof(T) == 4) *p = 1; }\n"
+        "template __global__ void k<int>(int*);\n"
+        "int host() { std::optional<int> o = 1; auto [a, b] = std::pair<int, int>{1, 2}; return *o + a + b; }\n";
     if (tc.gxx.found() || tc.clangxx.found()) {
       const Tool& cxx = tc.gxx.found() ? tc.gxx : tc.clangxx;
       s.fs.write(dir + "/probe.cpp", "#include <optional>\nint main() { std::optional<int> o = 1; return *o - 1; }\n");

@@ -80,8 +80,10 @@ std::string doctor_text(const DoctorReport& r) {
                    t.nvcc_accepts_host ? (*t.nvcc_accepts_host ? ": host compiler accepted" : ": host compiler REJECTED")
                                        : ""));
   kv(o, "C++17", t.cxx17 ? (*t.cxx17 ? "yes" : "no") : "unknown");
-  if (t.deep_cxx.ran) kv(o, "test c++", t.deep_cxx.ok ? "compiled" : "FAILED: " + t.deep_cxx.output);
-  if (t.deep_nvcc.ran) kv(o, "test nvcc", t.deep_nvcc.ok ? "compiled a C++17 kernel" : "FAILED: " + t.deep_nvcc.output);
+  // The first line only; --json has the whole compiler output.
+  if (t.deep_cxx.ran) kv(o, "test c++", t.deep_cxx.ok ? "compiled a C++17 file" : "FAILED: " + first_line(t.deep_cxx.output));
+  if (t.deep_nvcc.ran)
+    kv(o, "test nvcc", t.deep_nvcc.ok ? "compiled a C++17 kernel" : "FAILED: " + first_line(t.deep_nvcc.output));
   findings_for(o, r, "compilers");
 
   o += "\nBuild tools\n";

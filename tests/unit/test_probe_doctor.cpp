@@ -145,3 +145,63 @@ TEST(Doctor, CmakeCacheAuditJoinsTheReport) {
   EXPECT_FALSE(r2.cmake_cache);
   EXPECT_NE(r2.cmake_cache_error.find("/b/missing.txt"), std::string::npos);
 }
+
+namespace {
+
+// Real seams over a temporary tree: a shell-script "python" that prints its site-packages, waits,
+// then prints the torch JSON, as the real probe does around `import torch`.
+struct RealTree {
+  doctest::TempDir dir;
+  io::RealFilesystem fs;
+  io::RealProcessRunner proc;
+  io::RealClock clock;
+  io::FakeEnvironment env;
+  std::ostringstream out, err;
+  io::Seams seams{fs, proc, clock, env, out, err};
+  FakeDiskQuery disk;
+  FixedGpus gpus{LocalGpus{}};
+  DoctorOptions o;
+  explicit RealTree(const std::string& python_body) {
+    const std::string sp = dir.path() + "/venv/site-packages";
+    dir.write("venv/site-packages/nvidia/nccl/lib/libnccl.so.2", "");
+    // The child inherits the real environment, not `env`: the script gets SP spelled out.
+    dir.write("venv/bin/python", "#!/bin/sh\nSP='" + sp + "'\n" + python_body, true);
+    env.set("PATH", dir.path() + "/bin");
+    env.set("HOME", dir.path());
+    o.sysroot = dir.path();
+    o.python = dir.path() + "/venv/bin/python";
+    o.build_dir = dir.path();
+    o.online_cpus = 4;
+    o.gpu_query = &gpus;
+    o.disk_query = &disk;
+    o.parallel = true;
+  }
+};
+
+}  // namespace
+
+// The final JSON lists no site-packages: the pip wheel can only be found through the early line.
+TEST(Doctor, ParallelModeUsesTheEarlySitePackagesLine) {
+  RealTree t(
+      "echo \"KILN-SITE [\\\"$SP\\\"]\"\nsleep 0.2\n"
+      "echo '{\"python\": \"3.12.0\", \"site_packages\": [], \"torch\": {\"path\": \"/t\", \"version\": \"2.11.0\", "
+      "\"cuda\": \"\", \"cxx11_abi\": true, \"arch_list\": []}}'\n");
+  auto r = run_doctor(t.seams, t.o);
+  EXPECT_EQ(r.python.version, "3.12.0");
+  ASSERT_TRUE(r.python.torch);
+  EXPECT_EQ(r.python.torch->version, "2.11.0");
+  bool nccl = false;
+  for (const auto& l : r.libraries)
+    if (l.key == "nccl") {
+      nccl = true;
+      EXPECT_EQ(l.library_how, "pip wheel") << l.library;
+    }
+  EXPECT_TRUE(nccl);
+}
+
+TEST(Doctor, ParallelModeSurvivesAPythonThatDiesBeforePrinting) {
+  RealTree t("echo 'Fatal Python error: init_fs_encoding' >&2\nexit 1\n");
+  auto r = run_doctor(t.seams, t.o);  // must not wait forever for the site-packages line
+  EXPECT_FALSE(r.python.error.empty());
+  EXPECT_NE(r.python.error.find("init_fs_encoding"), std::string::npos) << r.python.error;
+}

@@ -159,6 +159,26 @@ TEST(Libraries, RealTreeWithANonElfLibraryFailsToLoad) {
   EXPECT_EQ(x->severity, Severity::error);
 }
 
+TEST(Libraries, TwoReleasesInstalledIsANote) {
+  doctest::FakeSeams t;
+  // The GPU host's case: torch's pip wheel has cuDNN 9.19, the system has 9.14.
+  t.fs.add_file("/venv/sp/nvidia/cudnn/include/cudnn_version.h",
+                "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n");
+  t.fs.add_file("/venv/sp/nvidia/cudnn/lib/libcudnn.so.9", "");
+  t.fs.add_file("/r/usr/lib/x86_64-linux-gnu/libcudnn.so.9", "");
+  t.fs.add_file("/r/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0", "");
+  Findings f;
+  LibraryOptions o{.sysroot = "/r", .self_exe = "", .site_packages = {"/venv/sp"}, .check_loads = false};
+  auto libs = detect_libraries(t.seams, CudaToolkit{}, o, f);
+  const auto& c = lib(libs, "cudnn");
+  EXPECT_EQ(c.library_how, "pip wheel");
+  ASSERT_EQ(c.other_copies.size(), 1u);
+  EXPECT_EQ(c.other_copies[0].file_version->str(), "9.14.0");
+  auto* x = finding(f, "libraries.multiple-copies", "9.19.0");
+  ASSERT_NE(x, nullptr);
+  EXPECT_NE(x->cause.find("9.14.0"), std::string::npos);
+}
+
 TEST(Libraries, VersionFromFileName) {
   EXPECT_EQ(version_from_file_name("libcudnn.so.9.1.0", "libcudnn.so")->str(), "9.1.0");
   EXPECT_FALSE(version_from_file_name("libcudnn.so", "libcudnn.so"));
