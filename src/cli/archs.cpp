@@ -91,7 +91,7 @@ class ArchsCommand final : public Command {
       if (!nvcc) throw Failure("--check needs nvcc, which was not found: set CUDA_HOME or put nvcc on PATH");
       json unsupported = json::array();
       for (const auto& t : set) {
-        if (buildable(*nvcc, t.arch)) continue;
+        if (nvcc->can_build(t.arch)) continue;
         const auto& cat = core::ArchCatalog::get();
         std::string range = cat.support_range(t.arch);
         check_lines.push_back(fmt::format("{} ({}) is not supported by nvcc {} at {}; it is built by {}",
@@ -124,16 +124,6 @@ class ArchsCommand final : public Command {
   }
 
  private:
-  // nvcc lists plain architectures only; `a` and `f` variants are accepted when the base is and the
-  // release is new enough for the variant (the catalog knows since when).
-  static bool buildable(const probe::NvccInfo& nvcc, const core::Arch& a) {
-    bool base = false;
-    for (const auto& x : nvcc.sass) base |= x.number == a.number;
-    if (!base) return false;
-    if (a.variant == core::Variant::none) return true;
-    return nvcc.version && core::ArchCatalog::get().supported_by(a, *nvcc.version);
-  }
-
   void print_human(io::Seams& s, const core::TargetSet& set, const json& j) {
     s.out << fmt::format("{} target{}:\n", set.size(), set.size() == 1 ? "" : "s");
     for (const auto& t : set)

@@ -1,5 +1,7 @@
-// kiln plan: placeholder until issue #5 lands; it says so and exits 2.
+// kiln plan: what kiln build would do and why, or the plan written out for other tools.
 #include "cli/command.hpp"
+#include "cli/plan_options.hpp"
+#include "run/emit.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -7,12 +9,27 @@ namespace {
 class PlanCommand final : public Command {
  public:
   const char* name() const override { return "plan"; }
-  const char* summary() const override { return "Plan a build: project kind, options, architectures, jobs and cache"; }
-  void setup(CLI::App& app) override { app.allow_extras(); }
-  int run(io::Seams& s) override {
-    s.err << "kiln plan: not implemented yet (issue #5)\n";
-    return kUsage;
+  const char* summary() const override {
+    return "Plan a build: project kind, options, architectures, jobs and cache, each with its reason";
   }
+  void setup(CLI::App& app) override {
+    app.add_option("dir", dir_, "Project directory (default: the bundled example)");
+    add_plan_options(app, req_);
+    app.add_option("--emit", emit_, "text (default), env, cmake, json or dockerfile");
+    app.add_flag("--json", json_, "Same as --emit json");
+  }
+  int run(io::Seams& s) override {
+    const run::Plan plan = plan_or_throw(dir_, req_, s);
+    auto out = run::emit(plan, json_ ? "json" : emit_);
+    if (!out) throw UsageError(out.error());
+    s.out << *out;
+    return kOk;
+  }
+
+ private:
+  std::string dir_, emit_ = "text";
+  PlanOptions req_;
+  bool json_ = false;
 };
 
 }  // namespace

@@ -1,14 +1,30 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "run/exec_launcher.hpp"
 
 namespace kiln::cli {
 
 int run_cli(int argc, const char* const* argv, io::Seams& s) {
+  // `kiln exec -- compiler args...` is a compiler launcher: its arguments are the compiler's, so
+  // they never go through the option parser.
+  if (argc >= 2 && std::string_view(argv[1]) == "exec") {
+    std::vector<std::string> command;
+    for (int i = 2; i < argc; ++i)
+      if (!(command.empty() && std::string_view(argv[i]) == "--")) command.emplace_back(argv[i]);
+    if (command.empty()) {
+      s.err << "kiln exec: error: no command given; usage: kiln exec -- COMPILER ARGS...\n";
+      return kUsage;
+    }
+    return run::exec_compiler(command, s);
+  }
   CLI::App app{"kiln: build PyTorch and CUDA extensions for the GPUs you run on", "kiln"};
   app.require_subcommand(0, 1);
   bool version = false;
   app.add_flag("--version", version, "Print the version and exit");
+  // One schema for flags, environment (each option's envname) and file: a kiln.toml in the current
+  // folder, or --config FILE, sets options by sub-command section ([build] jobs = 8).
+  app.set_config("--config", "kiln.toml", "Read options from a TOML file, one [section] per command");
   auto commands = all_commands();
   std::vector<std::pair<CLI::App*, Command*>> subs;
   for (auto& c : commands) {

@@ -31,6 +31,15 @@ std::optional<std::string> RealFilesystem::read(const std::string& path) const {
   if (in.bad()) return std::nullopt;
   return ss.str();
 }
+std::optional<std::string> RealFilesystem::read_head(const std::string& path, size_t n) const {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string buf(n, '\0');
+  in.read(buf.data(), static_cast<std::streamsize>(n));
+  buf.resize(static_cast<size_t>(in.gcount()));
+  return buf;
+}
+
 std::vector<std::string> RealFilesystem::list(const std::string& dir) const {
   std::vector<std::string> names;
   std::error_code ec;

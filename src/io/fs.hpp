@@ -17,6 +17,12 @@ class Filesystem {
   virtual bool is_executable(const std::string& path) const = 0;
   // Whole file as text, nullopt when it cannot be read.
   virtual std::optional<std::string> read(const std::string& path) const = 0;
+  // The first `n` bytes (fewer if the file is shorter): for magic-number checks on large binaries.
+  virtual std::optional<std::string> read_head(const std::string& path, size_t n) const {
+    auto r = read(path);
+    if (r && r->size() > n) r->resize(n);
+    return r;
+  }
   // Names (not paths) in a directory, sorted; empty when it is not a directory.
   virtual std::vector<std::string> list(const std::string& dir) const = 0;
   virtual bool write(const std::string& path, const std::string& content) = 0;
@@ -29,6 +35,7 @@ class RealFilesystem final : public Filesystem {
   bool is_directory(const std::string& path) const override;
   bool is_executable(const std::string& path) const override;
   std::optional<std::string> read(const std::string& path) const override;
+  std::optional<std::string> read_head(const std::string& path, size_t n) const override;
   std::vector<std::string> list(const std::string& dir) const override;
   bool write(const std::string& path, const std::string& content) override;
   bool make_dirs(const std::string& path) override;

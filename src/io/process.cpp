@@ -63,10 +63,17 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  const std::string in_path = spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path;
-  posix_spawn_file_actions_addopen(&fa, 0, in_path.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out.fd[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err.fd[1], 2);
+  if (!spec.inherit_stdio || !spec.stdin_path.empty()) {
+    const std::string in_path = spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path;
+    posix_spawn_file_actions_addopen(&fa, 0, in_path.c_str(), O_RDONLY, 0);
+  }
+  if (spec.inherit_stdio) {
+    posix_spawn_file_actions_addclose(&fa, out.fd[1]);
+    posix_spawn_file_actions_addclose(&fa, err.fd[1]);
+  } else {
+    posix_spawn_file_actions_adddup2(&fa, out.fd[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err.fd[1], 2);
+  }
   if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
 
   posix_spawnattr_t attr;

@@ -20,6 +20,9 @@ struct ProcessSpec {
   std::function<void(std::string_view line)> on_line;
   bool new_process_group = false;  // so Ctrl-C can stop a whole build tree
   std::string stdin_path;          // empty: /dev/null
+  // The child writes straight to kiln's own stdout and stderr (a compiler under a launcher: Ninja
+  // reads its output); nothing is captured and on_line is not called.
+  bool inherit_stdio = false;
 };
 
 struct ProcessResult {

@@ -45,7 +45,7 @@ void machine_findings(const MachineReport& m, Findings& f) {
                  fmt::format("Memory, not cores, limits parallel compiles: {} of {} cores can be used ({}).",
                              m.jobs_cxx.jobs, m.jobs_cxx.cores, m.jobs_cxx.arithmetic),
                  fmt::format("MAX_JOBS={} (more jobs risk \"Killed signal terminated program cc1plus\")", m.jobs_cxx.jobs)});
-  const double min_disk = build_memory_table().min_build_disk_gib;
+  const double min_disk = min_build_disk_gib();
   for (const auto& d : m.disks)
     if (d.role == "build" && d.space && static_cast<double>(d.space->free_bytes) / kGiB < min_disk)
       f.push_back({Severity::warning, "machine", "machine.low-disk",

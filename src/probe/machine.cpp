@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
-#include <vector>
 
 namespace kiln::probe {
 namespace {
@@ -44,23 +43,6 @@ std::string cgroup2_path(const io::Filesystem& fs, const std::string& root) {
   std::string line;
   while (std::getline(in, line))
     if (line.rfind("0::", 0) == 0) return line.substr(3);
-  return "";
-}
-
-// The cgroup v1 memory controller's path of this process ("4:memory:/some/path").
-std::string cgroup1_memory_path(const io::Filesystem& fs, const std::string& root) {
-  auto text = fs.read(root + "/proc/self/cgroup");
-  if (!text) return "";
-  std::istringstream in(*text);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto a = line.find(':');
-    auto b = a == std::string::npos ? a : line.find(':', a + 1);
-    if (b == std::string::npos) continue;
-    std::istringstream cs(line.substr(a + 1, b - a - 1));
-    for (std::string c; std::getline(cs, c, ',');)
-      if (c == "memory") return line.substr(b + 1);
-  }
   return "";
 }
 
@@ -110,20 +92,30 @@ MachineInfo probe_machine(const io::Filesystem& fs, int cpus, const std::string&
     }
     if (dir.empty() || dir == "/") break;
   }
-  // cgroup v1: memory.limit_in_bytes; an unlimited one reads as a huge number. Inside a container
-  // the memory hierarchy is usually mounted at the container's own group; on a host it is the
-  // whole tree, so this process's group ("N:memory:/path" in /proc/self/cgroup) is tried first.
+  // cgroup v1: the memory controller's own path ("4:memory:/docker/abc"), walked up like v2; an
+  // unlimited limit_in_bytes reads as a huge number.
   if (!m.cgroup_limit) {
-    std::vector<std::string> dirs;
-    if (auto v1 = cgroup1_memory_path(fs, root); !v1.empty() && v1 != "/") dirs.push_back(base + "/memory" + v1);
-    dirs.push_back(base + "/memory");
-    for (const auto& dir : dirs)
-      if (auto lim = read_number(fs, dir + "/memory.limit_in_bytes"); lim && *lim < (1ULL << 60)) {
-        m.cgroup_limit = lim;
-        m.cgroup_usage = read_number(fs, dir + "/memory.usage_in_bytes").value_or(0);
-        m.cgroup_source = dir + "/memory.limit_in_bytes";
-        break;
+    std::string v1;
+    if (auto text = fs.read(root + "/proc/self/cgroup")) {
+      std::istringstream in(*text);
+      std::string line;
+      while (std::getline(in, line)) {
+        auto c1 = line.find(':'), c2 = line.find(':', c1 + 1);
+        if (c1 == std::string::npos || c2 == std::string::npos) continue;
+        std::string controllers = "," + line.substr(c1 + 1, c2 - c1 - 1) + ",";
+        if (controllers.find(",memory,") != std::string::npos) v1 = line.substr(c2 + 1);
       }
+    }
+    for (std::string dir = v1;; dir = dir.substr(0, dir.find_last_of('/'))) {
+      const std::string at = base + "/memory" + (dir == "/" ? "" : dir);
+      if (auto lim = read_number(fs, at + "/memory.limit_in_bytes");
+          lim && *lim < (1ULL << 60) && (!m.cgroup_limit || *lim < *m.cgroup_limit)) {
+        m.cgroup_limit = lim;
+        m.cgroup_usage = read_number(fs, at + "/memory.usage_in_bytes").value_or(0);
+        m.cgroup_source = at + "/memory.limit_in_bytes";
+      }
+      if (dir.empty() || dir == "/") break;
+    }
   }
   return m;
 }

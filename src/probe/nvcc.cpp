@@ -44,6 +44,14 @@ std::vector<core::Arch> parse_arch_listing(const std::string& listing) {
   return out;
 }
 
+bool NvccInfo::can_build(const core::Arch& a) const {
+  bool base = false;
+  for (const auto& x : sass) base |= x.number == a.number;
+  if (!base) return false;
+  if (a.variant == core::Variant::none) return true;
+  return version && core::ArchCatalog::get().supported_by(a, *version);
+}
+
 std::optional<NvccInfo> probe_nvcc(const io::Seams& s) {
   NvccInfo info;
   auto path = find_nvcc(s, &info.how);

@@ -17,6 +17,9 @@ struct NvccInfo {
   std::string version_text;                  // "13.0.88"
   std::vector<core::Arch> sass;              // --list-gpu-code
   std::vector<core::Arch> ptx;               // --list-gpu-arch
+  // nvcc lists plain architectures only; `a` and `f` variants build when the base does and the
+  // release is new enough for the variant (the catalog knows since when).
+  bool can_build(const core::Arch& a) const;
 };
 
 // Looks in $CUDA_HOME/bin, $CUDA_PATH/bin, PATH, then /usr/local/cuda/bin. nullopt when absent.

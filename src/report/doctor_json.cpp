@@ -27,7 +27,7 @@ json deep_json(const DeepCompile& d) {
 
 json jobs_json(const JobsEstimate& e) {
   return {{"jobs", e.jobs},           {"cores", e.cores},           {"memory_gib", e.memory_gib},
-          {"reserve_gib", e.reserve_gib}, {"gib_per_job", e.gib_per_job}, {"memory_jobs", e.memory_jobs},
+          {"margin_gib", e.margin_gib}, {"gib_per_job", e.gib_per_job}, {"memory_jobs", e.memory_jobs},
           {"limited_by", e.limited_by}, {"arithmetic", e.arithmetic}};
 }
 

@@ -84,7 +84,7 @@ TEST(Doctor, EveryAreaReportsAndErrorsFailTheReport) {
   EXPECT_TRUE(c.count("machine.low-disk"));
   EXPECT_TRUE(r.has_error());
   EXPECT_FALSE(r.library_usable("cupti"));
-  EXPECT_EQ(r.machine.jobs_cxx.jobs, 3);  // floor((16 - 2) / 4)
+  EXPECT_EQ(r.machine.jobs_cxx.jobs, 7);  // floor((16 - 1.6) / 2), fewer than 16 cores
   ASSERT_FALSE(r.machine.disks.empty());
   EXPECT_EQ(r.machine.disks[0].checked, "/work");
   EXPECT_FALSE(r.cmake_cache);
@@ -105,7 +105,7 @@ TEST(Doctor, JsonCarriesEveryArea) {
   EXPECT_EQ(j["gpus"]["driver_cuda"], "12.4");
   EXPECT_EQ(j["gpus"]["gpus"][0]["cc"], "9.0");
   EXPECT_EQ(j["machine"]["cgroup_limit_bytes"], 17179869184ull);
-  EXPECT_EQ(j["machine"]["jobs"]["cxx"]["jobs"], 3);
+  EXPECT_EQ(j["machine"]["jobs"]["cxx"]["jobs"], 7);
   EXPECT_EQ(j["compilers"]["host_limits"]["max_gcc"], 13);
   bool cupti = false;
   for (const auto& l : j["libraries"])
@@ -130,7 +130,7 @@ TEST(Doctor, TextGroupsByAreaWithFixes) {
   EXPECT_NE(text.find("error:"), std::string::npos);
   EXPECT_NE(text.find("fix: "), std::string::npos);
   EXPECT_NE(text.find("FAIL: "), std::string::npos);
-  EXPECT_NE(text.find("floor((16.0 GiB - 2.0 GiB reserve)"), std::string::npos) << text;
+  EXPECT_NE(text.find("floor((16.0 GiB - 1.6 GiB margin)"), std::string::npos) << text;
 }
 
 TEST(Doctor, CmakeCacheAuditJoinsTheReport) {

@@ -1,88 +1,73 @@
-// Memory as a build sees it (cgroup v2 memory.max, v1 limit_in_bytes in a nested group) and the
-// safe job count with its arithmetic.
 #include <gtest/gtest.h>
 
-#include "doctor_test_util.hpp"
-#include "probe/build_memory.hpp"
 #include "probe/machine.hpp"
 
 using namespace kiln;
-using namespace kiln::probe;
 
 namespace {
-constexpr std::uint64_t GiB = 1024ull * 1024 * 1024;
-const char* kMeminfo = "MemTotal:       131072000 kB\nMemFree:        1000 kB\nMemAvailable:   125829120 kB\n";
+io::FakeFilesystem base() {
+  io::FakeFilesystem fs;
+  fs.add_file("/proc/meminfo", "MemTotal:       131072000 kB\nMemFree:  1000 kB\nMemAvailable:   120000000 kB\n");
+  return fs;
+}
 }  // namespace
 
-TEST(Machine, CgroupV2LimitCapsBuildMemory) {
-  io::FakeFilesystem fs;
-  fs.add_file("/r/proc/meminfo", kMeminfo);
-  fs.add_file("/r/proc/self/cgroup", "0::/user.slice/build\n");
-  fs.add_file("/r/sys/fs/cgroup/user.slice/build/memory.max", "17179869184\n");  // 16 GiB
-  fs.add_file("/r/sys/fs/cgroup/user.slice/build/memory.current", "1073741824\n");
-  fs.add_file("/r/sys/fs/cgroup/user.slice/memory.max", "max\n");
-  fs.add_file("/r/sys/fs/cgroup/user.slice/build/cpu.max", "400000 100000\n");
-  auto m = probe_machine(fs, 64, "/r");
-  ASSERT_TRUE(m.cgroup_limit);
-  EXPECT_EQ(*m.cgroup_limit, 16 * GiB);
-  EXPECT_EQ(m.cgroup_source, "/r/sys/fs/cgroup/user.slice/build/memory.max");
-  EXPECT_EQ(m.build_memory(), 15 * GiB);
-  EXPECT_EQ(m.usable_cores(), 4);
-  auto j = safe_jobs(m, JobKind::cxx);
-  // floor((15 - 2) / 4) = 3 jobs, fewer than the 4 cores: memory-bound.
-  EXPECT_EQ(j.jobs, 3);
-  EXPECT_EQ(j.limited_by, "memory");
-  EXPECT_EQ(j.arithmetic, "min(4 cores, max(1, floor((15.0 GiB - 2.0 GiB reserve) / 4.0 GiB per C++ job)) = 3) = 3");
-}
-
-TEST(Machine, CgroupV1NestedGroupLimit) {
-  io::FakeFilesystem fs;
-  fs.add_file("/r/proc/meminfo", kMeminfo);
-  fs.add_file("/r/proc/self/cgroup", "5:cpu,cpuacct:/\n4:memory:/docker/abc\n0::/\n");
-  fs.add_file("/r/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");  // unlimited at the root
-  fs.add_file("/r/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "8589934592\n");
-  fs.add_file("/r/sys/fs/cgroup/memory/docker/abc/memory.usage_in_bytes", "0\n");
-  auto m = probe_machine(fs, 8, "/r");
-  ASSERT_TRUE(m.cgroup_limit);
-  EXPECT_EQ(*m.cgroup_limit, 8 * GiB);
-  EXPECT_EQ(m.cgroup_source, "/r/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes");
-}
-
-TEST(Machine, UnlimitedV1IsNoLimit) {
-  io::FakeFilesystem fs;
-  fs.add_file("/r/proc/meminfo", kMeminfo);
-  fs.add_file("/r/proc/self/cgroup", "4:memory:/\n");
-  fs.add_file("/r/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
-  auto m = probe_machine(fs, 8, "/r");
+TEST(Machine, MeminfoWithoutCgroupLimit) {
+  auto fs = base();
+  fs.add_file("/proc/self/cgroup", "0::/\n");
+  fs.add_file("/sys/fs/cgroup/memory.max", "max\n");
+  auto m = probe::probe_machine(fs, 16);
+  EXPECT_EQ(m.mem_total, 131072000ULL * 1024);
   EXPECT_FALSE(m.cgroup_limit);
-  EXPECT_EQ(m.build_memory(), 120 * GiB);
-  auto j = safe_jobs(m, JobKind::cxx);
-  EXPECT_EQ(j.jobs, 8);
-  EXPECT_EQ(j.limited_by, "cores");
-  EXPECT_EQ(j.memory_jobs, 29);  // floor(118 / 4)
+  EXPECT_EQ(m.build_memory(), 120000000ULL * 1024);
 }
 
-TEST(Machine, RealCgroupTreeInATemporaryFolder) {
-  doctest::TempDir dir;
-  dir.write("proc/meminfo", kMeminfo);
-  dir.write("proc/self/cgroup", "0::/job\n");
-  dir.write("sys/fs/cgroup/job/memory.max", "4294967296\n");
-  io::RealFilesystem fs;
-  auto m = probe_machine(fs, 2, dir.path());
+TEST(Machine, CgroupV2LimitAndUsage) {
+  auto fs = base();
+  fs.add_file("/proc/self/cgroup", "0::/kubepods/pod1/ctr\n");
+  fs.add_file("/sys/fs/cgroup/kubepods/pod1/ctr/memory.max", "8589934592\n");
+  fs.add_file("/sys/fs/cgroup/kubepods/pod1/ctr/memory.current", "1073741824\n");
+  fs.add_file("/sys/fs/cgroup/kubepods/pod1/ctr/cpu.max", "400000 100000\n");
+  fs.add_file("/sys/fs/cgroup/kubepods/memory.max", "max\n");
+  auto m = probe::probe_machine(fs, 64);
   ASSERT_TRUE(m.cgroup_limit);
-  EXPECT_EQ(*m.cgroup_limit, 4 * GiB);
-  EXPECT_EQ(safe_jobs(m, JobKind::cxx).jobs, 1);  // (4 - 2) / 4 rounds to 0: never below 1
+  EXPECT_EQ(*m.cgroup_limit, 8589934592ULL);
+  EXPECT_EQ(m.build_memory(), 7ULL << 30);
+  EXPECT_EQ(m.usable_cores(), 4);
 }
 
-TEST(BuildMemory, NvccJobsCostMoreWithMoreArchitectures) {
-  EXPECT_DOUBLE_EQ(gib_per_job(JobKind::cxx, 5), 4.0);
-  EXPECT_DOUBLE_EQ(gib_per_job(JobKind::cuda, 1), 4.0);
-  EXPECT_DOUBLE_EQ(gib_per_job(JobKind::cuda, 4), 7.0);
-  EXPECT_DOUBLE_EQ(gib_per_job(JobKind::cuda, 40), 12.0);  // capped
-  MachineInfo m;
-  m.cores = 32;
-  m.mem_total = m.mem_available = 64 * GiB;
-  EXPECT_EQ(safe_jobs(m, JobKind::cxx).jobs, 15);        // floor(62 / 4)
-  EXPECT_EQ(safe_jobs(m, JobKind::cuda, 4).jobs, 8);     // floor(62 / 7)
-  EXPECT_NE(safe_jobs(m, JobKind::cuda, 4).arithmetic.find("nvcc job with 4 archs"), std::string::npos);
+TEST(Machine, TightestAncestorWins) {
+  auto fs = base();
+  fs.add_file("/proc/self/cgroup", "0::/a/b\n");
+  fs.add_file("/sys/fs/cgroup/a/b/memory.max", "max\n");
+  fs.add_file("/sys/fs/cgroup/a/memory.max", "4294967296\n");
+  auto m = probe::probe_machine(fs, 8);
+  ASSERT_TRUE(m.cgroup_limit);
+  EXPECT_EQ(*m.cgroup_limit, 4294967296ULL);
+}
+
+TEST(Machine, CgroupV1Limit) {
+  auto fs = base();
+  fs.add_file("/sys/fs/cgroup/memory/memory.limit_in_bytes", "2147483648\n");
+  fs.add_file("/sys/fs/cgroup/memory/memory.usage_in_bytes", "0\n");
+  auto m = probe::probe_machine(fs, 8);
+  ASSERT_TRUE(m.cgroup_limit);
+  EXPECT_EQ(*m.cgroup_limit, 2147483648ULL);
+  // v1 reports "no limit" as a huge number, which must not count as a limit.
+  auto fs2 = base();
+  fs2.add_file("/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+  EXPECT_FALSE(probe::probe_machine(fs2, 8).cgroup_limit);
+}
+
+TEST(Machine, CgroupV1FollowsTheProcessMemoryPath) {
+  auto fs = base();
+  fs.add_file("/proc/self/cgroup", "5:devices:/\n4:memory:/process_api/abc/build\n0::/\n");
+  fs.add_file("/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+  fs.add_file("/sys/fs/cgroup/memory/process_api/abc/memory.limit_in_bytes", "9223372036854771712\n");
+  fs.add_file("/sys/fs/cgroup/memory/process_api/abc/build/memory.limit_in_bytes", "1073741824\n");
+  fs.add_file("/sys/fs/cgroup/memory/process_api/abc/build/memory.usage_in_bytes", "104857600\n");
+  auto m = probe::probe_machine(fs, 8);
+  ASSERT_TRUE(m.cgroup_limit);
+  EXPECT_EQ(*m.cgroup_limit, 1073741824ULL);
+  EXPECT_EQ(m.build_memory(), 1073741824ULL - 104857600ULL);
 }

@@ -1,0 +1,77 @@
+#include "cli/plan_options.hpp"
+
+#include <filesystem>
+
+#include "cli/command.hpp"
+#include "cli/project_dir.hpp"
+#include "probe/local_gpus.hpp"
+#include "probe/machine.hpp"
+
+namespace kiln::cli {
+
+std::optional<std::uint64_t> parse_size_kib(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (...) {
+    return std::nullopt;
+  }
+  std::string unit = text.substr(used);
+  double mult = 1.0 / 1024;  // bytes
+  if (unit == "K" || unit == "KiB" || unit == "k") mult = 1;
+  else if (unit == "M" || unit == "MiB" || unit == "m") mult = 1024;
+  else if (unit == "G" || unit == "GiB" || unit == "g") mult = 1024 * 1024;
+  else if (!unit.empty()) return std::nullopt;
+  if (v <= 0) return std::nullopt;
+  return static_cast<std::uint64_t>(v * mult);
+}
+
+void add_plan_options(CLI::App& app, PlanOptions& o) {
+  app.add_option("--gpu", o.gpus, "Build for this GPU (name or compute capability); repeatable")->envname("KILN_GPUS");
+  app.add_option("--archs", o.archs, "Architecture list in any spelling (see kiln archs)");
+  app.add_option("--from", o.archs_from, "Spelling of --archs: torch, cmake, nvcc or auto");
+  app.add_option("--profile", o.profile, "production, distribution, dev or cpu (data/profiles.toml)")->envname("KILN_PROFILE");
+  app.add_option("--set", o.sets, "KEY=VALUE: a PyTorch option (USE_NCCL=0), an environment variable for Python "
+                                  "builds, a -D cache entry for CMake projects; repeatable");
+  app.add_option("-j,--jobs", o.jobs_flag, "Parallel compile jobs (default: from cores and memory)")->envname("KILN_JOBS");
+  app.add_option("--build-dir", o.build_dir, "Build folder (default: DIR/build-kiln)")->envname("KILN_BUILD_DIR");
+  app.add_option("--build-type", o.build_type, "Release, RelWithDebInfo, Debug (default: the profile's, else Release)")
+      ->envname("KILN_BUILD_TYPE");
+  app.add_option("--cache-dir", o.cache_dir, "ccache directory for this build (default: ccache's own)")->envname("KILN_CACHE_DIR");
+  app.add_flag("--no-ccache", o.no_ccache, "Build without ccache");
+  app.add_option("-D,--define", o.cmake_defines, "Extra CMake cache entry KEY=VALUE; repeatable");
+  app.add_option("--python", o.python, "Python interpreter for PyTorch and extension builds (default: $PYTHON, python3)");
+  app.add_flag("--no-governor", o.no_governor, "Run compiles without kiln's memory governor (Ninja -j from memory instead)");
+  app.add_option("--mem-budget", o.mem_budget, "Memory the governor lets compiles reserve, e.g. 12G or 900M "
+                                               "(default: available memory, cgroup-aware, less a margin)")
+      ->envname("KILN_MEM_BUDGET");
+  app.add_flag("--prune-archs", o.prune_archs, "Rewrite nvcc's hard-coded -gencode/-arch flags to the planned targets");
+  app.add_flag("--pip", o.pip, "Build a PyTorch checkout with pip install -e . --no-build-isolation -v");
+}
+
+run::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
+  o.project_dir = resolve_project_dir(dir, s);
+  o.ccache = !o.no_ccache;
+  o.governor = !o.no_governor;
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) o.kiln_exe = exe.string();
+  if (!o.mem_budget.empty()) {
+    auto kib = parse_size_kib(o.mem_budget);
+    if (!kib) throw UsageError("--mem-budget '" + o.mem_budget + "': expected a size such as 12G, 900M or 2048K");
+    o.mem_budget_kib = *kib;
+  }
+  if (o.jobs_flag) o.jobs = o.jobs_flag;
+  probe::SystemGpuQuery gpus(s);
+  const auto machine = probe::probe_machine(s.fs, probe::online_cpus());
+  auto plan = run::make_plan(o, s, gpus, machine);
+  if (!plan) {
+    if (plan.error().usage) throw UsageError(plan.error().message);
+    throw Failure(plan.error().message);
+  }
+  return *plan;
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,26 @@
+#pragma once
+// The options `kiln plan` and `kiln build` share, declared once so both read the same flags,
+// environment variables and [section] of kiln.toml.
+#include <CLI/CLI.hpp>
+
+#include "io/seams.hpp"
+#include "run/plan.hpp"
+
+namespace kiln::cli {
+
+struct PlanOptions : run::BuildRequest {
+  int jobs_flag = 0;
+  bool no_ccache = false;
+  bool no_governor = false;
+  std::string mem_budget;
+};
+
+// "12G", "900M", "2048K", "1073741824" (bytes) -> KiB.
+std::optional<std::uint64_t> parse_size_kib(const std::string& text);
+
+void add_plan_options(CLI::App& app, PlanOptions& o);
+
+// Resolves DIR, probes the machine and GPUs, and plans; throws UsageError / Failure on errors.
+run::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s);
+
+}  // namespace kiln::cli

@@ -1,0 +1,110 @@
+#include "run/cmake_build.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace kiln::run {
+namespace {
+
+std::string join(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::string& dir) {
+  std::vector<std::string> out;
+  std::vector<std::string> stack = {dir};
+  while (!stack.empty()) {
+    std::string d = stack.back();
+    stack.pop_back();
+    for (const auto& name : fs.list(d)) {
+      const std::string path = d + "/" + name;
+      if (fs.is_directory(path)) {
+        if (name != "CMakeFiles" && name[0] != '.') stack.push_back(path);
+        continue;
+      }
+      const bool lib = name.find(".so") != std::string::npos;
+      if (!lib && !fs.is_executable(path)) continue;
+      auto head = fs.read_head(path, 4);
+      if (head && head->size() == 4 && head->compare(0, 4, "\x7f" "ELF") == 0) out.push_back(path);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink& progress) {
+  BuildOutcome o;
+  s.fs.make_dirs(plan.build_dir);
+  if (plan.governed()) s.fs.make_dirs(plan.build_dir + "/.kiln");
+  std::ofstream log(plan.log_path(), std::ios::trunc);
+  if (!plan.ccache.empty()) s.fs.write(plan.ccache_log_path(), "");
+  const auto env = plan.child_env(s.env);
+
+  auto step = [&](const char* name, const std::vector<std::string>& argv, bool ninja) {
+    log << "kiln: " << name << ": " << join(argv) << "\n";
+    log.flush();
+    const auto t0 = s.clock.now();
+    io::ProcessSpec spec{.argv = argv, .env = env, .cwd = plan.project_dir};
+    spec.new_process_group = true;
+    spec.on_line = [&](std::string_view line) {
+      log << line << "\n";
+      if (ninja)
+        if (auto st = parse_ninja_status(line)) {
+          o.steps_run = st->total;
+          if (progress.on_status)
+            progress.on_status(*st, std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now() - t0));
+          return;
+        }
+      if (progress.on_output) progress.on_output(line);
+    };
+    auto r = s.proc.run(spec);
+    log.flush();
+    o.peak_rss_kib = std::max(o.peak_rss_kib, r.peak_rss_kib);
+    if (!r.started) {
+      log << "kiln: could not start " << argv[0] << ": " << r.spawn_error << "\n";
+      o.failed_step = name;
+      o.exit_code = 127;
+      return std::make_pair(false, std::chrono::milliseconds(0));
+    }
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now() - t0);
+    if (!r.ok()) {
+      o.failed_step = name;
+      o.exit_code = r.exit_code;
+      o.term_signal = r.term_signal;
+      log << fmt::format("kiln: {} failed ({})\n", name,
+                         r.term_signal ? fmt::format("signal {}", r.term_signal) : fmt::format("exit {}", r.exit_code));
+      return std::make_pair(false, took);
+    }
+    return std::make_pair(true, took);
+  };
+
+  if (plan.kind == ProjectKind::cmake) {
+    auto [configured, ct] = step("configure", plan.configure_argv(), false);
+    o.configure_time = ct;
+    if (!configured) return o;
+  }
+  auto [built, bt] = step("build", plan.build_argv(), true);
+  o.build_time = bt;
+  if (!plan.ccache.empty())
+    if (auto text = s.fs.read(plan.ccache_log_path())) {
+      o.has_cache_stats = true;
+      o.cache = parse_ccache_stats_log(*text);
+    }
+  if (!built) return o;
+  o.ok = true;
+  // setup.py builds leave their libraries under build/ (and PyTorch under torch/lib).
+  if (plan.kind == ProjectKind::cmake) {
+    o.artifacts = find_artifacts(s.fs, plan.build_dir);
+  } else {
+    for (const char* sub : {"/build", "/torch/lib"})
+      for (auto& a : find_artifacts(s.fs, plan.project_dir + sub)) o.artifacts.push_back(a);
+  }
+  return o;
+}
+
+}  // namespace kiln::run

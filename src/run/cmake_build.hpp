@@ -1,0 +1,39 @@
+#pragma once
+// Executing a plan: configure a CMake project with Ninja (or run a Python build), build with the
+// planned job count, stream progress, keep the whole log in the build folder.
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "io/seams.hpp"
+#include "run/ccache_stats.hpp"
+#include "run/ninja_progress.hpp"
+#include "run/plan.hpp"
+
+namespace kiln::run {
+
+struct BuildOutcome {
+  bool ok = false;
+  std::string failed_step;  // "configure" or "build" when !ok
+  int exit_code = 0;
+  int term_signal = 0;
+  std::chrono::milliseconds configure_time{0}, build_time{0};
+  long peak_rss_kib = 0;  // largest single process of the build tree
+  int steps_run = 0;      // Ninja steps this build ran (0: up to date)
+  bool has_cache_stats = false;
+  CacheStats cache;
+  std::vector<std::string> artifacts;  // shared libraries and executables the build produced
+};
+
+struct ProgressSink {
+  std::function<void(const NinjaStatus&, std::chrono::milliseconds elapsed)> on_status;
+  std::function<void(std::string_view line)> on_output;  // every non-status line
+};
+
+BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink& progress);
+
+// ELF shared libraries and executables under `dir`, skipping CMake's own scratch folders.
+std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::string& dir);
+
+}  // namespace kiln::run

@@ -1,0 +1,63 @@
+#include "run/gencode_rewrite.hpp"
+
+#include <set>
+
+#include "core/arch_spec.hpp"
+
+namespace kiln::run {
+namespace {
+
+// Flags that carry a value, in both the "-flag value" and "-flag=value" forms.
+const char* const kArchFlags[] = {"-gencode", "--generate-code", "-arch", "--gpu-architecture", "-code", "--gpu-code"};
+
+bool is_arch_flag(const std::string& a, bool* value_follows) {
+  for (const char* f : kArchFlags) {
+    const std::string flag = f;
+    if (a == flag) {
+      *value_follows = true;
+      return true;
+    }
+    if (a.rfind(flag + "=", 0) == 0) {
+      *value_follows = false;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+PruneResult prune_arch_args(const std::vector<std::string>& args, const core::TargetSet& planned) {
+  PruneResult r;
+  std::vector<std::string> arch_args;  // the flags removed, to learn which targets they named
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool value_follows = false;
+    if (is_arch_flag(args[i], &value_follows)) {
+      arch_args.push_back(args[i]);
+      if (value_follows && i + 1 < args.size()) arch_args.push_back(args[++i]);
+      continue;
+    }
+    r.args.push_back(args[i]);
+  }
+  if (arch_args.empty()) {
+    r.args = args;
+    return r;
+  }
+  std::set<int> planned_numbers;
+  for (const auto& t : planned) planned_numbers.insert(t.arch.number);
+  core::TargetSet keep = planned;
+  if (auto original = core::parse_nvcc_args(arch_args, {})) {
+    for (const auto& t : *original) {
+      const bool extra = t.arch.variant != core::Variant::none && planned_numbers.count(t.arch.number);
+      if (extra)
+        keep.add(t);
+      else if (!planned.contains(t))
+        r.dropped.push_back(t.kind == core::CodeKind::sass ? t.arch.sm() : t.arch.compute());
+    }
+  }
+  for (const auto& a : core::nvcc_args(keep)) r.args.push_back(a);
+  r.changed = r.args != args;
+  return r;
+}
+
+}  // namespace kiln::run

@@ -1,0 +1,24 @@
+#pragma once
+// Architecture pruning for projects that hard-code their -gencode flags (causal-conv1d builds nine
+// architectures whatever TORCH_CUDA_ARCH_LIST says): the launcher replaces nvcc's architecture
+// flags with the planned targets.
+#include <string>
+#include <vector>
+
+#include "core/arch.hpp"
+
+namespace kiln::run {
+
+struct PruneResult {
+  std::vector<std::string> args;
+  bool changed = false;
+  std::vector<std::string> dropped;  // targets removed, as sm_XX / compute_XX
+};
+
+// Removes every -gencode / --generate-code / -arch / -code / --gpu-architecture / --gpu-code flag
+// and appends the planned targets. `a`/`f` targets whose architecture number is planned are kept:
+// they are per-file extras for the same GPU (sm_90a for wgmma kernels on an H100 build). A command
+// with no architecture flag is left alone.
+PruneResult prune_arch_args(const std::vector<std::string>& args, const core::TargetSet& planned);
+
+}  // namespace kiln::run

@@ -1,0 +1,43 @@
+#pragma once
+// Resolving PyTorch's build options (data/pytorch_options.toml): defaults, then the profile, then
+// --set, then missing libraries and dependent options turn features off, each with its reason.
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+namespace kiln::run {
+
+struct OptionDef {
+  std::string name;
+  bool default_on = false;
+  std::vector<std::string> requires_;
+  std::string library;
+  std::map<std::string, std::string> off_env;
+  std::string help;
+};
+
+struct ResolvedOption {
+  std::string name;
+  bool on = false;
+  std::string origin;  // "default", "profile dev", "--set", "dependency", "library"
+  std::string reason;  // why it has this value, when not the default
+};
+
+// Answers whether a runtime library (by id: cudnn, nccl, cupti ...) is present and loads; nullopt
+// when unknown (the option is then left alone).
+using LibraryCheck = std::function<std::optional<bool>(const std::string& library)>;
+
+const std::vector<OptionDef>& pytorch_options();
+
+// `profile_set` and `user_set` map option names to values ("1", "0", "ON", "OFF", "true" ...).
+tl::expected<std::vector<ResolvedOption>, std::string> resolve_options(
+    const std::map<std::string, std::string>& profile_set, const std::string& profile_name,
+    const std::map<std::string, std::string>& user_set, const LibraryCheck& library_check);
+
+std::optional<bool> parse_bool(const std::string& v);
+
+}  // namespace kiln::run

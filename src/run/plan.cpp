@@ -1,0 +1,343 @@
+#include "run/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "core/arch_spec.hpp"
+#include "core/compat.hpp"
+#include "core/cuda_archs.hpp"
+#include "probe/nvcc.hpp"
+#include "core/data_toml.hpp"
+#include "probe/spec_context.hpp"
+#include "run/python_env.hpp"
+
+namespace kiln::run {
+namespace {
+
+tl::unexpected<PlanError> usage(std::string m) { return tl::unexpected(PlanError{std::move(m), true}); }
+tl::unexpected<PlanError> env_error(std::string m) { return tl::unexpected(PlanError{std::move(m), false}); }
+
+// The fewest targets that run each GPU natively; when the toolkit is older than a GPU, the newest
+// SASS of its major that nvcc builds, else PTX of the newest architecture below it.
+core::TargetSet targets_for_gpus(const std::vector<int>& ccs, const probe::NvccInfo& nvcc, std::vector<std::string>& notes) {
+  core::TargetSet set;
+  for (int cc : std::set<int>(ccs.begin(), ccs.end())) {
+    core::Arch exact{cc};
+    if (nvcc.can_build(exact)) {
+      set.add({exact, core::CodeKind::sass});
+      continue;
+    }
+    std::optional<core::Arch> same_major, below;
+    for (const auto& a : nvcc.sass) {
+      if (a.number > cc) continue;
+      if (a.major() == cc / 10 && (!same_major || a.number > same_major->number)) same_major = a;
+      if (!below || a.number > below->number) below = a;
+    }
+    if (same_major) {
+      set.add({*same_major, core::CodeKind::sass});
+      notes.push_back(fmt::format("nvcc {} cannot build sm_{}; {} SASS runs on it (same major)", nvcc.version_text, cc,
+                                  same_major->sm()));
+    } else if (below) {
+      set.add({*below, core::CodeKind::ptx});
+      notes.push_back(fmt::format("nvcc {} is older than compute capability {}; adding {} PTX so the driver JIT-compiles it",
+                                  nvcc.version_text, core::cc_string(cc), below->compute()));
+    }
+  }
+  return set;
+}
+
+}  // namespace
+
+namespace {
+
+struct Profile {
+  std::string build_type, archs;
+  std::map<std::string, std::string> set;
+};
+
+tl::expected<Profile, PlanError> load_profile(const std::string& name) {
+  static const toml::table t = data::load_toml("profiles.toml");
+  const toml::table* p = t[name].as_table();
+  if (!p) {
+    std::string names;
+    for (const auto& [k, v] : t) names += (names.empty() ? "" : ", ") + std::string(k.str());
+    return usage(fmt::format("--profile '{}': expected one of {}", name, names));
+  }
+  Profile out;
+  out.build_type = (*p)["build_type"].value_or(std::string("Release"));
+  out.archs = (*p)["archs"].value_or(std::string("gpus"));
+  if (auto set = (*p)["set"].as_table())
+    for (const auto& [k, v] : *set) {
+      if (auto b = v.value<bool>()) out.set[std::string(k.str())] = *b ? "1" : "0";
+      else out.set[std::string(k.str())] = v.value_or(std::string());
+    }
+  return out;
+}
+
+tl::expected<std::map<std::string, std::string>, PlanError> parse_sets(const std::vector<std::string>& sets) {
+  std::map<std::string, std::string> out;
+  for (const auto& kv : sets) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) return usage(fmt::format("--set '{}': expected KEY=VALUE", kv));
+    out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpu_query,
+                                        const probe::MachineInfo& machine) {
+  Plan p;
+  p.project_dir = req.project_dir;
+  p.build_dir = req.build_dir.empty() ? req.project_dir + "/build-kiln" : req.build_dir;
+  p.kind = detect_project_kind(s.fs, p.project_dir);
+  p.project_kind = to_string(p.kind);
+  if (p.kind == ProjectKind::unknown)
+    return usage(fmt::format("{} has no CMakeLists.txt, setup.py or pyproject.toml; kiln builds CMake projects, "
+                             "PyTorch checkouts and torch extensions", p.project_dir));
+  Profile profile;
+  if (!req.profile.empty()) {
+    auto pr = load_profile(req.profile);
+    if (!pr) return tl::unexpected(pr.error());
+    profile = *pr;
+    p.profile = req.profile;
+  }
+  p.build_type = !req.build_type.empty() ? req.build_type : !profile.build_type.empty() ? profile.build_type : "Release";
+  auto sets = parse_sets(req.sets);
+  if (!sets) return tl::unexpected(sets.error());
+
+  // Tools first: nothing else matters without them.
+  if (p.kind == ProjectKind::cmake) {
+    auto cmake = io::which(s, "cmake");
+    if (!cmake) return env_error("cmake not found on PATH; install it (apt-get install cmake) or add it to PATH");
+    auto ninja = io::which(s, "ninja");
+    if (!ninja) return env_error("ninja not found on PATH; install it (apt-get install ninja-build) or add it to PATH");
+    p.cmake = *cmake;
+    p.ninja = *ninja;
+    for (const auto& [k, v] : *sets) p.cmake_defines.push_back(k + "=" + v);
+  } else {
+    std::string py = !req.python.empty() ? req.python : s.env.get("PYTHON").value_or("");
+    auto found = io::which(s, py.empty() ? "python3" : py);
+    if (!found) return env_error(fmt::format("{} not found; pass --python or set PYTHON", py.empty() ? "python3" : py));
+    p.python = *found;
+    p.pip = req.pip;
+    if (auto ninja = io::which(s, "ninja")) p.ninja = *ninja;
+    else p.notes.push_back("ninja not on PATH: torch.utils.cpp_extension falls back to slow serial builds");
+  }
+  for (const auto& d : req.cmake_defines) p.cmake_defines.push_back(d);
+
+  // PyTorch's options, resolved with their dependencies and the libraries that exist.
+  bool want_cuda = profile.archs != "none";
+  if (p.kind == ProjectKind::pytorch) {
+    auto opts = resolve_options(profile.set, p.profile, *sets, req.library_check);
+    if (!opts) return usage(opts.error());
+    p.options = *opts;
+    for (const auto& o : p.options)
+      if (o.name == "USE_CUDA") want_cuda = o.on;
+  } else if (auto it = sets->find("USE_CUDA"); it != sets->end() && parse_bool(it->second) == false) {
+    want_cuda = false;
+  }
+
+  std::optional<probe::NvccInfo> nvcc;
+  if (want_cuda) {
+    nvcc = probe::probe_nvcc(s);
+    if (!nvcc) return env_error("nvcc not found (looked in $CUDA_HOME/bin, PATH, /usr/local/cuda/bin); set CUDA_HOME");
+    p.nvcc = nvcc->path;
+    p.nvcc_version = nvcc->version_text;
+  }
+  if (req.ccache) {
+    if (auto cc = io::which(s, "ccache"))
+      p.ccache = *cc;
+    else
+      p.notes.push_back("ccache not found: building without a compile cache (apt-get install ccache to enable it)");
+  }
+  p.cache_dir = req.cache_dir;
+
+  // GPUs named on the command line are what the build is verified against.
+  for (const auto& name : req.gpus) {
+    auto m = core::GpuTable::get().lookup(name);
+    if (!m) return usage(m.error().message);
+    p.gpus.push_back(*m);
+  }
+
+  if (want_cuda) {
+    auto parse = [&](const std::string& spec, const std::string& from) -> tl::expected<core::TargetSet, PlanError> {
+      auto syntax = core::parse_syntax(from);
+      if (!syntax) return usage("--from '" + from + "': expected torch, cmake, nvcc or auto");
+      auto r = core::parse_spec(spec, *syntax, probe::spec_context_for(spec, s));
+      if (!r) return usage(r.error().message);
+      return *r;
+    };
+    auto from_local = [&]() -> bool {
+      probe::LocalGpus local = gpu_query.query();
+      std::vector<int> ccs;
+      for (const auto& g : local.gpus)
+        if (g.cc) ccs.push_back(g.cc);
+      if (ccs.empty()) return false;
+      p.targets = targets_for_gpus(ccs, *nvcc, p.notes);
+      p.arch_source = "local GPUs";
+      p.arch_reason = "the GPUs on this machine (" + local.source + ")";
+      if (p.gpus.empty())
+        for (const auto& g : local.gpus) p.gpus.push_back(core::GpuModel{g.name, g.cc, "", "", {}});
+      return true;
+    };
+    const bool profile_list = !profile.archs.empty() && profile.archs != "gpus" && profile.archs != "local";
+    if (!req.archs.empty()) {
+      auto r = parse(req.archs, req.archs_from);
+      if (!r) return tl::unexpected(r.error());
+      p.targets = *r;
+      p.arch_source = "--archs";
+      p.arch_reason = "given on the command line";
+    } else if (profile_list) {
+      auto r = parse(profile.archs, "torch");
+      if (!r) return env_error("data/profiles.toml " + p.profile + ": " + r.error().message);
+      p.targets = *r;
+      p.arch_source = "profile " + p.profile;
+      p.arch_reason = "the profile's wide list, with PTX of the newest for GPUs not yet released";
+    } else if (!p.gpus.empty()) {
+      std::vector<int> ccs;
+      for (const auto& g : p.gpus) ccs.push_back(g.cc);
+      p.targets = targets_for_gpus(ccs, *nvcc, p.notes);
+      p.arch_source = "--gpu";
+      p.arch_reason = "one native target per distinct compute capability of the named GPUs";
+    } else if (profile.archs == "gpus") {
+      return usage("profile " + p.profile + " builds for the named GPUs only: add --gpu NAME");
+    } else if (profile.archs == "local") {
+      if (!from_local()) return usage("profile " + p.profile + " builds for this machine's GPU, and none was found: add --gpu NAME");
+    } else if (auto env = s.env.get("TORCH_CUDA_ARCH_LIST"); env && !env->empty()) {
+      auto r = parse(*env, "torch");
+      if (!r) return usage("TORCH_CUDA_ARCH_LIST: " + r.error().message);
+      p.targets = *r;
+      p.arch_source = "TORCH_CUDA_ARCH_LIST";
+      p.arch_reason = "from the environment";
+    } else if (!from_local()) {
+      auto r = parse(core::ArchCatalog::get().default_archs(), "torch");
+      if (!r) return env_error("data/cuda_archs.toml default: " + r.error().message);
+      p.targets = *r;
+      p.arch_source = "default";
+      p.arch_reason = "no --gpu, --archs, TORCH_CUDA_ARCH_LIST or local GPU; kiln's default covers Ampere to Blackwell "
+                      "data-centre GPUs natively with PTX for newer ones";
+    }
+    if (p.targets.empty()) return usage("the architecture list is empty");
+
+    // Every target must be buildable by this nvcc: say which are not and which CUDA builds them.
+    std::vector<std::string> unsupported;
+    for (const auto& t : p.targets)
+      if (!nvcc->can_build(t.arch))
+        unsupported.push_back(fmt::format("{} (built by {})", t.arch.sm(), core::ArchCatalog::get().support_range(t.arch)));
+    if (!unsupported.empty()) {
+      std::string list;
+      for (const auto& u : unsupported) list += (list.empty() ? "" : ", ") + u;
+      return env_error(fmt::format("nvcc {} at {} cannot build {}; drop them or use a CUDA release that builds them",
+                                   nvcc->version_text, nvcc->path, list));
+    }
+    // Named GPUs that the chosen targets do not run on are a planning error, caught before hours of compiling.
+    for (const auto& g : p.gpus) {
+      auto c = core::coverage(p.targets, g.cc);
+      if (c.verdict == core::Verdict::none)
+        return usage(fmt::format("the targets do not run on {} (cc {}): {}", g.name, core::cc_string(g.cc), c.why));
+    }
+  } else {
+    p.arch_source = "none";
+    p.arch_reason = "CUDA is off";
+  }
+
+  // Each target is one device compilation inside every nvcc job, so all of them size the job.
+  p.jobs = decide_jobs(machine, static_cast<int>(p.targets.size()));
+  p.prune_archs = req.prune_archs;
+  if (req.governor && !req.kiln_exe.empty()) {
+    // The governor admits each compile by its expected memory, so Ninja may run one job per core.
+    p.kiln_exe = req.kiln_exe;
+    p.mem_budget_kib = req.mem_budget_kib.value_or(static_cast<std::uint64_t>(p.jobs.budget_gib * 1024 * 1024));
+    if (!req.jobs) {
+      p.jobs.arithmetic += fmt::format("; governor: -j {} (cores), each compile admitted while the reservations fit "
+                                       "in {:.1f} GiB", p.jobs.by_cores, p.mem_budget_kib / 1048576.0);
+      p.jobs.jobs = p.jobs.by_cores;
+    }
+  } else if (req.prune_archs) {
+    return usage("--prune-archs rewrites nvcc flags in kiln's launcher; it cannot be combined with --no-governor");
+  }
+  if (req.jobs) {
+    if (*req.jobs < 1) return usage(fmt::format("--jobs {}: must be at least 1", *req.jobs));
+    p.jobs_forced = true;
+    if (*req.jobs > p.jobs.by_memory)
+      p.notes.push_back(fmt::format("--jobs {} exceeds what memory allows ({}): compiles may be killed for memory",
+                                    *req.jobs, p.jobs.by_memory));
+    p.jobs.jobs = *req.jobs;
+  }
+  if (p.kind != ProjectKind::cmake) {
+    auto env = python_build_env(p, *sets);
+    if (!env) return usage(env.error());
+    p.env = *env;
+  }
+  return p;
+}
+
+std::vector<std::string> Plan::configure_argv() const {
+  std::vector<std::string> argv = {cmake,
+                                   "-S", project_dir,
+                                   "-B", build_dir,
+                                   "-G", "Ninja",
+                                   "-DCMAKE_MAKE_PROGRAM=" + ninja,
+                                   "-DCMAKE_BUILD_TYPE=" + build_type,
+                                   "-DCMAKE_CUDA_COMPILER=" + nvcc,
+                                   "-DCMAKE_CUDA_ARCHITECTURES=" + core::format_cmake(targets)};
+  std::string chain;
+  for (const auto& l : launcher()) chain += (chain.empty() ? "" : ";") + l;
+  for (const char* lang : {"C", "CXX", "CUDA"})
+    argv.push_back(fmt::format("-DCMAKE_{}_COMPILER_LAUNCHER={}", lang, chain));
+  for (const auto& d : cmake_defines) argv.push_back("-D" + d);
+  return argv;
+}
+
+std::string Plan::ccache_basedir() const {
+  std::string a = project_dir + "/", b = build_dir + "/";
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  std::string common = a.substr(0, a.rfind('/', n - 1));
+  return common.empty() ? project_dir : common;
+}
+
+std::vector<std::string> Plan::launcher() const {
+  std::vector<std::string> l;
+  if (governed()) l = {kiln_exe, "exec", "--"};
+  if (!ccache.empty()) l.push_back(ccache);
+  return l;
+}
+
+std::vector<std::string> Plan::build_argv() const {
+  switch (kind) {
+    case ProjectKind::pytorch:
+      if (pip) return {python, "-m", "pip", "install", "-e", ".", "--no-build-isolation", "-v"};
+      return {python, "setup.py", "develop"};
+    case ProjectKind::extension:
+      return {python, "-m", "pip", "install", "--no-build-isolation", "-v", "."};
+    default:
+      return {ninja, "-C", build_dir, "-j", std::to_string(jobs.jobs)};
+  }
+}
+
+std::map<std::string, std::string> Plan::child_env(const io::Environment& env) const {
+  auto e = env.all();
+  for (const auto& [k, v] : this->env) e[k] = v;
+  if (!nvcc.empty()) e["PATH"] = nvcc.substr(0, nvcc.find_last_of('/')) + ":" + e["PATH"];
+  if (!ccache.empty()) {
+    e["CCACHE_STATSLOG"] = ccache_log_path();
+    // Paths under the base hash as relative ones, so a second build folder hits the same cache. It
+    // must hold the build folder too: generated headers live there.
+    e["CCACHE_BASEDIR"] = ccache_basedir();
+    if (!cache_dir.empty()) e["CCACHE_DIR"] = cache_dir;
+  }
+  if (governed()) {
+    e["KILN_EXEC_LOG"] = exec_log_path();
+    e["KILN_LEDGER"] = build_dir + "/.kiln/ledger";
+    e["KILN_MEM_HISTORY"] = build_dir + "/.kiln/mem";
+    e["KILN_MEM_BUDGET_KIB"] = std::to_string(mem_budget_kib);
+    if (prune_archs) e["KILN_PRUNE_ARCHS"] = core::format_cmake(targets);
+  }
+  return e;
+}
+
+}  // namespace kiln::run

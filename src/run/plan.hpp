@@ -1,0 +1,90 @@
+#pragma once
+// A build plan: what kiln will build, for which targets, with how many jobs and which cache, and
+// the reason for each choice. `kiln build` executes it; `kiln plan` prints it.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+#include "core/arch.hpp"
+#include "core/gpu_table.hpp"
+#include "io/seams.hpp"
+#include "probe/local_gpus.hpp"
+#include "probe/machine.hpp"
+#include "run/jobs.hpp"
+#include "run/options.hpp"
+#include "run/project_kind.hpp"
+
+namespace kiln::run {
+
+struct BuildRequest {
+  std::string project_dir;
+  std::string build_dir;            // empty: <project>/build-kiln
+  std::vector<std::string> gpus;    // --gpu names or compute capabilities
+  std::string archs;                // --archs spec
+  std::string archs_from = "auto";  // --from
+  std::optional<int> jobs;          // --jobs
+  std::string build_type;           // empty: the profile's, else Release
+  std::string profile;              // production, distribution, dev, cpu (data/profiles.toml); empty: none
+  std::vector<std::string> sets;    // --set KEY=VALUE: PyTorch options / env for Python builds, -D for CMake
+  std::string python;               // interpreter for Python builds; empty: $PYTHON, else python3 on PATH
+  bool pip = false;                 // drive PyTorch with `pip install -e . --no-build-isolation` instead of setup.py develop
+  LibraryCheck library_check;       // whether a runtime library exists and loads (doctor); may be empty
+  bool ccache = true;
+  bool governor = true;             // run compiles through `kiln exec` under the memory governor
+  std::string kiln_exe;             // this binary, for the launcher; empty: no launcher
+  std::optional<std::uint64_t> mem_budget_kib;  // --mem-budget; default: available memory less margin
+  bool prune_archs = false;         // rewrite hard-coded nvcc -gencode flags to the planned targets
+  std::string cache_dir;                    // CCACHE_DIR for this build; empty: ccache's own
+  std::vector<std::string> cmake_defines;   // extra -D KEY=VALUE
+};
+
+struct Plan {
+  std::string project_dir, build_dir, project_kind;
+  ProjectKind kind = ProjectKind::cmake;
+  std::string profile;
+  std::vector<ResolvedOption> options;      // PyTorch checkouts only
+  std::map<std::string, std::string> env;   // variables kiln sets for the build (Python builds)
+  std::string python;
+  bool pip = false;
+  core::TargetSet targets;
+  std::string arch_source;  // "--archs", "--gpu", "TORCH_CUDA_ARCH_LIST", "local GPUs", "default"
+  std::string arch_reason;
+  std::vector<core::GpuModel> gpus;  // what verification checks against
+  JobsDecision jobs;
+  bool jobs_forced = false;
+  std::string build_type;
+  std::string cmake, ninja, nvcc, nvcc_version, ccache;
+  std::string cache_dir;
+  std::string kiln_exe;           // non-empty: compiles go through `kiln exec`
+  std::uint64_t mem_budget_kib = 0;
+  bool prune_archs = false;
+  std::vector<std::string> cmake_defines;
+  std::vector<std::string> notes;
+
+  bool governed() const { return !kiln_exe.empty(); }
+  std::string ccache_basedir() const;  // the deepest folder holding both project and build folder
+  std::string exec_log_path() const { return build_dir + "/kiln-exec.jsonl"; }
+  // The launcher chain for one compile, before the compiler: kiln exec --, then ccache.
+  std::vector<std::string> launcher() const;
+
+  std::string log_path() const { return build_dir + "/kiln-build.log"; }
+  std::string ccache_log_path() const { return build_dir + "/kiln-ccache-stats.log"; }
+  bool cuda() const { return !targets.empty(); }
+  std::vector<std::string> configure_argv() const;  // CMake projects only
+  std::vector<std::string> build_argv() const;      // ninja, or the Python build
+  // The child environment: kiln's own plus the cache settings and nvcc's folder on PATH.
+  std::map<std::string, std::string> child_env(const io::Environment& env) const;
+};
+
+struct PlanError {
+  std::string message;
+  bool usage = false;  // bad input (exit 2) rather than an environment problem (exit 1)
+};
+
+tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpus,
+                                        const probe::MachineInfo& machine);
+
+}  // namespace kiln::run

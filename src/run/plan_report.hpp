@@ -1,0 +1,14 @@
+#pragma once
+// A plan as text (with the reason for each choice) and as JSON (the stable schema in docs/cli/plan.md).
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "run/plan.hpp"
+
+namespace kiln::run {
+
+nlohmann::ordered_json plan_to_json(const Plan& p);
+std::string plan_to_text(const Plan& p);
+
+}  // namespace kiln::run

@@ -1,0 +1,50 @@
+#include "run/python_env.hpp"
+
+#include "core/arch_spec.hpp"
+
+namespace kiln::run {
+
+tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
+    const Plan& p, const std::map<std::string, std::string>& sets) {
+  std::map<std::string, std::string> env;
+  // Both setup.py and cpp_extension read MAX_JOBS for their Ninja -j.
+  env["MAX_JOBS"] = std::to_string(p.jobs.jobs);
+  if (p.cuda()) {
+    auto torch = core::format_torch(p.targets);
+    if (!torch) return tl::unexpected(torch.error().message);
+    env["TORCH_CUDA_ARCH_LIST"] = *torch;
+    const std::string bin = p.nvcc.substr(0, p.nvcc.find_last_of('/'));
+    env["CUDA_HOME"] = bin.substr(0, bin.find_last_of('/'));
+  }
+  if (p.kind == ProjectKind::pytorch) {
+    env["CMAKE_GENERATOR"] = "Ninja";
+    // setup.py maps these onto CMAKE_BUILD_TYPE (DEBUG=1 -> Debug, REL_WITH_DEB_INFO=1 -> RelWithDebInfo).
+    env["CMAKE_BUILD_TYPE"] = p.build_type;
+    if (p.build_type == "Debug") env["DEBUG"] = "1";
+    if (p.build_type == "RelWithDebInfo") env["REL_WITH_DEB_INFO"] = "1";
+    for (const auto& o : p.options) {
+      env[o.name] = o.on ? "1" : "0";
+      if (!o.on)
+        for (const auto& d : pytorch_options())
+          if (d.name == o.name)
+            for (const auto& [k, v] : d.off_env) env[k] = v;
+    }
+    if (!p.launcher().empty()) {
+      // CMake >= 3.17 takes the launcher (a ;-list) from these variables.
+      std::string chain;
+      for (const auto& l : p.launcher()) chain += (chain.empty() ? "" : ";") + l;
+      env["USE_CCACHE"] = p.ccache.empty() ? "0" : "1";
+      for (const char* lang : {"C", "CXX", "CUDA"}) env[std::string("CMAKE_") + lang + "_COMPILER_LAUNCHER"] = chain;
+    }
+  } else if (p.kind == ProjectKind::extension && !p.launcher().empty()) {
+    // cpp_extension writes CXX and PYTORCH_NVCC into its build.ninja as command prefixes.
+    std::string prefix;
+    for (const auto& l : p.launcher()) prefix += l + " ";
+    env["CXX"] = prefix + "c++";
+    if (!p.nvcc.empty()) env["PYTORCH_NVCC"] = prefix + p.nvcc;
+  }
+  for (const auto& [k, v] : sets) env[k] = v;
+  return env;
+}
+
+}  // namespace kiln::run

@@ -1,0 +1,18 @@
+#pragma once
+// The environment that steers a PyTorch checkout's setup.py or a torch.utils.cpp_extension build:
+// the variables the seeds describe, derived from the plan.
+#include <map>
+#include <string>
+
+#include <tl/expected.hpp>
+
+#include "run/plan.hpp"
+
+namespace kiln::run {
+
+// `sets` are the user's --set KEY=VALUE, exported as given (after the plan's own variables, so
+// they win). Fails when the targets cannot be spelled as TORCH_CUDA_ARCH_LIST (PTX without SASS).
+tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
+    const Plan& p, const std::map<std::string, std::string>& sets);
+
+}  // namespace kiln::run

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# kiln build end to end on a generated CMake + CUDA project: a cold build, a warm build in a second
+# folder served from ccache, and an incremental rebuild after touching one .cu file.
+set -euo pipefail
+kiln=$1
+command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
+[ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null || { echo "skip: nvcc missing"; exit 77; }
+command -v ccache >/dev/null || { echo "skip: ccache missing"; exit 77; }
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+proj=$work/proj; mkdir -p "$proj"
+cat > "$proj/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.24)
+project(e2e LANGUAGES CXX CUDA)
+add_library(k SHARED a.cu b.cu)
+add_executable(t main.cpp)
+target_link_libraries(t k)
+CM
+echo '__global__ void ka(float* p) { p[threadIdx.x] += 1.f; } void la(float* p) { ka<<<1, 32>>>(p); }' > "$proj/a.cu"
+echo '__global__ void kb(float* p) { p[threadIdx.x] *= 2.f; } void lb(float* p) { kb<<<1, 32>>>(p); }' > "$proj/b.cu"
+echo 'int main() { return 0; }' > "$proj/main.cpp"
+export CCACHE_DIR=$work/ccache
+field() { python3 -c "import json,sys; d=json.load(open('$1')); print(eval('d' + sys.argv[1]))" "$2"; }
+
+"$kiln" build "$proj" --archs 80-real --build-dir "$work/cold" --json > "$work/cold.json"
+[ "$(field "$work/cold.json" "['outcome']['ok']")" = True ]
+[ "$(field "$work/cold.json" "['outcome']['cache']['misses']")" -ge 3 ]
+[ -f "$work/cold/libk.so" ] && [ -s "$work/cold/kiln-build.log" ]
+
+"$kiln" build "$proj" --archs 80-real --build-dir "$work/warm" --json > "$work/warm.json"
+hits=$(field "$work/warm.json" "['outcome']['cache']['hits']")
+misses=$(field "$work/warm.json" "['outcome']['cache']['misses']")
+echo "warm build: $hits hits, $misses misses"
+[ "$hits" -ge 3 ] && [ "$misses" -eq 0 ]
+
+# Touch one .cu: only its object and the links that depend on it run again.
+sleep 1; touch "$proj/a.cu"
+"$kiln" build "$proj" --archs 80-real --build-dir "$work/cold" --json > "$work/incr.json"
+steps=$(field "$work/incr.json" "['outcome']['steps']")
+echo "incremental rebuild: $steps steps"
+grep -q "a.cu.o" "$work/cold/kiln-build.log"
+! grep -q "b.cu.o" "$work/cold/kiln-build.log" || { echo "b.cu was recompiled"; exit 1; }
+[ "$steps" -le 3 ]
+echo "cold, warm and incremental builds behave"

@@ -1,0 +1,37 @@
+#include <gtest/gtest.h>
+
+#include "run/ninja_progress.hpp"
+
+using namespace kiln::run;
+
+TEST(NinjaProgress, ParsesStatusLines) {
+  auto s = parse_ninja_status("[12/340] Building CUDA object mt_cuda/CMakeFiles/mt_cuda.dir/sobel.cu.o");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->done, 12);
+  EXPECT_EQ(s->total, 340);
+  EXPECT_EQ(s->description, "Building CUDA object mt_cuda/CMakeFiles/mt_cuda.dir/sobel.cu.o");
+}
+
+TEST(NinjaProgress, IgnoresOtherLines) {
+  EXPECT_FALSE(parse_ninja_status("FAILED: mt_cuda/CMakeFiles/x.o"));
+  EXPECT_FALSE(parse_ninja_status("[ 50%] Building CXX object x.o"));  // make's format
+  EXPECT_FALSE(parse_ninja_status("[3/2] impossible"));
+  EXPECT_FALSE(parse_ninja_status("[a/b] x"));
+  EXPECT_FALSE(parse_ninja_status("ninja: build stopped: subcommand failed."));
+}
+
+TEST(NinjaProgress, EtaFromRate) {
+  NinjaStatus s{10, 40, "x"};
+  auto eta = estimate_remaining(s, std::chrono::milliseconds(20000));
+  ASSERT_TRUE(eta);
+  EXPECT_EQ(eta->count(), 60);
+  EXPECT_FALSE(estimate_remaining(NinjaStatus{1, 40, "x"}, std::chrono::milliseconds(20000)));
+}
+
+TEST(NinjaProgress, LineFitsWidth) {
+  NinjaStatus s{20, 40, std::string(200, 'x')};
+  auto line = progress_line(s, std::chrono::seconds(75), 80);
+  EXPECT_EQ(line.size(), 80u);
+  EXPECT_EQ(line.substr(0, 23), "[==========>         ] ");
+  EXPECT_NE(line.find("20/40  1m15s left"), std::string::npos) << line;
+}

@@ -1,0 +1,149 @@
+// Planning PyTorch checkouts and torch extensions, and writing plans out.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "run/emit.hpp"
+#include "run/plan.hpp"
+#include "run/project_kind.hpp"
+
+using namespace kiln;
+
+namespace {
+
+struct NoGpus : probe::GpuQuery {
+  probe::LocalGpus query() override { return {}; }
+};
+
+struct Harness {
+  io::FakeFilesystem fs;
+  io::FakeProcessRunner proc;
+  io::FakeClock clock;
+  io::FakeEnvironment env{{{"PATH", "/usr/bin"}}};
+  std::ostringstream out, err;
+  io::Seams seams{fs, proc, clock, env, out, err};
+  NoGpus gpus;
+  probe::MachineInfo machine;
+  Harness() {
+    for (const char* t : {"/usr/bin/python3", "/usr/bin/ninja", "/usr/bin/ccache", "/usr/bin/cmake"}) fs.add_file(t, "", true);
+    fs.add_file("/usr/local/cuda/bin/nvcc", "", true);
+    proc.on("/usr/local/cuda/bin/nvcc --version", io::ran("Cuda compilation tools, release 13.0, V13.0.88\n"));
+    proc.on("/usr/local/cuda/bin/nvcc --list-gpu-code", io::ran("sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120\n"));
+    proc.on("/usr/local/cuda/bin/nvcc --list-gpu-arch", io::ran(""));
+    machine.cores = 32;
+    machine.mem_total = machine.mem_available = 64ULL << 30;
+  }
+  tl::expected<run::Plan, run::PlanError> plan(const std::string& dir, run::BuildRequest r) {
+    r.project_dir = dir;
+    return run::make_plan(r, seams, gpus, machine);
+  }
+};
+
+}  // namespace
+
+TEST(ProjectKind, Detection) {
+  io::FakeFilesystem fs;
+  fs.add_file("/pt/setup.py", "");
+  fs.add_file("/pt/CMakeLists.txt", "");
+  fs.add_dir("/pt/torchgen");
+  fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n");
+  fs.add_file("/pyp/pyproject.toml", "[build-system]\nrequires = [\"setuptools\", \"torch>=2.4\"]\n");
+  fs.add_file("/cm/CMakeLists.txt", "");
+  fs.add_file("/py/setup.py", "from setuptools import setup\n");
+  EXPECT_EQ(run::detect_project_kind(fs, "/pt"), run::ProjectKind::pytorch);
+  EXPECT_EQ(run::detect_project_kind(fs, "/ext"), run::ProjectKind::extension);
+  EXPECT_EQ(run::detect_project_kind(fs, "/pyp"), run::ProjectKind::extension);
+  EXPECT_EQ(run::detect_project_kind(fs, "/cm"), run::ProjectKind::cmake);
+  EXPECT_EQ(run::detect_project_kind(fs, "/py"), run::ProjectKind::unknown);
+}
+
+TEST(PythonPlan, PyTorchCheckoutGetsTheSeedsEnvironment) {
+  Harness h;
+  h.fs.add_file("/pt/setup.py", "");
+  h.fs.add_file("/pt/CMakeLists.txt", "");
+  h.fs.add_dir("/pt/torchgen");
+  auto p = h.plan("/pt", {.gpus = {"a100", "h100"}, .profile = "production", .sets = {"USE_DISTRIBUTED=0"},
+                          .library_check = [](const std::string& l) -> std::optional<bool> { return l != "cupti"; }});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->kind, run::ProjectKind::pytorch);
+  EXPECT_EQ(p->env.at("TORCH_CUDA_ARCH_LIST"), "8.0;9.0");
+  EXPECT_EQ(p->env.at("CMAKE_GENERATOR"), "Ninja");
+  EXPECT_EQ(p->env.at("USE_NCCL"), "0");
+  EXPECT_EQ(p->env.at("USE_CUPTI"), "0");
+  EXPECT_EQ(p->env.at("LIBKINETO_NOCUPTI"), "1");
+  EXPECT_EQ(p->env.at("BUILD_TEST"), "0");
+  EXPECT_EQ(p->env.at("CUDA_HOME"), "/usr/local/cuda");
+  EXPECT_EQ(p->env.at("MAX_JOBS"), std::to_string(p->jobs.jobs));
+  EXPECT_EQ(p->env.at("CMAKE_CUDA_COMPILER_LAUNCHER"), "/usr/bin/ccache");
+  EXPECT_EQ(p->build_argv(), (std::vector<std::string>{"/usr/bin/python3", "setup.py", "develop"}));
+}
+
+TEST(PythonPlan, DevProfileNeedsALocalGpu) {
+  Harness h;
+  h.fs.add_file("/ext/setup.py", "CUDAExtension");
+  auto p = h.plan("/ext", {.profile = "dev"});
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("--gpu"), std::string::npos);
+  auto q = h.plan("/ext", {.gpus = {"h100"}, .profile = "dev"});
+  ASSERT_TRUE(q) << q.error().message;
+  EXPECT_EQ(q->build_type, "RelWithDebInfo");
+}
+
+TEST(PythonPlan, ExtensionUsesCcacheThroughCxxAndPytorchNvcc) {
+  Harness h;
+  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
+  auto p = h.plan("/ext", {.gpus = {"h100"}});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->env.at("PYTORCH_NVCC"), "/usr/bin/ccache /usr/local/cuda/bin/nvcc");
+  EXPECT_EQ(p->env.at("CXX"), "/usr/bin/ccache c++");
+  EXPECT_EQ(p->env.at("TORCH_CUDA_ARCH_LIST"), "9.0");
+  EXPECT_EQ(p->build_argv().back(), ".");
+}
+
+TEST(PythonPlan, CpuProfileNeedsNoNvcc) {
+  Harness h;
+  h.fs.add_file("/pt/setup.py", "");
+  h.fs.add_file("/pt/CMakeLists.txt", "");
+  h.fs.add_dir("/pt/torchgen");
+  h.env.set("PATH", "/usr/bin");
+  io::FakeProcessRunner none;  // nvcc would not answer
+  io::Seams s{h.fs, none, h.clock, h.env, h.out, h.err};
+  auto p = run::make_plan({.project_dir = "/pt", .profile = "cpu"}, s, h.gpus, h.machine);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_FALSE(p->cuda());
+  EXPECT_EQ(p->env.at("USE_CUDA"), "0");
+  EXPECT_EQ(p->env.count("TORCH_CUDA_ARCH_LIST"), 0u);
+}
+
+TEST(PythonPlan, DistributionProfileIsWideWithPtx) {
+  Harness h;
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  auto p = h.plan("/cm", {.profile = "distribution"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->targets.size(), 8u);  // 7 SASS + PTX of 12.0
+  EXPECT_EQ(p->arch_source, "profile distribution");
+}
+
+TEST(PythonPlan, UnknownProfileListsTheKnownOnes) {
+  Harness h;
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  auto p = h.plan("/cm", {.profile = "fast"});
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("production"), std::string::npos);
+}
+
+TEST(Emit, EnvCmakeAndDockerfile) {
+  Harness h;
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  auto p = h.plan("/cm", {.gpus = {"h100"}, .sets = {"MT_FAST=ON"}}).value();
+  auto env = run::emit_env(p);
+  EXPECT_NE(env.find("CUDAARCHS=90-real\n"), std::string::npos) << env;
+  auto presets = run::emit_cmake(p);
+  EXPECT_NE(presets.find("\"CMAKE_CUDA_ARCHITECTURES\": \"90-real\""), std::string::npos) << presets;
+  EXPECT_NE(presets.find("\"MT_FAST\": \"ON\""), std::string::npos);
+  auto docker = run::emit_dockerfile(p);
+  EXPECT_NE(docker.find("AS build"), std::string::npos);
+  EXPECT_NE(docker.find("AS runtime"), std::string::npos);
+  EXPECT_NE(docker.find("RUN kiln verify /opt/app --gpu 'H100 SXM'"), std::string::npos) << docker;
+  EXPECT_FALSE(run::emit(p, "yaml"));
+}
