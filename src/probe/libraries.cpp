@@ -165,10 +165,12 @@ std::vector<LibraryReport> detect_libraries(const io::Seams& s, const CudaToolki
         pick = names[0];
         for (const auto& n : names)
           if (n.size() < pick.size()) pick = n;
-        findings.push_back({Severity::note, "libraries", "libraries.no-dev-link",
-                            fmt::format("{} has {} but no {} link, so the linker and CMake's find_library will not find it.",
-                                        spec.name, d.path + "/" + pick, spec.library),
-                            fmt::format("install the -dev package, or ln -s {} {}/{}", pick, d.path, spec.library)});
+        // pip wheels ship runtime names only, for torch to load; that is their design, not a fault.
+        if (d.how != "pip wheel")
+            findings.push_back({Severity::note, "libraries", "libraries.no-dev-link",
+                              fmt::format("{} has {} but no {} link, so the linker and CMake's find_library will not find it.",
+                                          spec.name, d.path + "/" + pick, spec.library),
+                              fmt::format("install the -dev package, or ln -s {} {}/{}", pick, d.path, spec.library)});
       }
       r.library = d.path + "/" + pick;
       for (const auto& n : names)
@@ -229,9 +231,9 @@ std::vector<LibraryReport> detect_libraries(const io::Seams& s, const CudaToolki
                                           "package depends on, a source build links whichever its search finds first.",
                                           spec.name, mine->str(), r.library, r.library_how, c.file_version->str(),
                                           c.path, c.how),
-                              fmt::format("choose one explicitly for source builds (e.g. {}_ROOT=<folder> or "
+                              fmt::format("choose one explicitly for source builds ({}=<its folder>, or "
                                           "CMAKE_PREFIX_PATH), or remove the other",
-                                          spec.env_roots.empty() ? spec.key : spec.env_roots[0])});
+                                          spec.env_roots.empty() ? "CMAKE_PREFIX_PATH" : spec.env_roots[0])});
           break;
         }
     }
