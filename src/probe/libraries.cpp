@@ -167,7 +167,7 @@ std::vector<LibraryReport> detect_libraries(const io::Seams& s, const CudaToolki
           if (n.size() < pick.size()) pick = n;
         // pip wheels ship runtime names only, for torch to load; that is their design, not a fault.
         if (d.how != "pip wheel")
-            findings.push_back({Severity::note, "libraries", "libraries.no-dev-link",
+          findings.push_back({Severity::note, "libraries", "libraries.no-dev-link",
                               fmt::format("{} has {} but no {} link, so the linker and CMake's find_library will not find it.",
                                           spec.name, d.path + "/" + pick, spec.library),
                               fmt::format("install the -dev package, or ln -s {} {}/{}", pick, d.path, spec.library)});
