@@ -20,7 +20,7 @@ class DoctorCommand final : public Command {
   void setup(CLI::App& app) override {
     app.add_flag("--json", json_, "Print the report as JSON (schema kiln.doctor/1)");
     app.add_flag("--deep", deep_, "Also compile a C++17 file and a tiny CUDA kernel to confirm the compilers");
-    app.add_option("--cmake-cache", cmake_cache_, "Audit this CMakeCache.txt of a configured build");
+    app.add_option("--cmake-cache", cmake_cache_, "Audit this CMakeCache.txt (or the one in this build folder)");
     app.add_option("--python", python_, "Python interpreter to inspect (default: $PYTHON, $VIRTUAL_ENV, python3)");
     app.add_option("--build-dir", build_dir_, "Folder a build would write to, for the free-disk check (default: .)");
     app.add_flag("--no-load-check", no_load_, "Do not dlopen libraries in a child process");

@@ -86,13 +86,17 @@ std::vector<CacheEntry> parse_cmake_cache(const std::string& text) {
 
 tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s, const std::string& path,
                                                              const std::string& self_exe) {
-  auto text = s.fs.read(path);
-  if (!text) return tl::unexpected(path + ": cannot read the file (pass the CMakeCache.txt of a configured build)");
+  // A build folder stands for the cache inside it.
+  const std::string file = s.fs.is_directory(path) ? path + (path.back() == '/' ? "" : "/") + "CMakeCache.txt" : path;
+  auto text = s.fs.read(file);
+  if (!text)
+    return tl::unexpected(file + (s.fs.exists(file) ? ": cannot read the file" : ": no such file") +
+                          " (pass the CMakeCache.txt of a configured build, or its folder)");
   CmakeCacheAudit a;
-  a.path = path;
+  a.path = file;
   a.entries = parse_cmake_cache(*text);
   if (a.entries.empty() || (!a.find("CMAKE_CACHEFILE_DIR") && !a.find("CMAKE_COMMAND") && !a.find("CMAKE_GENERATOR")))
-    return tl::unexpected(path + ": not a CMakeCache.txt (no CMAKE_COMMAND, CMAKE_GENERATOR or CMAKE_CACHEFILE_DIR entry)");
+    return tl::unexpected(file + ": not a CMakeCache.txt (no CMAKE_COMMAND, CMAKE_GENERATOR or CMAKE_CACHEFILE_DIR entry)");
   auto val = [&](const char* n) {
     auto* e = a.find(n);
     return e ? e->value : std::string();
@@ -163,7 +167,7 @@ tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s,
                               fmt::format("{} (line {}) records {}, which no longer exists; the next build will fail to "
                                           "link or the program to load.",
                                           e.name, e.line, p),
-                              "reinstall the library, or reconfigure: rm " + path + " and run cmake again"});
+                              "reinstall the library, or reconfigure: rm " + file + " and run cmake again"});
       else if (is_shared_library(p))
         to_load.push_back(a.libraries.size());
       a.libraries.push_back(l);

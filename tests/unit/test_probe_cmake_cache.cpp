@@ -112,4 +112,16 @@ TEST(CmakeCache, UnreadableOrForeignFileIsAClearError) {
   auto b = audit_cmake_cache(t.seams, "/b/notes.txt", "");
   ASSERT_FALSE(b);
   EXPECT_NE(b.error().find("not a CMakeCache.txt"), std::string::npos);
+  auto c = audit_cmake_cache(t.seams, "/b", "");  // a folder without a cache
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().find("/b/CMakeCache.txt: no such file"), std::string::npos) << c.error();
+}
+
+TEST(CmakeCache, ABuildFolderStandsForItsCache) {
+  doctest::FakeSeams t;
+  t.fs.add_file("/build/CMakeCache.txt", "CMAKE_COMMAND:INTERNAL=/usr/bin/cmake\nCMAKE_BUILD_TYPE:STRING=Debug\n");
+  auto a = audit_cmake_cache(t.seams, "/build", "");
+  ASSERT_TRUE(a) << a.error();
+  EXPECT_EQ(a->path, "/build/CMakeCache.txt");
+  EXPECT_EQ(a->build_type, "Debug");
 }
