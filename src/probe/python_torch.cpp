@@ -1,0 +1,198 @@
+#include "probe/python_torch.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+
+namespace kiln::probe {
+
+// version.py is read before importing torch, so a torch that fails to import still reports its
+// version; the import then gives the ABI and the architecture list. _cuda_getArchFlags needs no GPU
+// (torch.cuda.get_arch_list() returns [] without one).
+const char* python_probe_script() {
+  return R"PY(
+import json, sys, os, site, importlib.util
+r = {"python": sys.version.split()[0], "executable": sys.executable, "site_packages": []}
+try:
+    r["site_packages"] = list(site.getsitepackages())
+except Exception:
+    pass
+print("KILN-SITE " + json.dumps(r["site_packages"]), flush=True)
+spec = importlib.util.find_spec("torch")
+if spec is not None and spec.submodule_search_locations:
+    t = {"path": list(spec.submodule_search_locations)[0]}
+    try:
+        g = {}
+        with open(os.path.join(t["path"], "version.py")) as f:
+            exec(f.read(), g)
+        t["version"] = str(g.get("__version__", ""))
+        t["cuda"] = g.get("cuda") or ""
+    except Exception as e:
+        t["version_error"] = repr(e)
+    try:
+        import torch
+        t["version"] = torch.__version__
+        t["cuda"] = torch.version.cuda or ""
+        t["cxx11_abi"] = bool(torch._C._GLIBCXX_USE_CXX11_ABI)
+        flags = getattr(torch._C, "_cuda_getArchFlags", None)
+        t["arch_list"] = (flags() or "").split() if flags else []
+    except Exception as e:
+        t["import_error"] = type(e).__name__ + ": " + str(e)
+    r["torch"] = t
+print(json.dumps(r))
+)PY";
+}
+
+PythonInfo parse_python_probe(const std::string& text) {
+  PythonInfo p;
+  // The JSON is the last line; anything before it was printed by site hooks.
+  auto start = text.rfind("\n{");
+  auto j = nlohmann::json::parse(start == std::string::npos ? text : text.substr(start + 1), nullptr, false);
+  if (!j.is_object()) {
+    p.error = "the probe printed no JSON: " + first_line(text);
+    return p;
+  }
+  p.version = j.value("python", "");
+  for (const auto& sp : j.value("site_packages", nlohmann::json::array()))
+    if (sp.is_string()) p.site_packages.push_back(sp.get<std::string>());
+  if (j.contains("torch") && j["torch"].is_object()) {
+    const auto& t = j["torch"];
+    TorchInfo ti;
+    ti.path = t.value("path", "");
+    ti.version = t.value("version", "");
+    ti.cuda = t.value("cuda", "");
+    if (t.contains("cxx11_abi") && t["cxx11_abi"].is_boolean()) ti.cxx11_abi = t["cxx11_abi"].get<bool>();
+    for (const auto& a : t.value("arch_list", nlohmann::json::array()))
+      if (a.is_string()) ti.arch_list.push_back(a.get<std::string>());
+    ti.import_error = t.value("import_error", "");
+    p.torch = ti;
+  }
+  return p;
+}
+
+void check_torch_cuda(const std::string& torch_cuda, const Version& nvcc, const std::string& nvcc_path, Findings& out) {
+  auto tv = parse_version(torch_cuda);
+  if (!tv) return;
+  const std::string nv = fmt::format("{}.{}", nvcc.major(), nvcc.minor());  // as cpp_extension prints it
+  if (tv->major() != nvcc.major())
+    out.push_back({Severity::error, "python", "python.torch-cuda-major-mismatch",
+                   fmt::format("torch was built with CUDA {} but nvcc ({}) is CUDA {}: torch.utils.cpp_extension refuses "
+                               "to build (\"The detected CUDA version ({}) mismatches the version that was used to compile "
+                               "PyTorch ({})\").",
+                               torch_cuda, nvcc_path, nv, nv, torch_cuda),
+                   fmt::format("install CUDA {}.{} and export CUDA_HOME=/usr/local/cuda-{}.{}, or install a torch built "
+                               "for CUDA {}.x",
+                               tv->major(), tv->minor(), tv->major(), tv->minor(), nvcc.major())});
+  else if (tv->minor() != nvcc.minor())
+    out.push_back({Severity::warning, "python", "python.torch-cuda-minor-mismatch",
+                   fmt::format("torch was built with CUDA {} and nvcc is CUDA {}: cpp_extension builds, with a warning "
+                               "about a minor version mismatch; an extension that uses newer CUDA APIs than {} may fail "
+                               "to load.",
+                               torch_cuda, nv, torch_cuda),
+                   fmt::format("export CUDA_HOME=/usr/local/cuda-{}.{} if that toolkit is installed", tv->major(),
+                               tv->minor())});
+}
+
+namespace {
+
+// Calls the callback exactly once: with the early line when it comes, else at the end.
+struct SiteNotifier {
+  const std::function<void(const std::vector<std::string>&)>& cb;
+  bool done = false;
+  void operator()(const std::vector<std::string>& sp) {
+    if (done) return;
+    done = true;
+    if (cb) cb(sp);
+  }
+  ~SiteNotifier() { (*this)({}); }
+};
+
+}  // namespace
+
+PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const PythonOptions& o) {
+  SiteNotifier notify{o.on_site_packages};
+  std::string path, how;
+  auto pick = [&](const std::string& cand, const std::string& why) {
+    if (!path.empty() || cand.empty()) return;
+    if (auto p = io::which(s, cand)) path = *p, how = why;
+  };
+  pick(o.python, "--python");
+  if (auto v = s.env.get("PYTHON")) pick(*v, "PYTHON");
+  if (auto v = s.env.get("VIRTUAL_ENV"); v && !v->empty()) pick(*v + "/bin/python", "VIRTUAL_ENV");
+  if (auto v = s.env.get("CONDA_PREFIX"); v && !v->empty()) pick(*v + "/bin/python", "CONDA_PREFIX");
+  pick("python3", "python3 on PATH");
+  pick("python", "python on PATH");
+  PythonInfo info;
+  if (!o.python.empty() && how != "--python") {
+    info.findings.push_back({Severity::error, "python", "python.not-found",
+                             "--python " + o.python + " is not an executable file.", "pass the interpreter's full path"});
+  }
+  if (path.empty()) {
+    info.error = "no python interpreter found";
+    info.findings.push_back({Severity::note, "python", "python.none",
+                             "No Python interpreter was found, so PyTorch and cpp_extension builds are not possible here.",
+                             "install python3, or pass --python /path/to/venv/bin/python"});
+    return info;
+  }
+  io::ProcessSpec spec;
+  spec.argv = {path, "-c", python_probe_script()};
+  spec.on_line = [&](std::string_view line) {
+    if (line.rfind("KILN-SITE ", 0) != 0) return;
+    auto j = nlohmann::json::parse(line.substr(10), nullptr, false);
+    std::vector<std::string> sp;
+    if (j.is_array())
+      for (const auto& e : j)
+        if (e.is_string()) sp.push_back(e.get<std::string>());
+    notify(sp);
+  };
+  auto r = s.proc.run(spec);
+  if (!r.ok()) {
+    info.path = path;
+    info.how = how;
+    info.error = first_line(r.started ? (r.err.empty() ? r.out : r.err) : r.spawn_error);
+    info.findings.push_back({Severity::warning, "python", "python.probe-failed",
+                             fmt::format("{} could not run kiln's probe: {}", path, info.error),
+                             "pass a working interpreter with --python"});
+    return info;
+  }
+  auto parsed = parse_python_probe(r.out);
+  notify(parsed.site_packages);
+  parsed.path = path;
+  parsed.how = how;
+  parsed.findings = std::move(info.findings);
+  if (!parsed.error.empty()) {
+    parsed.findings.push_back({Severity::warning, "python", "python.probe-failed", path + ": " + parsed.error,
+                               "pass a working interpreter with --python"});
+    return parsed;
+  }
+  if (!parsed.torch) {
+    parsed.findings.push_back({Severity::note, "python", "python.no-torch",
+                               fmt::format("torch is not installed for {} ({}).", path, parsed.version),
+                               "pip install torch, or pass the venv that has it: --python /path/to/venv/bin/python"});
+    return parsed;
+  }
+  const auto& t = *parsed.torch;
+  if (!t.import_error.empty())
+    parsed.findings.push_back({Severity::error, "python", "python.torch-import-failed",
+                               fmt::format("torch {} is installed at {} but `import torch` fails: {}", t.version, t.path,
+                                           t.import_error),
+                               "reinstall torch in this environment (pip install --force-reinstall torch)"});
+  if (t.cuda.empty()) {
+    if (tk.found)
+      parsed.findings.push_back({Severity::warning, "python", "python.torch-cpu-only",
+                                 fmt::format("torch {} is a CPU-only build, so CUDA extensions built here cannot run with it.",
+                                             t.version),
+                                 "pip install torch --index-url https://download.pytorch.org/whl/cu<XY>"});
+  } else if (tk.version && !tk.nvcc.empty()) {
+    check_torch_cuda(t.cuda, *tk.version, tk.nvcc, parsed.findings);
+  }
+  if (t.cxx11_abi && !*t.cxx11_abi)
+    parsed.findings.push_back({Severity::note, "python", "python.torch-old-abi",
+                               "torch uses the pre-C++11 libstdc++ ABI (_GLIBCXX_USE_CXX11_ABI=0); C++ code linked "
+                               "against libtorch outside cpp_extension must be compiled the same way.",
+                               "add -D_GLIBCXX_USE_CXX11_ABI=0 to CXXFLAGS for code that links libtorch"});
+  return parsed;
+}
+
+}  // namespace kiln::probe
