@@ -1,9 +1,12 @@
 #include "cli/plan_options.hpp"
 
 #include <filesystem>
+#include <memory>
 
 #include "cli/command.hpp"
 #include "cli/project_dir.hpp"
+#include "probe/cuda_toolkit.hpp"
+#include "probe/libraries.hpp"
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
 
@@ -64,6 +67,20 @@ run::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
     o.mem_budget_kib = *kib;
   }
   if (o.jobs_flag) o.jobs = o.jobs_flag;
+  // Features whose runtime library is missing or does not load are turned off (the CUPTI lesson).
+  // Asked lazily, once, and only by PyTorch plans: the check loads each library in a child.
+  auto libraries = std::make_shared<std::optional<std::vector<probe::LibraryReport>>>();
+  o.library_check = [&s, libraries, exe = o.kiln_exe](const std::string& key) -> std::optional<bool> {
+    if (!*libraries) {
+      probe::Findings ignored;
+      probe::LibraryOptions lo;
+      lo.self_exe = exe;
+      *libraries = probe::detect_libraries(s, probe::detect_cuda_toolkit(s), lo, ignored);
+    }
+    for (const auto& l : **libraries)
+      if (l.key == key) return l.usable();
+    return std::nullopt;
+  };
   probe::SystemGpuQuery gpus(s);
   const auto machine = probe::probe_machine(s.fs, probe::online_cpus());
   auto plan = run::make_plan(o, s, gpus, machine);
