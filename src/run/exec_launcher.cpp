@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/arch_spec.hpp"
-#include "core/data_toml.hpp"
+#include "probe/build_memory.hpp"
 #include "run/gencode_rewrite.hpp"
 #include "run/governor.hpp"
 
@@ -105,10 +105,8 @@ std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& his
       } catch (...) {
       }
     }
-  static const toml::table t = data::load_toml("build_jobs.toml");
   const int targets = device_targets_of(args);
-  const double gib = targets > 0 ? t["nvcc"]["gib_base"].value_or(2.0) + targets * t["nvcc"]["gib_per_arch"].value_or(0.5)
-                                 : t["cxx"]["gib_per_job"].value_or(2.0);
+  const double gib = targets > 0 ? probe::gib_per_job(probe::JobKind::cuda, targets) : probe::gib_per_job(probe::JobKind::cxx, 0);
   return static_cast<std::uint64_t>(gib * 1024 * 1024);
 }
 
