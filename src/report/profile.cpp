@@ -358,15 +358,10 @@ Profile compute_profile(const ProfileInput& in) {
   // Time per architecture: measured by nvcc --time when the build wrote it; else the exec log's
   // arch count splits a unit evenly (an estimate); else it cannot be told.
   if (in.nvcc && !in.nvcc->units.empty()) {
-    p.arch_method = "nvcc --time";
     std::map<int, ArchTime> by_arch;
+    // Only compiles of this build count: the file also holds CMake's compiler checks and older builds.
     for (const auto& nu : in.nvcc->units) {
-      for (const auto& [arch, ms] : nu.device_ms) {
-        auto& a = by_arch[arch];
-        a.arch = arch;
-        a.ms += ms;
-        ++a.units;
-      }
+      bool matched = false;
       for (auto& u : p.units) {
         const bool same_source = !u.source.empty() && u.source == nu.source;
         const bool same_name = u.source.empty() && (ends_with(u.name, "/" + basename(nu.source) + ".o") ||
@@ -375,11 +370,22 @@ Profile compute_profile(const ProfileInput& in) {
           u.arch_ms = nu.device_ms;
           u.host_ms = nu.host_ms;
           if (u.source.empty()) u.source = nu.source;
+          matched = true;
         }
+      }
+      if (!matched) continue;
+      for (const auto& [arch, ms] : nu.device_ms) {
+        auto& a = by_arch[arch];
+        a.arch = arch;
+        a.ms += ms;
+        ++a.units;
       }
     }
     for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
-  } else {
+    if (p.arch_times.empty()) p.notes.push_back("kiln-nvcc-time.csv names no CUDA unit of this build");
+    else p.arch_method = "nvcc --time";
+  }
+  if (p.arch_times.empty()) {
     bool any = false;
     for (auto& u : p.units)
       if (u.archs > 0) {

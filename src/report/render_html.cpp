@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "report/render.hpp"
 
@@ -44,7 +45,8 @@ std::string axis(long span_ms, int y) {
 std::string line_chart(const std::vector<Sample>& s, long span, double ymax, const std::string& unit, double scale,
                        const char* stroke, std::optional<double> ref, const std::string& ref_label) {
   const int h = 160;
-  std::string o = fmt::format("<svg width='{}' height='{}' role='img'>", kLeft + kWidth + 20, h + 30);
+  // Drawn 12 px down so the top tick label is not clipped.
+  std::string o = fmt::format("<svg width='{}' height='{}' role='img'><g transform='translate(0,12)'>", kLeft + kWidth + 40, h + 42);
   if (ymax <= 0) ymax = 1;
   std::string pts = fmt::format("{},{} ", kLeft, h);
   const double bw = s.empty() ? 0 : static_cast<double>(kWidth) / s.size();
@@ -57,7 +59,7 @@ std::string line_chart(const std::vector<Sample>& s, long span, double ymax, con
   for (int k = 0; k <= 4; ++k) {
     double y = h - h * k / 4.0;
     o += fmt::format("<line x1='{}' y1='{:.1f}' x2='{}' y2='{:.1f}' class='grid'/><text x='{}' y='{:.1f}' class='tick' "
-                     "text-anchor='end'>{:.1f}{}</text>",
+                     "text-anchor='end'>{:.3g}{}</text>",
                      kLeft, y, kLeft + kWidth, y, kLeft - 4, y + 4, ymax * k / 4.0 * scale, unit);
   }
   if (ref && *ref <= ymax) {
@@ -65,14 +67,14 @@ std::string line_chart(const std::vector<Sample>& s, long span, double ymax, con
     o += fmt::format("<line x1='{}' y1='{:.1f}' x2='{}' y2='{:.1f}' class='ref'/><text x='{}' y='{:.1f}' class='tick'>{}</text>",
                      kLeft, y, kLeft + kWidth, y, kLeft + kWidth - 120, y - 4, esc(ref_label));
   }
-  o += axis(span, h) + "</svg>";
+  o += axis(span, h) + "</g></svg>";
   return o;
 }
 
 std::string timeline(const Profile& p) {
   const int lane_h = p.lanes > 48 ? 8 : 16;
   const int h = std::max(1, p.lanes) * lane_h;
-  std::string o = fmt::format("<svg id='timeline' width='{}' height='{}' role='img'>", kLeft + kWidth + 20, h + 30);
+  std::string o = fmt::format("<svg id='timeline' width='{}' height='{}' role='img'>", kLeft + kWidth + 40, h + 30);
   const long t0 = p.units.empty() ? 0 : std::min_element(p.units.begin(), p.units.end(), [](auto& a, auto& b) {
                                           return a.start_ms < b.start_ms;
                                         })->start_ms;
@@ -156,13 +158,15 @@ rect.crit{stroke:#dc2626;stroke-width:1.5}
        "path</div><div id='info'>&nbsp;</div>\n";
   o += timeline(p) + "\n";
   o += "<h2>Parallelism over time</h2>\n";
-  o += line_chart(p.parallelism, p.makespan_ms, std::max<double>(p.max_parallelism, p.cores), "", 1, "#3b82f6",
+  o += line_chart(p.parallelism, p.makespan_ms, 4 * std::ceil(std::max<double>(p.max_parallelism, p.cores) / 4.0), "", 1, "#3b82f6",
                   static_cast<double>(p.cores), fmt::format("{} cores", p.cores)) + "\n";
   o += "<h2>Memory over time</h2>\n";
   if (!p.memory.empty()) {
     double mx = 0;
     for (const auto& s : p.memory) mx = std::max(mx, s.value);
-    o += line_chart(p.memory, p.makespan_ms, mx * 1.1, " GiB", 1.0 / 1024 / 1024, "#8b5cf6", std::nullopt, "") + "\n";
+    const bool gib = mx >= 2.0 * 1024 * 1024;
+    o += line_chart(p.memory, p.makespan_ms, mx * 1.1, gib ? " GiB" : " MiB", gib ? 1.0 / 1024 / 1024 : 1.0 / 1024,
+                    "#8b5cf6", std::nullopt, "") + "\n";
   } else {
     o += "<p class='muted'>Unknown: the build has no kiln-exec.jsonl records (memory is recorded when compiles run "
          "through kiln exec).</p>\n";

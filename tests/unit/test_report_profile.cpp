@@ -216,11 +216,14 @@ TEST(Profile, NvccTimesGiveTimePerArchitecture) {
   in.graph = *parse_ninja_graph(kDot);
   NvccTimes t;
   t.units.push_back(UnitArchTime{"/src/b.cu", {{80, 120.0}, {90, 180.0}}, 200.0});
+  t.units.push_back(UnitArchTime{"/usr/share/cmake/CMakeCUDACompilerABI.cu", {{80, 999.0}}, 1.0});  // configure's check
   in.nvcc = t;
   auto p = compute_profile(in);
   EXPECT_EQ(p.arch_method, "nvcc --time");
   ASSERT_EQ(p.arch_times.size(), 2u);
   EXPECT_EQ(p.arch_times[0].arch, 80);
+  EXPECT_DOUBLE_EQ(p.arch_times[0].ms, 120.0);
+  EXPECT_EQ(p.arch_times[0].units, 1);
   EXPECT_DOUBLE_EQ(p.arch_times[1].ms, 180.0);
   for (const auto& u : p.units)
     if (u.name == "CMakeFiles/lib.dir/b.cu.o") EXPECT_DOUBLE_EQ(u.arch_ms.at(90), 180.0);
