@@ -40,6 +40,13 @@ std::optional<std::string> RealFilesystem::read_head(const std::string& path, si
   return buf;
 }
 
+std::optional<std::uint64_t> RealFilesystem::size(const std::string& path) const {
+  std::error_code ec;
+  auto n = stdfs::file_size(path, ec);
+  if (ec) return std::nullopt;
+  return n;
+}
+
 std::vector<std::string> RealFilesystem::list(const std::string& dir) const {
   std::vector<std::string> names;
   std::error_code ec;

@@ -112,10 +112,17 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   if (p.kind == ProjectKind::cmake) {
     auto cmake = io::which(s, "cmake");
     if (!cmake) return env_error("cmake not found on PATH; install it (apt-get install cmake) or add it to PATH");
-    auto ninja = io::which(s, "ninja");
-    if (!ninja) return env_error("ninja not found on PATH; install it (apt-get install ninja-build) or add it to PATH");
     p.cmake = *cmake;
-    p.ninja = *ninja;
+    p.generator = req.generator;
+    if (p.generator == "Ninja") {
+      auto ninja = io::which(s, "ninja");
+      if (!ninja) return env_error("ninja not found on PATH; install it (apt-get install ninja-build) or add it to PATH");
+      p.ninja = *ninja;
+    } else if (p.generator == "Unix Makefiles") {
+      if (!io::which(s, "make")) return env_error("make not found on PATH; install it (apt-get install make) or use Ninja");
+    } else {
+      return usage(fmt::format("generator '{}': expected Ninja or \"Unix Makefiles\"", p.generator));
+    }
     for (const auto& [k, v] : *sets) p.cmake_defines.push_back(k + "=" + v);
   } else {
     std::string py = !req.python.empty() ? req.python : s.env.get("PYTHON").value_or("");
@@ -266,11 +273,11 @@ std::vector<std::string> Plan::configure_argv() const {
   std::vector<std::string> argv = {cmake,
                                    "-S", project_dir,
                                    "-B", build_dir,
-                                   "-G", "Ninja",
-                                   "-DCMAKE_MAKE_PROGRAM=" + ninja,
-                                   "-DCMAKE_BUILD_TYPE=" + build_type,
-                                   "-DCMAKE_CUDA_COMPILER=" + nvcc,
-                                   "-DCMAKE_CUDA_ARCHITECTURES=" + core::format_cmake(targets)};
+                                   "-G", generator};
+  if (generator == "Ninja") argv.push_back("-DCMAKE_MAKE_PROGRAM=" + ninja);
+  argv.push_back("-DCMAKE_BUILD_TYPE=" + build_type);
+  argv.push_back("-DCMAKE_CUDA_COMPILER=" + nvcc);
+  argv.push_back("-DCMAKE_CUDA_ARCHITECTURES=" + core::format_cmake(targets));
   for (const char* lang : {"C", "CXX", "CUDA"})
     argv.push_back(fmt::format("-DCMAKE_{}_COMPILER_LAUNCHER={}", lang, ccache));
   for (const auto& d : cmake_defines) argv.push_back("-D" + d);
@@ -285,6 +292,7 @@ std::vector<std::string> Plan::build_argv() const {
     case ProjectKind::extension:
       return {python, "-m", "pip", "install", "--no-build-isolation", "-v", "."};
     default:
+      if (generator != "Ninja") return {cmake, "--build", build_dir, "-j", std::to_string(jobs.jobs)};
       return {ninja, "-C", build_dir, "-j", std::to_string(jobs.jobs)};
   }
 }

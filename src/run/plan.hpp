@@ -35,6 +35,7 @@ struct BuildRequest {
   bool ccache = true;
   std::string cache_dir;                    // CCACHE_DIR for this build; empty: ccache's own
   std::vector<std::string> cmake_defines;   // extra -D KEY=VALUE
+  std::string generator = "Ninja";          // CMake generator: Ninja or "Unix Makefiles" (kiln bench compares them)
 };
 
 struct Plan {
@@ -53,6 +54,7 @@ struct Plan {
   bool jobs_forced = false;
   std::string build_type;
   std::string cmake, ninja, nvcc, nvcc_version, ccache;
+  std::string generator = "Ninja";  // CMake projects: Ninja, or "Unix Makefiles" (built with cmake --build)
   std::string cache_dir;
   std::vector<std::string> cmake_defines;
   std::vector<std::string> notes;
