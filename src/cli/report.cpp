@@ -32,6 +32,11 @@ class ReportCommand final : public Command {
       const std::string cwd = std::filesystem::current_path(ec).string();
       dir = s.fs.exists(cwd + "/build-kiln/.ninja_log") ? cwd + "/build-kiln" : cwd;
     }
+    {
+      std::error_code ec;
+      auto abs = std::filesystem::absolute(dir, ec);
+      if (!ec) dir = abs.lexically_normal().string();
+    }
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     int cores = cores_ > 0 ? cores_ : probe::probe_machine(s.fs, probe::online_cpus()).usable_cores();
     auto input = report::load_build(dir, s, cores);

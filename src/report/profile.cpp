@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <queue>
 #include <set>
@@ -53,6 +54,19 @@ std::string target_of(const std::string& output) {
   auto slash = output.find_last_of('/');
   if (slash != std::string::npos && (ends_with(output, ".o") || ends_with(output, ".obj"))) return output.substr(0, slash);
   return b;
+}
+
+// nvcc names the source as it was given: absolute from CMake, relative to the build folder when
+// ccache's base_dir rewrote it (../../proj/a.cu); the graph has it absolute.
+bool same_file(const std::string& graph_path, const std::string& nvcc_path, const std::string& build_dir) {
+  if (graph_path == nvcc_path) return true;
+  if (nvcc_path.empty() || nvcc_path[0] == '/') return false;
+  if (!build_dir.empty() && build_dir[0] == '/' &&
+      (std::filesystem::path(build_dir) / nvcc_path).lexically_normal().string() == graph_path)
+    return true;
+  std::string rest = nvcc_path;
+  while (rest.rfind("../", 0) == 0 || rest.rfind("./", 0) == 0) rest.erase(0, rest.find('/') + 1);
+  return ends_with(graph_path, "/" + rest);
 }
 
 // Concurrency by time: a sweep over start (+1) and end (-1) events, with the value each unit adds.
@@ -363,7 +377,7 @@ Profile compute_profile(const ProfileInput& in) {
     for (const auto& nu : in.nvcc->units) {
       bool matched = false;
       for (auto& u : p.units) {
-        const bool same_source = !u.source.empty() && u.source == nu.source;
+        const bool same_source = !u.source.empty() && same_file(u.source, nu.source, in.build_dir);
         const bool same_name = u.source.empty() && (ends_with(u.name, "/" + basename(nu.source) + ".o") ||
                                                     basename(u.name) == basename(nu.source) + ".o");
         if (u.kind == "cuda" && (same_source || same_name)) {
