@@ -3,6 +3,8 @@
 // size, cache hit rate and cost.
 #include <fmt/format.h>
 
+#include <map>
+
 #include "cli/command.hpp"
 #include "cli/project_dir.hpp"
 #include "probe/local_gpus.hpp"
@@ -11,6 +13,7 @@
 #include "report/load.hpp"
 #include "run/cmake_build.hpp"
 #include "run/plan.hpp"
+#include "run/project_kind.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -34,8 +37,10 @@ class BenchCommand final : public Command {
     app.add_option("--bench-dir", bench_dir_, "Where the build folders and caches go (default: DIR/build-kiln-bench)");
     app.add_option("--build-type", build_type_, "CMake build type (default Release)");
     app.add_option("-D,--define", defines_, "Extra CMake cache entry KEY=VALUE; repeatable");
+    app.add_option("--python", python_, "Python interpreter for torch extensions (default: $PYTHON, python3)");
     app.add_flag("--json", json_, "Print the results as JSON");
     app.add_flag("--markdown", markdown_, "Print the table as Markdown (for docs/benchmarks.md)");
+    app.add_option("--json-file", json_file_, "Also write the JSON results to FILE");
   }
 
   int run(io::Seams& s) override {
@@ -43,14 +48,27 @@ class BenchCommand final : public Command {
     if (!axes) throw UsageError(axes.error());
     const auto configs = report::expand(*axes);
     const std::string project = resolve_project_dir(dir_, s);
-    std::string bench_dir = bench_dir_.empty() ? project + "/build-kiln-bench" : bench_dir_;
+    const auto kind = run::detect_project_kind(s.fs, project);
+    if (kind == run::ProjectKind::pytorch)
+      throw UsageError(fmt::format("{} is a PyTorch checkout; kiln bench compares CMake projects and torch extensions", project));
+    // An extension builds inside its own tree, so each run builds a copy, and the copies live beside it.
+    const bool copy = kind == run::ProjectKind::extension;
+    std::string bench_dir = !bench_dir_.empty() ? bench_dir_ : copy ? project + "-kiln-bench" : project + "/build-kiln-bench";
     while (bench_dir.size() > 1 && bench_dir.back() == '/') bench_dir.pop_back();
+    if (copy && (bench_dir + "/").rfind(project + "/", 0) == 0)
+      throw UsageError(fmt::format("--bench-dir {} is inside the extension {}, which each run copies; choose a folder "
+                                   "outside it",
+                                   bench_dir, project));
     auto cmake = io::which(s, "cmake");
     if (!cmake) throw Failure("cmake not found on PATH; install it (apt-get install cmake)");
     const auto machine = probe::probe_machine(s.fs, probe::online_cpus());
     probe::SystemGpuQuery gpus(s);
 
     std::vector<report::ConfigSummary> rows;
+    // A cold run's cache, once its build finished, is a cache warmed by that exact configuration:
+    // the warm configuration with the same archs, generator and jobs starts from it.
+    std::map<std::string, std::string> warmed;
+    auto warm_key = [](const report::BenchConfig& c) { return fmt::format("{}|{}|{}", c.archs, c.generator, c.jobs); };
     int n = 0;
     const int total = static_cast<int>(configs.size()) * repeat_;
     for (const auto& cfg : configs) {
@@ -66,15 +84,20 @@ class BenchCommand final : public Command {
       req.ccache = cfg.cache != "off";
       req.build_type = build_type_;
       req.cmake_defines = defines_;
+      req.python = python_;
 
       std::vector<report::RunResult> runs;
       std::string warm_error;
       if (cfg.cache == "warm") {
-        req.build_dir = dir + "/warmup";
-        req.cache_dir = dir + "/ccache";
-        s.err << fmt::format("kiln bench: {}: warming the cache\n", cfg.label());
-        auto r = build_once(req, s, machine, gpus);
-        if (!r.ok) warm_error = "warm-up: " + r.error;
+        if (auto it = warmed.find(warm_key(cfg)); it != warmed.end()) {
+          req.cache_dir = it->second;
+          s.err << fmt::format("kiln bench: {}: the cache of the cold run is the warm cache\n", cfg.label());
+        } else {
+          req.cache_dir = dir + "/ccache";
+          s.err << fmt::format("kiln bench: {}: warming the cache\n", cfg.label());
+          auto r = build_once(req, dir + "/warmup", copy ? project : "", s, machine, gpus);
+          if (!r.ok) warm_error = "warm-up: " + r.error;
+        }
       }
       for (int k = 1; k <= repeat_; ++k) {
         ++n;
@@ -82,10 +105,10 @@ class BenchCommand final : public Command {
         if (!warm_error.empty()) {
           r.error = warm_error;
         } else {
-          req.build_dir = fmt::format("{}/run{}", dir, k);
           if (cfg.cache == "cold") req.cache_dir = fmt::format("{}/ccache-run{}", dir, k);
           s.err << fmt::format("kiln bench: [{}/{}] {} run {}/{}\n", n, total, cfg.label(), k, repeat_);
-          r = build_once(req, s, machine, gpus);
+          r = build_once(req, fmt::format("{}/run{}", dir, k), copy ? project : "", s, machine, gpus);
+          if (r.ok && k == 1 && cfg.cache == "cold") warmed[warm_key(cfg)] = req.cache_dir;
         }
         s.err << (r.ok ? fmt::format("kiln bench:   {:.1f}s (configure {:.1f}s, build {:.1f}s)\n", r.total_s(),
                                      r.configure_s, r.build_s)
@@ -98,13 +121,15 @@ class BenchCommand final : public Command {
 
     bool all_ok = true;
     for (const auto& r : rows) all_ok = all_ok && r.ok_runs == static_cast<int>(r.runs.size());
-    if (json_) {
-      nlohmann::ordered_json j = {{"project", project},
+    nlohmann::ordered_json j = {{"project", project},
                                   {"bench_dir", bench_dir},
                                   {"repeat", repeat_},
                                   {"cores", machine.usable_cores()},
                                   {"cost_per_hour", cost_per_hour_ >= 0 ? nlohmann::ordered_json(cost_per_hour_) : nullptr},
                                   {"configs", report::bench_json(rows)}};
+    if (!json_file_.empty() && !s.fs.write(json_file_, j.dump(2) + "\n"))
+      throw Failure(fmt::format("cannot write {}", json_file_));
+    if (json_) {
       s.out << j.dump(2) << "\n";
     } else {
       s.out << report::bench_table(rows, markdown_);
@@ -113,28 +138,41 @@ class BenchCommand final : public Command {
   }
 
  private:
-  report::RunResult build_once(const run::BuildRequest& req, io::Seams& s, const probe::MachineInfo& machine,
-                               probe::GpuQuery& gpus) {
+  // One build in `run_dir`; an extension (`copy_from` set) is first copied to run_dir/src, without
+  // the build/ folder a previous build of it left, and built there.
+  report::RunResult build_once(run::BuildRequest req, const std::string& run_dir, const std::string& copy_from,
+                               io::Seams& s, const probe::MachineInfo& machine, probe::GpuQuery& gpus) {
     report::RunResult r;
-    r.build_dir = req.build_dir;
+    req.build_dir = run_dir;
+    r.build_dir = run_dir;
+    if (!copy_from.empty()) {
+      req.project_dir = run_dir + "/src";
+      const auto cmake = io::which(s, "cmake").value_or("cmake");
+      auto c = s.proc.run(io::ProcessSpec{.argv = {cmake, "-E", "copy_directory", copy_from, req.project_dir}});
+      if (!c.ok()) throw Failure(fmt::format("could not copy {} to {}: {}", copy_from, req.project_dir, c.err));
+      s.proc.run(io::ProcessSpec{.argv = {cmake, "-E", "rm", "-rf", req.project_dir + "/build"}});
+    }
     auto plan = run::make_plan(req, s, gpus, machine);
     if (!plan) {
       if (plan.error().usage) throw UsageError(plan.error().message);
       throw Failure(plan.error().message);
     }
-    if (plan->kind != run::ProjectKind::cmake)
-      throw UsageError(fmt::format("{} is a {}; kiln bench compares CMake projects", req.project_dir, plan->project_kind));
     auto o = run::run_cmake_build(*plan, s, run::ProgressSink{});
     r.ok = o.ok;
     if (!o.ok) r.error = fmt::format("{} failed, see {}", o.failed_step, plan->log_path());
     r.configure_s = o.configure_time.count() / 1000.0;
     r.build_s = o.build_time.count() / 1000.0;
-    r.peak_rss_kib = o.peak_rss_kib;
+    r.peak_rss_kib = o.build_peak_rss_kib;
     if (o.has_cache_stats) r.cache = o.cache;
     for (const auto& a : o.artifacts)
       if (auto size = s.fs.size(a)) r.libraries[a.substr(a.find_last_of('/') + 1)] = *size;
-    if (o.ok && plan->generator == "Ninja")
-      if (auto in = report::load_build(plan->build_dir, s, machine.usable_cores())) {
+    // The Ninja folder: the build folder, or the one torch.utils.cpp_extension made under build/.
+    std::string ninja_dir = plan->build_dir;
+    if (plan->kind == run::ProjectKind::extension)
+      for (const auto& d : s.fs.list(plan->project_dir + "/build"))
+        if (s.fs.exists(plan->project_dir + "/build/" + d + "/.ninja_log")) ninja_dir = plan->project_dir + "/build/" + d;
+    if (o.ok && plan->generator == "Ninja" && s.fs.exists(ninja_dir + "/.ninja_log"))
+      if (auto in = report::load_build(ninja_dir, s, machine.usable_cores())) {
         auto p = report::compute_profile(*in);
         r.critical_path_s = p.critical_path_ms / 1000.0;
         r.efficiency = p.efficiency;
@@ -143,7 +181,7 @@ class BenchCommand final : public Command {
     return r;
   }
 
-  std::string dir_, bench_dir_, build_type_;
+  std::string dir_, bench_dir_, build_type_, python_, json_file_;
   std::vector<std::string> matrix_, defines_;
   int repeat_ = 1;
   double cost_per_hour_ = -1;

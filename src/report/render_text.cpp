@@ -15,6 +15,7 @@ std::string human_ms(double ms) {
 
 std::string human_kib(double kib) {
   if (kib < 0) return "-";
+  if (kib < 10 * 1024) return fmt::format("{:.1f} MiB", kib / 1024);
   if (kib < 1024 * 1024) return fmt::format("{:.0f} MiB", kib / 1024);
   return fmt::format("{:.1f} GiB", kib / 1024 / 1024);
 }

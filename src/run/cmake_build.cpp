@@ -64,6 +64,7 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     auto r = s.proc.run(spec);
     log.flush();
     o.peak_rss_kib = std::max(o.peak_rss_kib, r.peak_rss_kib);
+    if (ninja) o.build_peak_rss_kib = r.peak_rss_kib;
     if (!r.started) {
       log << "kiln: could not start " << argv[0] << ": " << r.spawn_error << "\n";
       o.failed_step = name;
