@@ -38,6 +38,10 @@ tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
     // cpp_extension writes CXX and PYTORCH_NVCC into its build.ninja as command prefixes.
     env["CXX"] = p.ccache + " c++";
     if (!p.nvcc.empty()) env["PYTORCH_NVCC"] = p.ccache + " " + p.nvcc;
+    // cpp_extension then takes "ccache" for the compiler, cannot read its version (0.0.0) and, on
+    // torch's binary builds, refuses CUDA extensions as "less than the minimum required version by
+    // CUDA" (seen with torch 2.11 + CUDA 13.0). The compiler behind ccache is the system c++.
+    env["TORCH_DONT_CHECK_COMPILER_ABI"] = "1";
   }
   for (const auto& [k, v] : sets) env[k] = v;
   return env;

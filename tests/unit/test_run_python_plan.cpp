@@ -96,6 +96,7 @@ TEST(PythonPlan, ExtensionUsesCcacheThroughCxxAndPytorchNvcc) {
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(p->env.at("PYTORCH_NVCC"), "/usr/bin/ccache /usr/local/cuda/bin/nvcc");
   EXPECT_EQ(p->env.at("CXX"), "/usr/bin/ccache c++");
+  EXPECT_EQ(p->env.at("TORCH_DONT_CHECK_COMPILER_ABI"), "1");  // else torch reads "ccache" as a 0.0.0 compiler
   EXPECT_EQ(p->env.at("TORCH_CUDA_ARCH_LIST"), "9.0");
   EXPECT_EQ(p->build_argv().back(), ".");
 }
