@@ -38,6 +38,16 @@ class ReportCommand final : public Command {
       if (!ec) dir = abs.lexically_normal().string();
     }
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    // A project folder: its kiln build folder, or the Ninja folder torch.utils.cpp_extension made.
+    if (!s.fs.exists(dir + "/.ninja_log")) {
+      if (s.fs.exists(dir + "/build-kiln/.ninja_log")) dir += "/build-kiln";
+      else
+        for (const auto& d : s.fs.list(dir + "/build"))
+          if (s.fs.exists(dir + "/build/" + d + "/.ninja_log")) {
+            dir += "/build/" + d;
+            break;
+          }
+    }
     int cores = cores_ > 0 ? cores_ : probe::probe_machine(s.fs, probe::online_cpus()).usable_cores();
     auto input = report::load_build(dir, s, cores);
     if (!input) throw Failure(input.error());
