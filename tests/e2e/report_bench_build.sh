@@ -63,6 +63,22 @@ for label, c in rows.items():
 assert rows["archs=80-real+90-real cache=cold"]["libraries"]["libk.so"] > rows["archs=80-real cache=cold"]["libraries"]["libk.so"]
 print("bench:", [(l, c["median_seconds"]) for l, c in rows.items()])
 PY
+# Make against Ninja without a cache: both build; only Ninja has a critical path; no hit rate.
+if command -v make >/dev/null; then
+  "$kiln" bench "$proj" --matrix generator=Make,Ninja --matrix cache=off --matrix archs=80-real \
+    --bench-dir "$work/bench2" --json > "$work/bench2.json" 2> "$work/bench2.err"
+  python3 - "$work/bench2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+make, ninja = d["configs"]
+assert make["config"]["generator"] == "Make" and make["ok_runs"] == 1, make
+assert ninja["config"]["generator"] == "Ninja" and ninja["ok_runs"] == 1, ninja
+assert make["median_critical_path_seconds"] is None and ninja["median_critical_path_seconds"] > 0
+assert make["median_hit_rate"] is None and make["runs"][0]["cache"] is None
+assert make["libraries"]["libk.so"] > 0
+print("make %.1fs, ninja %.1fs" % (make["median_seconds"], ninja["median_seconds"]))
+PY
+fi
 "$kiln" bench "$proj" --matrix cache=lukewarm 2> "$work/usage.txt" && exit 1
 grep -q "not cold, warm or off" "$work/usage.txt"
 echo "report and bench work on a real build"
