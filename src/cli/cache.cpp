@@ -1,18 +1,120 @@
-// kiln cache: placeholder until issue #7 lands; it says so and exits 2.
+// kiln cache: show, clear and configure the compile cache (ccache), including a remote storage
+// (Redis or HTTP) that CI runners share.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
 #include "cli/command.hpp"
+#include "run/ccache_admin.hpp"
 
 namespace kiln::cli {
 namespace {
+
+using json = nlohmann::ordered_json;
 
 class CacheCommand final : public Command {
  public:
   const char* name() const override { return "cache"; }
   const char* summary() const override { return "Show, clear and configure the compile cache"; }
-  void setup(CLI::App& app) override { app.allow_extras(); }
-  int run(io::Seams& s) override {
-    s.err << "kiln cache: not implemented yet (issue #7)\n";
-    return kUsage;
+  void setup(CLI::App& app) override {
+    app.add_option("action", action_, "show (default), clear or config")
+        ->check(CLI::IsMember({"show", "clear", "config"}));
+    app.add_option("--dir", dir_, "Cache folder to act on, as given to kiln build --cache-dir (default: ccache's own)")
+        ->envname("KILN_CACHE_DIR");
+    app.add_option("--remote", remote_,
+                   "config: shared remote storage, redis://HOST:PORT or http://HOST/PATH (none: remove it)");
+    app.add_option("--max-size", max_size_, "config: local cache size limit, such as 20G (0: no limit)");
+    app.add_option("--remote-only", remote_only_, "config: true to keep nothing locally, only in the remote storage")
+        ->check(CLI::IsMember({"true", "false"}));
+    app.add_flag("--json", json_, "Print the cache's state as JSON");
   }
+
+  int run(io::Seams& s) override {
+    auto cc = run::Ccache::find(s, dir_);
+    if (!cc) throw Failure(cc.error());
+    if (action_ == "config") {
+      if (remote_.empty() && max_size_.empty() && remote_only_.empty())
+        throw UsageError("kiln cache config: nothing to set; give --remote URL, --max-size SIZE or --remote-only true|false");
+      if (!remote_.empty())
+        if (auto ok = run::check_remote_url(remote_); !ok) throw UsageError(ok.error());
+      if (!max_size_.empty())
+        if (auto ok = run::check_max_size(max_size_); !ok) throw UsageError(ok.error());
+      auto apply = [&](const char* key, const std::string& value) {
+        if (value.empty()) return;
+        if (auto ok = cc->set(key, value == "none" ? "" : value); !ok) throw Failure(ok.error());
+      };
+      apply("remote_storage", remote_);
+      apply("max_size", max_size_);
+      apply("remote_only", remote_only_);
+    } else if (action_ == "clear") {
+      if (auto ok = cc->clear(); !ok) throw Failure(ok.error());
+    }
+    auto st = cc->status();
+    if (!st) throw Failure(st.error());
+    if (json_) {
+      s.out << to_json(*st).dump(2) << "\n";
+      return kOk;
+    }
+    if (action_ == "clear") s.out << "cleared the cache and zeroed its statistics\n";
+    if (action_ == "config") s.out << "configured; kiln build" << (dir_.empty() ? "" : " --cache-dir " + dir_) << " uses it\n";
+    print(s, *st);
+    return kOk;
+  }
+
+ private:
+  static std::string origin(const run::CcacheStatus& st, const std::string& key) {
+    auto it = st.config.find(key);
+    return it == st.config.end() ? "unknown" : it->second.origin;
+  }
+
+  static long long counter(const run::CcacheStatus& st, const char* k) {
+    auto it = st.counters.find(k);
+    return it == st.counters.end() ? 0 : it->second;
+  }
+
+  static json to_json(const run::CcacheStatus& st) {
+    auto conf = [&](const char* k) {
+      auto it = st.config.find(k);
+      if (it == st.config.end()) return json(nullptr);
+      return json{{"value", it->second.value}, {"from", it->second.origin}};
+    };
+    const std::string remote = st.value("remote_storage");
+    return {{"ccache", st.ccache},
+            {"dir", st.value("cache_dir")},
+            {"size_mib", counter(st, "cache_size_kibibyte") / 1024.0},
+            {"files", counter(st, "files_in_cache")},
+            {"max_size", conf("max_size")},
+            {"remote_storage", remote.empty() ? json(nullptr) : conf("remote_storage")},
+            {"remote_only", st.value("remote_only") == "true"},
+            {"stats",
+             {{"hits", st.hits()},
+              {"direct_hits", counter(st, "direct_cache_hit")},
+              {"preprocessed_hits", counter(st, "preprocessed_cache_hit")},
+              {"remote_hits", st.remote_hits()},
+              {"misses", st.misses()},
+              {"hit_rate", st.hit_rate()},
+              {"remote_errors", counter(st, "remote_storage_error") + counter(st, "remote_storage_timeout")}}}};
+  }
+
+  static void print(io::Seams& s, const run::CcacheStatus& st) {
+    auto line = [&](std::string_view k, const std::string& v) { s.out << fmt::format("{:<9}{}\n", k, v); };
+    line("ccache", st.ccache);
+    line("dir", fmt::format("{} ({})", st.value("cache_dir"), origin(st, "cache_dir")));
+    line("size", fmt::format("{:.1f} MiB in {} files (max {}, {})", counter(st, "cache_size_kibibyte") / 1024.0,
+                             counter(st, "files_in_cache"), st.value("max_size"), origin(st, "max_size")));
+    line("hits", fmt::format("{} ({} direct, {} preprocessed, {} remote), {} misses: {:.0f}% hit rate", st.hits(),
+                             counter(st, "direct_cache_hit"), counter(st, "preprocessed_cache_hit"), st.remote_hits(),
+                             st.misses(), 100 * st.hit_rate()));
+    const std::string remote = st.value("remote_storage");
+    line("remote", remote.empty() ? std::string("none (kiln cache config --remote redis://HOST:PORT to share one)")
+                                  : fmt::format("{} ({}){}", remote, origin(st, "remote_storage"),
+                                                st.value("remote_only") == "true" ? ", remote only" : ""));
+    if (long long errors = counter(st, "remote_storage_error") + counter(st, "remote_storage_timeout"))
+      line("", fmt::format("{} remote errors or timeouts: check the server is reachable", errors));
+  }
+
+  std::string action_ = "show", dir_, remote_, max_size_, remote_only_;
+  bool json_ = false;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@ std::unique_ptr<Command> make_verify();
 std::unique_ptr<Command> make_diagnose();
 std::unique_ptr<Command> make_report();
 std::unique_ptr<Command> make_cache();
+std::unique_ptr<Command> make_bench();
 
 std::vector<std::unique_ptr<Command>> all_commands() {
   std::vector<std::unique_ptr<Command>> v;
@@ -25,6 +26,7 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   v.push_back(make_diagnose());
   v.push_back(make_report());
   v.push_back(make_cache());
+  v.push_back(make_bench());
   return v;
 }
 

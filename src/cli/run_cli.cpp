@@ -6,6 +6,27 @@
 namespace kiln::cli {
 
 int run_cli(int argc, const char* const* argv, io::Seams& s) {
+  // Invoked through a compiler link (BUILD/.kiln/bin/c++ or nvcc, see run::Plan::wrapper_dir):
+  // run the launchers and the real compiler that KILN_WRAP_CXX / KILN_WRAP_NVCC name.
+  if (argc >= 1) {
+    const std::string_view self = argv[0];
+    const std::string_view base = self.substr(self.find_last_of('/') + 1);
+    const char* var = base == "c++" ? "KILN_WRAP_CXX" : base == "nvcc" ? "KILN_WRAP_NVCC" : nullptr;
+    if (var) {
+      auto wrap = s.env.get(var);
+      if (!wrap || wrap->empty()) {
+        s.err << "kiln: invoked as " << base << " without " << var << "; run it through kiln build\n";
+        return kUsage;
+      }
+      std::vector<std::string> command;
+      size_t start = 0;
+      for (size_t sep; (sep = wrap->find('\x1f', start)) != std::string::npos; start = sep + 1)
+        command.push_back(wrap->substr(start, sep - start));
+      command.push_back(wrap->substr(start));
+      for (int i = 1; i < argc; ++i) command.emplace_back(argv[i]);
+      return run::exec_compiler(command, s);
+    }
+  }
   // `kiln exec -- compiler args...` is a compiler launcher: its arguments are the compiler's, so
   // they never go through the option parser.
   if (argc >= 2 && std::string_view(argv[1]) == "exec") {

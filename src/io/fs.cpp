@@ -44,6 +44,13 @@ std::optional<std::string> RealFilesystem::read_head(const std::string& path, si
   return buf;
 }
 
+std::optional<std::uint64_t> RealFilesystem::size(const std::string& path) const {
+  std::error_code ec;
+  auto n = stdfs::file_size(path, ec);
+  if (ec) return std::nullopt;
+  return n;
+}
+
 std::vector<std::string> RealFilesystem::list(const std::string& dir) const {
   std::vector<std::string> names;
   std::error_code ec;
@@ -60,6 +67,13 @@ bool RealFilesystem::write(const std::string& path, const std::string& content) 
 bool RealFilesystem::make_dirs(const std::string& path) {
   std::error_code ec;
   stdfs::create_directories(path, ec);
+  return !ec;
+}
+
+bool RealFilesystem::symlink(const std::string& target, const std::string& link) {
+  std::error_code ec;
+  stdfs::remove(link, ec);
+  stdfs::create_symlink(target, link, ec);
   return !ec;
 }
 

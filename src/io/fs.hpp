@@ -24,10 +24,18 @@ class Filesystem {
     if (r && r->size() > n) r->resize(n);
     return r;
   }
+  // Size in bytes, nullopt when it cannot be read (the default reads the file; real files stat).
+  virtual std::optional<std::uint64_t> size(const std::string& path) const {
+    auto r = read(path);
+    if (!r) return std::nullopt;
+    return r->size();
+  }
   // Names (not paths) in a directory, sorted; empty when it is not a directory.
   virtual std::vector<std::string> list(const std::string& dir) const = 0;
   virtual bool write(const std::string& path, const std::string& content) = 0;
   virtual bool make_dirs(const std::string& path) = 0;
+  // Creates (or replaces) `link` pointing at `target`.
+  virtual bool symlink(const std::string& target, const std::string& link) { (void)target, (void)link; return false; }
 };
 
 class RealFilesystem final : public Filesystem {
@@ -38,9 +46,11 @@ class RealFilesystem final : public Filesystem {
   bool is_symlink(const std::string& path) const override;
   std::optional<std::string> read(const std::string& path) const override;
   std::optional<std::string> read_head(const std::string& path, size_t n) const override;
+  std::optional<std::uint64_t> size(const std::string& path) const override;
   std::vector<std::string> list(const std::string& dir) const override;
   bool write(const std::string& path, const std::string& content) override;
   bool make_dirs(const std::string& path) override;
+  bool symlink(const std::string& target, const std::string& link) override;
 };
 
 // Files by absolute path; directories are implied by the files under them or added explicitly.

@@ -42,6 +42,10 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
   BuildOutcome o;
   s.fs.make_dirs(plan.build_dir);
   if (plan.governed()) s.fs.make_dirs(plan.build_dir + "/.kiln");
+  if (plan.wraps_compilers()) {
+    s.fs.make_dirs(plan.wrapper_dir());
+    for (const char* name : {"c++", "nvcc"}) s.fs.symlink(plan.kiln_exe, plan.wrapper_dir() + "/" + name);
+  }
   std::ofstream log(plan.log_path(), std::ios::trunc);
   if (!plan.ccache.empty()) s.fs.write(plan.ccache_log_path(), "");
   const auto env = plan.child_env(s.env);
@@ -66,6 +70,7 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     auto r = s.proc.run(spec);
     log.flush();
     o.peak_rss_kib = std::max(o.peak_rss_kib, r.peak_rss_kib);
+    if (ninja) o.build_peak_rss_kib = r.peak_rss_kib;
     if (!r.started) {
       log << "kiln: could not start " << argv[0] << ": " << r.spawn_error << "\n";
       o.failed_step = name;

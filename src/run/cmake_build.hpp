@@ -20,6 +20,7 @@ struct BuildOutcome {
   int term_signal = 0;
   std::chrono::milliseconds configure_time{0}, build_time{0};
   long peak_rss_kib = 0;  // largest single process of the build tree
+  long build_peak_rss_kib = 0;  // the same, for the build step alone (configure's CMake excluded)
   int steps_run = 0;      // Ninja steps this build ran (0: up to date)
   bool has_cache_stats = false;
   CacheStats cache;

@@ -112,10 +112,17 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   if (p.kind == ProjectKind::cmake) {
     auto cmake = io::which(s, "cmake");
     if (!cmake) return env_error("cmake not found on PATH; install it (apt-get install cmake) or add it to PATH");
-    auto ninja = io::which(s, "ninja");
-    if (!ninja) return env_error("ninja not found on PATH; install it (apt-get install ninja-build) or add it to PATH");
     p.cmake = *cmake;
-    p.ninja = *ninja;
+    p.generator = req.generator;
+    if (p.generator == "Ninja") {
+      auto ninja = io::which(s, "ninja");
+      if (!ninja) return env_error("ninja not found on PATH; install it (apt-get install ninja-build) or add it to PATH");
+      p.ninja = *ninja;
+    } else if (p.generator == "Unix Makefiles") {
+      if (!io::which(s, "make")) return env_error("make not found on PATH; install it (apt-get install make) or use Ninja");
+    } else {
+      return usage(fmt::format("generator '{}': expected Ninja or \"Unix Makefiles\"", p.generator));
+    }
     for (const auto& [k, v] : *sets) p.cmake_defines.push_back(k + "=" + v);
   } else {
     std::string py = !req.python.empty() ? req.python : s.env.get("PYTHON").value_or("");
@@ -247,9 +254,11 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   // Each target is one device compilation inside every nvcc job, so all of them size the job.
   p.jobs = decide_jobs(machine, static_cast<int>(p.targets.size()));
   p.prune_archs = req.prune_archs;
+  p.kiln_exe = req.kiln_exe;
+  if (p.kind == ProjectKind::extension) p.real_cxx = io::which(s, s.env.get("CXX").value_or("c++")).value_or("c++");
   if (req.governor && !req.kiln_exe.empty()) {
     // The governor admits each compile by its expected memory, so Ninja may run one job per core.
-    p.kiln_exe = req.kiln_exe;
+    p.governor = true;
     p.mem_budget_kib = req.mem_budget_kib.value_or(static_cast<std::uint64_t>(p.jobs.budget_gib * 1024 * 1024));
     if (!req.jobs) {
       p.jobs.arithmetic += fmt::format("; governor: -j {} (cores), each compile admitted while the reservations fit "
@@ -279,11 +288,11 @@ std::vector<std::string> Plan::configure_argv() const {
   std::vector<std::string> argv = {cmake,
                                    "-S", project_dir,
                                    "-B", build_dir,
-                                   "-G", "Ninja",
-                                   "-DCMAKE_MAKE_PROGRAM=" + ninja,
-                                   "-DCMAKE_BUILD_TYPE=" + build_type,
-                                   "-DCMAKE_CUDA_COMPILER=" + nvcc,
-                                   "-DCMAKE_CUDA_ARCHITECTURES=" + core::format_cmake(targets)};
+                                   "-G", generator};
+  if (generator == "Ninja") argv.push_back("-DCMAKE_MAKE_PROGRAM=" + ninja);
+  argv.push_back("-DCMAKE_BUILD_TYPE=" + build_type);
+  argv.push_back("-DCMAKE_CUDA_COMPILER=" + nvcc);
+  argv.push_back("-DCMAKE_CUDA_ARCHITECTURES=" + core::format_cmake(targets));
   std::string chain;
   for (const auto& l : launcher()) chain += (chain.empty() ? "" : ";") + l;
   for (const char* lang : {"C", "CXX", "CUDA"})
@@ -318,6 +327,7 @@ std::vector<std::string> Plan::build_argv() const {
       // --no-deps: the build must not reach for a package index (CI and air-gapped GPU hosts).
       return {python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-v", "."};
     default:
+      if (generator != "Ninja") return {cmake, "--build", build_dir, "-j", std::to_string(jobs.jobs)};
       return {ninja, "-C", build_dir, "-j", std::to_string(jobs.jobs)};
   }
 }
@@ -332,6 +342,14 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
     // must hold the build folder too: generated headers live there.
     e["CCACHE_BASEDIR"] = ccache_basedir();
     if (!cache_dir.empty()) e["CCACHE_DIR"] = cache_dir;
+  }
+  if (wraps_compilers()) {
+    // What the c++ and nvcc links run: the launchers after `kiln exec --`, then the compiler.
+    std::string chain;
+    for (const auto& l : launcher())
+      if (l != kiln_exe && l != "exec" && l != "--") chain += l + '\x1f';
+    e["KILN_WRAP_CXX"] = chain + real_cxx;
+    e["KILN_WRAP_NVCC"] = chain + nvcc;
   }
   if (governed()) {
     e["KILN_EXEC_LOG"] = exec_log_path();

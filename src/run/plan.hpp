@@ -39,6 +39,7 @@ struct BuildRequest {
   bool prune_archs = false;         // rewrite hard-coded nvcc -gencode flags to the planned targets
   std::string cache_dir;                    // CCACHE_DIR for this build; empty: ccache's own
   std::vector<std::string> cmake_defines;   // extra -D KEY=VALUE
+  std::string generator = "Ninja";          // CMake generator: Ninja or "Unix Makefiles" (kiln bench compares them)
 };
 
 struct Plan {
@@ -57,14 +58,22 @@ struct Plan {
   bool jobs_forced = false;
   std::string build_type;
   std::string cmake, ninja, nvcc, nvcc_version, ccache;
+  std::string generator = "Ninja";  // CMake projects: Ninja, or "Unix Makefiles" (built with cmake --build)
   std::string cache_dir;
-  std::string kiln_exe;           // non-empty: compiles go through `kiln exec`
+  std::string kiln_exe;           // this binary: the launcher and the compiler masquerade
+  bool governor = false;          // compiles go through `kiln exec` under the memory governor
   std::uint64_t mem_budget_kib = 0;
   bool prune_archs = false;
   std::vector<std::string> cmake_defines;
   std::vector<std::string> notes;
 
-  bool governed() const { return !kiln_exe.empty(); }
+  bool governed() const { return governor && !kiln_exe.empty(); }
+  // cpp_extension takes CXX and PYTORCH_NVCC for compilers and checks their versions, so a launcher
+  // prefix ("ccache c++") reads as compiler "ccache", version 0.0.0. Instead CXX and PYTORCH_NVCC
+  // name links to kiln in this folder, which run the launchers and then the real compiler.
+  std::string wrapper_dir() const { return build_dir + "/.kiln/bin"; }
+  bool wraps_compilers() const { return kind == ProjectKind::extension && !kiln_exe.empty() && !launcher().empty(); }
+  std::string real_cxx;  // the compiler behind the c++ wrapper
   std::string ccache_basedir() const;  // the deepest folder holding both project and build folder
   std::string exec_log_path() const { return build_dir + "/kiln-exec.jsonl"; }
   // The launcher chain for one compile, before the compiler: kiln exec --, then ccache.

@@ -36,12 +36,11 @@ tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
       env["USE_CCACHE"] = p.ccache.empty() ? "0" : "1";
       for (const char* lang : {"C", "CXX", "CUDA"}) env[std::string("CMAKE_") + lang + "_COMPILER_LAUNCHER"] = chain;
     }
-  } else if (p.kind == ProjectKind::extension && !p.launcher().empty()) {
-    // cpp_extension writes CXX and PYTORCH_NVCC into its build.ninja as command prefixes.
-    std::string prefix;
-    for (const auto& l : p.launcher()) prefix += l + " ";
-    env["CXX"] = prefix + "c++";
-    if (!p.nvcc.empty()) env["PYTORCH_NVCC"] = prefix + p.nvcc;
+  } else if (p.wraps_compilers()) {
+    // cpp_extension writes CXX and PYTORCH_NVCC into its build.ninja and checks CXX's version:
+    // both name kiln's compiler links (see Plan::wrapper_dir), which run the launchers.
+    env["CXX"] = p.wrapper_dir() + "/c++";
+    if (!p.nvcc.empty()) env["PYTORCH_NVCC"] = p.wrapper_dir() + "/nvcc";
   }
   for (const auto& [k, v] : sets) env[k] = v;
   return env;

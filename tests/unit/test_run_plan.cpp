@@ -175,3 +175,29 @@ TEST(Plan, CcacheBasedirHoldsProjectAndBuildFolder) {
   EXPECT_EQ(r.ccache_basedir(), "/work");
   EXPECT_EQ(q.ccache_basedir(), "/");  // nothing in common but "/"
 }
+
+TEST(Plan, MakefileGeneratorBuildsThroughCmakeAndNeedsMake) {
+  Harness h;
+  auto missing = h.plan({.archs = "80-real", .generator = "Unix Makefiles"});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("make not found"), std::string::npos);
+  h.fs.add_file("/usr/bin/make", "", true);
+  auto p = h.plan({.archs = "80-real", .jobs = 3, .generator = "Unix Makefiles"});
+  ASSERT_TRUE(p) << p.error().message;
+  auto conf = p->configure_argv();
+  EXPECT_NE(std::find(conf.begin(), conf.end(), "Unix Makefiles"), conf.end());
+  for (const auto& a : conf) EXPECT_EQ(a.find("CMAKE_MAKE_PROGRAM"), std::string::npos);
+  EXPECT_EQ(p->build_argv(), (std::vector<std::string>{"/usr/bin/cmake", "--build", p->build_dir, "-j", "3"}));
+  auto bad = h.plan({.generator = "Xcode"});
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().usage);
+}
+
+TEST(Plan, NinjaIsTheDefaultGenerator) {
+  Harness h;
+  auto p = h.plan({.archs = "80-real"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->build_argv()[0], "/usr/bin/ninja");
+  auto conf = p->configure_argv();
+  EXPECT_NE(std::find(conf.begin(), conf.end(), "Ninja"), conf.end());
+}

@@ -92,10 +92,16 @@ TEST(PythonPlan, DevProfileNeedsALocalGpu) {
 TEST(PythonPlan, ExtensionUsesCcacheThroughCxxAndPytorchNvcc) {
   Harness h;
   h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
-  auto p = h.plan("/ext", {.gpus = {"h100"}});
+  h.fs.add_file("/usr/bin/c++", "", true);
+  auto p = h.plan("/ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln"});
   ASSERT_TRUE(p) << p.error().message;
-  EXPECT_EQ(p->env.at("PYTORCH_NVCC"), "/usr/bin/ccache /usr/local/cuda/bin/nvcc");
-  EXPECT_EQ(p->env.at("CXX"), "/usr/bin/ccache c++");
+  // Links to kiln, not "ccache c++": torch would read "ccache" as a 0.0.0 compiler and refuse.
+  EXPECT_EQ(p->env.at("PYTORCH_NVCC"), "/ext/build-kiln/.kiln/bin/nvcc");
+  EXPECT_EQ(p->env.at("CXX"), "/ext/build-kiln/.kiln/bin/c++");
+  EXPECT_EQ(p->env.count("TORCH_DONT_CHECK_COMPILER_ABI"), 0u);
+  auto child = p->child_env(h.env);
+  EXPECT_EQ(child.at("KILN_WRAP_CXX"), "/usr/bin/ccache\x1f/usr/bin/c++");
+  EXPECT_EQ(child.at("KILN_WRAP_NVCC"), "/usr/bin/ccache\x1f/usr/local/cuda/bin/nvcc");
   EXPECT_EQ(p->env.at("TORCH_CUDA_ARCH_LIST"), "9.0");
   EXPECT_EQ(p->build_argv().back(), ".");
 }

@@ -1,0 +1,195 @@
+// kiln bench: build one project under several configurations (arch lists, cold or warm cache,
+// Ninja or Make, job counts), each in its own build folder, and compare time, memory, library
+// size, cache hit rate and cost.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "cli/command.hpp"
+#include "cli/project_dir.hpp"
+#include "probe/local_gpus.hpp"
+#include "probe/machine.hpp"
+#include "report/bench.hpp"
+#include "report/load.hpp"
+#include "run/cmake_build.hpp"
+#include "run/plan.hpp"
+#include "run/project_kind.hpp"
+
+namespace kiln::cli {
+namespace {
+
+class BenchCommand final : public Command {
+ public:
+  const char* name() const override { return "bench"; }
+  const char* summary() const override {
+    return "Build a project under several configurations and compare time, memory, size, cache and cost";
+  }
+  void setup(CLI::App& app) override {
+    app.add_option("dir", dir_, "Project directory (default: the bundled example)");
+    app.add_option("--matrix", matrix_,
+                   "KEY=V1,V2: archs (join entries with +: 80-real+90-real), cache (cold, warm, off), "
+                   "generator (Ninja, Make), jobs; repeatable, every combination is built")
+        ->allow_extra_args(false);
+    app.add_option("--repeat", repeat_, "Builds per configuration; the table shows medians (default 1)")
+        ->check(CLI::Range(1, 100));
+    app.add_option("--cost-per-hour", cost_per_hour_, "Price of the build machine in USD per hour, for the cost column")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--bench-dir", bench_dir_, "Where the build folders and caches go (default: DIR/build-kiln-bench)");
+    app.add_option("--build-type", build_type_, "CMake build type (default Release)");
+    app.add_option("-D,--define", defines_, "Extra CMake cache entry KEY=VALUE; repeatable");
+    app.add_option("--python", python_, "Python interpreter for torch extensions (default: $PYTHON, python3)");
+    app.add_flag("--json", json_, "Print the results as JSON");
+    app.add_flag("--markdown", markdown_, "Print the table as Markdown (for docs/benchmarks.md)");
+    app.add_option("--json-file", json_file_, "Also write the JSON results to FILE");
+  }
+
+  int run(io::Seams& s) override {
+    auto axes = report::parse_matrix(matrix_);
+    if (!axes) throw UsageError(axes.error());
+    const auto configs = report::expand(*axes);
+    const std::string project = resolve_project_dir(dir_, s);
+    const auto kind = run::detect_project_kind(s.fs, project);
+    if (kind == run::ProjectKind::pytorch)
+      throw UsageError(fmt::format("{} is a PyTorch checkout; kiln bench compares CMake projects and torch extensions", project));
+    // An extension builds inside its own tree, so each run builds a copy, and the copies live beside it.
+    const bool copy = kind == run::ProjectKind::extension;
+    std::string bench_dir = !bench_dir_.empty() ? bench_dir_ : copy ? project + "-kiln-bench" : project + "/build-kiln-bench";
+    while (bench_dir.size() > 1 && bench_dir.back() == '/') bench_dir.pop_back();
+    if (copy && (bench_dir + "/").rfind(project + "/", 0) == 0)
+      throw UsageError(fmt::format("--bench-dir {} is inside the extension {}, which each run copies; choose a folder "
+                                   "outside it",
+                                   bench_dir, project));
+    auto cmake = io::which(s, "cmake");
+    if (!cmake) throw Failure("cmake not found on PATH; install it (apt-get install cmake)");
+    const auto machine = probe::probe_machine(s.fs, probe::online_cpus());
+    probe::SystemGpuQuery gpus(s);
+
+    std::vector<report::ConfigSummary> rows;
+    // A cold run's cache, once its build finished, is a cache warmed by that exact configuration:
+    // the warm configuration with the same archs, generator and jobs starts from it.
+    std::map<std::string, std::string> warmed;
+    auto warm_key = [](const report::BenchConfig& c) { return fmt::format("{}|{}|{}", c.archs, c.generator, c.jobs); };
+    int n = 0;
+    const int total = static_cast<int>(configs.size()) * repeat_;
+    for (const auto& cfg : configs) {
+      const std::string dir = bench_dir + "/" + cfg.id();
+      // A fresh folder per configuration: an up-to-date build or a left-over cache would measure nothing.
+      s.proc.run(io::ProcessSpec{.argv = {*cmake, "-E", "rm", "-rf", dir}});
+      s.fs.make_dirs(dir);
+      run::BuildRequest req;
+      req.project_dir = project;
+      req.archs = cfg.arch_spec();
+      if (cfg.jobs) req.jobs = cfg.jobs;
+      req.generator = cfg.cmake_generator();
+      req.ccache = cfg.cache != "off";
+      req.build_type = build_type_;
+      req.cmake_defines = defines_;
+      req.python = python_;
+
+      std::vector<report::RunResult> runs;
+      std::string warm_error;
+      if (cfg.cache == "warm") {
+        if (auto it = warmed.find(warm_key(cfg)); it != warmed.end()) {
+          req.cache_dir = it->second;
+          s.err << fmt::format("kiln bench: {}: the cache of the cold run is the warm cache\n", cfg.label());
+        } else {
+          req.cache_dir = dir + "/ccache";
+          s.err << fmt::format("kiln bench: {}: warming the cache\n", cfg.label());
+          auto r = build_once(req, dir + "/warmup", copy ? project : "", s, machine, gpus);
+          if (!r.ok) warm_error = "warm-up: " + r.error;
+        }
+      }
+      for (int k = 1; k <= repeat_; ++k) {
+        ++n;
+        report::RunResult r;
+        if (!warm_error.empty()) {
+          r.error = warm_error;
+        } else {
+          if (cfg.cache == "cold") req.cache_dir = fmt::format("{}/ccache-run{}", dir, k);
+          s.err << fmt::format("kiln bench: [{}/{}] {} run {}/{}\n", n, total, cfg.label(), k, repeat_);
+          r = build_once(req, fmt::format("{}/run{}", dir, k), copy ? project : "", s, machine, gpus);
+          if (r.ok && k == 1 && cfg.cache == "cold") warmed[warm_key(cfg)] = req.cache_dir;
+        }
+        s.err << (r.ok ? fmt::format("kiln bench:   {:.1f}s (configure {:.1f}s, build {:.1f}s)\n", r.total_s(),
+                                     r.configure_s, r.build_s)
+                       : fmt::format("kiln bench:   failed: {}\n", r.error));
+        runs.push_back(std::move(r));
+      }
+      rows.push_back(report::summarize(cfg, std::move(runs),
+                                       cost_per_hour_ >= 0 ? std::optional<double>(cost_per_hour_) : std::nullopt));
+    }
+
+    bool all_ok = true;
+    for (const auto& r : rows) all_ok = all_ok && r.ok_runs == static_cast<int>(r.runs.size());
+    nlohmann::ordered_json j = {{"project", project},
+                                  {"bench_dir", bench_dir},
+                                  {"repeat", repeat_},
+                                  {"cores", machine.usable_cores()},
+                                  {"cost_per_hour", cost_per_hour_ >= 0 ? nlohmann::ordered_json(cost_per_hour_) : nullptr},
+                                  {"configs", report::bench_json(rows)}};
+    if (!json_file_.empty() && !s.fs.write(json_file_, j.dump(2) + "\n"))
+      throw Failure(fmt::format("cannot write {}", json_file_));
+    if (json_) {
+      s.out << j.dump(2) << "\n";
+    } else {
+      s.out << report::bench_table(rows, markdown_);
+    }
+    return all_ok ? kOk : kFindings;
+  }
+
+ private:
+  // One build in `run_dir`; an extension (`copy_from` set) is first copied to run_dir/src, without
+  // the build/ folder a previous build of it left, and built there.
+  report::RunResult build_once(run::BuildRequest req, const std::string& run_dir, const std::string& copy_from,
+                               io::Seams& s, const probe::MachineInfo& machine, probe::GpuQuery& gpus) {
+    report::RunResult r;
+    req.build_dir = run_dir;
+    r.build_dir = run_dir;
+    if (!copy_from.empty()) {
+      req.project_dir = run_dir + "/src";
+      const auto cmake = io::which(s, "cmake").value_or("cmake");
+      auto c = s.proc.run(io::ProcessSpec{.argv = {cmake, "-E", "copy_directory", copy_from, req.project_dir}});
+      if (!c.ok()) throw Failure(fmt::format("could not copy {} to {}: {}", copy_from, req.project_dir, c.err));
+      s.proc.run(io::ProcessSpec{.argv = {cmake, "-E", "rm", "-rf", req.project_dir + "/build"}});
+    }
+    auto plan = run::make_plan(req, s, gpus, machine);
+    if (!plan) {
+      if (plan.error().usage) throw UsageError(plan.error().message);
+      throw Failure(plan.error().message);
+    }
+    auto o = run::run_cmake_build(*plan, s, run::ProgressSink{});
+    r.ok = o.ok;
+    if (!o.ok) r.error = fmt::format("{} failed, see {}", o.failed_step, plan->log_path());
+    r.configure_s = o.configure_time.count() / 1000.0;
+    r.build_s = o.build_time.count() / 1000.0;
+    r.peak_rss_kib = o.build_peak_rss_kib;
+    if (o.has_cache_stats) r.cache = o.cache;
+    for (const auto& a : o.artifacts)
+      if (auto size = s.fs.size(a)) r.libraries[a.substr(a.find_last_of('/') + 1)] = *size;
+    // The Ninja folder: the build folder, or the one torch.utils.cpp_extension made under build/.
+    std::string ninja_dir = plan->build_dir;
+    if (plan->kind == run::ProjectKind::extension)
+      for (const auto& d : s.fs.list(plan->project_dir + "/build"))
+        if (s.fs.exists(plan->project_dir + "/build/" + d + "/.ninja_log")) ninja_dir = plan->project_dir + "/build/" + d;
+    if (o.ok && plan->generator == "Ninja" && s.fs.exists(ninja_dir + "/.ninja_log"))
+      if (auto in = report::load_build(ninja_dir, s, machine.usable_cores())) {
+        auto p = report::compute_profile(*in);
+        r.critical_path_s = p.critical_path_ms / 1000.0;
+        r.efficiency = p.efficiency;
+        if (p.peak_memory_kib >= 0) r.peak_concurrent_kib = p.peak_memory_kib;
+      }
+    return r;
+  }
+
+  std::string dir_, bench_dir_, build_type_, python_, json_file_;
+  std::vector<std::string> matrix_, defines_;
+  int repeat_ = 1;
+  double cost_per_hour_ = -1;
+  bool json_ = false, markdown_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_bench() { return std::make_unique<BenchCommand>(); }
+
+}  // namespace kiln::cli

@@ -1,0 +1,61 @@
+#include "report/exec_log.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace kiln::report {
+
+ExecLog parse_exec_log(const std::string& text) {
+  ExecLog log;
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      log.problems.push_back(fmt::format("line {}: not a JSON object", lineno));
+      continue;
+    }
+    auto text_field = [&](const char* k) -> std::string {
+      auto it = j.find(k);
+      return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    bool bad = false;
+    auto num = [&](const char* k, bool required, long long missing = 0) -> long long {
+      auto it = j.find(k);
+      if (it == j.end() || it->is_null()) {
+        if (required) bad = true;
+        return missing;
+      }
+      if (!it->is_number() || it->get<long long>() < 0) {
+        bad = true;
+        return 0;
+      }
+      return it->get<long long>();
+    };
+    ExecRecord r;
+    r.output = text_field("output");
+    r.source = text_field("source");
+    r.start_ms = num("start_ms", true);
+    r.wall_ms = static_cast<long>(num("wall_ms", true));
+    r.cpu_ms = static_cast<long>(num("cpu_ms", false, -1));
+    r.peak_rss_kib = static_cast<long>(num("peak_rss_kib", false, -1));
+    r.exit = static_cast<int>(num("exit", false));
+    r.waited_ms = static_cast<long>(num("waited_ms", false));
+    r.archs = static_cast<int>(num("archs", false));
+    if (r.output.empty() || bad) {
+      log.problems.push_back(fmt::format("line {}: needs a string \"output\" and non-negative numbers "
+                                         "start_ms, wall_ms (cpu_ms, peak_rss_kib, waited_ms, archs optional)",
+                                         lineno));
+      continue;
+    }
+    log.records.push_back(std::move(r));
+  }
+  return log;
+}
+
+}  // namespace kiln::report

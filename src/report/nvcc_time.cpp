@@ -1,0 +1,89 @@
+#include "report/nvcc_time.hpp"
+
+#include <charconv>
+#include <sstream>
+
+namespace kiln::report {
+namespace {
+
+std::string trim(std::string_view s) {
+  size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
+  return a == std::string_view::npos ? std::string() : std::string(s.substr(a, b - a + 1));
+}
+
+// "compute_90a" / "sm_100f" -> 90 / 100; 0 when the row names no architecture.
+int arch_number(const std::string& s) {
+  size_t us = s.find('_');
+  if (us == std::string::npos) return 0;
+  int n = 0;
+  auto [p, ec] = std::from_chars(s.data() + us + 1, s.data() + s.size(), n);
+  return ec == std::errc() ? n : 0;
+}
+
+// nvcc's temporary files are named tmpxft_<pid>_<n>-...: the token tells one nvcc run from another
+// when parallel compiles append to the same file.
+std::string run_token(const std::string& files) {
+  size_t a = files.find("tmpxft_");
+  if (a == std::string::npos) return {};
+  size_t b = files.find('-', a);
+  return files.substr(a, b == std::string::npos ? std::string::npos : b - a);
+}
+
+}  // namespace
+
+NvccTimes parse_nvcc_time(const std::string& csv) {
+  NvccTimes out;
+  std::map<std::pair<std::string, std::string>, size_t> run_index;  // (source, token) -> unit
+  std::map<std::string, size_t> last_for_source;
+  std::istringstream in(csv);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("source file name", 0) == 0 || trim(line).empty()) continue;
+    std::vector<std::string> f;
+    std::string_view rest(line);
+    for (size_t c; (c = rest.find(',')) != std::string_view::npos; rest.remove_prefix(c + 1)) f.push_back(trim(rest.substr(0, c)));
+    f.push_back(trim(rest));
+    double ms = 0;
+    if (f.size() != 8 || std::from_chars(f[6].data(), f[6].data() + f[6].size(), ms).ec != std::errc()) {
+      ++out.skipped;
+      continue;
+    }
+    ++out.rows;
+    if (f[7] == "s") ms *= 1000;
+    const std::string& source = f[0];
+    const std::string token = run_token(f[2] + " " + f[3]);
+    if (source.empty()) continue;  // the driver's own row
+    size_t idx;
+    if (!token.empty()) {
+      auto key = std::make_pair(source, token);
+      auto it = run_index.find(key);
+      if (it == run_index.end()) {
+        idx = out.units.size();
+        out.units.push_back(UnitArchTime{source, {}, 0});
+        run_index[key] = idx;
+        last_for_source[source] = idx;
+      } else {
+        idx = it->second;
+      }
+    } else {
+      // The final host compile names the object, not a temporary: it belongs to the latest run of its source.
+      auto it = last_for_source.find(source);
+      if (it == last_for_source.end()) continue;
+      idx = it->second;
+    }
+    const std::string& phase = f[1];
+    const bool device = phase == "cicc" || phase == "ptxas" || phase.find("(preprocessing 1)") != std::string::npos ||
+                        phase == "nvvm" || phase == "ptxas (device)";
+    const int arch = arch_number(f[4]);
+    if (device && arch) out.units[idx].device_ms[arch] += ms;
+    else out.units[idx].host_ms += ms;
+  }
+  // Keep only the last compile of each source.
+  std::vector<UnitArchTime> last;
+  for (size_t i = 0; i < out.units.size(); ++i)
+    if (last_for_source[out.units[i].source] == i) last.push_back(out.units[i]);
+  out.units = std::move(last);
+  return out;
+}
+
+}  // namespace kiln::report

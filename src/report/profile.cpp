@@ -1,0 +1,426 @@
+#include "report/profile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <queue>
+#include <set>
+
+namespace kiln::report {
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string basename(const std::string& p) {
+  auto slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+bool is_library(const std::string& name) {
+  return ends_with(name, ".a") || ends_with(name, ".so") || name.find(".so.") != std::string::npos ||
+         ends_with(name, ".dylib");
+}
+
+// cuda / c++ / link / other, from the rule when the graph names it, else from the file name
+// (CMake: x.cu.o; torch.utils.cpp_extension: x.cuda.o).
+std::string kind_of(const Unit& u, const std::string& rule) {
+  if (u.archs > 0 || rule.find("CUDA_COMPILER") != std::string::npos || rule == "cuda_compile" ||
+      ends_with(u.name, ".cu.o") || ends_with(u.name, ".cuda.o"))
+    return "cuda";
+  if (rule.find("LINKER") != std::string::npos || rule == "link" || is_library(basename(u.name))) return "link";
+  if (rule.find("_COMPILER") != std::string::npos || rule == "compile" || ends_with(u.name, ".o") ||
+      ends_with(u.name, ".obj"))
+    return "c++";
+  return "other";
+}
+
+std::string target_of(const std::string& output) {
+  auto pos = output.find("CMakeFiles/");
+  if (pos != std::string::npos) {
+    auto start = pos + 11;
+    auto dir = output.find(".dir/", start);
+    if (dir != std::string::npos) return output.substr(start, dir - start);
+  }
+  std::string b = basename(output);
+  if (is_library(b)) {
+    if (b.rfind("lib", 0) == 0) b = b.substr(3);
+    b = b.substr(0, b.find('.'));
+    return b;
+  }
+  auto slash = output.find_last_of('/');
+  if (slash != std::string::npos && (ends_with(output, ".o") || ends_with(output, ".obj"))) return output.substr(0, slash);
+  return b;
+}
+
+// nvcc names the source as it was given: absolute from CMake, relative to the build folder when
+// ccache's base_dir rewrote it (../../proj/a.cu); the graph has it absolute.
+bool same_file(const std::string& graph_path, const std::string& nvcc_path, const std::string& build_dir) {
+  if (graph_path == nvcc_path) return true;
+  if (nvcc_path.empty() || nvcc_path[0] == '/') return false;
+  if (!build_dir.empty() && build_dir[0] == '/' &&
+      (std::filesystem::path(build_dir) / nvcc_path).lexically_normal().string() == graph_path)
+    return true;
+  std::string rest = nvcc_path;
+  while (rest.rfind("../", 0) == 0 || rest.rfind("./", 0) == 0) rest.erase(0, rest.find('/') + 1);
+  return ends_with(graph_path, "/" + rest);
+}
+
+// Concurrency by time: a sweep over start (+1) and end (-1) events, with the value each unit adds.
+struct Sweep {
+  double peak = 0;
+  std::vector<Sample> buckets;  // the average (or maximum) per bucket
+};
+
+Sweep sweep(const std::vector<Unit>& units, long t0, long span, int nb, const std::vector<double>& weight, bool bucket_max) {
+  Sweep out;
+  std::vector<std::pair<long, double>> ev;
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (weight[i] <= 0) continue;
+    ev.emplace_back(units[i].start_ms - t0, weight[i]);
+    ev.emplace_back(units[i].end_ms - t0, -weight[i]);
+  }
+  // Ends before starts at the same instant: a job starting as another ends does not overlap it.
+  std::sort(ev.begin(), ev.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second < b.second; });
+  if (span <= 0 || nb <= 0) return out;
+  nb = static_cast<int>(std::min<long>(nb, span));
+  const double width = static_cast<double>(span) / nb;
+  std::vector<double> area(nb, 0), maxv(nb, 0);
+  double level = 0;
+  long prev = 0;
+  auto spread = [&](long a, long b, double v) {  // level v held over [a, b)
+    if (b <= a) return;
+    int ba = std::min(nb - 1, static_cast<int>(a / width)), bb = std::min(nb - 1, static_cast<int>((b - 1) / width));
+    for (int k = ba; k <= bb; ++k) {
+      double lo = std::max<double>(a, k * width), hi = std::min<double>(b, (k + 1) * width);
+      if (hi > lo) area[k] += v * (hi - lo);
+      maxv[k] = std::max(maxv[k], v);
+    }
+  };
+  for (const auto& [t, d] : ev) {
+    spread(prev, t, level);
+    prev = t;
+    level += d;
+    out.peak = std::max(out.peak, level);
+  }
+  for (int k = 0; k < nb; ++k)
+    out.buckets.push_back(Sample{static_cast<long>(k * width), bucket_max ? maxv[k] : area[k] / width});
+  return out;
+}
+
+// Longest weighted path through the graph, ending anywhere: cp(edge) = weight + max cp(producers
+// of its inputs). Iterative so deep graphs do not exhaust the stack.
+std::vector<size_t> graph_critical_path(const BuildGraph& g, const std::vector<Unit>& units,
+                                        const std::map<std::string, size_t>& unit_of, long& length) {
+  const size_t n = g.edges.size();
+  std::vector<long> weight(n, 0), best(n, -1);
+  std::vector<long> pred(n, -1);
+  std::vector<long> unit(n, -1);
+  for (size_t e = 0; e < n; ++e)
+    for (const auto& o : g.edges[e].outputs)
+      if (auto it = unit_of.find(o); it != unit_of.end()) {
+        unit[e] = static_cast<long>(it->second);
+        const Unit& u = units[it->second];
+        weight[e] = std::max(0L, u.duration_ms() - u.waited_ms);
+        break;
+      }
+  std::vector<char> state(n, 0);  // 0 new, 1 open, 2 done
+  for (size_t root = 0; root < n; ++root) {
+    if (state[root]) continue;
+    std::vector<std::pair<size_t, size_t>> stack = {{root, 0}};
+    state[root] = 1;
+    while (!stack.empty()) {
+      auto& [e, next] = stack.back();
+      const auto& ins = g.edges[e].inputs;
+      if (next < ins.size()) {
+        auto it = g.producer.find(ins[next++]);
+        if (it != g.producer.end() && state[it->second] == 0) {
+          state[it->second] = 1;
+          stack.emplace_back(it->second, 0);
+        }
+        continue;
+      }
+      long b = 0, p = -1;
+      for (const auto& in : ins)
+        if (auto it = g.producer.find(in); it != g.producer.end() && state[it->second] == 2 && best[it->second] > b) {
+          b = best[it->second];
+          p = static_cast<long>(it->second);
+        }
+      best[e] = weight[e] + b;
+      pred[e] = p;
+      state[e] = 2;
+      stack.pop_back();
+    }
+  }
+  long end = -1;
+  length = 0;
+  for (size_t e = 0; e < n; ++e)
+    if (best[e] > length) {
+      length = best[e];
+      end = static_cast<long>(e);
+    }
+  std::vector<size_t> chain;
+  for (long e = end; e >= 0; e = pred[e])
+    if (unit[e] >= 0 && weight[e] > 0) chain.push_back(static_cast<size_t>(unit[e]));
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+// Without the graph: the longest chain of jobs that ran one after another. It bounds the true
+// critical path from above (every dependency chain is such a chain), so it is marked as such.
+std::vector<size_t> chain_critical_path(const std::vector<Unit>& units, long& length) {
+  std::vector<size_t> order(units.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return units[a].end_ms < units[b].end_ms; });
+  std::vector<long> ends, dp(order.size()), best_upto(order.size());
+  std::vector<long> pred(order.size(), -1), best_idx(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    const Unit& u = units[order[k]];
+    // The last job (by end) that ended at or before this one started.
+    long j = static_cast<long>(std::upper_bound(ends.begin(), ends.end(), u.start_ms) - ends.begin()) - 1;
+    const long before = j >= 0 ? best_upto[j] : 0;
+    dp[k] = u.duration_ms() - u.waited_ms + before;
+    pred[k] = j >= 0 ? best_idx[j] : -1;
+    ends.push_back(u.end_ms);
+    if (k == 0 || dp[k] > best_upto[k - 1]) {
+      best_upto[k] = dp[k];
+      best_idx[k] = static_cast<long>(k);
+    } else {
+      best_upto[k] = best_upto[k - 1];
+      best_idx[k] = best_idx[k - 1];
+    }
+  }
+  length = order.empty() ? 0 : best_upto.back();
+  std::vector<size_t> chain;
+  for (long k = order.empty() ? -1 : best_idx.back(); k >= 0; k = pred[k]) chain.push_back(order[k]);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+}  // namespace
+
+std::vector<size_t> slowest(const Profile& p, size_t n) {
+  std::vector<size_t> idx(p.units.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](size_t a, size_t b) { return p.units[a].duration_ms() > p.units[b].duration_ms(); });
+  if (idx.size() > n) idx.resize(n);
+  return idx;
+}
+
+Profile compute_profile(const ProfileInput& in) {
+  Profile p;
+  p.build_dir = in.build_dir;
+  p.log_version = in.log.version;
+  p.builds_in_log = in.log.builds;
+  p.cores = std::max(1, in.cores);
+  p.cache = in.cache;
+
+  std::map<std::string, size_t> unit_of;
+  for (const auto& j : in.log.jobs) {
+    Unit u;
+    u.name = j.name();
+    u.outputs = j.outputs;
+    u.start_ms = j.start_ms;
+    u.end_ms = j.end_ms;
+    for (const auto& o : j.outputs) unit_of[o] = p.units.size();
+    p.units.push_back(std::move(u));
+  }
+
+  // The launcher's records: the last one per output (earlier builds appended theirs too).
+  if (in.exec) {
+    p.exec_problems = in.exec->problems;
+    std::map<size_t, const ExecRecord*> rec;
+    const std::string prefix = in.build_dir + "/";
+    for (const auto& r : in.exec->records) {
+      std::string out = r.output;
+      if (!in.build_dir.empty() && out.rfind(prefix, 0) == 0) out = out.substr(prefix.size());
+      if (auto it = unit_of.find(out); it != unit_of.end()) rec[it->second] = &r;
+    }
+    for (const auto& [i, r] : rec) {
+      Unit& u = p.units[i];
+      u.cpu_ms = r->cpu_ms;
+      u.peak_rss_kib = r->peak_rss_kib;
+      u.waited_ms = std::min(r->waited_ms, u.duration_ms());
+      u.archs = r->archs;
+      u.source = r->source;
+    }
+    p.exec_matched = static_cast<int>(rec.size());
+  }
+
+  for (auto& u : p.units) {
+    std::string rule;
+    if (in.graph)
+      if (auto it = in.graph->producer.find(u.name); it != in.graph->producer.end()) {
+        const auto& e = in.graph->edges[it->second];
+        rule = e.rule;
+        if (u.source.empty())
+          for (const auto& i : e.inputs)
+            if (ends_with(i, ".cu") || ends_with(i, ".cpp") || ends_with(i, ".cc") || ends_with(i, ".c") ||
+                ends_with(i, ".cxx")) {
+              u.source = i;
+              break;
+            }
+      }
+    u.kind = kind_of(u, rule);
+    u.target = target_of(u.name);
+  }
+
+  if (p.units.empty()) {
+    p.notes.push_back("the latest build ran no steps (everything was up to date)");
+    p.critical_path_method = "none";
+    return p;
+  }
+  long t0 = p.units.front().start_ms, t1 = 0;
+  for (const auto& u : p.units) {
+    t0 = std::min(t0, u.start_ms);
+    t1 = std::max(t1, u.end_ms);
+  }
+  p.makespan_ms = t1 - t0;
+
+  long busy = 0;
+  for (const auto& u : p.units) {
+    busy += u.duration_ms();
+    if (u.cpu_ms >= 0) {
+      p.total_cpu_ms += u.cpu_ms;
+      ++p.cpu_from_exec;
+    } else {
+      p.total_cpu_ms += u.duration_ms();
+    }
+  }
+
+  long cp = 0;
+  if (in.graph) {
+    p.critical_path = graph_critical_path(*in.graph, p.units, unit_of, cp);
+    p.critical_path_from_graph = true;
+    p.critical_path_method = "dependency graph (ninja -t graph)";
+    // A unit the graph does not know (build.ninja changed since) is at least its own path.
+    for (size_t i = 0; i < p.units.size(); ++i)
+      if (!in.graph->producer.count(p.units[i].name) && p.units[i].duration_ms() > cp) {
+        cp = p.units[i].duration_ms();
+        p.critical_path = {i};
+      }
+  } else {
+    p.critical_path = chain_critical_path(p.units, cp);
+    p.critical_path_method = "longest chain of jobs that ran one after another (" +
+                             (in.graph_problem.empty() ? std::string("no dependency graph") : in.graph_problem) +
+                             "): an upper estimate of the true critical path";
+  }
+  p.critical_path_ms = cp;
+  for (size_t i : p.critical_path) p.units[i].critical = true;
+
+  const long cpu_bound = (p.total_cpu_ms + p.cores - 1) / p.cores;
+  p.lower_bound_ms = std::max(cpu_bound, cp);
+  p.bound_by = cp >= cpu_bound ? "critical path" : "cpu";
+  p.efficiency = p.lower_bound_ms > 0 ? static_cast<double>(p.makespan_ms) / p.lower_bound_ms : 1.0;
+  p.avg_parallelism = p.makespan_ms > 0 ? static_cast<double>(busy) / p.makespan_ms : 0.0;
+
+  std::vector<double> ones(p.units.size(), 1.0);
+  auto par = sweep(p.units, t0, p.makespan_ms, in.buckets, ones, false);
+  p.parallelism = par.buckets;
+  p.max_parallelism = static_cast<int>(par.peak);
+
+  // Lanes: each job on the lowest lane free when it starts, as a core would run it.
+  {
+    std::vector<size_t> order(p.units.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p.units[a].start_ms < p.units[b].start_ms; });
+    std::priority_queue<std::pair<long, int>, std::vector<std::pair<long, int>>, std::greater<>> busy_lanes;
+    std::set<int> free_lanes;
+    for (size_t i : order) {
+      Unit& u = p.units[i];
+      while (!busy_lanes.empty() && busy_lanes.top().first <= u.start_ms) {
+        free_lanes.insert(busy_lanes.top().second);
+        busy_lanes.pop();
+      }
+      if (free_lanes.empty()) {
+        u.lane = p.lanes++;
+      } else {
+        u.lane = *free_lanes.begin();
+        free_lanes.erase(free_lanes.begin());
+      }
+      busy_lanes.emplace(u.end_ms, u.lane);
+    }
+  }
+
+  if (p.exec_matched > 0) {
+    std::vector<double> rss;
+    for (const auto& u : p.units) rss.push_back(u.peak_rss_kib > 0 ? static_cast<double>(u.peak_rss_kib) : 0.0);
+    auto mem = sweep(p.units, t0, p.makespan_ms, in.buckets, rss, true);
+    p.peak_memory_kib = static_cast<long>(mem.peak);
+    p.memory = mem.buckets;
+  }
+
+  std::map<std::string, TargetTime> targets;
+  for (const auto& u : p.units) {
+    auto& t = targets[u.target];
+    if (t.units == 0) {
+      t.name = u.target;
+      t.first_start_ms = u.start_ms;
+    }
+    ++t.units;
+    t.total_ms += u.duration_ms();
+    t.first_start_ms = std::min(t.first_start_ms, u.start_ms);
+    t.last_end_ms = std::max(t.last_end_ms, u.end_ms);
+  }
+  for (auto& [k, t] : targets) p.targets.push_back(t);
+  std::stable_sort(p.targets.begin(), p.targets.end(), [](auto& a, auto& b) { return a.total_ms > b.total_ms; });
+
+  // Time per architecture: measured by nvcc --time when the build wrote it; else the exec log's
+  // arch count splits a unit evenly (an estimate); else it cannot be told.
+  if (in.nvcc && !in.nvcc->units.empty()) {
+    std::map<int, ArchTime> by_arch;
+    // Only compiles of this build count: the file also holds CMake's compiler checks and older builds.
+    for (const auto& nu : in.nvcc->units) {
+      bool matched = false;
+      for (auto& u : p.units) {
+        const bool same_source = !u.source.empty() && same_file(u.source, nu.source, in.build_dir);
+        const bool same_name = u.source.empty() && (ends_with(u.name, "/" + basename(nu.source) + ".o") ||
+                                                    basename(u.name) == basename(nu.source) + ".o");
+        if (u.kind == "cuda" && (same_source || same_name)) {
+          u.arch_ms = nu.device_ms;
+          u.host_ms = nu.host_ms;
+          if (u.source.empty()) u.source = nu.source;
+          matched = true;
+        }
+      }
+      if (!matched) continue;
+      for (const auto& [arch, ms] : nu.device_ms) {
+        auto& a = by_arch[arch];
+        a.arch = arch;
+        a.ms += ms;
+        ++a.units;
+      }
+    }
+    for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
+    if (p.arch_times.empty()) p.notes.push_back("kiln-nvcc-time.csv names no CUDA unit of this build");
+    else p.arch_method = "nvcc --time";
+  }
+  if (p.arch_times.empty()) {
+    bool any = false;
+    for (auto& u : p.units)
+      if (u.archs > 0) {
+        any = true;
+        u.per_arch_estimate_ms = static_cast<double>(u.duration_ms() - u.waited_ms) / u.archs;
+      }
+    if (any) {
+      p.arch_method = "even split of each CUDA unit's time over its archs (an estimate: which arch costs more cannot be told)";
+    } else {
+      bool cuda = std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.kind == "cuda"; });
+      if (cuda)
+        p.notes.push_back(fmt::format("time per architecture cannot be told from .ninja_log; rebuild with "
+                                      "-D CMAKE_CUDA_FLAGS=--time={}/kiln-nvcc-time.csv to have nvcc measure it",
+                                      in.build_dir.empty() ? "BUILD" : in.build_dir));
+    }
+  }
+  if (in.exec && p.exec_matched == 0 && !in.exec->records.empty())
+    p.notes.push_back("kiln-exec.jsonl has records, but none for the outputs of the latest build");
+  if (p.builds_in_log > 1)
+    p.notes.push_back(fmt::format(".ninja_log holds {} builds; this profile is of the latest", p.builds_in_log));
+  return p;
+}
+
+}  // namespace kiln::report

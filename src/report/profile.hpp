@@ -1,0 +1,101 @@
+#pragma once
+// A finished build's profile: where the time went (critical path, parallelism, slowest units and
+// targets), how far the schedule is from the bound max(total CPU / cores, critical path), memory
+// and cache figures when the launcher and ccache recorded them.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/exec_log.hpp"
+#include "report/ninja_graph.hpp"
+#include "report/ninja_log.hpp"
+#include "report/nvcc_time.hpp"
+#include "run/ccache_stats.hpp"
+
+namespace kiln::report {
+
+struct Unit {
+  std::string name;  // first output, as Ninja names it
+  std::vector<std::string> outputs;
+  std::string kind;    // cuda, c++, link, other
+  std::string target;  // the CMake target (CMakeFiles/<t>.dir) or the library / executable name
+  std::string source;  // when the exec log or the graph names it
+  long start_ms = 0, end_ms = 0;
+  long duration_ms() const { return end_ms - start_ms; }
+  // From the exec log when it has this unit; -1 when unknown.
+  long cpu_ms = -1, peak_rss_kib = -1, waited_ms = 0;
+  int archs = 0;
+  int lane = 0;
+  bool critical = false;
+  std::map<int, double> arch_ms;  // measured by nvcc --time
+  double host_ms = 0;
+  double per_arch_estimate_ms = 0;  // without nvcc --time: (duration - waited) / archs
+};
+
+struct TargetTime {
+  std::string name;
+  int units = 0;
+  long total_ms = 0;           // sum of its units' durations
+  long first_start_ms = 0, last_end_ms = 0;
+};
+
+struct ArchTime {
+  int arch = 0;
+  double ms = 0;
+  int units = 0;
+};
+
+struct Sample {
+  long t_ms = 0;
+  double value = 0;
+};
+
+struct ProfileInput {
+  std::string build_dir;
+  NinjaLog log;
+  std::optional<BuildGraph> graph;  // nullopt: ninja was not found
+  std::string graph_problem;        // why there is no graph
+  std::optional<ExecLog> exec;
+  std::optional<run::CacheStats> cache;
+  std::optional<NvccTimes> nvcc;
+  int cores = 1;
+  int buckets = 120;  // samples of the time series
+};
+
+struct Profile {
+  std::string build_dir;
+  int log_version = 0, builds_in_log = 0;
+  std::vector<Unit> units;  // by start time
+  long makespan_ms = 0;
+  long total_cpu_ms = 0;
+  int cpu_from_exec = 0;  // units whose CPU time came from the exec log (the rest: their duration)
+  long critical_path_ms = 0;
+  std::vector<size_t> critical_path;  // unit indices, first to last
+  bool critical_path_from_graph = false;
+  std::string critical_path_method;
+  int cores = 1;
+  long lower_bound_ms = 0;
+  double efficiency = 0;  // makespan / lower bound (1.0 = at the bound)
+  std::string bound_by;   // "cpu" or "critical path"
+  double avg_parallelism = 0;
+  int max_parallelism = 0;
+  std::vector<Sample> parallelism;
+  int lanes = 0;
+  std::vector<TargetTime> targets;  // slowest first
+  int exec_matched = 0;
+  std::vector<std::string> exec_problems;
+  long peak_memory_kib = -1;  // concurrent sum of per-unit peaks; -1 unknown
+  std::vector<Sample> memory;  // KiB
+  std::optional<run::CacheStats> cache;
+  std::string arch_method;  // "nvcc --time", "even split of the exec log's archs", "" (cannot be told)
+  std::vector<ArchTime> arch_times;
+  std::vector<std::string> notes;
+};
+
+Profile compute_profile(const ProfileInput& in);
+
+// Indices of units by duration, longest first.
+std::vector<size_t> slowest(const Profile& p, size_t n);
+
+}  // namespace kiln::report

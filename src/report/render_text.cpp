@@ -1,0 +1,111 @@
+#include <fmt/format.h>
+
+#include "report/render.hpp"
+
+namespace kiln::report {
+
+std::string human_ms(double ms) {
+  if (ms < 0) return "-";
+  if (ms < 10000) return fmt::format("{:.2f}s", ms / 1000);
+  long s = static_cast<long>(ms / 1000 + 0.5);
+  if (s < 60) return fmt::format("{}s", s);
+  if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+}
+
+std::string human_kib(double kib) {
+  if (kib < 0) return "-";
+  if (kib < 10 * 1024) return fmt::format("{:.1f} MiB", kib / 1024);
+  if (kib < 1024 * 1024) return fmt::format("{:.0f} MiB", kib / 1024);
+  return fmt::format("{:.1f} GiB", kib / 1024 / 1024);
+}
+
+namespace {
+
+std::string arch_name(int a) { return fmt::format("sm_{}", a); }
+
+std::string shorten(const std::string& s, size_t n) {
+  return s.size() <= n ? s : "..." + s.substr(s.size() - (n - 3));
+}
+
+}  // namespace
+
+std::string render_text(const Profile& p, size_t top) {
+  std::string o;
+  auto line = [&](std::string_view k, const std::string& v) { o += fmt::format("{:<11}{}\n", k, v); };
+  line("build", fmt::format("{} (.ninja_log v{}, {} job{}{})", p.build_dir, p.log_version, p.units.size(),
+                            p.units.size() == 1 ? "" : "s",
+                            p.builds_in_log > 1 ? fmt::format(", latest of {} builds", p.builds_in_log) : ""));
+  if (p.units.empty()) {
+    for (const auto& n : p.notes) o += "note: " + n + "\n";
+    return o;
+  }
+  line("wall", fmt::format("{} (first job start to last job end)", human_ms(p.makespan_ms)));
+  line("CPU", fmt::format("{} ({})", human_ms(p.total_cpu_ms),
+                          p.cpu_from_exec == static_cast<int>(p.units.size()) ? std::string("cpu_ms from kiln-exec.jsonl")
+                          : p.cpu_from_exec > 0
+                              ? fmt::format("cpu_ms for {} of {} jobs, durations for the rest", p.cpu_from_exec, p.units.size())
+                              : std::string("sum of job durations")));
+  std::string chain;
+  for (size_t k = 0; k < p.critical_path.size(); ++k) {
+    if (k == 4 && p.critical_path.size() > 6) {
+      chain += fmt::format(" -> ... ({} more)", p.critical_path.size() - 5);
+      k = p.critical_path.size() - 1;
+    }
+    chain += (chain.empty() ? "" : " -> ") + shorten(p.units[p.critical_path[k]].name, 48);
+  }
+  line("critical", fmt::format("{} over {} job{}: {}", human_ms(p.critical_path_ms), p.critical_path.size(),
+                               p.critical_path.size() == 1 ? "" : "s", chain));
+  line("", fmt::format("from the {}", p.critical_path_method));
+  line("bound", fmt::format("{} = max(CPU {} / {} cores = {}, critical path {})", human_ms(p.lower_bound_ms),
+                            human_ms(p.total_cpu_ms), p.cores,
+                            human_ms(static_cast<double>(p.total_cpu_ms) / p.cores), human_ms(p.critical_path_ms)));
+  line("efficiency", fmt::format("{:.2f}x: the build took {:.2f} times the bound ({}-bound){}", p.efficiency, p.efficiency,
+                                 p.bound_by == "cpu" ? "CPU" : "critical-path",
+                                 p.efficiency > 1.25 ? "; scheduling or too few jobs left time on the table" : ""));
+  line("parallel", fmt::format("average {:.1f}, peak {} concurrent jobs ({} cores)", p.avg_parallelism,
+                               p.max_parallelism, p.cores));
+  line("memory", p.peak_memory_kib >= 0
+                     ? fmt::format("peak {} (sum of the peak RSS of concurrent compiles; {} of {} jobs recorded)",
+                                   human_kib(p.peak_memory_kib), p.exec_matched, p.units.size())
+                     : std::string("unknown (no kiln-exec.jsonl records for this build)"));
+  if (p.cache)
+    line("cache", fmt::format("{} hits ({} remote), {} misses, {:.0f}% hit rate", p.cache->hits, p.cache->remote_hits,
+                              p.cache->misses, 100 * p.cache->hit_rate()));
+  else
+    line("cache", "unknown (no kiln-ccache-stats.log: built without kiln build or without ccache)");
+
+  o += fmt::format("\nslowest units\n  {:>8} {:>8} {:>9} {:<5} {}\n", "time", "cpu", "peak RSS", "kind", "unit");
+  for (size_t i : slowest(p, top)) {
+    const Unit& u = p.units[i];
+    o += fmt::format("  {:>8} {:>8} {:>9} {:<5} {}{}\n", human_ms(u.duration_ms()), human_ms(u.cpu_ms),
+                     human_kib(u.peak_rss_kib), u.kind, shorten(u.name, 70), u.critical ? "  *critical" : "");
+  }
+  o += fmt::format("\nslowest targets\n  {:>8} {:>6} {}\n", "time", "units", "target");
+  for (size_t i = 0; i < p.targets.size() && i < top; ++i)
+    o += fmt::format("  {:>8} {:>6} {}\n", human_ms(p.targets[i].total_ms), p.targets[i].units, p.targets[i].name);
+
+  if (!p.arch_times.empty()) {
+    double total = 0;
+    for (const auto& a : p.arch_times) total += a.ms;
+    o += fmt::format("\ntime per architecture ({})\n  {:<8} {:>8} {:>6} {:>6}\n", p.arch_method, "arch", "time",
+                     "share", "units");
+    for (const auto& a : p.arch_times)
+      o += fmt::format("  {:<8} {:>8} {:>5.0f}% {:>6}\n", arch_name(a.arch), human_ms(a.ms),
+                       total > 0 ? 100 * a.ms / total : 0.0, a.units);
+  } else if (!p.arch_method.empty()) {
+    o += fmt::format("\ntime per architecture: {}\n", p.arch_method);
+    for (size_t i : slowest(p, top))
+      if (p.units[i].archs > 0)
+        o += fmt::format("  {:>8} per arch x {} {}\n", human_ms(p.units[i].per_arch_estimate_ms), p.units[i].archs,
+                         shorten(p.units[i].name, 70));
+  }
+  if (!p.exec_problems.empty())
+    o += fmt::format("\nkiln-exec.jsonl: skipped {} line{} ({})\n", p.exec_problems.size(),
+                     p.exec_problems.size() == 1 ? "" : "s", p.exec_problems.front());
+  if (!p.notes.empty()) o += "\n";
+  for (const auto& n : p.notes) o += "note: " + n + "\n";
+  return o;
+}
+
+}  // namespace kiln::report

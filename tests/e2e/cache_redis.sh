@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A compile cache shared through Redis: kiln cache config points two empty local caches at one
+# redis-server on loopback; the second build, in another folder with its own empty cache, is served
+# by the remote storage (outcome.cache.remote_hits > 0).
+set -euo pipefail
+kiln=$1
+command -v redis-server >/dev/null || { echo "skip: redis-server missing (apt-get install redis-server)"; exit 77; }
+command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
+[ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null || { echo "skip: nvcc missing"; exit 77; }
+command -v ccache >/dev/null || { echo "skip: ccache missing"; exit 77; }
+ccache --version | grep -q "redis-storage" || { echo "skip: this ccache has no Redis storage"; exit 77; }
+work=$(mktemp -d)
+redis_pid=
+cleanup() { [ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null && wait "$redis_pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" > "$work/redis.log" 2>&1 &
+redis_pid=$!
+for _ in $(seq 50); do
+  if command -v redis-cli >/dev/null; then redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break
+  else (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; fi
+  sleep 0.1
+done
+kill -0 "$redis_pid" || { cat "$work/redis.log"; echo "redis-server did not start"; exit 1; }
+
+proj=$work/proj; mkdir -p "$proj"
+cat > "$proj/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.24)
+project(redis_e2e LANGUAGES CXX CUDA)
+add_library(k SHARED a.cu b.cu)
+CM
+echo '__global__ void ka(float* p) { p[threadIdx.x] += 1.f; } void la(float* p) { ka<<<1, 32>>>(p); }' > "$proj/a.cu"
+echo '__global__ void kb(float* p) { p[threadIdx.x] *= 2.f; } void lb(float* p) { kb<<<1, 32>>>(p); }' > "$proj/b.cu"
+field() { python3 -c "import json,sys; d=json.load(open('$1')); print(eval('d' + sys.argv[1]))" "$2"; }
+remote=redis://127.0.0.1:$port
+
+# Runner 1: empty local cache A, pointed at Redis, fills it.
+"$kiln" cache config --dir "$work/cacheA" --remote "$remote" --json > "$work/configA.json"
+[ "$(field "$work/configA.json" "['remote_storage']['value']")" = "$remote" ]
+"$kiln" build "$proj" --archs 80-real --build-dir "$work/b1" --cache-dir "$work/cacheA" --json > "$work/b1.json"
+[ "$(field "$work/b1.json" "['outcome']['ok']")" = True ]
+[ "$(field "$work/b1.json" "['outcome']['cache']['misses']")" -ge 2 ]
+
+# Runner 2: another folder, another empty local cache B, same Redis.
+"$kiln" cache config --dir "$work/cacheB" --remote "$remote" > /dev/null
+[ ! -d "$work/cacheB/0" ] || { echo "cache B is not empty"; exit 1; }
+"$kiln" build "$proj" --archs 80-real --build-dir "$work/b2" --cache-dir "$work/cacheB" --json > "$work/b2.json"
+remote_hits=$(field "$work/b2.json" "['outcome']['cache']['remote_hits']")
+misses=$(field "$work/b2.json" "['outcome']['cache']['misses']")
+echo "second runner: $remote_hits remote hits, $misses misses"
+[ "$remote_hits" -gt 0 ] && [ "$misses" -eq 0 ]
+"$kiln" cache show --dir "$work/cacheB" --json > "$work/showB.json"
+[ "$(field "$work/showB.json" "['stats']['remote_hits']")" -gt 0 ]
+echo "remote cache shared through Redis"

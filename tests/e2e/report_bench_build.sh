@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# kiln report on a real kiln build of a generated CUDA project (with nvcc --time, so time per
+# architecture is measured), then kiln bench over archs x cache on the same project.
+set -euo pipefail
+kiln=$1
+command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
+[ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null || { echo "skip: nvcc missing"; exit 77; }
+command -v ccache >/dev/null || { echo "skip: ccache missing"; exit 77; }
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+proj=$work/proj; mkdir -p "$proj"
+cat > "$proj/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.24)
+project(rb LANGUAGES CXX CUDA)
+add_library(k SHARED a.cu b.cu)
+add_executable(t main.cpp)
+target_link_libraries(t k)
+CM
+echo '__global__ void ka(float* p) { p[threadIdx.x] += 1.f; } void la(float* p) { ka<<<1, 32>>>(p); }' > "$proj/a.cu"
+echo '__global__ void kb(float* p) { p[threadIdx.x] *= 2.f; } void lb(float* p) { kb<<<1, 32>>>(p); }' > "$proj/b.cu"
+echo 'int main() { return 0; }' > "$proj/main.cpp"
+export CCACHE_DIR=$work/ccache
+b=$work/b
+"$kiln" build "$proj" --archs "80-real;90-real" --build-dir "$b" -D "CMAKE_CUDA_FLAGS=--time=$b/kiln-nvcc-time.csv" > /dev/null
+"$kiln" report "$b" --cores 2 --json > "$work/report.json"
+python3 - "$work/report.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["jobs"] == 5, d["jobs"]
+cp = d["critical_path"]
+assert cp["from_graph"], cp
+names = [u["name"] for u in cp["units"]]
+assert names[-1] == "t" and "libk.so" in names and names[0].endswith(".cu.o"), names
+assert d["lower_bound_seconds"] >= cp["seconds"] > 0
+assert abs(d["efficiency"] - d["makespan_seconds"] / d["lower_bound_seconds"]) < 0.01
+assert d["cache"] is not None and d["cache"]["misses"] >= 3, d["cache"]
+archs = {a["arch"]: a for a in d["architectures"]["archs"]}
+assert d["architectures"]["method"] == "nvcc --time", d["architectures"]
+assert set(archs) == {"sm_80", "sm_90"} and all(a["units"] == 2 and a["seconds"] > 0 for a in archs.values()), archs
+print("report: makespan %.2fs, critical path %.2fs, efficiency %.2f" % (d["makespan_seconds"], cp["seconds"], d["efficiency"]))
+PY
+"$kiln" report "$b" | grep -q "time per architecture (nvcc --time)"
+
+# A folder that is not a build folder: one clear line, exit 1.
+if "$kiln" report "$proj" 2> "$work/err.txt"; then echo "report of a source folder succeeded"; exit 1; fi
+grep -q "has no .ninja_log" "$work/err.txt"
+
+"$kiln" bench "$proj" --matrix archs=80-real,80-real+90-real --matrix cache=cold,warm --bench-dir "$work/bench" \
+  --cost-per-hour 2 --json > "$work/bench.json" 2> "$work/bench.err"
+python3 - "$work/bench.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {c["label"]: c for c in d["configs"]}
+assert list(rows) == ["archs=80-real cache=cold", "archs=80-real cache=warm",
+                      "archs=80-real+90-real cache=cold", "archs=80-real+90-real cache=warm"], list(rows)
+for label, c in rows.items():
+    assert c["ok_runs"] == 1, (label, c["runs"])
+    assert c["libraries"]["libk.so"] > 0
+    assert c["cost_usd"] > 0
+    hit = c["median_hit_rate"]
+    assert (hit == 0.0) if "cold" in label else (hit == 1.0), (label, hit)
+    assert c["runs"][0]["build_dir"].startswith(d["bench_dir"])
+# Two architectures put two cubins in the library.
+assert rows["archs=80-real+90-real cache=cold"]["libraries"]["libk.so"] > rows["archs=80-real cache=cold"]["libraries"]["libk.so"]
+print("bench:", [(l, c["median_seconds"]) for l, c in rows.items()])
+PY
+# Make against Ninja without a cache: both build; only Ninja has a critical path; no hit rate.
+if command -v make >/dev/null; then
+  "$kiln" bench "$proj" --matrix generator=Make,Ninja --matrix cache=off --matrix archs=80-real \
+    --bench-dir "$work/bench2" --json > "$work/bench2.json" 2> "$work/bench2.err"
+  python3 - "$work/bench2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+make, ninja = d["configs"]
+assert make["config"]["generator"] == "Make" and make["ok_runs"] == 1, make
+assert ninja["config"]["generator"] == "Ninja" and ninja["ok_runs"] == 1, ninja
+assert make["median_critical_path_seconds"] is None and ninja["median_critical_path_seconds"] > 0
+assert make["median_hit_rate"] is None and make["runs"][0]["cache"] is None
+assert make["libraries"]["libk.so"] > 0
+print("make %.1fs, ninja %.1fs" % (make["median_seconds"], ninja["median_seconds"]))
+PY
+fi
+"$kiln" bench "$proj" --matrix cache=lukewarm 2> "$work/usage.txt" && exit 1
+grep -q "not cold, warm or off" "$work/usage.txt"
+echo "report and bench work on a real build"

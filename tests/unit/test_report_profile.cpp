@@ -1,0 +1,260 @@
+#include <gtest/gtest.h>
+
+#include "report/ninja_graph.hpp"
+#include "report/profile.hpp"
+#include "report/render.hpp"
+
+using namespace kiln::report;
+
+namespace {
+
+// A recorded-style build, written by hand so every figure is known:
+//   gen (0-400) writes gen.h; c.o (400-1200) needs gen.h; b.o (0-500); m.o (500-600);
+//   lib.so (1200-1500) links b.o and c.o; app (1500-1600) links lib.so and m.o.
+// Critical path: gen -> c.o -> lib.so -> app = 400 + 800 + 300 + 100 = 1600 ms.
+// Total CPU 2200 ms; 2 cores -> 1100 ms; bound = 1600 ms; makespan 1600 ms -> efficiency 1.00.
+const char* kLog =
+    "# ninja log v5\n"
+    "0\t400\t1\tgen.h\t01\n"
+    "0\t500\t1\tCMakeFiles/lib.dir/b.cu.o\t02\n"
+    "500\t600\t1\tCMakeFiles/app.dir/m.cpp.o\t03\n"
+    "400\t1200\t1\tCMakeFiles/lib.dir/c.cpp.o\t04\n"
+    "1200\t1500\t1\tliblib.so\t05\n"
+    "1500\t1600\t1\tapp\t06\n";
+
+// As `ninja -t graph` prints it: edge nodes as ellipses, single in/out edges as labelled arrows.
+const char* kDot = R"(digraph ninja {
+rankdir="LR"
+node [fontsize=10, shape=box, height=0.25]
+edge [fontsize=10]
+"0x1" [label="all"]
+"0x2" [label="phony", shape=ellipse]
+"0x2" -> "0x1"
+"0x3" -> "0x2" [arrowhead=none]
+"0x3" [label="app"]
+"0x4" [label="CXX_EXECUTABLE_LINKER__app_", shape=ellipse]
+"0x4" -> "0x3"
+"0x5" -> "0x4" [arrowhead=none]
+"0x6" -> "0x4" [arrowhead=none]
+"0x5" [label="CMakeFiles/app.dir/m.cpp.o"]
+"0x7" [label="/src/m.cpp"]
+"0x7" -> "0x5" [label=" CXX_COMPILER__app_"]
+"0x6" [label="liblib.so"]
+"0x8" [label="CUDA_SHARED_LIBRARY_LINKER__lib_", shape=ellipse]
+"0x8" -> "0x6"
+"0x9" -> "0x8" [arrowhead=none]
+"0x10" -> "0x8" [arrowhead=none]
+"0x9" [label="CMakeFiles/lib.dir/b.cu.o"]
+"0x11" [label="/src/b.cu"]
+"0x11" -> "0x9" [label=" CUDA_COMPILER__lib_"]
+"0x10" [label="CMakeFiles/lib.dir/c.cpp.o"]
+"0x12" [label="CXX_COMPILER__lib_", shape=ellipse]
+"0x12" -> "0x10"
+"0x13" -> "0x12" [arrowhead=none]
+"0x14" -> "0x12" [arrowhead=none style=dotted]
+"0x13" [label="/src/c.cpp"]
+"0x14" [label="gen.h"]
+"0x15" [label="CUSTOM_COMMAND", shape=ellipse]
+"0x15" -> "0x14"
+"0x16" -> "0x15" [arrowhead=none]
+"0x16" [label="/src/gen.py"]
+}
+)";
+
+ProfileInput input(int cores) {
+  ProfileInput in;
+  in.build_dir = "/b";
+  in.log = *parse_ninja_log(kLog);
+  in.cores = cores;
+  in.buckets = 16;
+  return in;
+}
+
+std::vector<std::string> names(const Profile& p) {
+  std::vector<std::string> v;
+  for (size_t i : p.critical_path) v.push_back(p.units[i].name);
+  return v;
+}
+
+}  // namespace
+
+TEST(NinjaGraph, ReadsEdgesBothWays) {
+  auto g = parse_ninja_graph(kDot);
+  ASSERT_TRUE(g) << g.error();
+  ASSERT_TRUE(g->producer.count("CMakeFiles/lib.dir/c.cpp.o"));
+  const auto& c = g->edges[g->producer.at("CMakeFiles/lib.dir/c.cpp.o")];
+  EXPECT_EQ(c.rule, "CXX_COMPILER__lib_");
+  EXPECT_EQ(c.inputs, (std::vector<std::string>{"/src/c.cpp", "gen.h"}));
+  const auto& m = g->edges[g->producer.at("CMakeFiles/app.dir/m.cpp.o")];
+  EXPECT_EQ(m.rule, "CXX_COMPILER__app_");
+  EXPECT_EQ(m.inputs, std::vector<std::string>{"/src/m.cpp"});
+  EXPECT_FALSE(parse_ninja_graph("ninja: error: loading 'build.ninja'"));
+}
+
+TEST(Profile, CriticalPathParallelismAndBoundFromTheGraph) {
+  auto in = input(2);
+  in.graph = *parse_ninja_graph(kDot);
+  auto p = compute_profile(in);
+  EXPECT_EQ(p.makespan_ms, 1600);
+  EXPECT_EQ(p.total_cpu_ms, 2200);
+  EXPECT_EQ(p.critical_path_ms, 1600);
+  EXPECT_TRUE(p.critical_path_from_graph);
+  EXPECT_EQ(names(p), (std::vector<std::string>{"gen.h", "CMakeFiles/lib.dir/c.cpp.o", "liblib.so", "app"}));
+  EXPECT_EQ(p.lower_bound_ms, 1600);
+  EXPECT_EQ(p.bound_by, "critical path");
+  EXPECT_DOUBLE_EQ(p.efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(p.avg_parallelism, 2200.0 / 1600.0);
+  EXPECT_EQ(p.max_parallelism, 2);
+  EXPECT_EQ(p.lanes, 2);
+  // 16 buckets of 100 ms: two jobs in the first four, one from 600 ms on.
+  ASSERT_EQ(p.parallelism.size(), 16u);
+  EXPECT_DOUBLE_EQ(p.parallelism[0].value, 2.0);
+  EXPECT_DOUBLE_EQ(p.parallelism[5].value, 2.0);
+  EXPECT_DOUBLE_EQ(p.parallelism[6].value, 1.0);
+  EXPECT_DOUBLE_EQ(p.parallelism[15].value, 1.0);
+  // Kinds and targets from the rules and CMake's object folders.
+  auto unit = [&](const std::string& n) {
+    for (const auto& u : p.units)
+      if (u.name == n) return u;
+    return Unit{};
+  };
+  EXPECT_EQ(unit("CMakeFiles/lib.dir/b.cu.o").kind, "cuda");
+  EXPECT_EQ(unit("CMakeFiles/lib.dir/c.cpp.o").kind, "c++");
+  EXPECT_EQ(unit("CMakeFiles/lib.dir/c.cpp.o").source, "/src/c.cpp");
+  EXPECT_EQ(unit("liblib.so").kind, "link");
+  EXPECT_EQ(unit("liblib.so").target, "lib");
+  ASSERT_FALSE(p.targets.empty());
+  EXPECT_EQ(p.targets[0].name, "lib");
+  EXPECT_EQ(p.targets[0].total_ms, 1600);  // b.cu.o, c.cpp.o and liblib.so
+  EXPECT_EQ(p.peak_memory_kib, -1);  // no exec log: unknown, not zero
+}
+
+TEST(Profile, OneCoreMakesTheBuildCpuBound) {
+  auto in = input(1);
+  in.graph = *parse_ninja_graph(kDot);
+  auto p = compute_profile(in);
+  EXPECT_EQ(p.lower_bound_ms, 2200);
+  EXPECT_EQ(p.bound_by, "cpu");
+  EXPECT_NEAR(p.efficiency, 1600.0 / 2200.0, 1e-9);
+}
+
+TEST(Profile, IndependentJobsRunSeriallyAreNotACriticalPath) {
+  // -j1 ran x then y; they do not depend on each other. The graph knows; the fallback cannot.
+  ProfileInput in;
+  in.log = *parse_ninja_log("# ninja log v5\n0\t1000\t1\tx.o\t1\n1000\t2000\t1\ty.o\t2\n");
+  in.cores = 4;
+  in.graph = *parse_ninja_graph(R"(digraph ninja {
+"0x1" [label="x.o"]
+"0x2" [label="x.c"]
+"0x2" -> "0x1" [label=" cc"]
+"0x3" [label="y.o"]
+"0x4" [label="y.c"]
+"0x4" -> "0x3" [label=" cc"]
+}
+)");
+  auto with_graph = compute_profile(in);
+  EXPECT_EQ(with_graph.critical_path_ms, 1000);
+  EXPECT_EQ(with_graph.lower_bound_ms, 1000);
+  EXPECT_DOUBLE_EQ(with_graph.efficiency, 2.0);
+
+  in.graph.reset();
+  in.graph_problem = "ninja not found on PATH";
+  auto chain = compute_profile(in);
+  EXPECT_EQ(chain.critical_path_ms, 2000);
+  EXPECT_FALSE(chain.critical_path_from_graph);
+  EXPECT_NE(chain.critical_path_method.find("ninja not found"), std::string::npos);
+  EXPECT_NE(chain.critical_path_method.find("upper estimate"), std::string::npos);
+}
+
+TEST(Profile, FallbackChainPicksTheLongestSequence) {
+  ProfileInput in;
+  in.graph_problem = "no graph";
+  // In completion order, as ninja writes it.
+  // a(0-300) -> c(300-900) beats b(0-500) -> d(500-700): 900 vs 700; e overlaps everything.
+  in.log = *parse_ninja_log(
+      "# ninja log v5\n0\t300\t1\ta\t1\n0\t500\t1\tb\t2\n500\t700\t1\td\t3\n100\t800\t1\te\t5\n300\t900\t1\tc\t4\n");
+  auto p = compute_profile(in);
+  EXPECT_EQ(p.critical_path_ms, 900);
+  EXPECT_EQ(names(p), (std::vector<std::string>{"a", "c"}));
+}
+
+TEST(Profile, ExecLogGivesCpuMemoryAndWaiting) {
+  auto in = input(2);
+  in.graph = *parse_ninja_graph(kDot);
+  // The launcher recorded the two compiles that overlap from 0 to 400 ms, and c.o, which waited
+  // 200 ms for memory before it started compiling.
+  in.exec = parse_exec_log(
+      R"({"output": "CMakeFiles/lib.dir/b.cu.o", "source": "/src/b.cu", "start_ms": 1000, "wall_ms": 500, "cpu_ms": 450, "peak_rss_kib": 2000000, "exit": 0, "waited_ms": 0, "archs": 2})"
+      "\n"
+      R"({"output": "/b/CMakeFiles/lib.dir/c.cpp.o", "source": "/src/c.cpp", "start_ms": 1400, "wall_ms": 800, "cpu_ms": 500, "peak_rss_kib": 1000000, "exit": 0, "waited_ms": 200, "archs": 0})"
+      "\n"
+      R"({"output": "gen.h", "start_ms": 1000, "wall_ms": 400, "cpu_ms": 390, "peak_rss_kib": 500000, "exit": 0, "waited_ms": 0, "archs": 0})"
+      "\n"
+      R"({"output": "old.o", "start_ms": 1, "wall_ms": 4, "cpu_ms": 4, "peak_rss_kib": 9999999})"
+      "\n");
+  auto p = compute_profile(in);
+  EXPECT_EQ(p.exec_matched, 3);
+  EXPECT_EQ(p.cpu_from_exec, 3);
+  // 450 + 500 + 390 from the log, 100 + 300 + 100 from durations.
+  EXPECT_EQ(p.total_cpu_ms, 1840);
+  // c.o's 200 ms of waiting is not work: the path is 400 + 600 + 300 + 100.
+  EXPECT_EQ(p.critical_path_ms, 1400);
+  // gen.h (0.5 GB) and b.cu.o (2 GB) overlap; c.o (1 GB) starts at 400 ms after gen.h ended.
+  EXPECT_EQ(p.peak_memory_kib, 3000000);
+  ASSERT_EQ(p.memory.size(), 16u);
+  EXPECT_DOUBLE_EQ(p.memory[0].value, 2500000);
+  EXPECT_DOUBLE_EQ(p.memory[4].value, 3000000);
+  EXPECT_DOUBLE_EQ(p.memory[10].value, 1000000);
+  EXPECT_DOUBLE_EQ(p.memory[13].value, 0);
+  EXPECT_EQ(p.arch_method.rfind("even split", 0), 0u);
+  for (const auto& u : p.units)
+    if (u.name == "CMakeFiles/lib.dir/b.cu.o") EXPECT_DOUBLE_EQ(u.per_arch_estimate_ms, 250);
+}
+
+TEST(Profile, NvccTimesGiveTimePerArchitecture) {
+  auto in = input(2);
+  in.graph = *parse_ninja_graph(kDot);
+  NvccTimes t;
+  // ccache's base_dir makes nvcc see the source relative to the build folder /b.
+  t.units.push_back(UnitArchTime{"../src/b.cu", {{80, 120.0}, {90, 180.0}}, 200.0});
+  t.units.push_back(UnitArchTime{"/usr/share/cmake/CMakeCUDACompilerABI.cu", {{80, 999.0}}, 1.0});  // configure's check
+  in.nvcc = t;
+  auto p = compute_profile(in);
+  EXPECT_EQ(p.arch_method, "nvcc --time");
+  ASSERT_EQ(p.arch_times.size(), 2u);
+  EXPECT_EQ(p.arch_times[0].arch, 80);
+  EXPECT_DOUBLE_EQ(p.arch_times[0].ms, 120.0);
+  EXPECT_EQ(p.arch_times[0].units, 1);
+  EXPECT_DOUBLE_EQ(p.arch_times[1].ms, 180.0);
+  for (const auto& u : p.units)
+    if (u.name == "CMakeFiles/lib.dir/b.cu.o") EXPECT_DOUBLE_EQ(u.arch_ms.at(90), 180.0);
+}
+
+TEST(Profile, UpToDateBuildSaysSo) {
+  ProfileInput in;
+  in.log = *parse_ninja_log("# ninja log v5\n");
+  auto p = compute_profile(in);
+  EXPECT_TRUE(p.units.empty());
+  EXPECT_FALSE(p.notes.empty());
+  EXPECT_NE(render_text(p, 5).find("up to date"), std::string::npos);
+}
+
+TEST(Profile, RendersTextJsonAndHtml) {
+  auto in = input(2);
+  in.graph = *parse_ninja_graph(kDot);
+  auto p = compute_profile(in);
+  auto text = render_text(p, 3);
+  EXPECT_NE(text.find("efficiency 1.00x"), std::string::npos) << text;
+  EXPECT_NE(text.find("gen.h -> CMakeFiles/lib.dir/c.cpp.o -> liblib.so -> app"), std::string::npos) << text;
+  auto j = to_json(p, 3);
+  EXPECT_EQ(j["critical_path"]["seconds"], 1.6);
+  EXPECT_EQ(j["lower_bound_seconds"], 1.6);
+  EXPECT_EQ(j["slowest_units"].size(), 3u);
+  EXPECT_EQ(j["slowest_units"][0]["name"], "CMakeFiles/lib.dir/c.cpp.o");
+  EXPECT_TRUE(j["memory"]["peak_mib"].is_null());
+  auto html = render_html(p, 3);
+  EXPECT_NE(html.find("<svg id='timeline'"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), std::string::npos);  // nothing fetched
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(std::count(html.begin(), html.end(), '\0'), 0);
+}
