@@ -18,6 +18,7 @@ namespace {
 constexpr std::uint8_t kFmtSval = 4;
 constexpr std::uint8_t kAttrFrameSize = 0x11, kAttrRegCount = 0x2f;
 constexpr std::uint8_t kStoCudaEntry = 0x10;
+constexpr std::uint8_t kCompatArchSpecific = 0x09;  // .nv.compat: 1 for sm_XXa
 
 struct Attr {
   std::uint8_t id;
@@ -47,6 +48,20 @@ Parsed<std::vector<Attr>> read_attrs(const Bytes& sec) {
 
 }  // namespace
 
+core::Arch cubin_arch(const Elf& elf) {
+  core::Arch a;
+  // ELF ABI version 8 and later keep the SM number in bits 8-15 of e_flags, older ones in bits 0-7.
+  a.number = static_cast<int>(elf.abi_version() >= 8 ? (elf.flags() >> 8) & 0xff : elf.flags() & 0xff);
+  if (const Section* compat = elf.section(".nv.compat")) {
+    if (auto d = elf.data(*compat))
+      if (auto attrs = read_attrs(*d))
+        for (const auto& at : *attrs)
+          if (at.id == kCompatArchSpecific && at.value.size() >= 1 && at.value.at<std::uint8_t>(0) == 1)
+            a.variant = core::Variant::a;
+  }
+  return a;
+}
+
 std::string demangle(const std::string& name) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
@@ -57,8 +72,7 @@ Parsed<CubinInfo> read_cubin(const Bytes& bytes) {
   auto elf = Elf::parse(bytes);
   if (!elf) return tl::unexpected(elf.error());
   CubinInfo info;
-  // ELF ABI version 8 and later keep the SM number in bits 8-15 of e_flags, older ones in bits 0-7.
-  info.arch = elf->abi_version() >= 8 ? (elf->flags() >> 8) & 0xff : elf->flags() & 0xff;
+  info.arch = cubin_arch(*elf);
   auto syms = elf->symbols();
   if (!syms) return tl::unexpected(syms.error());
   std::map<std::string_view, const Section*> by_name;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "binary/bytes.hpp"
+#include "core/arch.hpp"
 
 namespace kiln::binary {
 
@@ -23,10 +24,14 @@ struct KernelInfo {
 };
 
 struct CubinInfo {
-  int arch = 0;  // from e_flags
+  core::Arch arch;  // number from e_flags; `a` from .nv.compat (a standalone cubin cannot show `f`)
   std::vector<KernelInfo> kernels;
 };
 Parsed<CubinInfo> read_cubin(const Bytes& elf);
+class Elf;
+// The architecture a cubin was built for. ptxas writes .nv.compat attribute 0x09 = 1 for the
+// arch-specific `a` targets (sm_90a, sm_100a); `f` targets are not told apart inside the cubin.
+core::Arch cubin_arch(const Elf& elf);
 
 struct PtxInfo {
   std::string version;  // ".version 9.0" -> "9.0"

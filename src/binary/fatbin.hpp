@@ -31,6 +31,7 @@ struct FatbinEntry {
 };
 
 struct Fatbin {
+  std::string section;       // the ELF section it was found in ("" outside ELF files)
   std::uint64_t offset = 0;  // absolute offset of the container header
   std::uint64_t size = 0;    // header + entries
   std::vector<FatbinEntry> entries;

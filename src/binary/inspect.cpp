@@ -23,13 +23,18 @@ bool cuda_candidate(std::string_view name) {
          ends_with(base, ".a") || ends_with(base, ".cubin") || ends_with(base, ".fatbin") || ends_with(base, ".pyd");
 }
 
-void add_entries(FileReport& r, const std::vector<Fatbin>& fbs, const std::string& member, const InspectOptions& opt) {
+void add_entries(FileReport& r, const std::vector<Fatbin>& fbs, const std::string& member, const InspectOptions& opt,
+                 bool loadable_image = false) {
   for (const auto& fb : fbs) {
-    r.containers++;
-    r.fatbin_bytes += fb.size;
+    const bool side = loadable_image && fb.section == "__nv_relfatbin";
+    if (!side) {
+      r.containers++;
+      r.fatbin_bytes += fb.size;
+    }
     for (const auto& e : fb.entries) {
       EntryReport er;
       er.member = member;
+      er.section = fb.section;
       er.target = e.target;
       er.offset = e.offset;
       er.header_size = e.header_size;
@@ -54,7 +59,7 @@ void add_entries(FileReport& r, const std::vector<Fatbin>& fbs, const std::strin
           else er.kernels = std::move(c->kernels);
         }
       }
-      r.entries.push_back(std::move(er));
+      (side ? r.relocatable : r.entries).push_back(std::move(er));
     }
   }
 }
@@ -70,14 +75,18 @@ std::optional<std::string> scan_elf(FileReport& r, const Bytes& b, const std::st
     if (elf->machine() == kEmCuda) r.format = FileFormat::cubin;
     else if (elf->type() == 1) r.format = FileFormat::elf_object;
     else if (elf->type() == 2) r.format = FileFormat::elf_exec;
-    else r.format = FileFormat::elf_shared;
+    else {
+      // A position-independent executable is ET_DYN too; its PT_INTERP tells it from a library.
+      const bool interp = std::any_of(elf->segments().begin(), elf->segments().end(), [](const Segment& s) { return s.type == 3; });
+      r.format = interp ? FileFormat::elf_exec : FileFormat::elf_shared;
+    }
   }
   if (elf->machine() == kEmCuda) {
     // A standalone cubin is one SASS entry of the architecture in its e_flags.
     EntryReport er;
     er.member = member;
     er.target.kind = core::CodeKind::sass;
-    er.target.arch.number = elf->abi_version() >= 8 ? (elf->flags() >> 8) & 0xff : elf->flags() & 0xff;
+    er.target.arch = cubin_arch(*elf);
     er.stored_size = er.uncompressed_size = b.size();
     r.fatbin_bytes += b.size();  // the whole cubin is CUDA code
     if (opt.kernels) {
@@ -91,7 +100,7 @@ std::optional<std::string> scan_elf(FileReport& r, const Bytes& b, const std::st
   auto fbs = elf_fatbins(*elf);
   if (!fbs) return fbs.error().to_string();
   for (auto& n : fbs->notes) r.notes.push_back(member.empty() ? n : member + ": " + n);
-  add_entries(r, fbs->fatbins, member, opt);
+  add_entries(r, fbs->fatbins, member, opt, elf->type() != 1 /* ET_REL */);
   return std::nullopt;
 }
 
@@ -168,7 +177,10 @@ Parsed<ElfFatbins> elf_fatbins(const Elf& elf) {
     if (!d) return tl::unexpected(d.error());
     auto fbs = parse_fatbins(*d);
     if (!fbs) return tl::unexpected(fbs.error());
-    for (auto& f : *fbs) out.fatbins.push_back(std::move(f));
+    for (auto& f : *fbs) {
+      f.section = std::string(s.name);
+      out.fatbins.push_back(std::move(f));
+    }
   }
   if (found_section) return out;
   // .nv_fatbin renamed or merged away: the wrapper records still point at each container.
@@ -188,6 +200,7 @@ Parsed<ElfFatbins> elf_fatbins(const Elf& elf) {
       seen.push_back(*off);
       auto fb = parse_fatbin(elf.bytes().tail(*off));
       if (!fb) return tl::unexpected(fb.error());
+      fb->section = ".nvFatBinSegment";
       out.fatbins.push_back(std::move(*fb));
     }
     return out;

@@ -20,6 +20,7 @@ struct InspectOptions {
 
 struct EntryReport {
   std::string member;  // archive or wheel member ("" for the file itself)
+  std::string section;  // ".nv_fatbin", "__nv_relfatbin" ("" outside ELF files)
   core::Target target;
   std::uint64_t offset = 0;  // in the file (or in the inflated member)
   std::uint64_t header_size = 0, stored_size = 0, uncompressed_size = 0;
@@ -43,6 +44,9 @@ struct FileReport {
   std::size_t containers = 0;
   std::size_t members_scanned = 0;  // archive / wheel members looked at
   std::vector<EntryReport> entries;  // in file order
+  // Relocatable device code (__nv_relfatbin) inside a shared library or executable: kept for
+  // device linking by consumers, never loaded by the CUDA runtime, and not listed by cuobjdump.
+  std::vector<EntryReport> relocatable;
   std::vector<std::string> notes;     // e.g. "no section headers: fatbins cannot be located"
   std::optional<std::string> error;   // the file could not be read at all: one line
   bool has_cuda() const { return !entries.empty(); }

@@ -76,6 +76,7 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
     x["header_size"] = e.header_size;
     x["offset"] = e.offset;
     x["flags"] = e.flags;
+    x["section"] = e.section;
     if (!e.member.empty()) x["member"] = e.member;
     if (o.kernels) {
       if (e.target.kind == core::CodeKind::ptx) x["ptx"] = {{"version", e.ptx_version}, {"target", e.ptx_target}};
@@ -87,6 +88,11 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
     entries.push_back(std::move(x));
   }
   j["entries"] = entries;
+  json reloc = json::array();
+  for (const auto& e : f.relocatable)
+    reloc.push_back({{"kind", core::to_string(e.target.kind)}, {"arch", arch_name(e.target)}, {"size", e.stored_size},
+                     {"offset", e.offset}, {"section", e.section}});
+  j["relocatable_entries"] = reloc;
   ArchRow total;
   json archs = json::array();
   for (const auto& [a, r] : by_arch(f, total))
@@ -180,6 +186,14 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
         }
       }
     }
+  }
+  if (!f.relocatable.empty()) {
+    core::TargetSet rs;
+    for (const auto& e : f.relocatable) rs.add(e.target);
+    std::string archs;
+    for (const auto& t : rs) archs += (archs.empty() ? "" : ", ") + arch_name(t) + (t.kind == core::CodeKind::ptx ? " PTX" : "");
+    out << fmt::format("  plus {} relocatable device-code entr{} in __nv_relfatbin ({}): for device linking, never loaded at run time\n",
+                       f.relocatable.size(), f.relocatable.size() == 1 ? "y" : "ies", archs);
   }
   for (const auto& n : f.notes) out << fmt::format("  note: {}\n", n);
   if (o.deps && d && d->is_elf) {
