@@ -1,11 +1,13 @@
 #include "binary/inspect.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "binary/archive.hpp"
 #include "binary/elf.hpp"
+#include "binary/file_walk.hpp"
 
 namespace kiln::binary {
 namespace {
@@ -23,8 +25,25 @@ bool cuda_candidate(std::string_view name) {
          ends_with(base, ".a") || ends_with(base, ".cubin") || ends_with(base, ".fatbin") || ends_with(base, ".pyd");
 }
 
+void read_kernels(EntryReport& er, const FatbinEntry& e) {
+  auto raw = decompress(e);
+  if (!raw) {
+    er.error = raw.error().to_string();
+  } else if (e.target.kind == core::CodeKind::ptx) {
+    auto p = read_ptx(*raw);
+    er.ptx_version = p.version;
+    er.ptx_target = p.target;
+    er.kernels = std::move(p.entries);
+  } else {
+    auto c = read_cubin(Bytes(*raw, fmt::format("{} entry at {:#x}", e.payload.name(), e.offset)));
+    if (!c) er.error = c.error().to_string();
+    else er.kernels = std::move(c->kernels);
+  }
+}
+
 void add_entries(FileReport& r, const std::vector<Fatbin>& fbs, const std::string& member, const InspectOptions& opt,
                  bool loadable_image = false) {
+  std::vector<std::pair<std::size_t, const FatbinEntry*>> pending;  // entries whose kernels to read
   for (const auto& fb : fbs) {
     const bool side = loadable_image && fb.section == "__nv_relfatbin";
     if (!side) {
@@ -44,24 +63,15 @@ void add_entries(FileReport& r, const std::vector<Fatbin>& fbs, const std::strin
       er.version_major = e.version_major;
       er.version_minor = e.version_minor;
       er.flags = e.flags;
-      if (opt.kernels) {
-        auto raw = decompress(e);
-        if (!raw) {
-          er.error = raw.error().to_string();
-        } else if (e.target.kind == core::CodeKind::ptx) {
-          auto p = read_ptx(*raw);
-          er.ptx_version = p.version;
-          er.ptx_target = p.target;
-          er.kernels = std::move(p.entries);
-        } else {
-          auto c = read_cubin(Bytes(*raw, fmt::format("{} entry at {:#x}", e.payload.name(), e.offset)));
-          if (!c) er.error = c.error().to_string();
-          else er.kernels = std::move(c->kernels);
-        }
-      }
+      if (opt.kernels && !side) pending.push_back({r.entries.size(), &e});
       (side ? r.relocatable : r.entries).push_back(std::move(er));
     }
   }
+  // Decompressing and reading thousands of cubins (libtorch_cuda.so has 2,789) is the slow part of
+  // --kernels: spread it over the cores; each task writes only its own entry.
+  parallel_for(pending.size(), std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t i) {
+    read_kernels(r.entries[pending[i].first], *pending[i].second);
+  });
 }
 
 // Reads one blob (the file itself or a member) into r. Returns an error line for the blob.

@@ -134,7 +134,10 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
 void print_file(std::ostream& out, const binary::FileReport& f, const std::optional<binary::DepsReport>& d,
                 const RenderOptions& o) {
   if (f.error) {
-    out << fmt::format("{}: error: {}\n", f.path, *f.error);
+    // Errors name their file already ("PATH: offset 0x..: ..."); do not say the path twice.
+    std::string_view e = *f.error;
+    if (e.rfind(f.path + ": ", 0) == 0) e.remove_prefix(f.path.size() + 2);
+    out << fmt::format("{}: error: {}\n", f.path, e);
   } else if (!f.has_cuda()) {
     out << fmt::format("{}: no CUDA code ({}{})\n", f.path,
                        f.format == binary::FileFormat::other ? "not an ELF, archive, wheel, cubin or fatbin"
