@@ -150,7 +150,9 @@ Parsed<Bytes> zip_member_data(const Bytes& zip, const ZipMember& m, std::shared_
   if (m.method == 0) return data->renamed(member_name, 0);
   if (m.method != 8)
     return tl::unexpected(data->error(0, fmt::format("zip member {} uses compression method {} (only stored and deflate are read)", m.name, m.method)));
-  if (m.uncompressed_size > kMaxInflated) return tl::unexpected(data->error(0, "implausible uncompressed size for " + m.name));
+  // Deflate expands at most 1032:1; a larger claim is a corrupt directory, not a reason to allocate.
+  if (m.uncompressed_size > kMaxInflated || m.uncompressed_size > m.compressed_size * 1032 + (1u << 20))
+    return tl::unexpected(data->error(0, fmt::format("implausible uncompressed size {} for {} ({} bytes deflated)", m.uncompressed_size, m.name, m.compressed_size)));
   std::string out(m.uncompressed_size, '\0');
   z_stream zs{};
   if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) return tl::unexpected(data->error(0, "zlib: inflateInit2 failed"));

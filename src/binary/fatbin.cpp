@@ -17,6 +17,12 @@ constexpr std::uint64_t kFlagLz = 0x2000, kFlagZstd = 0x8000;
 constexpr std::uint64_t kFlagArchSpecific = 0x100000, kFlagFamily = 0x200000;
 constexpr std::uint64_t kMaxUncompressed = 1ull << 32;  // a cubin above 4 GiB is corruption
 
+// A size field is checked against what the compressed bytes could possibly expand to before any
+// memory is set aside for it, so a corrupt header cannot make kiln allocate gigabytes.
+bool plausible(std::uint64_t uncompressed, std::uint64_t compressed, std::uint64_t max_ratio) {
+  return uncompressed <= kMaxUncompressed && uncompressed <= compressed * max_ratio + (1u << 20);
+}
+
 }  // namespace
 
 std::string to_string(Compression c) {
@@ -115,7 +121,9 @@ Parsed<std::vector<Fatbin>> parse_fatbins(const Bytes& region) {
 }
 
 Parsed<std::string> lz_decompress(const Bytes& in, std::uint64_t expected) {
-  if (expected > kMaxUncompressed) return tl::unexpected(in.error(0, fmt::format("uncompressed size {} is implausible", expected)));
+  // Each input byte yields at most 255 + a few output bytes in this format.
+  if (!plausible(expected, in.size(), 260))
+    return tl::unexpected(in.error(0, fmt::format("uncompressed size {} is implausible for {} LZ bytes", expected, in.size())));
   std::string out;
   out.reserve(expected);
   const std::uint8_t* p = in.data();
@@ -165,8 +173,13 @@ Parsed<std::string> decompress(const FatbinEntry& e) {
     case Compression::none: return std::string(e.payload.view());
     case Compression::lz: return lz_decompress(e.payload, e.uncompressed_size);
     case Compression::zstd: {
-      if (e.uncompressed_size > kMaxUncompressed)
-        return tl::unexpected(e.payload.error(0, fmt::format("uncompressed size {} is implausible", e.uncompressed_size)));
+      const auto framed = ZSTD_getFrameContentSize(e.payload.data(), e.payload.size());
+      if (framed == ZSTD_CONTENTSIZE_ERROR)
+        return tl::unexpected(e.payload.error(0, "zstd: not a zstd frame"));
+      if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != e.uncompressed_size)
+        return tl::unexpected(e.payload.error(0, fmt::format("zstd frame holds {} bytes, header promised {}", framed, e.uncompressed_size)));
+      if (!plausible(e.uncompressed_size, e.payload.size(), 4096))
+        return tl::unexpected(e.payload.error(0, fmt::format("uncompressed size {} is implausible for {} zstd bytes", e.uncompressed_size, e.payload.size())));
       std::string out(e.uncompressed_size, '\0');
       const size_t r = ZSTD_decompress(out.data(), out.size(), e.payload.data(), e.payload.size());
       if (ZSTD_isError(r))

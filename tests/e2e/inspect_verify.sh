@@ -52,6 +52,15 @@ echo "$c"
 [ $rc -eq 1 ] || fail "truncated file should exit 1, got $rc"
 echo "$c" | grep -q "cut.so: error: offset 0x" || fail "error line does not name the file and offset"
 
+# With .nv_fatbin renamed away, the .nvFatBinSegment wrapper records still lead to every entry.
+if command -v objcopy > /dev/null; then
+  objcopy --rename-section .nv_fatbin=.renamed "$T/libk.so" "$T/renamed.so" || fail "objcopy failed"
+  a=$("$KILN" inspect "$T/libk.so" | grep '^  total'); b=$("$KILN" inspect "$T/renamed.so" | grep '^  total')
+  [ "$a" = "$b" ] || fail "through .nvFatBinSegment: '$b' instead of '$a'"
+  "$KILN" inspect --json "$T/renamed.so" | grep -q '"section": ".nvFatBinSegment"' || fail "section not reported"
+  rm "$T/renamed.so"
+fi
+
 # A folder: recursion, one line for files without CUDA code, the rest skipped and counted.
 cp "$T/k.cu" "$T/notes.txt"; cp /bin/true "$T/true" 2>/dev/null
 "$KILN" inspect "$T" > "$T/dir.txt"; cat "$T/dir.txt"
