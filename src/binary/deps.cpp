@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -79,7 +80,54 @@ class Resolver {
  public:
   Resolver(const DepsOptions& opt, const io::Seams& s) : opt_(opt), s_(s) {}
 
-  std::string host(const std::string& p) const { return opt_.root.empty() ? p : normalize(opt_.root + "/" + p); }
+  // The path on this machine of `p` inside the image. Symlinks are followed inside the image: CUDA
+  // images link /usr/local/cuda to /etc/alternatives/cuda to /usr/local/cuda-12.x, all absolute,
+  // and following them on this machine would find this machine's CUDA instead of the image's.
+  std::string host(const std::string& p) const {
+    if (opt_.root.empty()) return p;
+    const std::string root = normalize(opt_.root);
+    if (!dynamic_cast<const io::RealFilesystem*>(&s_.fs)) return normalize(root + "/" + p);
+    std::vector<std::string> todo;  // components still to walk, last first
+    auto push_path = [&](const std::string& path) {
+      std::vector<std::string> parts;
+      size_t i = 0;
+      while (i <= path.size()) {
+        size_t j = path.find('/', i);
+        if (j == std::string::npos) j = path.size();
+        if (j > i) parts.push_back(path.substr(i, j - i));
+        i = j + 1;
+      }
+      for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
+    };
+    push_path(p);
+    std::vector<std::string> done;  // resolved components inside the image
+    for (int hops = 0; !todo.empty() && hops < 64;) {
+      std::string c = todo.back();
+      todo.pop_back();
+      if (c == ".") continue;
+      if (c == "..") {
+        if (!done.empty()) done.pop_back();  // never above the image's root
+        continue;
+      }
+      std::string here = root;
+      for (const auto& d : done) here += "/" + d;
+      here += "/" + c;
+      std::error_code ec;
+      if (std::filesystem::is_symlink(here, ec)) {
+        auto target = std::filesystem::read_symlink(here, ec).string();
+        if (!ec) {
+          ++hops;
+          if (!target.empty() && target[0] == '/') done.clear();
+          push_path(target);
+          continue;
+        }
+      }
+      done.push_back(c);
+    }
+    std::string out = root;
+    for (const auto& d : done) out += "/" + d;
+    return out;
+  }
 
   std::shared_ptr<const Blob> load(const std::string& image_path) const {
     const std::string h = host(image_path);
@@ -254,8 +302,9 @@ std::size_t DepsReport::missing() const {
                                                 [](const ResolvedLibrary& l) { return !l.path && l.via != "driver"; }));
 }
 
-std::string cxx_abi_of_path(const std::string& path, const io::Seams& s) {
+std::string cxx_abi_of_path(const std::string& path, const io::Seams& s, const std::string& root) {
   DepsOptions opt;
+  opt.root = root;
   Resolver r(opt, s);
   auto blob = r.load(path);
   if (!blob) return "none";

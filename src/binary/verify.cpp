@@ -58,8 +58,8 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
     // An extension is checked against the libtorch it will load: the first torch core library.
     for (const auto& lib : w.deps->libraries)
       if (lib.path && is_torch_core(lib.name) && w.deps->abi.cxx_abi != "none") {
-        w.torch_path = opt.root.empty() ? *lib.path : opt.root + *lib.path;
-        w.torch_abi = cxx_abi_of_path(w.torch_path, s);
+        w.torch_path = *lib.path;
+        w.torch_abi = cxx_abi_of_path(*lib.path, s, opt.root);
         break;
       }
   });

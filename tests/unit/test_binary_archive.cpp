@@ -56,25 +56,6 @@ std::string make_zip(const std::vector<ZipIn>& files) {
   return out;
 }
 
-std::string make_ld_cache(const std::vector<std::pair<std::string, std::string>>& libs, std::int32_t flags = 0x0303) {
-  const std::string magic = "glibc-ld.so.cache1.1";
-  std::string strings;
-  const std::uint32_t strings_at = static_cast<std::uint32_t>(48 + libs.size() * 24);
-  std::string table;
-  for (const auto& [name, path] : libs) {
-    const auto key = strings_at + static_cast<std::uint32_t>(strings.size());
-    strings += name + '\0';
-    const auto value = strings_at + static_cast<std::uint32_t>(strings.size());
-    strings += path + '\0';
-    put32(table, static_cast<std::uint32_t>(flags)); put32(table, key); put32(table, value); put32(table, 0); put64(table, 0);
-  }
-  std::string out = magic;
-  put32(out, static_cast<std::uint32_t>(libs.size()));
-  put32(out, static_cast<std::uint32_t>(strings.size()));
-  out += std::string(20, '\0');  // flags, padding, extension offset, unused: 48-byte header
-  return out + table + strings;
-}
-
 }  // namespace
 
 TEST(Ar, MembersWithLongNamesAndFatbins) {

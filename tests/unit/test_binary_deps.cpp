@@ -118,6 +118,30 @@ TEST_F(Deps, RootResolvesInsideAnImage) {
   EXPECT_EQ(r2.libraries.front().via, "default");
 }
 
+TEST_F(Deps, RootFollowsAbsoluteSymlinksInsideTheImage) {
+  // As in CUDA images: /usr/local/cuda -> /usr/local/cuda-99 (absolute), and the image's
+  // ld.so.cache names /usr/local/cuda/lib64/libb.so. This machine's /usr/local/cuda must not be used.
+  kiln::testing::TempDir root;
+  std::filesystem::create_directories(root.path / "opt/app");
+  std::filesystem::create_directories(root.path / "usr/local/cuda-99/lib64");
+  std::filesystem::create_directories(root.path / "etc");
+  std::filesystem::create_symlink("/usr/local/cuda-99", root.path / "usr/local/cuda");
+  std::filesystem::copy_file(dir.path / "sub/libb.so", root.path / "usr/local/cuda-99/lib64/libb.so");
+  std::filesystem::copy_file(dir.path / "liba.so", root.path / "opt/app/liba.so");
+  root.write("etc/ld.so.cache", kiln::testing::make_ld_cache({{"libb.so", "/usr/local/cuda/lib64/libb.so"}}));
+  auto r = resolve_deps("/opt/app/liba.so", DepsOptions{root.path.string(), true}, s.seams);
+  ASSERT_FALSE(r.error) << *r.error;
+  ASSERT_TRUE(r.libraries.front().path);
+  EXPECT_EQ(*r.libraries.front().path, "/usr/local/cuda/lib64/libb.so");
+  EXPECT_EQ(r.libraries.front().via, "ld.so.cache");
+  // A relative link that climbs above the image's root stays inside the image, as in a chroot.
+  std::filesystem::create_symlink("../../../../../../usr/local/cuda-99/lib64/libb.so", root.path / "usr/libb-link.so");
+  root.write("etc/ld.so.cache", kiln::testing::make_ld_cache({{"libb.so", "/usr/libb-link.so"}}));
+  auto r2 = resolve_deps("/opt/app/liba.so", DepsOptions{root.path.string(), false}, s.seams);
+  ASSERT_TRUE(r2.libraries.front().path);
+  EXPECT_EQ(*r2.libraries.front().path, "/usr/libb-link.so");
+}
+
 TEST(DepsVersions, ComparesNumerically) {
   EXPECT_TRUE(version_less("GLIBC_2.4", "GLIBC_2.34"));
   EXPECT_FALSE(version_less("GLIBCXX_3.4.30", "GLIBCXX_3.4.9"));
