@@ -211,9 +211,11 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
         out << fmt::format("  needs {} -> MISSING (needed by {}; searched {})\n", l.name, l.needed_by,
                            l.searched.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(l.searched, ", ")));
     }
-    out << fmt::format("  C++ ABI: {}{}{}\n", d->abi.cxx_abi,
-                       d->abi.max_glibc.empty() ? "" : "; needs " + d->abi.max_glibc,
-                       d->abi.max_glibcxx.empty() ? "" : ", " + d->abi.max_glibcxx);
+    std::vector<std::string> highest;
+    for (const auto* v : {&d->abi.max_glibc, &d->abi.max_glibcxx})
+      if (!v->empty()) highest.push_back(*v);
+    out << fmt::format("  C++ ABI: {}{}\n", d->abi.cxx_abi,
+                       highest.empty() ? "" : fmt::format("; needs {}", fmt::join(highest, ", ")));
     for (const auto& p : d->version_problems)
       out << fmt::format("  version {} of {} is not defined by {}\n", p.version, p.library, p.provider);
     if (o.undefined) {

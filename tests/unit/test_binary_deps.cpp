@@ -142,6 +142,27 @@ TEST_F(Deps, RootFollowsAbsoluteSymlinksInsideTheImage) {
   EXPECT_EQ(*r2.libraries.front().path, "/usr/libb-link.so");
 }
 
+TEST_F(Deps, VerifyFindsAbiMismatchWithLibtorchAndTheUndefinedSymbolItCauses) {
+  // A "libc10.so" built with the old string ABI and an extension built with the new one against it.
+  const std::string d = dir.path.string();
+  std::string log;
+  std::filesystem::create_directories(dir.path / "torch/lib");
+  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0", "-o", d + "/torch/lib/libc10.so", d + "/b.cpp"}, log)) << log;
+  dir.write("ext.cpp",
+            "#include <string>\nstd::string b_func(const std::string&);\n"
+            "extern \"C\" void* PyInit_ext() { static std::string s = b_func(\"x\"); return &s; }\n");
+  const std::string ext = d + "/ext.cpython-312-x86_64-linux-gnu.so";
+  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", ext, d + "/ext.cpp", "-L" + d + "/torch/lib", "-Wl,--no-as-needed", "-lc10",
+                               "-Wl,--enable-new-dtags,-rpath,$ORIGIN/torch/lib"}, log)) << log;
+  auto v = verify_files({ext}, {}, VerifyOptions{}, s.seams);
+  std::vector<std::string> kinds;
+  for (const auto& p : v.problems) kinds.push_back(p.kind);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "abi-mismatch"), kinds.end()) << ::testing::PrintToString(kinds);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "undefined-symbol"), kinds.end()) << ::testing::PrintToString(kinds);
+  for (const auto& p : v.problems)
+    if (p.kind == "abi-mismatch") EXPECT_NE(p.fix.find("-D_GLIBCXX_USE_CXX11_ABI=0"), std::string::npos) << p.fix;
+}
+
 TEST(DepsVersions, ComparesNumerically) {
   EXPECT_TRUE(version_less("GLIBC_2.4", "GLIBC_2.34"));
   EXPECT_FALSE(version_less("GLIBCXX_3.4.30", "GLIBCXX_3.4.9"));
