@@ -169,6 +169,24 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
     };
     for (const auto& [a, r] : rows) line(a.sm(), r);
     line("total", total);
+    // Archives and wheels: which members carry the code.
+    if (f.format == binary::FileFormat::archive || f.format == binary::FileFormat::wheel) {
+      std::vector<std::string> order;
+      std::map<std::string, core::TargetSet> by_member;
+      for (const auto& e : f.entries) {
+        if (!by_member.count(e.member)) order.push_back(e.member);
+        by_member[e.member].add(e.target);
+      }
+      for (const auto& m : order) {
+        std::string list;
+        for (const auto& t : by_member[m]) {
+          if (!list.empty()) list += ' ';
+          list += arch_name(t);
+          if (t.kind == core::CodeKind::ptx) list += "(ptx)";
+        }
+        out << fmt::format("  member {}: {}\n", m, list);
+      }
+    }
     if (o.sizes)
       out << fmt::format("  outside fat binaries: {} ({:.1f}% of the file)\n", human_bytes(f.file_size - std::min(f.file_size, f.fatbin_bytes)),
                          f.file_size ? 100.0 * static_cast<double>(f.file_size - std::min(f.file_size, f.fatbin_bytes)) / static_cast<double>(f.file_size) : 0.0);
