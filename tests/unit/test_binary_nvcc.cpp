@@ -36,6 +36,8 @@ struct Case {
   Compression sass_compression;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 struct Env {
   io::RealFilesystem fs;
   io::RealProcessRunner proc;
