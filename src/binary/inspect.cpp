@@ -215,6 +215,22 @@ Parsed<ElfFatbins> elf_fatbins(const Elf& elf) {
     }
     return out;
   }
+  // Neither section, but the symbol table survived: nvcc labels each container `fatbinData`
+  // (`__nv_fatbin` in older releases).
+  if (auto syms = elf.symbols()) {
+    std::vector<std::uint64_t> seen;
+    for (const auto& sym : *syms) {
+      if (sym.name != "fatbinData" && sym.name != "__nv_fatbin") continue;
+      auto off = elf.offset_of(sym.value);
+      if (!off || std::find(seen.begin(), seen.end(), *off) != seen.end()) continue;
+      seen.push_back(*off);
+      auto fb = parse_fatbin(elf.bytes().tail(*off));
+      if (!fb) return tl::unexpected(fb.error());
+      fb->section = "symbol " + std::string(sym.name);
+      out.fatbins.push_back(std::move(*fb));
+    }
+    if (!out.fatbins.empty()) return out;
+  }
   if (elf.sections().empty() && !elf.segments().empty())
     out.notes.push_back("no section headers (stripped to segments): fat binaries cannot be located");
   return out;

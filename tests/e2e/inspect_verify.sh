@@ -58,7 +58,11 @@ if command -v objcopy > /dev/null; then
   a=$("$KILN" inspect "$T/libk.so" | grep '^  total'); b=$("$KILN" inspect "$T/renamed.so" | grep '^  total')
   [ "$a" = "$b" ] || fail "through .nvFatBinSegment: '$b' instead of '$a'"
   "$KILN" inspect --json "$T/renamed.so" | grep -q '"section": ".nvFatBinSegment"' || fail "section not reported"
-  rm "$T/renamed.so"
+  # And with the wrapper records gone too, the fatbinData symbols in .symtab.
+  objcopy --rename-section .nv_fatbin=.renamed --remove-section .nvFatBinSegment "$T/libk.so" "$T/bare.so" || fail "objcopy failed"
+  c=$("$KILN" inspect "$T/bare.so" | grep '^  total')
+  [ "$a" = "$c" ] || fail "through fatbinData symbols: '$c' instead of '$a'"
+  rm "$T/renamed.so" "$T/bare.so"
 fi
 
 # A folder: recursion, one line for files without CUDA code, the rest skipped and counted.
