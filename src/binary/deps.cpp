@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -10,254 +9,10 @@
 #include <fmt/format.h>
 
 #include "binary/elf.hpp"
-#include "binary/ld_cache.hpp"
-#include "binary/mapped_file.hpp"
-#include "core/data_toml.hpp"
+#include "binary/ld_search.hpp"
 
 namespace kiln::binary {
 namespace {
-
-// ld.so's trusted folders after the cache. Debian/Ubuntu put libraries in the multiarch folders,
-// other distributions in lib64; ld.so tries its configured ones, so kiln tries the union in order.
-const std::vector<std::string> kDefaultDirs = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
-                                               "/usr/lib64", "/lib", "/usr/lib"};
-
-std::string dirname(const std::string& p) {
-  auto pos = p.find_last_of('/');
-  if (pos == std::string::npos) return ".";
-  if (pos == 0) return "/";
-  return p.substr(0, pos);
-}
-std::string basename(const std::string& p) {
-  auto pos = p.find_last_of('/');
-  return pos == std::string::npos ? p : p.substr(pos + 1);
-}
-
-// Collapses "a/./b", "a/../b" and repeated slashes so $ORIGIN/../x names the same file every time.
-std::string normalize(const std::string& path) {
-  std::vector<std::string> parts;
-  size_t i = 0;
-  const bool abs = !path.empty() && path[0] == '/';
-  while (i <= path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string::npos) j = path.size();
-    std::string part = path.substr(i, j - i);
-    if (part == "..") {
-      if (!parts.empty() && parts.back() != "..") parts.pop_back();
-      else if (!abs) parts.push_back(part);
-    } else if (!part.empty() && part != ".") {
-      parts.push_back(part);
-    }
-    i = j + 1;
-  }
-  std::string out = abs ? "/" : "";
-  for (size_t k = 0; k < parts.size(); ++k) out += (k ? "/" : "") + parts[k];
-  return out.empty() ? "." : out;
-}
-
-const std::set<std::string>& driver_libraries() {
-  static const std::set<std::string> libs = [] {
-    std::set<std::string> s;
-    auto t = data::load_toml("driver_libraries.toml");
-    if (auto* arr = t["libraries"].as_array())
-      for (auto& v : *arr)
-        if (auto str = v.value<std::string>()) s.insert(*str);
-    return s;
-  }();
-  return libs;
-}
-
-struct Object {
-  std::string path;  // inside root
-  std::shared_ptr<const Blob> blob;
-  std::optional<Elf> elf;
-  std::vector<std::string> rpath, runpath;
-  bool has_runpath = false;
-  int parent = -1;
-};
-
-class Resolver {
- public:
-  Resolver(const DepsOptions& opt, const io::Seams& s) : opt_(opt), s_(s) {}
-
-  // The path on this machine of `p` inside the image. Symlinks are followed inside the image: CUDA
-  // images link /usr/local/cuda to /etc/alternatives/cuda to /usr/local/cuda-12.x, all absolute,
-  // and following them on this machine would find this machine's CUDA instead of the image's.
-  std::string host(const std::string& p) const {
-    if (opt_.root.empty()) return p;
-    const std::string root = normalize(opt_.root);
-    if (!dynamic_cast<const io::RealFilesystem*>(&s_.fs)) return normalize(root + "/" + p);
-    std::vector<std::string> todo;  // components still to walk, last first
-    auto push_path = [&](const std::string& path) {
-      std::vector<std::string> parts;
-      size_t i = 0;
-      while (i <= path.size()) {
-        size_t j = path.find('/', i);
-        if (j == std::string::npos) j = path.size();
-        if (j > i) parts.push_back(path.substr(i, j - i));
-        i = j + 1;
-      }
-      for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
-    };
-    push_path(p);
-    std::vector<std::string> done;  // resolved components inside the image
-    for (int hops = 0; !todo.empty() && hops < 64;) {
-      std::string c = todo.back();
-      todo.pop_back();
-      if (c == ".") continue;
-      if (c == "..") {
-        if (!done.empty()) done.pop_back();  // never above the image's root
-        continue;
-      }
-      std::string here = root;
-      for (const auto& d : done) here += "/" + d;
-      here += "/" + c;
-      std::error_code ec;
-      if (std::filesystem::is_symlink(here, ec)) {
-        auto target = std::filesystem::read_symlink(here, ec).string();
-        if (!ec) {
-          ++hops;
-          if (!target.empty() && target[0] == '/') done.clear();
-          push_path(target);
-          continue;
-        }
-      }
-      done.push_back(c);
-    }
-    std::string out = root;
-    for (const auto& d : done) out += "/" + d;
-    return out;
-  }
-
-  std::shared_ptr<const Blob> load(const std::string& image_path) const {
-    const std::string h = host(image_path);
-    if (dynamic_cast<const io::RealFilesystem*>(&s_.fs)) {
-      auto b = map_file(h);
-      return b ? *b : nullptr;
-    }
-    auto text = s_.fs.read(h);
-    return text ? own_bytes(h, std::move(*text)) : nullptr;
-  }
-
-  // $ORIGIN, $LIB and $PLATFORM; one template can expand to several folders ($LIB).
-  std::vector<std::string> expand(const std::string& entry, const std::string& origin) const {
-    std::vector<std::string> out{entry};
-    auto subst = [&](const std::string& var, const std::vector<std::string>& values) {
-      std::vector<std::string> next;
-      for (const auto& e : out) {
-        bool any = false;
-        for (const std::string& spelled : {"$" + var, "${" + var + "}"}) {
-          auto pos = e.find(spelled);
-          if (pos == std::string::npos) continue;
-          any = true;
-          for (const auto& v : values) {
-            std::string r = e;
-            for (size_t p = r.find(spelled); p != std::string::npos; p = r.find(spelled, p + v.size()))
-              r.replace(p, spelled.size(), v);
-            next.push_back(r);
-          }
-          break;
-        }
-        if (!any) next.push_back(e);
-      }
-      out = std::move(next);
-    };
-    subst("ORIGIN", {origin});
-    subst("LIB", {"lib/x86_64-linux-gnu", "lib64"});
-    subst("PLATFORM", {"x86_64"});
-    for (auto& e : out) e = normalize(e);
-    return out;
-  }
-
-  std::vector<std::string> split_path(const std::string& list, const std::string& origin) const {
-    std::vector<std::string> out;
-    size_t i = 0;
-    while (i <= list.size()) {
-      size_t j = list.find_first_of(":;", i);
-      if (j == std::string::npos) j = list.size();
-      std::string e = list.substr(i, j - i);
-      if (!e.empty())
-        for (auto& x : expand(e, origin)) out.push_back(x);
-      i = j + 1;
-    }
-    return out;
-  }
-
-  // An ELF of the same machine at `path` (ld.so skips other classes and machines silently).
-  bool usable(const std::string& path, std::uint16_t machine, std::shared_ptr<const Blob>& blob) const {
-    if (!s_.fs.exists(host(path)) || s_.fs.is_directory(host(path))) return false;
-    blob = load(path);
-    if (!blob) return false;
-    auto e = Elf::parse(blob->bytes());
-    return e && e->machine() == machine;
-  }
-
-  const std::vector<LdCacheEntry>& cache() {
-    if (!cache_loaded_) {
-      cache_loaded_ = true;
-      if (auto b = load("/etc/ld.so.cache"))
-        if (auto c = parse_ld_cache(b->bytes())) cache_ = std::move(*c);
-    }
-    return cache_;
-  }
-
-  ResolvedLibrary find(const std::string& name, const std::vector<Object>& objs, int from, std::uint16_t machine,
-                       std::shared_ptr<const Blob>& blob) {
-    ResolvedLibrary r;
-    r.name = name;
-    r.needed_by = objs[from].path;
-    if (driver_libraries().count(name)) {
-      // Still report where it is if it is there, but never as missing.
-      r.via = "driver";
-    }
-    auto try_dir = [&](const std::string& dir, const char* via) {
-      const std::string cand = normalize(dir + "/" + name);
-      r.searched.push_back(dir);
-      if (usable(cand, machine, blob)) {
-        r.path = cand;
-        r.via = via;
-        return true;
-      }
-      return false;
-    };
-    if (name.find('/') != std::string::npos) {
-      const std::string cand = name[0] == '/' ? normalize(name) : normalize(dirname(objs[0].path) + "/" + name);
-      if (usable(cand, machine, blob)) r.path = cand, r.via = "path";
-      return r;
-    }
-    if (!objs[from].has_runpath)
-      for (int o = from; o >= 0; o = objs[o].parent)
-        if (!objs[o].has_runpath)
-          for (const auto& d : objs[o].rpath)
-            if (try_dir(d, "rpath")) return r;
-    if (opt_.root.empty())
-      if (auto llp = s_.env.get("LD_LIBRARY_PATH"))
-        for (const auto& d : split_path(*llp, dirname(objs[from].path)))
-          if (try_dir(d, "ld_library_path")) return r;
-    for (const auto& d : objs[from].runpath)
-      if (try_dir(d, "runpath")) return r;
-    const auto flags = ld_cache_flags_for(machine);
-    for (const auto& e : cache()) {
-      if (e.name != name || (e.flags & 0xffff) != flags) continue;
-      r.searched.push_back("ld.so.cache");
-      if (usable(e.path, machine, blob)) {
-        r.path = e.path;
-        r.via = "ld.so.cache";
-        return r;
-      }
-    }
-    for (const auto& d : kDefaultDirs)
-      if (try_dir(d, "default")) return r;
-    return r;
-  }
-
- private:
-  const DepsOptions& opt_;
-  const io::Seams& s_;
-  bool cache_loaded_ = false;
-  std::vector<LdCacheEntry> cache_;
-};
-
 std::string abi_of(const std::vector<Symbol>& syms) {
   bool cxx11 = false, old = false;
   for (const auto& s : syms) {
@@ -305,7 +60,7 @@ std::size_t DepsReport::missing() const {
 std::string cxx_abi_of_path(const std::string& path, const io::Seams& s, const std::string& root) {
   DepsOptions opt;
   opt.root = root;
-  Resolver r(opt, s);
+  LibrarySearch r(opt, s);
   auto blob = r.load(path);
   if (!blob) return "none";
   auto elf = Elf::parse(blob->bytes());
@@ -316,17 +71,17 @@ std::string cxx_abi_of_path(const std::string& path, const io::Seams& s, const s
 
 DepsReport resolve_deps(const std::string& given, const DepsOptions& opt, const io::Seams& s) {
   DepsReport rep;
-  Resolver res(opt, s);
+  LibrarySearch res(opt, s);
   // A path under --root is taken as the image path below it; any other path as inside the image.
   std::string path = given;
   if (!opt.root.empty()) {
-    const std::string root = normalize(opt.root);
-    const std::string g = normalize(given);
+    const std::string root = normalize_path(opt.root);
+    const std::string g = normalize_path(given);
     if (g.rfind(root + "/", 0) == 0) path = g.substr(root.size());
     if (path.empty() || path[0] != '/') path = "/" + path;
   }
   rep.path = path;
-  std::vector<Object> objs(1);
+  std::vector<LoadedObject> objs(1);
   objs[0].path = path;
   objs[0].blob = res.load(path);
   if (!objs[0].blob) {
@@ -351,11 +106,11 @@ DepsReport resolve_deps(const std::string& given, const DepsOptions& opt, const 
       if (i == 0) rep.error = dyn.error().to_string();
       continue;
     }
-    const std::string origin = dirname(objs[i].path);
+    const std::string origin = path_dirname(objs[i].path);
     if (dyn->rpath) objs[i].rpath = res.split_path(std::string(*dyn->rpath), origin);
     if (dyn->runpath) objs[i].runpath = res.split_path(std::string(*dyn->runpath), origin), objs[i].has_runpath = true;
     if (dyn->soname) seen.insert(std::string(*dyn->soname));
-    seen.insert(basename(objs[i].path));
+    seen.insert(path_basename(objs[i].path));
     if (i == 0) {
       if (dyn->soname) rep.soname = std::string(*dyn->soname);
       if (dyn->rpath) rep.rpath = std::string(*dyn->rpath);
@@ -370,7 +125,7 @@ DepsReport resolve_deps(const std::string& given, const DepsOptions& opt, const 
       auto lib = res.find(name, objs, i, machine, blob);
       if (lib.path && blob) {
         if (auto e = Elf::parse(blob->bytes())) {
-          Object o;
+          LoadedObject o;
           o.path = *lib.path;
           o.blob = blob;
           o.elf = std::move(*e);
@@ -403,7 +158,7 @@ DepsReport resolve_deps(const std::string& given, const DepsOptions& opt, const 
     for (const auto& vn : *needs) {
       for (const auto& lib : rep.libraries) {
         if (lib.name != vn.file || !lib.path) continue;
-        auto it = std::find_if(objs.begin(), objs.end(), [&](const Object& o) { return o.path == *lib.path; });
+        auto it = std::find_if(objs.begin(), objs.end(), [&](const LoadedObject& o) { return o.path == *lib.path; });
         if (it == objs.end()) continue;
         auto defs = it->elf->version_defs();
         if (!defs) continue;
