@@ -1,18 +1,95 @@
-// kiln inspect: placeholder until issue #3 lands; it says so and exits 2.
+// kiln inspect: what CUDA code (architectures, sizes, kernels) and which libraries are inside
+// binaries, read natively (no cuobjdump, no ldd). Files are read in parallel, printed in order.
+#include <fmt/format.h>
+
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "binary/deps.hpp"
+#include "binary/file_walk.hpp"
+#include "binary/inspect.hpp"
 #include "cli/command.hpp"
+#include "cli/inspect_render.hpp"
 
 namespace kiln::cli {
 namespace {
 
+using json = nlohmann::ordered_json;
+
 class InspectCommand final : public Command {
  public:
   const char* name() const override { return "inspect"; }
-  const char* summary() const override { return "List the CUDA code (architectures, kernels, sizes) and dependencies inside binaries"; }
-  void setup(CLI::App& app) override { app.allow_extras(); }
-  int run(io::Seams& s) override {
-    s.err << "kiln inspect: not implemented yet (issue #3)\n";
-    return kUsage;
+  const char* summary() const override {
+    return "List the CUDA code (architectures, kernels, sizes) and dependencies inside binaries";
   }
+  void setup(CLI::App& app) override {
+    app.add_option("paths", paths_, "Files or folders: .so, executables, .o, .a, .cubin, .fatbin, .whl")->required();
+    app.add_flag("--json", json_, "Print JSON (schema in docs/cli/inspect.md)");
+    app.add_flag("--sizes", render_.sizes, "Size breakdown per architecture: bytes in the file, share, uncompressed");
+    app.add_flag("--kernels", render_.kernels, "Kernels per entry: names, registers, shared memory, stack; PTX entries");
+    app.add_flag("--deps", render_.deps, "Resolve DT_NEEDED like ld.so; C++ ABI and GLIBC/GLIBCXX versions needed");
+    app.add_flag("--undefined", render_.undefined, "With --deps: undefined symbols that no resolved library defines");
+    app.add_option("--root", root_, "Resolve dependencies inside a container image unpacked at DIR");
+    app.add_option("-j,--jobs", jobs_, "Files read in parallel (default: all cores)");
+  }
+
+  int run(io::Seams& s) override {
+    if (render_.undefined) render_.deps = true;
+    if (!root_.empty()) {
+      if (!s.fs.is_directory(root_)) throw UsageError("--root '" + root_ + "' is not a folder");
+      render_.deps = true;
+    }
+    auto walk = binary::walk_paths(paths_, s.fs);
+    const bool from_folders = walk.files.size() > paths_.size() || std::any_of(paths_.begin(), paths_.end(), [&](const std::string& p) { return s.fs.is_directory(p); });
+    std::vector<binary::FileReport> files(walk.files.size());
+    std::vector<std::optional<binary::DepsReport>> deps(walk.files.size());
+    binary::InspectOptions opt{render_.kernels};
+    binary::DepsOptions dopt{root_, render_.undefined};
+    const unsigned threads = jobs_ > 0 ? static_cast<unsigned>(jobs_) : std::max(1u, std::thread::hardware_concurrency());
+    binary::parallel_for(files.size(), threads, [&](std::size_t i) {
+      files[i] = binary::inspect_file(walk.files[i], opt);
+      if (render_.deps && files[i].format != binary::FileFormat::other && files[i].format != binary::FileFormat::wheel &&
+          files[i].format != binary::FileFormat::archive)
+        deps[i] = binary::resolve_deps(walk.files[i], dopt, s);
+    });
+    int rc = kOk;
+    for (const auto& m : walk.missing) {
+      s.err << fmt::format("kiln inspect: {}: no such file or folder\n", m);
+      rc = kFindings;
+    }
+    std::size_t skipped = 0;
+    json out_files = json::array();
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const auto& f = files[i];
+      if (f.error) rc = kFindings;
+      if (deps[i] && (deps[i]->missing() || deps[i]->error)) rc = kFindings;
+      // Inside folders, files that cannot hold CUDA code (scripts, headers, data) are counted, not listed.
+      if (from_folders && f.format == binary::FileFormat::other && !f.error) {
+        ++skipped;
+        continue;
+      }
+      if (json_) out_files.push_back(file_json(f, deps[i], render_));
+      else print_file(s.out, f, deps[i], render_);
+    }
+    if (json_) {
+      json j;
+      j["files"] = out_files;
+      j["skipped"] = skipped;
+      j["missing"] = walk.missing;
+      s.out << j.dump(2) << "\n";
+    } else if (skipped) {
+      s.out << fmt::format("({} other file{} skipped: not ELF, archive, wheel, cubin or fatbin)\n", skipped, skipped == 1 ? "" : "s");
+    }
+    return rc;
+  }
+
+ private:
+  std::vector<std::string> paths_;
+  std::string root_;
+  bool json_ = false;
+  int jobs_ = 0;
+  RenderOptions render_;
 };
 
 }  // namespace

@@ -1,18 +1,101 @@
-// kiln verify: placeholder until issue #3 lands; it says so and exits 2.
+// kiln verify: the CI gate. Exit 0 iff every CUDA-bearing file has a kernel image for every named
+// GPU and its libraries resolve with a matching ABI; otherwise one line per problem and exit 1.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "binary/verify.hpp"
 #include "cli/command.hpp"
+#include "core/arch_spec.hpp"
+#include "core/gpu_table.hpp"
+#include "probe/spec_context.hpp"
 
 namespace kiln::cli {
 namespace {
+
+using json = nlohmann::ordered_json;
 
 class VerifyCommand final : public Command {
  public:
   const char* name() const override { return "verify"; }
   const char* summary() const override { return "Check that binaries run on the named GPUs and their libraries resolve"; }
-  void setup(CLI::App& app) override { app.allow_extras(); }
-  int run(io::Seams& s) override {
-    s.err << "kiln verify: not implemented yet (issue #3)\n";
-    return kUsage;
+  void setup(CLI::App& app) override {
+    app.add_option("paths", paths_, "Files or folders to check")->required();
+    app.add_option("--gpu", gpus_, "A GPU the files must run on (name or compute capability); repeatable");
+    app.add_option("--archs", archs_, "Or: every architecture of this list must be covered (TORCH_CUDA_ARCH_LIST, CMake or nvcc spelling)");
+    app.add_option("--root", root_, "Resolve libraries inside a container image unpacked at DIR");
+    app.add_flag("--undefined", undefined_, "Report undefined symbols for every library (always on for Python extensions)");
+    app.add_flag("--no-deps", no_deps_, "Skip the dependency, ABI and symbol checks");
+    app.add_flag("--json", json_, "Print JSON (schema in docs/cli/verify.md)");
   }
+
+  int run(io::Seams& s) override {
+    if (gpus_.empty() && archs_.empty()) throw UsageError("name the GPUs to verify for: --gpu NAME (repeatable) or --archs SPEC");
+    if (!root_.empty() && !s.fs.is_directory(root_)) throw UsageError("--root '" + root_ + "' is not a folder");
+    std::vector<std::pair<std::string, core::GpuModel>> gpus;
+    for (const auto& g : gpus_) {
+      auto m = core::GpuTable::get().lookup(g);
+      if (!m) throw UsageError(m.error().message);
+      gpus.emplace_back(g, *m);
+    }
+    if (!archs_.empty()) {
+      auto set = core::parse_spec(archs_, core::Syntax::automatic, probe::spec_context_for(archs_, s));
+      if (!set) throw UsageError(set.error().message);
+      std::vector<int> seen;
+      for (const auto& t : *set) {
+        if (std::find(seen.begin(), seen.end(), t.arch.number) != seen.end()) continue;
+        seen.push_back(t.arch.number);
+        core::GpuModel m;
+        m.name = "sm_" + std::to_string(t.arch.number);
+        m.cc = t.arch.number;
+        gpus.emplace_back(m.name, m);
+      }
+    }
+    binary::VerifyOptions opt{root_, undefined_, !no_deps_};
+    auto rep = binary::verify_files(paths_, gpus, opt, s);
+    if (json_) {
+      json j;
+      j["ok"] = rep.ok();
+      j["files_checked"] = rep.files_checked;
+      json files = json::array();
+      for (const auto& f : rep.files) {
+        json g = json::array();
+        for (const auto& v : f.gpus)
+          g.push_back({{"gpu", v.gpu}, {"model", v.model.name}, {"cc", core::cc_string(v.model.cc)},
+                       {"verdict", core::to_string(v.coverage.verdict)},
+                       {"via", v.coverage.via ? json(v.coverage.via->kind == core::CodeKind::sass ? v.coverage.via->arch.sm()
+                                                                                                   : v.coverage.via->arch.compute())
+                                              : json(nullptr)},
+                       {"why", v.coverage.why}});
+        json targets = json::array();
+        for (const auto& t : f.targets) targets.push_back({{"arch", t.arch.sm()}, {"kind", core::to_string(t.kind)}});
+        files.push_back({{"path", f.file}, {"targets", targets}, {"cxx_abi", f.cxx_abi}, {"gpus", g}});
+      }
+      j["files"] = files;
+      json problems = json::array();
+      for (const auto& p : rep.problems)
+        problems.push_back({{"file", p.file}, {"gpu", p.gpu}, {"kind", p.kind}, {"why", p.why}, {"fix", p.fix}});
+      j["problems"] = problems;
+      s.out << j.dump(2) << "\n";
+    } else {
+      for (const auto& f : rep.files)
+        for (const auto& v : f.gpus)
+          if (v.coverage.verdict != core::Verdict::none)
+            s.out << fmt::format("{}: {} (cc {}): {} via {}\n", f.file, v.model.name, core::cc_string(v.model.cc),
+                                 core::to_string(v.coverage.verdict),
+                                 v.coverage.via->kind == core::CodeKind::sass ? v.coverage.via->arch.sm() : v.coverage.via->arch.compute());
+      for (const auto& p : rep.problems) s.out << "FAIL " << p.line() << "\n";
+      s.out << fmt::format("{}: {} file{} checked, {} with CUDA code, {} problem{}\n", rep.ok() ? "ok" : "FAILED",
+                           rep.files_checked, rep.files_checked == 1 ? "" : "s", rep.files.size(), rep.problems.size(),
+                           rep.problems.size() == 1 ? "" : "s");
+    }
+    return rep.ok() ? kOk : kFindings;
+  }
+
+ private:
+  std::vector<std::string> paths_, gpus_;
+  std::string archs_, root_;
+  bool undefined_ = false, no_deps_ = false, json_ = false;
 };
 
 }  // namespace

@@ -1,0 +1,54 @@
+#include "binary/file_walk.hpp"
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+namespace kiln::binary {
+namespace {
+
+bool is_symlink(const io::Filesystem& fs, const std::string& p) {
+  if (!dynamic_cast<const io::RealFilesystem*>(&fs)) return false;
+  std::error_code ec;
+  return std::filesystem::is_symlink(p, ec);
+}
+
+void walk(const std::string& dir, const io::Filesystem& fs, std::vector<std::string>& out, int depth) {
+  if (depth > 64) return;  // a symlink loop or an absurd tree
+  for (const auto& name : fs.list(dir)) {
+    const std::string p = dir == "/" ? "/" + name : dir + "/" + name;
+    if (is_symlink(fs, p)) continue;
+    if (fs.is_directory(p)) walk(p, fs, out, depth + 1);
+    else out.push_back(p);
+  }
+}
+
+}  // namespace
+
+WalkResult walk_paths(const std::vector<std::string>& paths, const io::Filesystem& fs) {
+  WalkResult r;
+  for (auto p : paths) {
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    if (!fs.exists(p)) r.missing.push_back(p);
+    else if (fs.is_directory(p)) walk(p, fs, r.files, 0);
+    else r.files.push_back(p);
+  }
+  return r;
+}
+
+void parallel_for(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& fn) {
+  if (threads <= 1 || n <= 1) {
+    for (std::size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> pool;
+  const unsigned k = static_cast<unsigned>(std::min<std::size_t>(threads, n));
+  for (unsigned t = 0; t < k; ++t)
+    pool.emplace_back([&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+    });
+  for (auto& t : pool) t.join();
+}
+
+}  // namespace kiln::binary

@@ -1,0 +1,138 @@
+#include "binary/verify.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "binary/deps.hpp"
+#include "binary/file_walk.hpp"
+#include "binary/inspect.hpp"
+#include "core/arch_spec.hpp"
+
+namespace kiln::binary {
+namespace {
+
+std::string basename(const std::string& p) {
+  auto pos = p.find_last_of('/');
+  return pos == std::string::npos ? p : p.substr(pos + 1);
+}
+
+bool is_torch_core(const std::string& name) {
+  return name.rfind("libc10.so", 0) == 0 || name.rfind("libtorch_cpu.so", 0) == 0 || name.rfind("libtorch.so", 0) == 0;
+}
+
+}  // namespace
+
+std::string Problem::line() const {
+  return fmt::format("{}: {}{}{}", file, gpu.empty() ? "" : gpu + ": ", why, fix.empty() ? "" : "; " + fix);
+}
+
+std::string rebuild_arch_list(const core::TargetSet& have, int cc) {
+  core::TargetSet want;
+  for (const auto& t : have)
+    if (t.kind == core::CodeKind::sass) want.add(t);
+  want.add(core::Target{core::Arch{cc, core::Variant::none}, core::CodeKind::sass});
+  auto torch = core::format_torch(want);
+  return torch ? *torch : core::format_cmake(want);
+}
+
+VerifyReport verify_files(const std::vector<std::string>& paths, const std::vector<std::pair<std::string, core::GpuModel>>& gpus,
+                          const VerifyOptions& opt, const io::Seams& s) {
+  VerifyReport rep;
+  auto walk = walk_paths(paths, s.fs);
+  for (const auto& m : walk.missing) rep.problems.push_back({m, "", "unreadable", "no such file or folder", ""});
+  struct Work {
+    FileReport file;
+    std::optional<DepsReport> deps;
+    std::string torch_abi, torch_path;
+  };
+  std::vector<Work> work(walk.files.size());
+  parallel_for(work.size(), std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t i) {
+    auto& w = work[i];
+    w.file = inspect_file(walk.files[i]);
+    if (!opt.deps || w.file.error) return;
+    if (w.file.format != FileFormat::elf_shared && w.file.format != FileFormat::elf_exec) return;
+    DepsOptions d{opt.root, true};
+    w.deps = resolve_deps(walk.files[i], d, s);
+    // An extension is checked against the libtorch it will load: the first torch core library.
+    for (const auto& lib : w.deps->libraries)
+      if (lib.path && is_torch_core(lib.name) && w.deps->abi.cxx_abi != "none") {
+        w.torch_path = *lib.path;
+        w.torch_abi = cxx_abi_of_path(*lib.path, s, opt.root);
+        break;
+      }
+  });
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const auto& w = work[i];
+    const auto& f = w.file;
+    if (f.format == FileFormat::other) continue;
+    rep.files_checked++;
+    if (f.error) {
+      rep.problems.push_back({f.path, "", "unreadable", *f.error, ""});
+      continue;
+    }
+    if (f.has_cuda()) {
+      FileVerdict v;
+      v.file = f.path;
+      v.targets = f.targets();
+      for (const auto& [name, model] : gpus) {
+        auto c = core::coverage(v.targets, model.cc);
+        v.gpus.push_back({name, model, c});
+        if (c.verdict != core::Verdict::none) continue;
+        std::string have;
+        for (const auto& t : v.targets)
+          have += (have.empty() ? "" : ", ") + (t.kind == core::CodeKind::sass ? t.arch.sm() : t.arch.compute());
+        rep.problems.push_back(
+            {f.path, fmt::format("{} (cc {})", model.name, core::cc_string(model.cc)), "no-kernel",
+             fmt::format("no kernel image runs here (has {})", have),
+             fmt::format("rebuild with TORCH_CUDA_ARCH_LIST=\"{}\" (nvcc: -gencode arch=compute_{},code=sm_{})",
+                         rebuild_arch_list(v.targets, model.cc), model.cc, model.cc)});
+      }
+      if (w.deps) v.cxx_abi = w.deps->abi.cxx_abi;
+      rep.files.push_back(std::move(v));
+    }
+    if (!w.deps || !w.deps->is_elf) continue;
+    const auto& d = *w.deps;
+    if (d.error) rep.problems.push_back({f.path, "", "unreadable", *d.error, ""});
+    for (const auto& lib : d.libraries) {
+      if (lib.path || lib.via == "driver") continue;
+      rep.problems.push_back(
+          {f.path, "", "missing-library",
+           fmt::format("needs {} (through {}), which is not found{}", lib.name, lib.needed_by == d.path ? "itself" : lib.needed_by,
+                       opt.root.empty() ? "" : " in the image at " + opt.root),
+           fmt::format("install it where the loader looks, or add its folder to LD_LIBRARY_PATH or the RUNPATH (searched: {})",
+                       lib.searched.empty() ? std::string("ld.so.cache and the default folders") : fmt::format("{}", fmt::join(lib.searched, ", ")))});
+    }
+    for (const auto& p : d.version_problems)
+      rep.problems.push_back({f.path, "", "symbol-version",
+                              fmt::format("needs {} from {}, which {} does not define", p.version, p.library, p.provider),
+                              "build against an older toolchain/sysroot or ship a newer " + p.library});
+    if (!w.torch_abi.empty() && w.torch_abi != "none" && d.abi.cxx_abi != "both" && w.torch_abi != "both" &&
+        w.torch_abi != d.abi.cxx_abi) {
+      const int want = w.torch_abi == "cxx11" ? 1 : 0;
+      rep.problems.push_back({f.path, "", "abi-mismatch",
+                              fmt::format("uses the {} C++ string ABI but {} uses {}", d.abi.cxx_abi, w.torch_path, w.torch_abi),
+                              fmt::format("rebuild with -D_GLIBCXX_USE_CXX11_ABI={} (torch.compiled_with_cxx11_abi() is {})",
+                                          want, want ? "True" : "False")});
+    }
+    // Undefined symbols: an import error for extensions; for other libraries only when asked.
+    const bool is_extension = basename(f.path).find(".cpython-") != std::string::npos ||
+                              basename(f.path).find(".abi3.so") != std::string::npos;
+    if ((opt.undefined || is_extension) && d.missing() == 0 && !d.undefined.empty()) {
+      const std::size_t shown = std::min<std::size_t>(d.undefined.size(), 5);
+      std::vector<std::string> names(d.undefined.begin(), d.undefined.begin() + static_cast<long>(shown));
+      rep.problems.push_back({f.path, "", "undefined-symbol",
+                              fmt::format("{} undefined symbol{} that no resolved library defines: {}{}", d.undefined.size(),
+                                          d.undefined.size() == 1 ? "" : "s", fmt::join(names, ", "),
+                                          d.undefined.size() > shown ? ", ..." : ""),
+                              "rebuild against the libraries it will load (same torch version), or add the missing library to its link line"});
+    }
+  }
+  if (rep.files.empty())
+    rep.problems.push_back({fmt::format("{}", fmt::join(paths, " ")), "", "no-cuda",
+                            "no file holds CUDA code, so nothing runs on any GPU", "check that the build produced its CUDA extension"});
+  return rep;
+}
+
+}  // namespace kiln::binary

@@ -1,0 +1,128 @@
+#pragma once
+// Builders for handcrafted binary inputs (fat binaries, ar archives, zip files, ld.so.cache) and a
+// temporary folder, shared by the test_binary_* suites.
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace kiln::testing {
+
+inline void put16(std::string& s, std::uint16_t v) { s.append(reinterpret_cast<const char*>(&v), 2); }
+inline void put32(std::string& s, std::uint32_t v) { s.append(reinterpret_cast<const char*>(&v), 4); }
+inline void put64(std::string& s, std::uint64_t v) { s.append(reinterpret_cast<const char*>(&v), 8); }
+
+struct FakeEntry {
+  std::uint16_t kind = 2;  // 1 PTX, 2 ELF
+  std::uint32_t sm = 90;
+  std::uint64_t flags = 0x11;
+  std::string payload = std::string(32, 'x');
+  std::uint32_t compressed_size = 0;
+  std::uint64_t uncompressed_size = 0;
+};
+
+// One fatbin container laid out as CUDA 13 writes it (64-byte entry headers).
+inline std::string make_fatbin(const std::vector<FakeEntry>& entries) {
+  std::string body;
+  for (const auto& e : entries) {
+    put16(body, e.kind);
+    put16(body, 0x0101);
+    put32(body, 64);
+    put64(body, e.payload.size());
+    put32(body, e.compressed_size);
+    put32(body, 0);
+    put16(body, 0);
+    put16(body, e.kind == 1 ? 9 : 1);
+    put32(body, e.sm);
+    put32(body, 0);
+    put32(body, 0);
+    put64(body, e.flags);
+    put64(body, 0);
+    put64(body, e.uncompressed_size);
+    body += e.payload;
+  }
+  std::string out;
+  put32(out, 0xBA55ED50);
+  put16(out, 1);
+  put16(out, 16);
+  put64(out, body.size());
+  return out + body;
+}
+
+// A GNU ar archive; names longer than 15 characters go through the "//" table.
+inline std::string make_ar(const std::vector<std::pair<std::string, std::string>>& members) {
+  std::string longnames, out = "!<arch>\n";
+  std::vector<std::string> names;
+  for (const auto& [n, d] : members) {
+    if (n.size() > 15) {
+      names.push_back("/" + std::to_string(longnames.size()));
+      longnames += n + "/\n";
+    } else {
+      names.push_back(n + "/");
+    }
+  }
+  auto header = [](const std::string& name, std::size_t size) {
+    char h[61];
+    std::snprintf(h, sizeof h, "%-16s%-12s%-6s%-6s%-8s%-10zu`\n", name.c_str(), "0", "0", "0", "644", size);
+    return std::string(h, 60);
+  };
+  if (!longnames.empty()) {
+    out += header("//", longnames.size()) + longnames;
+    if (longnames.size() & 1) out += "\n";
+  }
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    out += header(names[i], members[i].second.size()) + members[i].second;
+    if (members[i].second.size() & 1) out += "\n";
+  }
+  return out;
+}
+
+// An /etc/ld.so.cache in the glibc-ld.so.cache1.1 format (x86-64 entries by default).
+inline std::string make_ld_cache(const std::vector<std::pair<std::string, std::string>>& libs, std::int32_t flags = 0x0303) {
+  const std::string magic = "glibc-ld.so.cache1.1";
+  std::string strings;
+  const std::uint32_t strings_at = static_cast<std::uint32_t>(48 + libs.size() * 24);
+  std::string table;
+  for (const auto& [name, path] : libs) {
+    const auto key = strings_at + static_cast<std::uint32_t>(strings.size());
+    strings += name + '\0';
+    const auto value = strings_at + static_cast<std::uint32_t>(strings.size());
+    strings += path + '\0';
+    put32(table, static_cast<std::uint32_t>(flags)); put32(table, key); put32(table, value); put32(table, 0); put64(table, 0);
+  }
+  std::string out = magic;
+  put32(out, static_cast<std::uint32_t>(libs.size()));
+  put32(out, static_cast<std::uint32_t>(strings.size()));
+  out += std::string(20, '\0');  // flags, padding, extension offset, unused: 48-byte header
+  return out + table + strings;
+}
+
+// A temporary folder removed at the end of the test.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/kiln-test-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string write(const std::string& rel, const std::string& content) const {
+    auto p = path / rel;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << content;
+    return p.string();
+  }
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace kiln::testing

@@ -1,0 +1,170 @@
+// Dependency resolution on shared libraries that g++ builds at test time (skipped without g++).
+#include <gtest/gtest.h>
+
+#include "binary/deps.hpp"
+#include "binary/verify.hpp"
+#include "binary_fixtures.hpp"
+#include "io/seams.hpp"
+
+#include <sstream>
+
+using namespace kiln;
+using namespace kiln::binary;
+
+namespace {
+
+struct Real {
+  io::RealFilesystem fs;
+  io::RealProcessRunner proc;
+  io::RealClock clock;
+  io::FakeEnvironment env;  // no LD_LIBRARY_PATH from the developer's shell
+  std::ostringstream out, err;
+  io::Seams seams{fs, proc, clock, env, out, err};
+};
+
+bool compile(io::ProcessRunner& proc, const std::vector<std::string>& args, std::string& log) {
+  io::ProcessSpec spec;
+  spec.argv = {"g++"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  auto r = proc.run(spec);
+  log = r.out + r.err + r.spawn_error;
+  return r.ok();
+}
+
+class Deps : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!io::which(s.seams, "g++")) {
+      s.env.set("PATH", "/usr/bin:/bin:/usr/local/bin");
+      if (!io::which(s.seams, "g++")) GTEST_SKIP() << "g++ not found";
+    }
+    if (!s.env.get("PATH")) s.env.set("PATH", "/usr/bin:/bin:/usr/local/bin");
+    const std::string d = dir.path.string();
+    dir.write("b.cpp", "#include <string>\nstd::string b_func(const std::string& s) { return s + \"!\"; }\n");
+    dir.write("a.cpp",
+              "#include <string>\nstd::string b_func(const std::string&);\nextern void ghost_func();\n"
+              "std::string a_func() { ghost_func(); return b_func(\"a\"); }\n");
+    std::string log;
+    std::filesystem::create_directories(dir.path / "sub");
+    ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", d + "/sub/libb.so", d + "/b.cpp"}, log)) << log;
+    ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", d + "/liba.so", d + "/a.cpp", "-L" + d + "/sub", "-lb",
+                                 "-Wl,--enable-new-dtags,-rpath,$ORIGIN/sub", "-Wl,--no-as-needed", "-lm"},
+                        log))
+        << log;
+    ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0", "-o", d + "/libold.so", d + "/b.cpp"}, log)) << log;
+  }
+  Real s;
+  kiln::testing::TempDir dir;
+};
+
+}  // namespace
+
+TEST_F(Deps, RunpathWithOriginResolvesAndUndefinedSymbolsAreFound) {
+  auto r = resolve_deps(dir.path.string() + "/liba.so", DepsOptions{"", true}, s.seams);
+  ASSERT_FALSE(r.error) << *r.error;
+  ASSERT_TRUE(r.runpath);
+  EXPECT_EQ(*r.runpath, "$ORIGIN/sub");
+  const ResolvedLibrary* b = nullptr;
+  for (const auto& l : r.libraries)
+    if (l.name == "libb.so") b = &l;
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->path);
+  EXPECT_EQ(*b->path, dir.path.string() + "/sub/libb.so");
+  EXPECT_EQ(b->via, "runpath");
+  EXPECT_EQ(r.missing(), 0u);
+  EXPECT_EQ(r.abi.cxx_abi, "cxx11");
+  EXPECT_EQ(r.abi.max_glibc.rfind("GLIBC_2.", 0) == 0 || r.abi.max_glibc.empty(), true);
+  // ghost_func is defined nowhere; b_func comes from libb.so.
+  ASSERT_EQ(r.undefined.size(), 1u) << ::testing::PrintToString(r.undefined);
+  EXPECT_EQ(r.undefined[0], "_Z10ghost_funcv");
+}
+
+TEST_F(Deps, MissingLibraryIsReportedWithWhereItLooked) {
+  std::filesystem::remove(dir.path / "sub" / "libb.so");
+  auto r = resolve_deps(dir.path.string() + "/liba.so", DepsOptions{}, s.seams);
+  EXPECT_EQ(r.missing(), 1u);
+  const auto& lib = r.libraries.front();
+  EXPECT_EQ(lib.name, "libb.so");
+  EXPECT_FALSE(lib.path);
+  ASSERT_FALSE(lib.searched.empty());
+  EXPECT_EQ(lib.searched.front(), dir.path.string() + "/sub");  // $ORIGIN expanded
+  auto v = verify_files({dir.path.string() + "/liba.so"}, {}, VerifyOptions{}, s.seams);
+  bool found = false;
+  for (const auto& p : v.problems) found |= p.kind == "missing-library" && p.why.find("libb.so") != std::string::npos;
+  EXPECT_TRUE(found);
+  EXPECT_FALSE(v.ok());
+}
+
+TEST_F(Deps, PreCxx11AbiIsRecognised) {
+  auto r = resolve_deps(dir.path.string() + "/libold.so", DepsOptions{}, s.seams);
+  EXPECT_EQ(r.abi.cxx_abi, "pre-cxx11");
+  EXPECT_EQ(cxx_abi_of_path(dir.path.string() + "/sub/libb.so", s.seams), "cxx11");
+}
+
+TEST_F(Deps, RootResolvesInsideAnImage) {
+  // An "image": the extension under /opt/app, its library in the image's /usr/lib64.
+  kiln::testing::TempDir root;
+  std::filesystem::create_directories(root.path / "opt/app");
+  std::filesystem::create_directories(root.path / "usr/lib64");
+  std::filesystem::copy_file(dir.path / "liba.so", root.path / "opt/app/liba.so");
+  auto r = resolve_deps("/opt/app/liba.so", DepsOptions{root.path.string(), false}, s.seams);
+  ASSERT_FALSE(r.error) << *r.error;
+  ASSERT_FALSE(r.libraries.empty());
+  EXPECT_FALSE(r.libraries.front().path);  // libb.so is not in the image yet
+  std::filesystem::copy_file(dir.path / "sub/libb.so", root.path / "usr/lib64/libb.so");
+  auto r2 = resolve_deps(root.path.string() + "/opt/app/liba.so", DepsOptions{root.path.string(), false}, s.seams);
+  ASSERT_TRUE(r2.libraries.front().path);
+  EXPECT_EQ(*r2.libraries.front().path, "/usr/lib64/libb.so");
+  EXPECT_EQ(r2.libraries.front().via, "default");
+}
+
+TEST_F(Deps, RootFollowsAbsoluteSymlinksInsideTheImage) {
+  // As in CUDA images: /usr/local/cuda -> /usr/local/cuda-99 (absolute), and the image's
+  // ld.so.cache names /usr/local/cuda/lib64/libb.so. This machine's /usr/local/cuda must not be used.
+  kiln::testing::TempDir root;
+  std::filesystem::create_directories(root.path / "opt/app");
+  std::filesystem::create_directories(root.path / "usr/local/cuda-99/lib64");
+  std::filesystem::create_directories(root.path / "etc");
+  std::filesystem::create_symlink("/usr/local/cuda-99", root.path / "usr/local/cuda");
+  std::filesystem::copy_file(dir.path / "sub/libb.so", root.path / "usr/local/cuda-99/lib64/libb.so");
+  std::filesystem::copy_file(dir.path / "liba.so", root.path / "opt/app/liba.so");
+  root.write("etc/ld.so.cache", kiln::testing::make_ld_cache({{"libb.so", "/usr/local/cuda/lib64/libb.so"}}));
+  auto r = resolve_deps("/opt/app/liba.so", DepsOptions{root.path.string(), true}, s.seams);
+  ASSERT_FALSE(r.error) << *r.error;
+  ASSERT_TRUE(r.libraries.front().path);
+  EXPECT_EQ(*r.libraries.front().path, "/usr/local/cuda/lib64/libb.so");
+  EXPECT_EQ(r.libraries.front().via, "ld.so.cache");
+  // A relative link that climbs above the image's root stays inside the image, as in a chroot.
+  std::filesystem::create_symlink("../../../../../../usr/local/cuda-99/lib64/libb.so", root.path / "usr/libb-link.so");
+  root.write("etc/ld.so.cache", kiln::testing::make_ld_cache({{"libb.so", "/usr/libb-link.so"}}));
+  auto r2 = resolve_deps("/opt/app/liba.so", DepsOptions{root.path.string(), false}, s.seams);
+  ASSERT_TRUE(r2.libraries.front().path);
+  EXPECT_EQ(*r2.libraries.front().path, "/usr/libb-link.so");
+}
+
+TEST_F(Deps, VerifyFindsAbiMismatchWithLibtorchAndTheUndefinedSymbolItCauses) {
+  // A "libc10.so" built with the old string ABI and an extension built with the new one against it.
+  const std::string d = dir.path.string();
+  std::string log;
+  std::filesystem::create_directories(dir.path / "torch/lib");
+  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0", "-o", d + "/torch/lib/libc10.so", d + "/b.cpp"}, log)) << log;
+  dir.write("ext.cpp",
+            "#include <string>\nstd::string b_func(const std::string&);\n"
+            "extern \"C\" void* PyInit_ext() { static std::string s = b_func(\"x\"); return &s; }\n");
+  const std::string ext = d + "/ext.cpython-312-x86_64-linux-gnu.so";
+  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", ext, d + "/ext.cpp", "-L" + d + "/torch/lib", "-Wl,--no-as-needed", "-lc10",
+                               "-Wl,--enable-new-dtags,-rpath,$ORIGIN/torch/lib"}, log)) << log;
+  auto v = verify_files({ext}, {}, VerifyOptions{}, s.seams);
+  std::vector<std::string> kinds;
+  for (const auto& p : v.problems) kinds.push_back(p.kind);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "abi-mismatch"), kinds.end()) << ::testing::PrintToString(kinds);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "undefined-symbol"), kinds.end()) << ::testing::PrintToString(kinds);
+  for (const auto& p : v.problems)
+    if (p.kind == "abi-mismatch") EXPECT_NE(p.fix.find("-D_GLIBCXX_USE_CXX11_ABI=0"), std::string::npos) << p.fix;
+}
+
+TEST(DepsVersions, ComparesNumerically) {
+  EXPECT_TRUE(version_less("GLIBC_2.4", "GLIBC_2.34"));
+  EXPECT_FALSE(version_less("GLIBCXX_3.4.30", "GLIBCXX_3.4.9"));
+  EXPECT_FALSE(version_less("GLIBC_2.17", "GLIBC_2.17"));
+}

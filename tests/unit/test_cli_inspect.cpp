@@ -1,0 +1,103 @@
+// kiln inspect / kiln verify through the command line parser: exit codes and the JSON schema that
+// docs/cli/inspect.md and docs/cli/verify.md promise.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "binary_fixtures.hpp"
+#include "cli/command.hpp"
+
+using namespace kiln;
+using kiln::testing::FakeEntry;
+using kiln::testing::make_fatbin;
+
+namespace {
+
+struct Cli {
+  io::RealFilesystem fs;
+  io::RealProcessRunner proc;
+  io::RealClock clock;
+  io::FakeEnvironment env;
+  std::ostringstream out, err;
+  io::Seams seams{fs, proc, clock, env, out, err};
+  int run(std::vector<std::string> args) {
+    args.insert(args.begin(), "kiln");
+    std::vector<const char*> argv;
+    for (auto& a : args) argv.push_back(a.c_str());
+    return cli::run_cli(static_cast<int>(argv.size()), argv.data(), seams);
+  }
+};
+
+}  // namespace
+
+TEST(CliInspect, JsonSchema) {
+  kiln::testing::TempDir dir;
+  auto path = dir.write("k.fatbin", make_fatbin({FakeEntry{2, 90, 0x11 | 0x100000}, FakeEntry{1, 120}}));
+  Cli c;
+  ASSERT_EQ(c.run({"inspect", "--json", path}), 0) << c.err.str();
+  auto j = nlohmann::json::parse(c.out.str());
+  ASSERT_EQ(j["files"].size(), 1u);
+  const auto& f = j["files"][0];
+  EXPECT_EQ(f["path"], path);
+  EXPECT_EQ(f["format"], "fatbin");
+  EXPECT_EQ(f["cuda"], true);
+  ASSERT_EQ(f["entries"].size(), 2u);
+  const auto& e = f["entries"][0];
+  EXPECT_EQ(e["kind"], "sass");
+  EXPECT_EQ(e["arch"], "sm_90a");
+  EXPECT_EQ(e["size"], 32);
+  EXPECT_EQ(e["compressed"], false);
+  EXPECT_EQ(f["entries"][1]["kind"], "ptx");
+  EXPECT_EQ(f["entries"][1]["arch"], "sm_120");
+  EXPECT_EQ(f["totals"]["sass_count"], 1);
+  EXPECT_EQ(f["totals"]["ptx_count"], 1);
+  EXPECT_EQ(f["archs"].size(), 2u);
+  EXPECT_TRUE(f["error"].is_null());
+}
+
+TEST(CliInspect, CorruptAndMissingFilesExitOne) {
+  kiln::testing::TempDir dir;
+  auto good = make_fatbin({FakeEntry{2, 80}});
+  auto bad = dir.write("bad.fatbin", good.substr(0, good.size() - 1));
+  Cli c;
+  EXPECT_EQ(c.run({"inspect", bad}), 1);
+  EXPECT_NE(c.out.str().find("bad.fatbin: error: offset 0x"), std::string::npos) << c.out.str();
+  Cli c2;
+  EXPECT_EQ(c2.run({"inspect", (dir.path / "nope.so").string()}), 1);
+  EXPECT_NE(c2.err.str().find("nope.so: no such file or folder"), std::string::npos) << c2.err.str();
+}
+
+TEST(CliInspect, FolderRecursionSkipsNonBinaries) {
+  kiln::testing::TempDir dir;
+  dir.write("a/k.fatbin", make_fatbin({FakeEntry{2, 80}}));
+  dir.write("a/b/readme.md", "# hi\n");
+  Cli c;
+  ASSERT_EQ(c.run({"inspect", "--json", dir.path.string()}), 0);
+  auto j = nlohmann::json::parse(c.out.str());
+  EXPECT_EQ(j["files"].size(), 1u);
+  EXPECT_EQ(j["skipped"], 1);
+}
+
+TEST(CliVerify, ExitCodesAndJson) {
+  kiln::testing::TempDir dir;
+  auto path = dir.write("k.fatbin", make_fatbin({FakeEntry{2, 80}, FakeEntry{2, 90}}));
+  Cli ok;
+  EXPECT_EQ(ok.run({"verify", path, "--gpu", "a100", "--gpu", "h100"}), 0) << ok.out.str();
+  Cli fail;
+  EXPECT_EQ(fail.run({"verify", "--json", path, "--gpu", "b200"}), 1);
+  auto j = nlohmann::json::parse(fail.out.str());
+  EXPECT_EQ(j["ok"], false);
+  ASSERT_EQ(j["problems"].size(), 1u);
+  EXPECT_EQ(j["problems"][0]["kind"], "no-kernel");
+  EXPECT_EQ(j["files"][0]["gpus"][0]["verdict"], "none");
+  Cli usage;
+  EXPECT_EQ(usage.run({"verify", path}), 2);
+  Cli unknown;
+  EXPECT_EQ(unknown.run({"verify", path, "--gpu", "h1000000"}), 2);
+  Cli archs;
+  EXPECT_EQ(archs.run({"verify", path, "--archs", "8.0;9.0"}), 0) << archs.out.str();
+  Cli archs_bad;
+  EXPECT_EQ(archs_bad.run({"verify", path, "--archs", "8.0;10.0"}), 1);
+}
