@@ -9,6 +9,7 @@
 #include "cli/command.hpp"
 #include <fstream>
 
+#include "binary/verify.hpp"
 #include "cli/plan_options.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/render.hpp"
@@ -78,15 +79,23 @@ class BuildCommand final : public Command {
       return 130;
     }
     if (json_) {
-      s.out << outcome_json(plan, outcome).dump(2) << "\n";
-      return outcome.ok ? kOk : kFindings;
+      json j = outcome_json(plan, outcome);
+      bool ok = outcome.ok;
+      if (outcome.ok) {
+        const auto v = verify(s, plan, outcome);
+        j["outcome"]["verify"] = verify_json(v);
+        ok = v.ok();
+      }
+      s.out << j.dump(2) << "\n";
+      return ok ? kOk : kFindings;
     }
     if (!outcome.ok) {
       print_failure(s, plan, outcome);
       return kFindings;
     }
-    print_summary(s, plan, outcome);
-    return kOk;
+    const auto verified = verify(s, plan, outcome);
+    print_summary(s, plan, outcome, verified);
+    return verified.ok() ? kOk : kFindings;
   }
 
  private:
@@ -147,7 +156,33 @@ class BuildCommand final : public Command {
     diagnose::render_text(s.err, diagnose_log(p), p.log_path(), {});
   }
 
-  static void print_summary(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o) {
+  // What the built binaries really hold, and whether they run on the planned GPUs with every
+  // library they need resolvable: the same check as `kiln verify`.
+  static binary::VerifyReport verify(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o) {
+    std::vector<std::pair<std::string, core::GpuModel>> gpus;
+    for (const auto& g : p.gpus) gpus.emplace_back(g.name, g);
+    auto report = binary::verify_files(o.artifacts, gpus, {}, s);
+    // A project may build no CUDA code at all (a C++ library, the cpu profile): not a failure of
+    // the build, so it is said as a note in the summary instead.
+    std::erase_if(report.problems, [](const binary::Problem& pr) { return pr.kind == "no-cuda"; });
+    return report;
+  }
+
+  static json verify_json(const binary::VerifyReport& v) {
+    json files = json::array();
+    for (const auto& f : v.files) {
+      json gpus = json::array();
+      for (const auto& g : f.gpus)
+        gpus.push_back({{"gpu", g.gpu}, {"verdict", core::to_string(g.coverage.verdict)}});
+      files.push_back({{"file", f.file}, {"archs", core::format_cmake(f.targets)}, {"gpus", gpus}});
+    }
+    json problems = json::array();
+    for (const auto& pr : v.problems) problems.push_back(pr.line());
+    return {{"ok", v.ok()}, {"files", files}, {"problems", problems}};
+  }
+
+  static void print_summary(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o,
+                            const binary::VerifyReport& v) {
     s.out << fmt::format("built {} in {} (configure {}, build {}), {} step{}\n", p.project_dir,
                          seconds(o.configure_time + o.build_time), seconds(o.configure_time), seconds(o.build_time),
                          o.steps_run, o.steps_run == 1 ? "" : "s");
@@ -156,11 +191,21 @@ class BuildCommand final : public Command {
     if (o.has_cache_stats)
       s.out << fmt::format("ccache    {} hits, {} misses ({:.0f}% hit rate)\n", o.cache.hits, o.cache.misses,
                            100.0 * o.cache.hit_rate());
-    for (const auto& a : o.artifacts) s.out << "  " << a << "\n";
-    for (const auto& g : p.gpus) {
-      auto c = core::coverage(p.targets, g.cc);
-      s.out << fmt::format("runs on {} (cc {}): {}\n", g.name, core::cc_string(g.cc), core::to_string(c.verdict));
+    for (const auto& a : o.artifacts) {
+      std::string line = "  " + a;
+      for (const auto& f : v.files)
+        if (f.file == a) {
+          line += "  [" + core::format_cmake(f.targets) + "]";
+          for (const auto& g : f.gpus) line += fmt::format("  {}: {}", g.gpu, core::to_string(g.coverage.verdict));
+        }
+      s.out << line << "\n";
     }
+    if (v.files.empty() && p.cuda())
+      s.out << "note: no built file holds CUDA code, so nothing was checked against the GPUs\n";
+    else if (v.ok())
+      s.out << fmt::format("verified  {} file{}: every planned GPU has a kernel image, every library resolves\n",
+                           v.files_checked, v.files_checked == 1 ? "" : "s");
+    for (const auto& pr : v.problems) s.out << "verify: " << pr.line() << "\n";
     s.out << "log       " << p.log_path() << "\n";
   }
 

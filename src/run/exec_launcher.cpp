@@ -87,6 +87,18 @@ int device_targets_of(const std::vector<std::string>& args) {
   return set ? std::max<int>(1, static_cast<int>(set->size())) : 1;
 }
 
+std::vector<std::string> ccache_friendly_nvcc_args(const std::vector<std::string>& args) {
+  if (!is_nvcc(args)) return args;
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    if (a == "--generate-dependencies-with-compile") out.push_back("-MD");
+    else if (a == "--dependency-output") out.push_back("-MF");
+    else if (a.rfind("--dependency-output=", 0) == 0) out.push_back("-MF"), out.push_back(a.substr(20));
+    else out.push_back(a);
+  }
+  return out;
+}
+
 std::string history_key(const std::string& output) {
   std::uint64_t h = 1469598103934665603ULL;  // FNV-1a: stable across runs and machines
   for (unsigned char c : output) h = (h ^ c) * 1099511628211ULL;
@@ -134,6 +146,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
         }
       }
     }
+    argv = ccache_friendly_nvcc_args(argv);
     rec.output = output_of(argv);
     rec.source = source_of(argv);
     rec.archs = device_targets_of(argv);

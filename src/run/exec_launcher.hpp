@@ -37,6 +37,11 @@ std::string history_key(const std::string& output);  // file name under the hist
 
 std::string record_json_line(const ExecRecord& r);
 
+// nvcc's long dependency flags as torch.utils.cpp_extension writes them
+// (--generate-dependencies-with-compile --dependency-output X) make ccache 4.x give up
+// ("Unsupported source extension: X.d"); the equivalent short forms -MD -MF X are cached.
+std::vector<std::string> ccache_friendly_nvcc_args(const std::vector<std::string>& args);
+
 // Runs the launcher; returns the exit status to leave with (the compiler's, or 128 + signal).
 int exec_compiler(const std::vector<std::string>& command, io::Seams& s);
 

@@ -1,0 +1,45 @@
+#include <gtest/gtest.h>
+
+#include "run/exec_launcher.hpp"
+
+using namespace kiln;
+
+TEST(ExecLauncher, OutputSourceAndTargets) {
+  std::vector<std::string> nvcc = {"/usr/bin/ccache", "/usr/local/cuda/bin/nvcc", "-c", "/src/a.cu", "-o", "obj/a.o",
+                                   "-gencode", "arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=[sm_90,compute_90]"};
+  EXPECT_EQ(run::output_of(nvcc), "obj/a.o");
+  EXPECT_EQ(run::source_of(nvcc), "/src/a.cu");
+  EXPECT_EQ(run::device_targets_of(nvcc), 3);
+  EXPECT_EQ(run::device_targets_of({"c++", "-c", "x.cpp", "-ox.o"}), 0);
+  EXPECT_EQ(run::output_of({"c++", "-c", "x.cpp", "-ox.o"}), "x.o");
+}
+
+TEST(ExecLauncher, CppExtensionDependencyFlagsBecomeCacheable) {
+  // As torch.utils.cpp_extension's build.ninja writes them.
+  std::vector<std::string> in = {"ccache", "/usr/local/cuda/bin/nvcc", "--generate-dependencies-with-compile",
+                                 "--dependency-output", "a.o.d", "-c", "a.cu", "-o", "a.o"};
+  EXPECT_EQ(run::ccache_friendly_nvcc_args(in),
+            (std::vector<std::string>{"ccache", "/usr/local/cuda/bin/nvcc", "-MD", "-MF", "a.o.d", "-c", "a.cu", "-o", "a.o"}));
+  EXPECT_EQ(run::ccache_friendly_nvcc_args({"nvcc", "--dependency-output=x.d"}), (std::vector<std::string>{"nvcc", "-MF", "x.d"}));
+  std::vector<std::string> gcc = {"c++", "--dependency-output", "x"};  // not nvcc: untouched
+  EXPECT_EQ(run::ccache_friendly_nvcc_args(gcc), gcc);
+}
+
+TEST(ExecLauncher, ExpectedPeakLearnsFromHistory) {
+  io::FakeFilesystem fs;
+  std::vector<std::string> args = {"nvcc", "-c", "a.cu", "-o", "a.o", "-arch=sm_90"};
+  // Unseen: the data table's nvcc default for 2 targets (sm_90 SASS + PTX): 2 + 2 * 0.5 GiB.
+  EXPECT_EQ(run::expected_peak_kib(fs, "/h", args), 3ULL * 1024 * 1024);
+  fs.add_file("/h/" + run::history_key("a.o"), "1000000");
+  EXPECT_EQ(run::expected_peak_kib(fs, "/h", args), 1100000ULL);  // 10% over the last peak
+}
+
+TEST(ExecLauncher, RecordIsOneJsonLine) {
+  run::ExecRecord r;
+  r.output = "a.o";
+  r.peak_rss_kib = 42;
+  auto line = run::record_json_line(r);
+  EXPECT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  EXPECT_NE(line.find("\"peak_rss_kib\":42"), std::string::npos);
+}
