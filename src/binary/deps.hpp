@@ -15,6 +15,9 @@ namespace kiln::binary {
 struct DepsOptions {
   std::string root;       // "" for this machine; else an unpacked image (paths resolve inside it)
   bool undefined = false;  // compute undefined symbols (reads every resolved library's symbols)
+  // Folders of libraries the process has loaded before this object, which the loader reuses by
+  // name: torch/lib when Python imports a torch extension after `import torch`.
+  std::vector<std::string> preloaded;
 };
 
 struct ResolvedLibrary {

@@ -200,6 +200,9 @@ ResolvedLibrary LibrarySearch::find(const std::string& name, const std::vector<L
     }
     return false;
   };
+  // A library already loaded under this name is reused before any search.
+  for (const auto& d : opt_.preloaded)
+    if (try_dir(d, "preloaded")) return r;
   if (name.find('/') != std::string::npos) {
     const std::string cand = name[0] == '/' ? normalize_path(name) : normalize_path(path_dirname(objs[0].path) + "/" + name);
     if (usable(cand, machine, blob)) r.path = cand, r.via = "path";

@@ -37,6 +37,17 @@ std::string rebuild_arch_list(const core::TargetSet& have, int cc) {
   return torch ? *torch : core::format_cmake(want);
 }
 
+std::string torch_lib_for_extension(const std::string& path, const io::Filesystem& fs) {
+  const std::string name = path.substr(path.find_last_of('/') + 1);
+  const bool module = name.find(".cpython-") != std::string::npos || name.find(".abi3.so") != std::string::npos;
+  if (!module) return "";
+  for (std::string dir = path.substr(0, path.find_last_of('/')); dir.size() > 1; dir = dir.substr(0, dir.find_last_of('/'))) {
+    const std::string base = dir.substr(dir.find_last_of('/') + 1);
+    if ((base == "site-packages" || base == "dist-packages") && fs.is_directory(dir + "/torch/lib")) return dir + "/torch/lib";
+  }
+  return "";
+}
+
 VerifyReport verify_files(const std::vector<std::string>& paths, const std::vector<std::pair<std::string, core::GpuModel>>& gpus,
                           const VerifyOptions& opt, const io::Seams& s) {
   VerifyReport rep;
@@ -53,7 +64,8 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
     w.file = inspect_file(walk.files[i]);
     if (!opt.deps || w.file.error) return;
     if (w.file.format != FileFormat::elf_shared && w.file.format != FileFormat::elf_exec) return;
-    DepsOptions d{opt.root, true};
+    DepsOptions d{opt.root, true, opt.preloaded};
+    if (auto tl = torch_lib_for_extension(walk.files[i], s.fs); !tl.empty()) d.preloaded.push_back(tl);
     w.deps = resolve_deps(walk.files[i], d, s);
     // An extension is checked against the libtorch it will load: the first torch core library.
     for (const auto& lib : w.deps->libraries)

@@ -15,7 +15,14 @@ struct VerifyOptions {
   std::string root;            // resolve libraries inside an unpacked image
   bool undefined = false;      // undefined symbols for every library (always on for Python extensions)
   bool deps = true;            // check dependencies at all
+  // Library folders already loaded when the files are (torch/lib for a torch extension). Python
+  // extension modules under a site-packages that holds torch get its torch/lib automatically.
+  std::vector<std::string> preloaded;
 };
+
+// For a Python extension module (*.cpython-*.so, *.abi3.so) inside site-packages/dist-packages:
+// that folder's torch/lib, which `import torch` loads first. Empty otherwise.
+std::string torch_lib_for_extension(const std::string& path, const io::Filesystem& fs);
 
 struct Problem {
   std::string file;

@@ -161,7 +161,14 @@ class BuildCommand final : public Command {
   static binary::VerifyReport verify(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o) {
     std::vector<std::pair<std::string, core::GpuModel>> gpus;
     for (const auto& g : p.gpus) gpus.emplace_back(g.name, g);
-    auto report = binary::verify_files(o.artifacts, gpus, {}, s);
+    binary::VerifyOptions opt;
+    if (p.kind != run::ProjectKind::cmake && !p.python.empty()) {
+      // Modules in the build tree are imported after torch: its lib folder is already loaded.
+      auto r = s.proc.run({.argv = {p.python, "-c", "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))"},
+                           .env = p.child_env(s.env)});
+      if (r.ok() && !r.out.empty()) opt.preloaded.push_back(r.out.substr(0, r.out.find('\n')));
+    }
+    auto report = binary::verify_files(o.artifacts, gpus, opt, s);
     // A project may build no CUDA code at all (a C++ library, the cpu profile): not a failure of
     // the build, so it is said as a note in the summary instead.
     std::erase_if(report.problems, [](const binary::Problem& pr) { return pr.kind == "no-cuda"; });

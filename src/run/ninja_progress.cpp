@@ -7,7 +7,8 @@
 namespace kiln::run {
 
 std::optional<NinjaStatus> parse_ninja_status(std::string_view line) {
-  // Ninja's default NINJA_STATUS is "[%f/%t] ".
+  // Ninja's default NINJA_STATUS is "[%f/%t] "; `pip -v` indents its subprocess output.
+  while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
   if (line.size() < 6 || line[0] != '[') return std::nullopt;
   auto slash = line.find('/');
   auto close = line.find(']');

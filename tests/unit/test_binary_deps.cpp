@@ -168,3 +168,33 @@ TEST(DepsVersions, ComparesNumerically) {
   EXPECT_FALSE(version_less("GLIBCXX_3.4.30", "GLIBCXX_3.4.9"));
   EXPECT_FALSE(version_less("GLIBC_2.17", "GLIBC_2.17"));
 }
+
+// A torch extension has no RUNPATH to torch/lib: `import torch` has loaded libc10 and friends
+// before Python dlopens the module, and the loader reuses them by name.
+TEST_F(Deps, ExtensionModulesResolveAgainstTheTorchTheyImport) {
+  const std::string d = dir.path.string();
+  const std::string sp = d + "/venv/lib/python3.12/site-packages";
+  std::filesystem::create_directories(sp + "/torch/lib");
+  std::filesystem::create_directories(sp + "/myext");
+  std::string log;
+  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-Wl,-soname,libb.so", "-o", sp + "/torch/lib/libb.so", d + "/b.cpp"}, log)) << log;
+  const std::string module = sp + "/myext/_C.cpython-312-x86_64-linux-gnu.so";
+  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", module, d + "/a.cpp", "-L" + sp + "/torch/lib", "-lb"}, log)) << log;
+  EXPECT_EQ(torch_lib_for_extension(module, s.fs), sp + "/torch/lib");
+  EXPECT_EQ(torch_lib_for_extension(d + "/liba.so", s.fs), "");  // not a Python module
+
+  // On its own the loader would not find libb.so ...
+  auto alone = resolve_deps(module, {}, s.seams);
+  ASSERT_GT(alone.missing(), 0u);
+  // ... after `import torch` it is already loaded.
+  DepsOptions d2;
+  d2.preloaded = {sp + "/torch/lib"};
+  auto after = resolve_deps(module, d2, s.seams);
+  EXPECT_EQ(after.missing(), 0u);
+  bool via_preloaded = false;
+  for (const auto& l : after.libraries) via_preloaded |= l.name == "libb.so" && l.via == "preloaded";
+  EXPECT_TRUE(via_preloaded);
+  // verify finds torch/lib on its own for a module inside site-packages.
+  auto v = verify_files({module}, {}, {}, s.seams);
+  for (const auto& p : v.problems) EXPECT_NE(p.kind, "missing-library") << p.line();
+}

@@ -12,6 +12,12 @@ TEST(NinjaProgress, ParsesStatusLines) {
   EXPECT_EQ(s->description, "Building CUDA object mt_cuda/CMakeFiles/mt_cuda.dir/sobel.cu.o");
 }
 
+TEST(NinjaProgress, IndentedByPip) {
+  auto s = parse_ninja_status("  [2/3] /usr/local/cuda/bin/nvcc -c a.cu");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->done, 2);
+}
+
 TEST(NinjaProgress, IgnoresOtherLines) {
   EXPECT_FALSE(parse_ninja_status("FAILED: mt_cuda/CMakeFiles/x.o"));
   EXPECT_FALSE(parse_ninja_status("[ 50%] Building CXX object x.o"));  // make's format
