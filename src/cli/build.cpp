@@ -210,8 +210,8 @@ class BuildCommand final : public Command {
     if (v.files.empty() && p.cuda())
       s.out << "note: no built file holds CUDA code, so nothing was checked against the GPUs\n";
     else if (v.ok())
-      s.out << fmt::format("verified  {} file{}: every planned GPU has a kernel image, every library resolves\n",
-                           v.files_checked, v.files_checked == 1 ? "" : "s");
+      s.out << fmt::format("verified  {} file{}: {}every library resolves\n", v.files_checked, v.files_checked == 1 ? "" : "s",
+                           p.gpus.empty() ? "" : "every planned GPU has a kernel image, ");
     for (const auto& pr : v.problems) s.out << "verify: " << pr.line() << "\n";
     s.out << "log       " << p.log_path() << "\n";
   }
