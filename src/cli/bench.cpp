@@ -5,6 +5,8 @@
 
 #include <map>
 
+#include <filesystem>
+
 #include "cli/command.hpp"
 #include "cli/project_dir.hpp"
 #include "probe/local_gpus.hpp"
@@ -85,6 +87,10 @@ class BenchCommand final : public Command {
       req.build_type = build_type_;
       req.cmake_defines = defines_;
       req.python = python_;
+      // kiln's own launcher and compiler links, as `kiln build` uses them (the cache reaches a
+      // torch extension's compilers only through them).
+      std::error_code ec;
+      if (auto exe = std::filesystem::read_symlink("/proc/self/exe", ec); !ec) req.kiln_exe = exe.string();
 
       std::vector<report::RunResult> runs;
       std::string warm_error;

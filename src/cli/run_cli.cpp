@@ -56,9 +56,13 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    s.out << app.help("", CLI::AppFormatMode::Normal);
+    // The help of the command asked about, else kiln's own.
     for (auto& [sub, c] : subs)
-      if (sub->parsed()) s.out << "\n" << sub->help();
+      if (sub->parsed()) {
+        s.out << sub->help();
+        return kOk;
+      }
+    s.out << app.help("", CLI::AppFormatMode::Normal);
     return kOk;
   } catch (const CLI::CallForAllHelp& e) {
     s.out << app.help("", CLI::AppFormatMode::All);
