@@ -3,21 +3,11 @@
 # folder served from ccache, and an incremental rebuild after touching one .cu file.
 set -euo pipefail
 kiln=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
-[ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null || { echo "skip: nvcc missing"; exit 77; }
-command -v ccache >/dev/null || { echo "skip: ccache missing"; exit 77; }
+. "$2/tests/e2e/lib/cuda_project.sh"
+require_cuda_build_tools
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-proj=$work/proj; mkdir -p "$proj"
-cat > "$proj/CMakeLists.txt" <<'CM'
-cmake_minimum_required(VERSION 3.24)
-project(e2e LANGUAGES CXX CUDA)
-add_library(k SHARED a.cu b.cu)
-add_executable(t main.cpp)
-target_link_libraries(t k)
-CM
-echo '__global__ void ka(float* p) { p[threadIdx.x] += 1.f; } void la(float* p) { ka<<<1, 32>>>(p); }' > "$proj/a.cu"
-echo '__global__ void kb(float* p) { p[threadIdx.x] *= 2.f; } void lb(float* p) { kb<<<1, 32>>>(p); }' > "$proj/b.cu"
-echo 'int main() { return 0; }' > "$proj/main.cpp"
+proj=$work/proj
+write_tiny_cuda_project "$proj"
 export CCACHE_DIR=$work/ccache
 field() { python3 -c "import json,sys; d=json.load(open('$1')); print(eval('d' + sys.argv[1]))" "$2"; }
 

@@ -1,0 +1,24 @@
+# Shared by the end-to-end suites that build a small CMake + CUDA project (sourced, not run).
+
+# Skips the suite (exit 77) unless cmake, ninja, nvcc and ccache are all there.
+require_cuda_build_tools() {
+  command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
+  [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null || { echo "skip: nvcc missing"; exit 77; }
+  command -v ccache >/dev/null || { echo "skip: ccache missing"; exit 77; }
+}
+
+# Writes to $1 a project of two .cu files in a shared library and an executable linking it.
+write_tiny_cuda_project() {
+  local proj=$1
+  mkdir -p "$proj"
+  cat > "$proj/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.24)
+project(e2e LANGUAGES CXX CUDA)
+add_library(k SHARED a.cu b.cu)
+add_executable(t main.cpp)
+target_link_libraries(t k)
+CM
+  echo '__global__ void ka(float* p) { p[threadIdx.x] += 1.f; } void la(float* p) { ka<<<1, 32>>>(p); }' > "$proj/a.cu"
+  echo '__global__ void kb(float* p) { p[threadIdx.x] *= 2.f; } void lb(float* p) { kb<<<1, 32>>>(p); }' > "$proj/b.cu"
+  echo 'int main() { return 0; }' > "$proj/main.cpp"
+}
