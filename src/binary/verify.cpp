@@ -94,7 +94,7 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
         if (c.verdict != core::Verdict::none) continue;
         std::string have;
         for (const auto& t : v.targets)
-          have += (have.empty() ? "" : ", ") + (t.kind == core::CodeKind::sass ? t.arch.sm() : t.arch.compute());
+          have += (have.empty() ? "" : ", ") + t.name();
         rep.problems.push_back(
             {f.path, fmt::format("{} (cc {})", model.name, core::cc_string(model.cc)), "no-kernel",
              fmt::format("no kernel image runs here (has {})", have),

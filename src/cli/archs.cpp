@@ -79,8 +79,7 @@ class ArchsCommand final : public Command {
                                  {"model", models[i].name},
                                  {"cc", core::cc_string(models[i].cc)},
                                  {"verdict", core::to_string(c.verdict)},
-                                 {"via", c.via ? json(c.via->kind == core::CodeKind::sass ? c.via->arch.sm()
-                                                                                           : c.via->arch.compute())
+                                 {"via", c.via ? json(c.via->name())
                                                : json(nullptr)},
                                  {"why", c.why}});
       }
@@ -95,7 +94,7 @@ class ArchsCommand final : public Command {
         const auto& cat = core::ArchCatalog::get();
         std::string range = cat.support_range(t.arch);
         check_lines.push_back(fmt::format("{} ({}) is not supported by nvcc {} at {}; it is built by {}",
-                                          t.kind == core::CodeKind::sass ? t.arch.sm() : t.arch.compute(),
+                                          t.name(),
                                           core::to_string(t.kind), nvcc->version_text, nvcc->path, range));
         unsupported.push_back({{"arch", t.arch.sm()}, {"kind", core::to_string(t.kind)}, {"supported_by", range}});
       }
@@ -127,7 +126,7 @@ class ArchsCommand final : public Command {
   void print_human(io::Seams& s, const core::TargetSet& set, const json& j) {
     s.out << fmt::format("{} target{}:\n", set.size(), set.size() == 1 ? "" : "s");
     for (const auto& t : set)
-      s.out << fmt::format("  {:<12} {}\n", t.kind == core::CodeKind::sass ? t.arch.sm() : t.arch.compute(),
+      s.out << fmt::format("  {:<12} {}\n", t.name(),
                            t.kind == core::CodeKind::sass ? "SASS" : "PTX (JIT for newer GPUs)");
     for (const auto& [k, v] : j["spellings"].items())
       s.out << fmt::format("{:<6} {}\n", k, v.is_null() ? std::string("(cannot express PTX without SASS)") : v.get<std::string>());

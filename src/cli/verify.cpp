@@ -63,8 +63,7 @@ class VerifyCommand final : public Command {
         for (const auto& v : f.gpus)
           g.push_back({{"gpu", v.gpu}, {"model", v.model.name}, {"cc", core::cc_string(v.model.cc)},
                        {"verdict", core::to_string(v.coverage.verdict)},
-                       {"via", v.coverage.via ? json(v.coverage.via->kind == core::CodeKind::sass ? v.coverage.via->arch.sm()
-                                                                                                   : v.coverage.via->arch.compute())
+                       {"via", v.coverage.via ? json(v.coverage.via->name())
                                               : json(nullptr)},
                        {"why", v.coverage.why}});
         json targets = json::array();
@@ -83,7 +82,7 @@ class VerifyCommand final : public Command {
           if (v.coverage.verdict != core::Verdict::none)
             s.out << fmt::format("{}: {} (cc {}): {} via {}\n", f.file, v.model.name, core::cc_string(v.model.cc),
                                  core::to_string(v.coverage.verdict),
-                                 v.coverage.via->kind == core::CodeKind::sass ? v.coverage.via->arch.sm() : v.coverage.via->arch.compute());
+                                 v.coverage.via->name());
       for (const auto& p : rep.problems) s.out << "FAIL " << p.line() << "\n";
       s.out << fmt::format("{}: {} file{} checked, {} with CUDA code, {} problem{}\n", rep.ok() ? "ok" : "FAILED",
                            rep.files_checked, rep.files_checked == 1 ? "" : "s", rep.files.size(), rep.problems.size(),

@@ -30,6 +30,8 @@ struct Arch {
 struct Target {
   Arch arch;
   CodeKind kind = CodeKind::sass;
+  // As nvcc and cuobjdump name it: "sm_90a" for SASS, "compute_90a" for PTX.
+  std::string name() const { return kind == CodeKind::sass ? arch.sm() : arch.compute(); }
   auto operator<=>(const Target&) const = default;
 };
 

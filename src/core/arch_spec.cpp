@@ -335,7 +335,7 @@ std::vector<std::string> nvcc_args(const TargetSet& set) {
   std::vector<std::string> out;
   for (const auto& t : set)
     out.push_back("-gencode=arch=" + t.arch.compute() + ",code=" +
-                  (t.kind == CodeKind::sass ? t.arch.sm() : t.arch.compute()));
+                  t.name());
   return out;
 }
 

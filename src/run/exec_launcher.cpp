@@ -70,20 +70,7 @@ std::string source_of(const std::vector<std::string>& args) {
 
 int device_targets_of(const std::vector<std::string>& args) {
   if (!is_nvcc(args)) return 0;
-  std::vector<std::string> arch_args;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    for (const char* f : {"-gencode", "--generate-code", "-arch", "--gpu-architecture", "-code", "--gpu-code"}) {
-      const std::string flag = f;
-      if (a == flag && i + 1 < args.size()) {
-        arch_args.push_back(a);
-        arch_args.push_back(args[i + 1]);
-      } else if (a.rfind(flag + "=", 0) == 0) {
-        arch_args.push_back(a);
-      }
-    }
-  }
-  auto set = core::parse_nvcc_args(arch_args, {});
+  auto set = core::parse_nvcc_args(split_arch_args(args).arch, {});
   return set ? std::max<int>(1, static_cast<int>(set->size())) : 1;
 }
 

@@ -27,18 +27,25 @@ bool is_arch_flag(const std::string& a, bool* value_follows) {
 
 }  // namespace
 
-PruneResult prune_arch_args(const std::vector<std::string>& args, const core::TargetSet& planned) {
-  PruneResult r;
-  std::vector<std::string> arch_args;  // the flags removed, to learn which targets they named
+ArchArgs split_arch_args(const std::vector<std::string>& args) {
+  ArchArgs out;
   for (size_t i = 0; i < args.size(); ++i) {
     bool value_follows = false;
     if (is_arch_flag(args[i], &value_follows)) {
-      arch_args.push_back(args[i]);
-      if (value_follows && i + 1 < args.size()) arch_args.push_back(args[++i]);
+      out.arch.push_back(args[i]);
+      if (value_follows && i + 1 < args.size()) out.arch.push_back(args[++i]);
       continue;
     }
-    r.args.push_back(args[i]);
+    out.rest.push_back(args[i]);
   }
+  return out;
+}
+
+PruneResult prune_arch_args(const std::vector<std::string>& args, const core::TargetSet& planned) {
+  PruneResult r;
+  // The flags removed, to learn which targets they named.
+  auto [arch_args, rest] = split_arch_args(args);
+  r.args = std::move(rest);
   if (arch_args.empty()) {
     r.args = args;
     return r;
@@ -52,7 +59,7 @@ PruneResult prune_arch_args(const std::vector<std::string>& args, const core::Ta
       if (extra)
         keep.add(t);
       else if (!planned.contains(t))
-        r.dropped.push_back(t.kind == core::CodeKind::sass ? t.arch.sm() : t.arch.compute());
+        r.dropped.push_back(t.name());
     }
   }
   for (const auto& a : core::nvcc_args(keep)) r.args.push_back(a);

@@ -15,6 +15,14 @@ struct PruneResult {
   std::vector<std::string> dropped;  // targets removed, as sm_XX / compute_XX
 };
 
+// nvcc's architecture flags (-gencode, --generate-code, -arch, --gpu-architecture, -code,
+// --gpu-code, with their values in either "-flag value" or "-flag=value" form) apart from the rest.
+struct ArchArgs {
+  std::vector<std::string> arch;  // the flags and their values, in order
+  std::vector<std::string> rest;
+};
+ArchArgs split_arch_args(const std::vector<std::string>& args);
+
 // Removes every -gencode / --generate-code / -arch / -code / --gpu-architecture / --gpu-code flag
 // and appends the planned targets. `a`/`f` targets whose architecture number is planned are kept:
 // they are per-file extras for the same GPU (sm_90a for wgmma kernels on an H100 build). A command

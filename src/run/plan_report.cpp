@@ -18,7 +18,7 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
     gpus.push_back({{"gpu", g.name},
                     {"cc", core::cc_string(g.cc)},
                     {"verdict", core::to_string(c.verdict)},
-                    {"via", c.via ? json(c.via->kind == core::CodeKind::sass ? c.via->arch.sm() : c.via->arch.compute())
+                    {"via", c.via ? json(c.via->name())
                                   : json(nullptr)}});
   }
   json options = json::array();

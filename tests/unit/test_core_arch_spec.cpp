@@ -9,7 +9,7 @@ namespace {
 
 std::vector<std::string> names(const TargetSet& s) {
   std::vector<std::string> out;
-  for (const auto& t : s) out.push_back((t.kind == CodeKind::sass ? t.arch.sm() : t.arch.compute()));
+  for (const auto& t : s) out.push_back(t.name());
   return out;
 }
 

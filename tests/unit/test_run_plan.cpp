@@ -44,7 +44,7 @@ struct Harness {
 
 std::string cmake_of(const run::Plan& p) {
   std::string s;
-  for (const auto& t : p.targets) s += (s.empty() ? "" : ";") + (t.kind == core::CodeKind::sass ? t.arch.sm() : t.arch.compute());
+  for (const auto& t : p.targets) s += (s.empty() ? "" : ";") + t.name();
   return s;
 }
 
