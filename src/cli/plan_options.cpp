@@ -51,6 +51,8 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
                                                "(default: available memory, cgroup-aware, less a margin)")
       ->envname("KILN_MEM_BUDGET");
   app.add_flag("--prune-archs", o.prune_archs, "Rewrite nvcc's hard-coded -gencode/-arch flags to the planned targets");
+  app.add_flag("--set-unknown", o.set_unknown, "Pass --set USE_*/BUILD_* names the PyTorch checkout does not declare "
+                                               "(refused by default: setup.py forwards them and CMake ignores them)");
   app.add_flag("--pip", o.pip, "Build a PyTorch checkout with pip install -e . --no-build-isolation -v");
 }
 
