@@ -64,6 +64,12 @@ bool RealFilesystem::write(const std::string& path, const std::string& content) 
   out << content;
   return static_cast<bool>(out);
 }
+bool RealFilesystem::remove(const std::string& path) {
+  std::error_code ec;
+  if (stdfs::is_directory(path, ec)) return false;
+  stdfs::remove(path, ec);
+  return !stdfs::exists(path, ec);
+}
 bool RealFilesystem::make_dirs(const std::string& path) {
   std::error_code ec;
   stdfs::create_directories(path, ec);
@@ -121,6 +127,10 @@ bool FakeFilesystem::write(const std::string& path, const std::string& content) 
 }
 bool FakeFilesystem::make_dirs(const std::string& path) {
   add_dir(path);
+  return true;
+}
+bool FakeFilesystem::remove(const std::string& path) {
+  files_.erase(path);
   return true;
 }
 

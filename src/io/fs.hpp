@@ -36,6 +36,8 @@ class Filesystem {
   virtual bool make_dirs(const std::string& path) = 0;
   // Creates (or replaces) `link` pointing at `target`.
   virtual bool symlink(const std::string& target, const std::string& link) { (void)target, (void)link; return false; }
+  // Removes one file (not a folder); true when it is gone afterwards.
+  virtual bool remove(const std::string& path) { return !exists(path); }
 };
 
 class RealFilesystem final : public Filesystem {
@@ -51,6 +53,7 @@ class RealFilesystem final : public Filesystem {
   bool write(const std::string& path, const std::string& content) override;
   bool make_dirs(const std::string& path) override;
   bool symlink(const std::string& target, const std::string& link) override;
+  bool remove(const std::string& path) override;
 };
 
 // Files by absolute path; directories are implied by the files under them or added explicitly.
@@ -65,6 +68,7 @@ class FakeFilesystem final : public Filesystem {
   std::vector<std::string> list(const std::string& dir) const override;
   bool write(const std::string& path, const std::string& content) override;
   bool make_dirs(const std::string& path) override;
+  bool remove(const std::string& path) override;
 
  private:
   struct File {

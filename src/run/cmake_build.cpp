@@ -89,6 +89,25 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     return std::make_pair(true, took);
   };
 
+  // Never build a stale configuration in silence (run/stale_config): say what differs, make CMake
+  // take it, and remember what this configure passes.
+  if (plan.kind == ProjectKind::cmake || plan.kind == ProjectKind::pytorch) {
+    for (const auto& c : plan.config.changed)
+      log << fmt::format("kiln: configuration: {} was {} ({}), now {}\n", c.key, c.cached.empty() ? "unset" : c.cached,
+                         c.source, c.planned);
+    for (const auto& k : plan.config.dropped) log << fmt::format("kiln: configuration: {} no longer passed\n", k);
+    if (!plan.config.how.empty()) log << "kiln: configuration: " << plan.config.how << "\n";
+    if (plan.config.reconfigure && plan.config.how.rfind("CMAKE_FRESH", 0) != 0) {
+      if (!s.fs.remove(plan.config.cache_path())) {
+        log << "kiln: could not remove " << plan.config.cache_path() << "\n";
+        o.failed_step = "configure";
+        o.exit_code = 1;
+        return o;
+      }
+    }
+    s.fs.make_dirs(plan.config.cmake_dir);
+    s.fs.write(plan.config.stamp_path(), stamp_text(planned_entries(plan)));
+  }
   if (plan.kind == ProjectKind::cmake) {
     auto [configured, ct] = step("configure", plan.configure_argv(), false);
     o.configure_time = ct;

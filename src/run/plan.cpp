@@ -12,6 +12,7 @@
 #include "probe/spec_context.hpp"
 #include "run/python_env.hpp"
 #include "run/pytorch_options.hpp"
+#include "run/torch_package.hpp"
 
 namespace kiln::run {
 namespace {
@@ -135,6 +136,12 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     else p.notes.push_back("ninja not on PATH: torch.utils.cpp_extension falls back to slow serial builds");
   }
   for (const auto& d : req.cmake_defines) p.cmake_defines.push_back(d);
+  if (p.kind == ProjectKind::cmake && uses_torch_package(s.fs, p.project_dir)) {
+    auto pkg = locate_torch_package(s, req.python, p.cmake_defines);
+    if (!pkg) return env_error(pkg.error());
+    p.torch_dir = pkg->dir;
+    p.torch_dir_how = pkg->how;
+  }
 
   // PyTorch's options, resolved with their dependencies and the libraries that exist.
   bool want_cuda = profile.archs != "none";
@@ -261,6 +268,17 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     p.arch_reason = "CUDA is off";
   }
 
+  if (p.libtorch() && p.cuda()) {
+    // Torch's CMake builds for TORCH_CUDA_ARCH_LIST and switches CMAKE_CUDA_ARCHITECTURES off.
+    auto torch = core::format_torch(p.targets);
+    if (!torch)
+      return usage("find_package(Torch) takes its architectures from TORCH_CUDA_ARCH_LIST, which cannot say these targets: " +
+                   torch.error().message);
+    p.torch_arch_list = *torch;
+    p.notes.push_back("find_package(Torch): Torch's cuda.cmake sets CMAKE_CUDA_ARCHITECTURES OFF and adds -gencode flags "
+                      "from TORCH_CUDA_ARCH_LIST; kiln passes -DTORCH_CUDA_ARCH_LIST=" + p.torch_arch_list);
+  }
+
   // Each target is one device compilation inside every nvcc job, so all of them size the job.
   p.jobs = decide_jobs(machine, static_cast<int>(p.targets.size()));
   p.prune_archs = req.prune_archs;
@@ -291,6 +309,10 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     if (!env) return usage(env.error());
     p.env = *env;
   }
+  if (p.kind == ProjectKind::cmake || p.kind == ProjectKind::pytorch) {
+    p.config = check_configuration(s.fs, p, s.fs.read(p.project_dir + "/setup.py").value_or(""));
+    if (p.config.reconfigure && p.config.how.rfind("CMAKE_FRESH", 0) == 0) p.env["CMAKE_FRESH"] = "1";
+  }
   return p;
 }
 
@@ -307,7 +329,16 @@ std::vector<std::string> Plan::configure_argv() const {
   for (const auto& l : launcher()) chain += (chain.empty() ? "" : ";") + l;
   for (const char* lang : {"C", "CXX", "CUDA"})
     argv.push_back(fmt::format("-DCMAKE_{}_COMPILER_LAUNCHER={}", lang, chain));
+  if (libtorch()) {
+    if (torch_dir_how != "-D Torch_DIR") argv.push_back("-DTorch_DIR=" + torch_dir);
+    if (!torch_arch_list.empty()) argv.push_back("-DTORCH_CUDA_ARCH_LIST=" + torch_arch_list);
+  }
   for (const auto& d : cmake_defines) argv.push_back("-D" + d);
+  // Entries the last configure set and this one does not: CMake would keep them (run/stale_config).
+  for (const auto& k : config.dropped) {
+    argv.push_back("-U");
+    argv.push_back(k);
+  }
   return argv;
 }
 
@@ -346,6 +377,7 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
   auto e = env.all();
   for (const auto& [k, v] : this->env) e[k] = v;
   if (!nvcc.empty()) e["PATH"] = nvcc.substr(0, nvcc.find_last_of('/')) + ":" + e["PATH"];
+  if (libtorch() && !torch_arch_list.empty()) e["TORCH_CUDA_ARCH_LIST"] = torch_arch_list;
   if (!ccache.empty()) {
     e["CCACHE_STATSLOG"] = ccache_log_path();
     // Paths under the base hash as relative ones, so a second build folder hits the same cache. It

@@ -17,6 +17,7 @@
 #include "run/checkout_options.hpp"
 #include "run/options.hpp"
 #include "run/project_kind.hpp"
+#include "run/stale_config.hpp"
 
 namespace kiln::run {
 
@@ -69,6 +70,12 @@ struct Plan {
   bool prune_archs = false;
   std::vector<std::string> cmake_defines;
   std::vector<std::string> notes;
+  // libtorch projects (CMake projects that find_package(Torch)): the package kiln points CMake at,
+  // and the targets in the spelling Torch's CMake reads (TORCH_CUDA_ARCH_LIST).
+  std::string torch_dir, torch_dir_how, torch_arch_list;
+  bool libtorch() const { return !torch_dir.empty(); }
+  // The existing CMake cache against this plan (run/stale_config), and what kiln does about it.
+  ConfigCheck config;
 
   bool governed() const { return governor && !kiln_exe.empty(); }
   // cpp_extension takes CXX and PYTORCH_NVCC for compilers and checks their versions, so a launcher

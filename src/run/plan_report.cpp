@@ -10,6 +10,24 @@ namespace kiln::run {
 
 using json = nlohmann::ordered_json;
 
+namespace {
+
+json configuration_json(const ConfigCheck& c) {
+  if (c.cmake_dir.empty()) return nullptr;
+  json changed = json::array();
+  for (const auto& e : c.changed)
+    changed.push_back({{"key", e.key}, {"cached", e.cached}, {"planned", e.planned}, {"source", e.source}});
+  return {{"cache", c.cache_path()},
+          {"exists", c.cache_exists},
+          {"changed", changed},
+          {"dropped", c.dropped},
+          {"changed_by_cmake", c.cmake_changed},
+          {"reconfigure", c.reconfigure},
+          {"how", c.how.empty() ? json(nullptr) : json(c.how)}};
+}
+
+}  // namespace
+
 nlohmann::ordered_json plan_to_json(const Plan& p) {
   json targets = json::array();
   for (const auto& t : p.targets) targets.push_back({{"arch", t.arch.sm()}, {"kind", core::to_string(t.kind)}});
@@ -53,6 +71,10 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
           {"governor", p.governed() ? json{{"budget_mib", p.mem_budget_kib / 1024}, {"prune_archs", p.prune_archs},
                                            {"exec_log", p.exec_log_path()}}
                                     : json(nullptr)},
+          {"libtorch", p.libtorch() ? json{{"torch_dir", p.torch_dir}, {"found_by", p.torch_dir_how},
+                                             {"torch_cuda_arch_list", p.torch_arch_list}}
+                                      : json(nullptr)},
+          {"configuration", configuration_json(p.config)},
           {"options", options},
           {"env", p.env},
           {"build_command", p.build_argv()},
@@ -75,6 +97,9 @@ std::string plan_to_text(const Plan& p) {
   else
     out += fmt::format("tools     {}, ninja {}, nvcc {} ({})\n", p.python, p.ninja.empty() ? "none" : p.ninja,
                        p.nvcc.empty() ? "none" : p.nvcc, p.nvcc_version);
+  if (p.libtorch())
+    out += fmt::format("libtorch  Torch_DIR={} ({}){}\n", p.torch_dir, p.torch_dir_how,
+                       p.torch_arch_list.empty() ? "" : ", TORCH_CUDA_ARCH_LIST=" + p.torch_arch_list);
   std::string cmd;
   for (const auto& a : p.build_argv()) cmd += (cmd.empty() ? "" : " ") + a;
   out += "command   " + cmd + "\n";
@@ -90,6 +115,12 @@ std::string plan_to_text(const Plan& p) {
     for (const auto& [k, v] : p.env) out += " " + k + "=" + v;
     out += "\n";
   }
+  for (const auto& c : p.config.changed)
+    out += fmt::format("config    {} is {} in {}, planned {}\n", c.key, c.cached.empty() ? "unset" : c.cached,
+                       c.source == "CMakeCache.txt" ? p.config.cache_path() : "the last configure", c.planned);
+  for (const auto& k : p.config.dropped) out += fmt::format("config    {} was passed by the last configure, not now\n", k);
+  if (!p.config.how.empty()) out += "config    -> " + p.config.how + "\n";
+  for (const auto& c : p.config.cmake_changed) out += "config    CMake changed " + c + "\n";
   if (!p.profile.empty()) out += "profile   " + p.profile + "\n";
   for (const auto& n : p.notes) out += "note: " + n + "\n";
   return out;
