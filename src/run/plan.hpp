@@ -16,11 +16,13 @@
 #include "run/jobs.hpp"
 #include "run/options.hpp"
 #include "run/project_kind.hpp"
+#include "run/project_knobs.hpp"
 
 namespace kiln::run {
 
 struct BuildRequest {
   std::string project_dir;
+  std::string project_reason;       // why this folder (the DIR argument, the current folder, the bundled example)
   std::string build_dir;            // empty: <project>/build-kiln
   std::vector<std::string> gpus;    // --gpu names or compute capabilities
   std::string archs;                // --archs spec
@@ -40,10 +42,13 @@ struct BuildRequest {
   std::string cache_dir;                    // CCACHE_DIR for this build; empty: ccache's own
   std::vector<std::string> cmake_defines;   // extra -D KEY=VALUE
   std::string generator = "Ninja";          // CMake generator: Ninja or "Unix Makefiles" (kiln bench compares them)
+  std::vector<std::string> knobs;           // --knob NAME=VALUE: a project switch, overriding kiln's choice
+  bool no_knobs = false;                    // --no-knobs: set none of the project's switches
 };
 
 struct Plan {
   std::string project_dir, build_dir, project_kind;
+  std::string project_reason;
   ProjectKind kind = ProjectKind::cmake;
   std::string profile;
   std::vector<ResolvedOption> options;      // PyTorch checkouts only
@@ -65,6 +70,7 @@ struct Plan {
   std::uint64_t mem_budget_kib = 0;
   bool prune_archs = false;
   std::vector<std::string> cmake_defines;
+  KnobPlan knobs;  // the project's own switches and what kiln does with each (project_knobs.hpp)
   std::vector<std::string> notes;
 
   bool governed() const { return governor && !kiln_exe.empty(); }
