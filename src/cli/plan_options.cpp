@@ -56,6 +56,8 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
   app.add_flag("--no-knobs", o.no_knobs, "Set none of the project's own switches (they are still listed in the plan)")
       ->envname("KILN_NO_KNOBS");
   app.add_flag("--example", o.example, "Build the bundled example (examples/minitorch) instead of DIR or the current folder");
+  app.add_flag("--set-unknown", o.set_unknown, "Pass --set USE_*/BUILD_* names the PyTorch checkout does not declare "
+                                               "(refused by default: setup.py forwards them and CMake ignores them)");
   app.add_flag("--pip", o.pip, "Build a PyTorch checkout with pip install -e . --no-build-isolation -v");
 }
 

@@ -11,6 +11,7 @@
 #include "core/data_toml.hpp"
 #include "probe/spec_context.hpp"
 #include "run/python_env.hpp"
+#include "run/pytorch_options.hpp"
 
 namespace kiln::run {
 namespace {
@@ -175,9 +176,18 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   // PyTorch's options, resolved with their dependencies and the libraries that exist.
   bool want_cuda = profile.archs != "none";
   if (p.kind == ProjectKind::pytorch) {
-    auto opts = resolve_options(profile.set, p.profile, *sets, req.library_check);
-    if (!opts) return usage(opts.error());
-    p.options = *opts;
+    OptionRequest oreq;
+    oreq.profile_set = profile.set;
+    oreq.profile_name = p.profile;
+    oreq.user_set = *sets;
+    oreq.environment = s.env.all();
+    oreq.set_unknown = req.set_unknown;
+    oreq.library_check = req.library_check;
+    oreq.platform = req.platform ? *req.platform : host_platform();
+    auto opts = resolve_pytorch_options(s.fs, p.project_dir, oreq);
+    if (!opts) return usage(opts.error().message);
+    p.options = opts->options;
+    for (auto& n : opts->notes) p.notes.push_back(n);
     for (const auto& o : p.options)
       if (o.name == "USE_CUDA") want_cuda = o.on;
   } else if (auto it = sets->find("USE_CUDA"); it != sets->end() && parse_bool(it->second) == false) {

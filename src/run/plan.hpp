@@ -14,6 +14,7 @@
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
 #include "run/jobs.hpp"
+#include "run/checkout_options.hpp"
 #include "run/options.hpp"
 #include "run/project_kind.hpp"
 #include "run/project_knobs.hpp"
@@ -31,6 +32,8 @@ struct BuildRequest {
   std::string build_type;           // empty: the profile's, else Release
   std::string profile;              // production, distribution, dev, cpu (data/profiles.toml); empty: none
   std::vector<std::string> sets;    // --set KEY=VALUE: PyTorch options / env for Python builds, -D for CMake
+  bool set_unknown = false;         // --set-unknown: pass USE_*/BUILD_* names the checkout does not declare
+  std::optional<Platform> platform; // for the checkout's if() conditions; unset: this machine (uname)
   std::string python;               // interpreter for Python builds; empty: $PYTHON, else python3 on PATH
   bool pip = false;                 // drive PyTorch with `pip install -e . --no-build-isolation` instead of setup.py develop
   LibraryCheck library_check;       // whether a runtime library exists and loads (doctor); may be empty

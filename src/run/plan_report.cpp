@@ -4,6 +4,7 @@
 
 #include "core/arch_spec.hpp"
 #include "core/compat.hpp"
+#include "run/pytorch_options.hpp"
 
 namespace kiln::run {
 
@@ -22,8 +23,13 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
                                   : json(nullptr)}});
   }
   json options = json::array();
-  for (const auto& o : p.options)
-    options.push_back({{"name", o.name}, {"on", o.on}, {"origin", o.origin}, {"reason", o.reason}});
+  for (const auto& o : p.options) {
+    json j = {{"name", o.name}, {"on", o.on}, {"origin", o.origin}, {"reason", o.reason}, {"default", o.default_on},
+              {"declared_at", o.declared_at}, {"condition", o.condition.empty() ? json(nullptr) : json(o.condition)},
+              {"guard", o.guard.empty() ? json(nullptr) : json(o.guard)}, {"active", o.active},
+              {"passed", option_is_passed(o)}, {"note", o.note.empty() ? json(nullptr) : json(o.note)}};
+    options.push_back(std::move(j));
+  }
   json knobs = json::array();
   for (const auto& k : p.knobs.knobs)
     knobs.push_back({{"name", k.name},
