@@ -13,7 +13,7 @@ namespace {
 using Use = KnobSighting::Use;
 
 struct Role {
-  std::string id, action, reason;
+  std::string id, action, reason, spelling;
   std::vector<std::string> names, flags;
 };
 
@@ -29,6 +29,7 @@ const std::vector<Role>& roles() {
         role.id = (*tbl)["id"].value_or(std::string());
         role.action = (*tbl)["action"].value_or(std::string("leave"));
         role.reason = (*tbl)["reason"].value_or(std::string());
+        role.spelling = (*tbl)["spelling"].value_or(std::string());
         for (const char* key : {"names", "flags"})
           if (auto a = (*tbl)[key].as_array())
             for (const auto& v : *a)
@@ -196,6 +197,8 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
         if (ctx.cuda) value = std::to_string(std::max(1, ctx.targets));
       } else if (a == "targets") {
         if (ctx.cuda) value = targets_like(s.default_value, ctx.sass);
+        if (ctx.cuda && value.empty() && !role->spelling.empty())
+          value = targets_like(role->spelling == "dotted" ? "9.0" : "90", ctx.sass);
         if (ctx.cuda && value.empty())
           k.reason = "the project's own architecture list, in a spelling kiln cannot read; left as it is (it may override "
                      "the planned targets)";

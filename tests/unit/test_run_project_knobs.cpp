@@ -155,7 +155,10 @@ TEST(ProjectKnobsFixtures, BitsandbytesIsACMakeProjectWithACudaBackend) {
   io::RealFilesystem fs;
   EXPECT_EQ(run::detect_project_kind(fs, kFixtures + "bitsandbytes"), run::ProjectKind::cmake);
   auto kp = plan_for("bitsandbytes");
-  std::map<std::string, Decided> want = {{"COMPUTE_BACKEND", {"cuda-enable", "cuda", "kiln", "CMakeLists.txt:69"}}};
+  // COMPUTE_CAPABILITY replaces CMAKE_CUDA_ARCHITECTURES; its default is a variable, so the
+  // table's spelling (numbers) decides.
+  std::map<std::string, Decided> want = {{"COMPUTE_BACKEND", {"cuda-enable", "cuda", "kiln", "CMakeLists.txt:69"}},
+                                         {"COMPUTE_CAPABILITY", {"arch-list", "90", "kiln", "CMakeLists.txt:216"}}};
   EXPECT_EQ(gates(kp), want);
   EXPECT_TRUE(find(kp, "COMPUTE_BACKEND")->cmake);  // a -D entry, not an environment variable
 }
