@@ -50,6 +50,9 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
   app.add_option("--mem-budget", o.mem_budget, "Memory the governor lets compiles reserve, e.g. 12G or 900M "
                                                "(default: available memory, cgroup-aware, less a margin)")
       ->envname("KILN_MEM_BUDGET");
+  app.add_flag("--no-split", o.no_split, "Never give long nvcc compiles extra threads (--split-compile/--threads) "
+                                         "from idle cores")
+      ->envname("KILN_NO_SPLIT");
   app.add_flag("--prune-archs", o.prune_archs, "Rewrite nvcc's hard-coded -gencode/-arch flags to the planned targets");
   app.add_flag("--pip", o.pip, "Build a PyTorch checkout with pip install -e . --no-build-isolation -v");
 }
@@ -58,6 +61,7 @@ run::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
   o.project_dir = resolve_project_dir(dir, s);
   o.ccache = !o.no_ccache;
   o.governor = !o.no_governor;
+  o.split_threads = !o.no_split;
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) o.kiln_exe = exe.string();
