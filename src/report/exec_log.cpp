@@ -74,6 +74,8 @@ ExecLog parse_exec_log(const std::string& text) {
         }
       r.phases.rows = 1;
     }
+    // A compiler run that produced nothing (a version probe: `c++ --version`) has no unit to describe.
+    if (r.output.empty() && !bad && r.source.empty()) continue;
     if (r.output.empty() || bad) {
       log.problems.push_back(fmt::format("line {}: needs a string \"output\" and non-negative numbers "
                                          "start_ms, wall_ms (cpu_ms, peak_rss_kib, waited_ms, archs optional)",

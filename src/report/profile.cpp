@@ -259,9 +259,14 @@ Profile compute_profile(const ProfileInput& in) {
     std::map<size_t, const ExecRecord*> rec;
     const std::string prefix = in.build_dir + "/";
     for (const auto& r : in.exec->records) {
-      std::string out = r.output;
-      if (!in.build_dir.empty() && out.rfind(prefix, 0) == 0) out = out.substr(prefix.size());
-      if (auto it = unit_of.find(out); it != unit_of.end()) rec[it->second] = &r;
+      // Ninja names outputs as its build file does: relative to the build folder (CMake) or
+      // absolute (torch.utils.cpp_extension); the launcher records them as the compiler saw them.
+      auto it = unit_of.find(r.output);
+      if (it == unit_of.end() && !in.build_dir.empty() && r.output.rfind(prefix, 0) == 0)
+        it = unit_of.find(r.output.substr(prefix.size()));
+      if (it == unit_of.end() && !in.build_dir.empty() && !r.output.empty() && r.output[0] != '/')
+        it = unit_of.find(prefix + r.output);
+      if (it != unit_of.end()) rec[it->second] = &r;
     }
     for (const auto& [i, r] : rec) {
       Unit& u = p.units[i];

@@ -278,7 +278,8 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
       s.fs.make_dirs(history);
       s.fs.write(history + "/" + history_key(rec.output), format_history(h));
     }
-    if (auto log = s.env.get("KILN_EXEC_LOG"); log && !log->empty() && result.started)
+    // Version probes and the like (no output, no source) are not units of the build.
+    if (auto log = s.env.get("KILN_EXEC_LOG"); log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))
       append_line(*log, record_json_line(rec));
   } catch (...) {
   }

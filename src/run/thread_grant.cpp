@@ -112,6 +112,7 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   }
   const std::uint64_t left = budget_kib > used + unit.base_kib ? budget_kib - used - unit.base_kib : 0;
   const auto extra_allowed = static_cast<std::uint64_t>(static_cast<double>(left) * policy.memory_share);
+  const int by_cores = n;
   if (per_thread_kib > 0) {
     const std::uint64_t by_memory = extra_allowed / per_thread_kib;
     n = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(n), own_threads + by_memory));
@@ -131,8 +132,9 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   if (split > 1) g.split = split;
   g.cores = threads * std::max(1, split);
   g.kib = unit.base_kib + per_thread_kib * static_cast<std::uint64_t>(g.cores - own_threads);
-  g.why = fmt::format("{} cores free of {} ({} other compile{} running)", cores - others, cores, others,
-                      others == 1 ? "" : "s");
+  g.why = fmt::format("{} cores free of {} ({} other compile{} running){}", cores - others, cores, others,
+                      others == 1 ? "" : "s",
+                      n < by_cores ? fmt::format("; memory allows {} threads of {}", n, by_cores) : std::string());
   return g;
 }
 
