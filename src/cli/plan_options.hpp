@@ -14,6 +14,7 @@ struct PlanOptions : run::BuildRequest {
   bool no_governor = false;
   bool no_split = false;
   std::string mem_budget;
+  bool example = false;  // --example: the bundled example
 };
 
 // "12G", "900M", "2048K", "1073741824" (bytes) -> KiB.
