@@ -50,6 +50,7 @@ struct VerifyReport {
   std::vector<FileVerdict> files;  // the CUDA-bearing ones
   std::vector<Problem> problems;
   std::size_t files_checked = 0;
+  std::vector<std::string> notes;  // FIFOs, sockets and devices skipped inside folders
   bool ok() const { return problems.empty(); }
 };
 

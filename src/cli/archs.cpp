@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "core/arch_spec.hpp"
 #include "core/compat.hpp"
 #include "core/cuda_archs.hpp"
@@ -23,6 +24,7 @@ class ArchsCommand final : public Command {
   const char* summary() const override {
     return "Parse, convert and check CUDA architecture lists: kiln archs SPEC (TORCH_CUDA_ARCH_LIST, CMake or nvcc spelling)";
   }
+  bool wants_raw_tail() const override { return true; }
   void setup(CLI::App& app) override {
     // SPEC is taken from the unparsed arguments, in order, so nvcc flags such as `-gencode X` and
     // `-arch=sm_90` pass through as they are written.
@@ -39,6 +41,7 @@ class ArchsCommand final : public Command {
   int run(io::Seams& s) override {
     std::string spec;
     for (const auto& p : app_->remaining()) spec += (spec.empty() ? "" : " ") + p;
+    for (const auto& p : raw_tail) spec += (spec.empty() ? "" : " ") + p;  // after `kiln archs --`
     std::string source = "argument";
     if (spec.empty()) {
       for (const char* var : {"TORCH_CUDA_ARCH_LIST", "CUDAARCHS"})
@@ -110,7 +113,7 @@ class ArchsCommand final : public Command {
     j["source"] = source;
 
     if (json_) {
-      s.out << j.dump(2) << "\n";
+      print_json(s.out, "archs", j);
     } else if (to) {
       auto f = core::format_spec(set, *to);
       if (!f) throw Failure(f.error().message);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/arch_spec.hpp"
+#include "core/json_text.hpp"
 #include "probe/build_memory.hpp"
 #include "run/gencode_rewrite.hpp"
 #include "run/governor.hpp"
@@ -114,7 +115,8 @@ std::string record_json_line(const ExecRecord& r) {
                               {"wall_ms", r.wall_ms},   {"cpu_ms", r.cpu_ms},       {"peak_rss_kib", r.peak_rss_kib},
                               {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
                               {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
-  return j.dump() + "\n";
+  // Paths are bytes: an argument that is not UTF-8 must not make the launcher throw (core/json_text).
+  return core::dump_json(std::move(j)) + "\n";
 }
 
 int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
