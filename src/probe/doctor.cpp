@@ -74,6 +74,7 @@ DoctorReport run_doctor(const io::Seams& s, const DoctorOptions& o) {
   // them before importing torch, so in parallel mode everything else proceeds during the import.
   PythonOptions po;
   po.python = o.python;
+  po.import_torch = o.deep;
   std::vector<std::string> site_packages;
   std::future<PythonInfo> python_done;
   if (o.parallel) {

@@ -7,40 +7,42 @@
 
 namespace kiln::probe {
 
-// version.py is read before importing torch, so a torch that fails to import still reports its
-// version; the import then gives the ABI and the architecture list. _cuda_getArchFlags needs no GPU
-// (torch.cuda.get_arch_list() returns [] without one).
+// find_spec locates a top-level package without running its __init__, so this takes as long as
+// the interpreter's start (tens of ms) where `import torch` takes seconds.
 const char* python_probe_script() {
   return R"PY(
-import json, sys, os, site, importlib.util
+import json, sys, site, importlib.util
 r = {"python": sys.version.split()[0], "executable": sys.executable, "site_packages": []}
 try:
     r["site_packages"] = list(site.getsitepackages())
 except Exception:
     pass
 print("KILN-SITE " + json.dumps(r["site_packages"]), flush=True)
-spec = importlib.util.find_spec("torch")
-if spec is not None and spec.submodule_search_locations:
-    t = {"path": list(spec.submodule_search_locations)[0]}
-    try:
-        g = {}
-        with open(os.path.join(t["path"], "version.py")) as f:
-            exec(f.read(), g)
-        t["version"] = str(g.get("__version__", ""))
-        t["cuda"] = g.get("cuda") or ""
-    except Exception as e:
-        t["version_error"] = repr(e)
-    try:
-        import torch
-        t["version"] = torch.__version__
-        t["cuda"] = torch.version.cuda or ""
-        t["cxx11_abi"] = bool(torch._C._GLIBCXX_USE_CXX11_ABI)
-        flags = getattr(torch._C, "_cuda_getArchFlags", None)
-        t["arch_list"] = (flags() or "").split() if flags else []
-    except Exception as e:
-        t["import_error"] = type(e).__name__ + ": " + str(e)
-    r["torch"] = t
+try:
+    spec = importlib.util.find_spec("torch")
+    if spec is not None and spec.submodule_search_locations:
+        r["torch"] = {"path": list(spec.submodule_search_locations)[0]}
+except Exception as e:
+    r["torch_error"] = type(e).__name__ + ": " + str(e)
 print(json.dumps(r))
+)PY";
+}
+
+// --deep only: whether torch imports, and what it says about itself. _cuda_getArchFlags needs no
+// GPU (torch.cuda.get_arch_list() returns [] without one).
+const char* torch_import_script() {
+  return R"PY(
+import json
+t = {}
+try:
+    import torch
+    t["version"] = torch.__version__
+    t["cxx11_abi"] = bool(torch._C._GLIBCXX_USE_CXX11_ABI)
+    flags = getattr(torch._C, "_cuda_getArchFlags", None)
+    t["arch_list"] = (flags() or "").split() if flags else []
+except Exception as e:
+    t["import_error"] = type(e).__name__ + ": " + str(e)
+print(json.dumps(t))
 )PY";
 }
 
@@ -57,15 +59,8 @@ PythonInfo parse_python_probe(const std::string& text) {
   for (const auto& sp : j.value("site_packages", nlohmann::json::array()))
     if (sp.is_string()) p.site_packages.push_back(sp.get<std::string>());
   if (j.contains("torch") && j["torch"].is_object()) {
-    const auto& t = j["torch"];
     TorchInfo ti;
-    ti.path = t.value("path", "");
-    ti.version = t.value("version", "");
-    ti.cuda = t.value("cuda", "");
-    if (t.contains("cxx11_abi") && t["cxx11_abi"].is_boolean()) ti.cxx11_abi = t["cxx11_abi"].get<bool>();
-    for (const auto& a : t.value("arch_list", nlohmann::json::array()))
-      if (a.is_string()) ti.arch_list.push_back(a.get<std::string>());
-    ti.import_error = t.value("import_error", "");
+    ti.path = j["torch"].value("path", "");
     p.torch = ti;
   }
   return p;
@@ -95,6 +90,29 @@ void check_torch_cuda(const std::string& torch_cuda, const Version& nvcc, const 
 }
 
 namespace {
+
+// Runs `import torch` and takes what the files could not tell.
+void import_torch(const io::Seams& s, const std::string& python, TorchInfo& t) {
+  auto r = s.proc.run({.argv = {python, "-c", torch_import_script()}});
+  auto start = r.out.rfind("\n{");
+  auto j = nlohmann::json::parse(start == std::string::npos ? r.out : r.out.substr(start + 1), nullptr, false);
+  if (!j.is_object()) {
+    t.import_error = first_line(r.started ? (r.err.empty() ? r.out : r.err) : r.spawn_error);
+    if (t.import_error.empty()) t.import_error = "the import check printed nothing";
+    return;
+  }
+  t.import_error = j.value("import_error", "");
+  if (t.version.empty()) t.version = j.value("version", "");
+  if (!t.cxx11_abi && j.contains("cxx11_abi") && j["cxx11_abi"].is_boolean()) {
+    t.cxx11_abi = j["cxx11_abi"].get<bool>();
+    t.cxx11_abi_source = "import torch";
+  }
+  if (t.arch_list.empty() && j.contains("arch_list") && j["arch_list"].is_array()) {
+    for (const auto& a : j["arch_list"])
+      if (a.is_string()) t.arch_list.push_back(a.get<std::string>());
+    if (!t.arch_list.empty()) t.arch_source = "torch._C._cuda_getArchFlags()";
+  }
+}
 
 // Calls the callback exactly once: with the early line when it comes, else at the end.
 struct SiteNotifier {
@@ -158,6 +176,10 @@ PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const Python
   }
   auto parsed = parse_python_probe(r.out);
   notify(parsed.site_packages);
+  if (parsed.torch) {
+    parsed.torch = read_torch_install(s.fs, parsed.torch->path);
+    if (o.import_torch) import_torch(s, path, *parsed.torch);
+  }
   parsed.path = path;
   parsed.how = how;
   parsed.findings = std::move(info.findings);
@@ -173,6 +195,11 @@ PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const Python
     return parsed;
   }
   const auto& t = *parsed.torch;
+  if (t.version.empty())
+    parsed.findings.push_back({Severity::warning, "python", "python.torch-unreadable",
+                               fmt::format("torch is installed at {} but its version could not be read{}", t.path,
+                                           t.notes.empty() ? "" : ": " + t.notes.front()),
+                               "reinstall torch in this environment (pip install --force-reinstall torch)"});
   if (!t.import_error.empty())
     parsed.findings.push_back({Severity::error, "python", "python.torch-import-failed",
                                fmt::format("torch {} is installed at {} but `import torch` fails: {}", t.version, t.path,

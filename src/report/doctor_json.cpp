@@ -39,7 +39,7 @@ json jobs_json(const JobsEstimate& e) {
 
 json doctor_json(const DoctorReport& r) {
   json j;
-    int counts[3] = {0, 0, 0};
+  int counts[3] = {0, 0, 0};
   for (const auto& f : r.findings) ++counts[static_cast<int>(f.severity)];
   j["ok"] = !r.has_error();
   j["counts"] = {{"error", counts[2]}, {"warning", counts[1]}, {"note", counts[0]}};
@@ -109,9 +109,17 @@ json doctor_json(const DoctorReport& r) {
   json py = {{"path", opt_str(p.path)}, {"how", opt_str(p.how)}, {"version", opt_str(p.version)},
              {"site_packages", p.site_packages}, {"error", opt_str(p.error)}, {"torch", nullptr}};
   if (p.torch)
-    py["torch"] = {{"version", opt_str(p.torch->version)}, {"path", opt_str(p.torch->path)},
-                   {"cuda", opt_str(p.torch->cuda)},       {"cxx11_abi", opt(p.torch->cxx11_abi)},
-                   {"arch_list", p.torch->arch_list},      {"import_error", opt_str(p.torch->import_error)}};
+    py["torch"] = {{"version", opt_str(p.torch->version)},
+                   {"path", opt_str(p.torch->path)},
+                   {"cuda", opt_str(p.torch->cuda)},
+                   {"git_version", opt_str(p.torch->git_version)},
+                   {"debug", opt(p.torch->debug)},
+                   {"cxx11_abi", opt(p.torch->cxx11_abi)},
+                   {"cxx11_abi_source", opt_str(p.torch->cxx11_abi_source)},
+                   {"arch_list", p.torch->arch_list},
+                   {"arch_source", opt_str(p.torch->arch_source)},
+                   {"import_error", opt_str(p.torch->import_error)},
+                   {"notes", p.torch->notes}};
   j["python"] = py;
 
   json gpus = json::array();

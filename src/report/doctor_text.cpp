@@ -108,10 +108,16 @@ std::string doctor_text(const DoctorReport& r) {
     const auto& tt = *p.torch;
     kv(o, "torch", fmt::format("{} {}", tt.version, tt.path));
     kv(o, "torch CUDA", tt.cuda.empty() ? "none (CPU build)" : tt.cuda);
-    kv(o, "C++11 ABI", tt.cxx11_abi ? (*tt.cxx11_abi ? "1" : "0") : "unknown");
+    if (!tt.git_version.empty() || tt.debug)
+      kv(o, "torch build", fmt::format("git {}{}", tt.git_version.empty() ? "?" : tt.git_version.substr(0, 12),
+                                       tt.debug && *tt.debug ? ", debug" : ""));
+    kv(o, "C++11 ABI", tt.cxx11_abi ? fmt::format("{} (from {})", *tt.cxx11_abi ? "1" : "0", tt.cxx11_abi_source)
+                                    : std::string("unknown"));
     std::string archs;
     for (const auto& a : tt.arch_list) archs += (archs.empty() ? "" : " ") + a;
-    kv(o, "arch list", archs.empty() ? "unknown" : archs);
+    kv(o, "arch list", archs.empty() ? (tt.cuda.empty() ? "none" : "unknown")
+                                     : fmt::format("{} (from {})", archs, tt.arch_source));
+    for (const auto& n : tt.notes) kv(o, "", n);
   } else if (!p.path.empty()) {
     kv(o, "torch", "not installed");
   }

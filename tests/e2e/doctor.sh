@@ -39,4 +39,16 @@ grep -q "USE_CUPTI=ON (line 3) but CUPTI_LIBRARY=NOTFOUND" "$tmp/cache.txt" || f
 [ "$rc" = 1 ] || fail "missing cache: exit $rc"
 [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "$tmp/none.txt" "$tmp/err" || fail "missing cache message: $(cat "$tmp/err")"
 "$kiln" doctor --no-such-flag >/dev/null 2>&1; [ $? = 2 ] || fail "bad flag should exit 2"
+# 5. torch is read from its files, never imported: a fake torch whose __init__ would take 5 s and
+# leave a mark. The facts come from version.py and TorchConfig.cmake, and no mark appears.
+mkdir -p "$tmp/sp/torch/share/cmake/Torch"
+printf 'import time, pathlib\npathlib.Path(__file__).with_name("IMPORTED").touch()\ntime.sleep(5)\n' >"$tmp/sp/torch/__init__.py"
+printf "__version__ = '2.11.0+cu130'\ndebug = False\ncuda: Optional[str] = '13.0'\ngit_version = 'abc123'\n" >"$tmp/sp/torch/version.py"
+echo 'set(TORCH_CXX_FLAGS "-D_GLIBCXX_USE_CXX11_ABI=1")' >"$tmp/sp/torch/share/cmake/Torch/TorchConfig.cmake"
+PYTHONPATH="$tmp/sp" "$kiln" doctor --json --no-load-check >"$tmp/torch.json"
+[ ! -e "$tmp/sp/torch/IMPORTED" ] || fail "doctor imported torch"
+[ "$(json_get "$tmp/torch.json" "d['python']['torch']['version']")" = 2.11.0+cu130 ] || fail "torch version: $(json_get "$tmp/torch.json" "d['python']['torch']")"
+[ "$(json_get "$tmp/torch.json" "d['python']['torch']['cuda']")" = 13.0 ] || fail "torch cuda"
+[ "$(json_get "$tmp/torch.json" "d['python']['torch']['cxx11_abi']")" = True ] || fail "torch abi"
+[ "$(json_get "$tmp/torch.json" "d['python']['torch']['git_version']")" = abc123 ] || fail "torch git version"
 echo "doctor e2e: ok"

@@ -47,8 +47,9 @@ struct Fixture {
     t.fs.add_file("/venv/bin/python", "", true);
     t.env.set("VIRTUAL_ENV", "/venv");
     t.proc.on(std::string("/venv/bin/python -c ") + python_probe_script(),
-              io::ran(R"({"python": "3.12.3", "site_packages": [], "torch": {"path": "/t", "version": "2.11.0+cu130",
-                         "cuda": "13.0", "cxx11_abi": true, "arch_list": ["sm_80", "sm_90"]}})"));
+              io::ran(R"({"python": "3.12.3", "site_packages": [], "torch": {"path": "/t"}})"));
+    t.fs.add_file("/t/version.py", "__version__ = '2.11.0+cu130'\ncuda = '13.0'\n");
+    t.fs.add_file("/t/share/cmake/Torch/TorchConfig.cmake", "set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=1\")\n");
     t.fs.add_file("/root/proc/meminfo", "MemTotal: 67108864 kB\nMemAvailable: 62914560 kB\n");
     t.fs.add_file("/root/proc/self/cgroup", "0::/ci\n");
     t.fs.add_file("/root/sys/fs/cgroup/ci/memory.max", "17179869184\n");
@@ -185,8 +186,8 @@ struct RealTree {
 TEST(Doctor, ParallelModeUsesTheEarlySitePackagesLine) {
   RealTree t(
       "echo \"KILN-SITE [\\\"$SP\\\"]\"\nsleep 0.2\n"
-      "echo '{\"python\": \"3.12.0\", \"site_packages\": [], \"torch\": {\"path\": \"/t\", \"version\": \"2.11.0\", "
-      "\"cuda\": \"\", \"cxx11_abi\": true, \"arch_list\": []}}'\n");
+      "echo '{\"python\": \"3.12.0\", \"site_packages\": [], \"torch\": {\"path\": \"'$SP/torch'\"}}'\n");
+  t.dir.write("venv/site-packages/torch/version.py", "__version__ = '2.11.0'\n");
   auto r = run_doctor(t.seams, t.o);
   EXPECT_EQ(r.python.version, "3.12.0");
   ASSERT_TRUE(r.python.torch);
