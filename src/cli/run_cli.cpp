@@ -204,7 +204,7 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
       if (a.size() < 2 || a.front() != '-') continue;
       const std::string name = a.substr(0, a.find('='));
       if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-      if (name.size() > 2 && name[1] != '-') continue;  // -j8, -DKEY=V: a short option with its value
+      if (name.rfind("--", 0) != 0) continue;  // -j8, -DKEY=V: short options carry values; one letter suggests nothing
       if (auto c = core::closest(name, known)) hint = fmt::format(" (unknown option '{}'; did you mean '{}'?)", name, *c);
       break;
     }

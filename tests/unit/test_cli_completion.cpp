@@ -53,7 +53,7 @@ TEST(Completion, BashLoadsItAndCompletesCommandsAndOptions) {
   const auto all = complete("kiln ''");
   for (const char* c : {"doctor", "archs", "gpus", "plan", "build", "inspect", "verify", "diagnose", "report", "cache", "bench", "completion"})
     EXPECT_NE(all.find(c), std::string::npos) << c;
-  EXPECT_EQ(bash("complete -p kiln >/dev/null 2>&1 || . " + script + "; complete -p kiln"), "complete -o default -o bashdefault -F _kiln kiln\n");
+  EXPECT_NE(bash(". " + script + "; complete -p kiln").find("-F _kiln kiln"), std::string::npos);
 }
 
 TEST(Completion, ZshScriptIsValidAndNamesEveryCommand) {
