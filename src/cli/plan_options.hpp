@@ -13,6 +13,7 @@ struct PlanOptions : run::BuildRequest {
   bool no_ccache = false;
   bool no_governor = false;
   std::string mem_budget;
+  bool example = false;  // --example: the bundled example
 };
 
 // "12G", "900M", "2048K", "1073741824" (bytes) -> KiB.

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "run/cmake_build.hpp"
 
 #include <fmt/format.h>
@@ -50,6 +51,28 @@ std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::str
     }
   }
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> linked_outputs(const io::Filesystem& fs, const std::string& build_dir) {
+  // CMake's Ninja generator names each link step's rule *_LINKER__<target>_<config>; a project may
+  // put the library anywhere (bitsandbytes links into its source tree), and build.ninja says where.
+  std::vector<std::string> out;
+  auto text = fs.read(build_dir + "/build.ninja");
+  if (!text) return out;
+  size_t pos = 0;
+  while ((pos = text->find("\nbuild ", pos)) != std::string::npos) {
+    pos += 7;
+    size_t eol = text->find('\n', pos);
+    std::string line = text->substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    size_t colon = line.find(": ");
+    if (colon == std::string::npos || line.find("_LINKER__", colon) == std::string::npos) continue;
+    std::string path = line.substr(0, colon);
+    if (path.find("$ ") != std::string::npos || path.find(' ') != std::string::npos) continue;  // several outputs
+    if (path.empty() || path[0] != '/') path = build_dir + "/" + path;
+    auto head = fs.read_head(path, 4);
+    if (head && head->size() == 4 && head->compare(0, 4, "\x7f" "ELF") == 0) out.push_back(path);
+  }
   return out;
 }
 
@@ -138,6 +161,8 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
   // setup.py builds leave their libraries under build/ (and PyTorch under torch/lib).
   if (plan.kind == ProjectKind::cmake) {
     o.artifacts = find_artifacts(s.fs, plan.build_dir);
+    for (auto& a : linked_outputs(s.fs, plan.build_dir))
+      if (std::find(o.artifacts.begin(), o.artifacts.end(), a) == o.artifacts.end()) o.artifacts.push_back(a);
   } else {
     for (const char* sub : {"/build", "/torch/lib"})
       for (auto& a : find_artifacts(s.fs, plan.project_dir + sub)) o.artifacts.push_back(a);

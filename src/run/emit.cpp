@@ -54,6 +54,12 @@ std::string emit_env(const Plan& p) {
   }
   for (const auto& o : p.options)
     if (!o.reason.empty()) out += one_line(fmt::format("# {}={}: {}", o.name, o.on ? 1 : 0, o.reason)) + "\n";
+  for (const auto& k : p.knobs.knobs) {
+    if (k.role == "unrelated" || k.role == "kiln-sets") continue;
+    if (k.sets() && k.cmake) out += one_line(fmt::format("# -D{}={} ({}, {}): {}", k.name, k.value, k.role, k.where, k.reason)) + "\n";
+    else if (k.sets()) out += one_line(fmt::format("# {}={} ({}, {}): {}", k.name, k.value, k.role, k.where, k.reason)) + "\n";
+    else out += one_line(fmt::format("# {} left as it is ({}, {}): {}", k.name, k.role, k.where, k.reason)) + "\n";
+  }
   // KEY='value', for `set -a; . ./plan.env` in any POSIX shell. Tools that read the file without a
   // shell (docker --env-file) would keep the quotes: docs/cli/plan.md says so.
   for (const auto& [k, v] : vars) {

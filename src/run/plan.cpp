@@ -11,6 +11,7 @@
 #include "core/data_toml.hpp"
 #include "probe/spec_context.hpp"
 #include "run/python_env.hpp"
+#include "run/pytorch_options.hpp"
 
 namespace kiln::run {
 namespace {
@@ -85,12 +86,49 @@ tl::expected<std::map<std::string, std::string>, PlanError> parse_sets(const std
   return out;
 }
 
+// The project's own switches (data/project_knobs.toml): read from its build files, decided from the
+// plan, then handed to the build as environment variables or -D entries. --set and -D win.
+tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const io::Seams& s,
+                                         const std::map<std::string, std::string>& sets) {
+  KnobContext kc;
+  kc.cuda = p.cuda();
+  kc.no_knobs = req.no_knobs;
+  kc.jobs = p.jobs.jobs;
+  kc.targets = static_cast<int>(p.targets.size());
+  for (const auto& t : p.targets)
+    if (t.kind == core::CodeKind::sass) kc.sass.push_back(t.arch.number);
+  for (const auto& kv : req.knobs) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) return usage(fmt::format("--knob '{}': expected NAME=VALUE", kv));
+    kc.overrides[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  kc.env = &s.env;
+  // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
+  if (p.kind == ProjectKind::pytorch) return {};
+  p.knobs = decide_knobs(read_project(s.fs, p.project_dir, p.kind == ProjectKind::cmake), kc);
+  auto defined = [&](const std::string& name) {
+    for (const auto& d : p.cmake_defines)
+      if (d.rfind(name + "=", 0) == 0 || d.rfind(name + ":", 0) == 0) return true;
+    return false;
+  };
+  for (const auto& k : p.knobs.knobs) {
+    if (!k.sets()) continue;
+    if (k.cmake) {
+      if (!defined(k.name)) p.cmake_defines.push_back(k.name + "=" + k.value);
+    } else if (!sets.count(k.name)) {
+      p.env[k.name] = k.value;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpu_query,
                                         const probe::MachineInfo& machine) {
   Plan p;
   p.project_dir = req.project_dir;
+  p.project_reason = req.project_reason;
   p.build_dir = req.build_dir.empty() ? req.project_dir + "/build-kiln" : req.build_dir;
   p.kind = detect_project_kind(s.fs, p.project_dir);
   p.project_kind = to_string(p.kind);
@@ -138,9 +176,18 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   // PyTorch's options, resolved with their dependencies and the libraries that exist.
   bool want_cuda = profile.archs != "none";
   if (p.kind == ProjectKind::pytorch) {
-    auto opts = resolve_options(profile.set, p.profile, *sets, req.library_check);
-    if (!opts) return usage(opts.error());
-    p.options = *opts;
+    OptionRequest oreq;
+    oreq.profile_set = profile.set;
+    oreq.profile_name = p.profile;
+    oreq.user_set = *sets;
+    oreq.environment = s.env.all();
+    oreq.set_unknown = req.set_unknown;
+    oreq.library_check = req.library_check;
+    oreq.platform = req.platform ? *req.platform : host_platform();
+    auto opts = resolve_pytorch_options(s.fs, p.project_dir, oreq);
+    if (!opts) return usage(opts.error().message);
+    p.options = opts->options;
+    for (auto& n : opts->notes) p.notes.push_back(n);
     for (const auto& o : p.options)
       if (o.name == "USE_CUDA") want_cuda = o.on;
   } else if (auto it = sets->find("USE_CUDA"); it != sets->end() && parse_bool(it->second) == false) {
@@ -281,6 +328,8 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     if (!env) return usage(env.error());
     p.env = *env;
   }
+  auto knobs = plan_knobs(p, req, s, *sets);
+  if (!knobs) return tl::unexpected(knobs.error());
   return p;
 }
 

@@ -14,13 +14,16 @@
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
 #include "run/jobs.hpp"
+#include "run/checkout_options.hpp"
 #include "run/options.hpp"
 #include "run/project_kind.hpp"
+#include "run/project_knobs.hpp"
 
 namespace kiln::run {
 
 struct BuildRequest {
   std::string project_dir;
+  std::string project_reason;       // why this folder (the DIR argument, the current folder, the bundled example)
   std::string build_dir;            // empty: <project>/build-kiln
   std::vector<std::string> gpus;    // --gpu names or compute capabilities
   std::string archs;                // --archs spec
@@ -29,6 +32,8 @@ struct BuildRequest {
   std::string build_type;           // empty: the profile's, else Release
   std::string profile;              // production, distribution, dev, cpu (data/profiles.toml); empty: none
   std::vector<std::string> sets;    // --set KEY=VALUE: PyTorch options / env for Python builds, -D for CMake
+  bool set_unknown = false;         // --set-unknown: pass USE_*/BUILD_* names the checkout does not declare
+  std::optional<Platform> platform; // for the checkout's if() conditions; unset: this machine (uname)
   std::string python;               // interpreter for Python builds; empty: $PYTHON, else python3 on PATH
   bool pip = false;                 // drive PyTorch with `pip install -e . --no-build-isolation` instead of setup.py develop
   LibraryCheck library_check;       // whether a runtime library exists and loads (doctor); may be empty
@@ -40,10 +45,13 @@ struct BuildRequest {
   std::string cache_dir;                    // CCACHE_DIR for this build; empty: ccache's own
   std::vector<std::string> cmake_defines;   // extra -D KEY=VALUE
   std::string generator = "Ninja";          // CMake generator: Ninja or "Unix Makefiles" (kiln bench compares them)
+  std::vector<std::string> knobs;           // --knob NAME=VALUE: a project switch, overriding kiln's choice
+  bool no_knobs = false;                    // --no-knobs: set none of the project's switches
 };
 
 struct Plan {
   std::string project_dir, build_dir, project_kind;
+  std::string project_reason;
   ProjectKind kind = ProjectKind::cmake;
   std::string profile;
   std::vector<ResolvedOption> options;      // PyTorch checkouts only
@@ -65,6 +73,7 @@ struct Plan {
   std::uint64_t mem_budget_kib = 0;
   bool prune_archs = false;
   std::vector<std::string> cmake_defines;
+  KnobPlan knobs;  // the project's own switches and what kiln does with each (project_knobs.hpp)
   std::vector<std::string> notes;
 
   bool governed() const { return governor && !kiln_exe.empty(); }

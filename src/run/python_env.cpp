@@ -1,6 +1,7 @@
 #include "run/python_env.hpp"
 
 #include "core/arch_spec.hpp"
+#include "run/pytorch_options.hpp"
 
 namespace kiln::run {
 
@@ -23,7 +24,7 @@ tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
     if (p.build_type == "Debug") env["DEBUG"] = "1";
     if (p.build_type == "RelWithDebInfo") env["REL_WITH_DEB_INFO"] = "1";
     for (const auto& o : p.options) {
-      env[o.name] = o.on ? "1" : "0";
+      if (option_is_passed(o)) env[o.name] = o.on ? "1" : "0";
       if (!o.on)
         for (const auto& d : pytorch_options())
           if (d.name == o.name)
