@@ -70,6 +70,9 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
   app.add_option("--mem-budget", o.mem_budget, "Memory the governor lets compiles reserve, e.g. 12G or 900M "
                                                "(default: available memory, cgroup-aware, less a margin)")
       ->envname("KILN_MEM_BUDGET");
+  app.add_flag("--no-split", o.no_split, "Never give long nvcc compiles extra threads (--split-compile/--threads) "
+                                         "from idle cores")
+      ->envname("KILN_NO_SPLIT");
   app.add_flag("--prune-archs", o.prune_archs, "Rewrite nvcc's hard-coded -gencode/-arch flags to the planned targets");
   app.add_option("--knob", o.knobs, "NAME=VALUE: set one of the project's own build switches (a setup.py environment "
                                     "variable or CMake cache entry), overriding kiln's choice; repeatable");
@@ -87,6 +90,7 @@ run::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
   o.project_reason = where.reason;
   o.ccache = !o.no_ccache;
   o.governor = !o.no_governor;
+  o.split_threads = !o.no_split;
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) o.kiln_exe = exe.string();

@@ -12,6 +12,7 @@ struct PlanOptions : run::BuildRequest {
   int jobs_flag = 0;
   bool no_ccache = false;
   bool no_governor = false;
+  bool no_split = false;
   std::string mem_budget;
   bool example = false;  // --example: the bundled example
 };

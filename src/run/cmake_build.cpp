@@ -84,6 +84,7 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     s.fs.make_dirs(plan.wrapper_dir());
     for (const char* name : {"c++", "nvcc"}) s.fs.symlink(plan.kiln_exe, plan.wrapper_dir() + "/" + name);
   }
+  s.fs.write(plan.build_dir + "/kiln-build.json", plan.build_record_json());
   std::ofstream log(plan.log_path(), std::ios::trunc);
   if (!plan.ccache.empty()) s.fs.write(plan.ccache_log_path(), "");
   const auto env = plan.child_env(s.env);
@@ -156,6 +157,12 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
       o.has_cache_stats = true;
       o.cache = parse_ccache_stats_log(*text);
     }
+  // torch.utils.cpp_extension builds in its own Ninja folder (build/temp.*): the record goes there
+  // too, so kiln report on that folder finds the machine's cores and kiln's logs.
+  if (plan.kind != ProjectKind::cmake)
+    for (const auto& d : s.fs.list(plan.project_dir + "/build"))
+      if (s.fs.exists(plan.project_dir + "/build/" + d + "/.ninja_log"))
+        s.fs.write(plan.project_dir + "/build/" + d + "/kiln-build.json", plan.build_record_json());
   if (!built) return o;
   o.ok = true;
   // setup.py builds leave their libraries under build/ (and PyTorch under torch/lib).

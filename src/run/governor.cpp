@@ -20,15 +20,36 @@ bool admits(const std::vector<Reservation>& running, std::uint64_t want_kib, std
 std::vector<Reservation> parse_ledger(const std::string& text) {
   std::vector<Reservation> out;
   std::istringstream in(text);
-  Reservation r;
-  while (in >> r.pid >> r.kib) out.push_back(r);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    Reservation r;
+    if (!(f >> r.pid >> r.kib)) continue;
+    if (!(f >> r.threads) || r.threads < 1) r.threads = 1;  // a line of an older kiln: pid kib
+    if (!(f >> r.until_ms) || r.until_ms < 0) r.until_ms = 0;
+    out.push_back(r);
+  }
   return out;
 }
 
 std::string format_ledger(const std::vector<Reservation>& rs) {
   std::string s;
-  for (const auto& r : rs) s += std::to_string(r.pid) + " " + std::to_string(r.kib) + "\n";
+  for (const auto& r : rs)
+    s += std::to_string(r.pid) + " " + std::to_string(r.kib) + " " + std::to_string(r.threads) + " " +
+         std::to_string(r.until_ms) + "\n";
   return s;
+}
+
+std::optional<bool> Ledger::try_reserve_decided(
+    long pid, const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide) {
+  Reservation slot{pid, 0};
+  return try_reserve(slot, [&](const std::vector<Reservation>& live) {
+    auto d = decide(live);
+    if (!d) return false;
+    slot = *d;
+    slot.pid = pid;
+    return true;
+  });
 }
 
 namespace {
@@ -116,6 +137,29 @@ GovernorResult acquire(Ledger& ledger, io::Clock& clock, long pid, std::uint64_t
     });
     g.waited = std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - t0);
     if (!r) return g;  // ledger unusable: run ungoverned
+    if (*r) {
+      g.governed = true;
+      return g;
+    }
+    clock.sleep_for(poll);
+  }
+}
+
+GovernorResult acquire_decided(Ledger& ledger, io::Clock& clock, long pid,
+                               const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide,
+                               const Reservation& fallback, Reservation& decided, std::chrono::milliseconds poll,
+                               std::chrono::milliseconds max_wait) {
+  GovernorResult g;
+  const auto t0 = clock.now();
+  for (;;) {
+    auto r = ledger.try_reserve_decided(pid, [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
+      if (auto d = decide(running)) return decided = *d;
+      // Waited long enough: run anyway with the plain reservation, as acquire does.
+      if (clock.now() - t0 >= max_wait) return decided = fallback;
+      return std::nullopt;
+    });
+    g.waited = std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - t0);
+    if (!r) return g;
     if (*r) {
       g.governed = true;
       return g;

@@ -17,6 +17,9 @@ namespace kiln::run {
 struct Reservation {
   long pid = 0;
   std::uint64_t kib = 0;
+  // Added for nvcc thread grants (run/thread_grant.hpp); a ledger line without them reads as 1 and 0.
+  int threads = 1;           // cores the compile may keep busy
+  long long until_ms = 0;    // expected end (unix epoch ms) from its learned duration; 0 unknown
 };
 
 // The shared list of running compiles and what each reserved.
@@ -25,9 +28,15 @@ class Ledger {
   virtual ~Ledger() = default;
   // Atomically: drop entries of dead processes, then add `mine` if `admit(live entries)` says so.
   // Returns whether it was added. nullopt when the ledger cannot be used (the caller then runs the
-  // compiler ungoverned rather than break the build).
+  // compiler ungoverned rather than break the build). `mine` is read after `admit` returns (so a
+  // decided reservation can be written into it by the callback).
   virtual std::optional<bool> try_reserve(const Reservation& mine,
                                           const std::function<bool(const std::vector<Reservation>&)>& admit) = 0;
+  // The same, when what to reserve depends on what runs (a thread grant): `decide` returns the
+  // reservation to add, or nullopt to wait. The default builds on try_reserve: `decide` runs
+  // inside its admit callback, under the same lock, and the reservation added is the decided one.
+  virtual std::optional<bool> try_reserve_decided(
+      long pid, const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide);
   virtual void release(long pid) = 0;
 };
 
@@ -57,6 +66,14 @@ struct GovernorResult {
 GovernorResult acquire(Ledger& ledger, io::Clock& clock, long pid, std::uint64_t want_kib, std::uint64_t budget_kib,
                        std::chrono::milliseconds poll = std::chrono::milliseconds(200),
                        std::chrono::milliseconds max_wait = std::chrono::minutes(30));
+
+// Like acquire, with the reservation decided from the running ones each time it polls (a thread
+// grant may shrink as other compiles start). `decided` receives what was reserved.
+GovernorResult acquire_decided(Ledger& ledger, io::Clock& clock, long pid,
+                               const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide,
+                               const Reservation& fallback, Reservation& decided,
+                               std::chrono::milliseconds poll = std::chrono::milliseconds(200),
+                               std::chrono::milliseconds max_wait = std::chrono::minutes(30));
 
 std::vector<Reservation> parse_ledger(const std::string& text);
 std::string format_ledger(const std::vector<Reservation>& r);

@@ -1,5 +1,7 @@
 #include "run/plan.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <fmt/format.h>
 
 #include <set>
@@ -302,6 +304,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   p.jobs = decide_jobs(machine, static_cast<int>(p.targets.size()));
   p.prune_archs = req.prune_archs;
   p.kiln_exe = req.kiln_exe;
+  p.cores = std::max(1, machine.usable_cores());
   if (p.kind == ProjectKind::extension) p.real_cxx = io::which(s, s.env.get("CXX").value_or("c++")).value_or("c++");
   if (req.governor && !req.kiln_exe.empty()) {
     // The governor admits each compile by its expected memory, so Ninja may run one job per core.
@@ -312,6 +315,10 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
                                        "in {:.1f} GiB", p.jobs.by_cores, p.mem_budget_kib / 1048576.0);
       p.jobs.jobs = p.jobs.by_cores;
     }
+    // NVCC_APPEND_FLAGS, --split-compile and --time are all there from CUDA 12.0 on.
+    const bool new_nvcc = nvcc && nvcc->version && *nvcc->version >= core::CudaVersion{12, 0};
+    p.split_threads = req.split_threads && new_nvcc;
+    p.nvcc_time = new_nvcc;
   } else if (req.prune_archs) {
     return usage("--prune-archs rewrites nvcc flags in kiln's launcher; it cannot be combined with --no-governor");
   }
@@ -360,6 +367,18 @@ std::string Plan::ccache_basedir() const {
   return common.empty() ? "/" : common;
 }
 
+std::string Plan::build_record_json() const {
+  nlohmann::ordered_json j = {{"schema", 1},
+                              {"kiln_build_dir", build_dir},
+                              {"cores", cores},
+                              {"jobs", jobs.jobs},
+                              {"mem_budget_kib", governed() ? nlohmann::ordered_json(mem_budget_kib) : nlohmann::ordered_json(nullptr)},
+                              {"split_threads", split_threads},
+                              {"exec_log", governed() ? nlohmann::ordered_json(exec_log_path()) : nlohmann::ordered_json(nullptr)},
+                              {"ccache_stats", ccache.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(ccache_log_path())}};
+  return j.dump(2) + "\n";
+}
+
 std::vector<std::string> Plan::launcher() const {
   std::vector<std::string> l;
   if (governed()) l = {kiln_exe, "exec", "--"};
@@ -406,7 +425,16 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
     e["KILN_MEM_HISTORY"] = build_dir + "/.kiln/mem";
     e["KILN_MEM_BUDGET_KIB"] = std::to_string(mem_budget_kib);
     if (prune_archs) e["KILN_PRUNE_ARCHS"] = core::format_cmake(targets);
+    e["KILN_CORES"] = std::to_string(cores);
+    if (split_threads) e["KILN_SPLIT"] = "1";
+    if (nvcc_time) e["KILN_NVCC_TIME"] = build_dir + "/.kiln/time";
   }
+  // ccache hashes the working directory of a compile with -g (hash_dir), and Python's own CFLAGS
+  // carry -g into every torch extension's host .cpp: a fresh copy of the project then misses on
+  // each of them. kiln's paths are already relative to CCACHE_BASEDIR, so the folder adds nothing
+  // but misses; the cost is that a hit's debug info may name the folder of the build that filled
+  // the cache (ccache manual, "Compiling in different directories"). A user's own setting wins.
+  if (!ccache.empty() && !e.count("CCACHE_HASHDIR") && !e.count("CCACHE_NOHASHDIR")) e["CCACHE_NOHASHDIR"] = "1";
   return e;
 }
 

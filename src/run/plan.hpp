@@ -42,6 +42,7 @@ struct BuildRequest {
   std::string kiln_exe;             // this binary, for the launcher; empty: no launcher
   std::optional<std::uint64_t> mem_budget_kib;  // --mem-budget; default: available memory less margin
   bool prune_archs = false;         // rewrite hard-coded nvcc -gencode flags to the planned targets
+  bool split_threads = true;        // give long nvcc units idle cores (run/thread_grant.hpp)
   std::string cache_dir;                    // CCACHE_DIR for this build; empty: ccache's own
   std::vector<std::string> cmake_defines;   // extra -D KEY=VALUE
   std::string generator = "Ninja";          // CMake generator: Ninja or "Unix Makefiles" (kiln bench compares them)
@@ -72,6 +73,9 @@ struct Plan {
   bool governor = false;          // compiles go through `kiln exec` under the memory governor
   std::uint64_t mem_budget_kib = 0;
   bool prune_archs = false;
+  bool split_threads = false;  // the launcher may grant nvcc --split-compile / --threads (nvcc 12.0+)
+  bool nvcc_time = false;      // the launcher records nvcc --time phases per unit (nvcc 12.0+)
+  int cores = 1;               // the machine's usable cores when planned: recorded for kiln report
   std::vector<std::string> cmake_defines;
   KnobPlan knobs;  // the project's own switches and what kiln does with each (project_knobs.hpp)
   std::vector<std::string> notes;
@@ -90,6 +94,9 @@ struct Plan {
 
   std::string log_path() const { return build_dir + "/kiln-build.log"; }
   std::string ccache_log_path() const { return build_dir + "/kiln-ccache-stats.log"; }
+  // What kiln report needs to know about the build machine and where kiln's records are
+  // (kiln-build.json, written into the build folder and into each Ninja folder of the build).
+  std::string build_record_json() const;
   bool cuda() const { return !targets.empty(); }
   std::vector<std::string> configure_argv() const;  // CMake projects only
   std::vector<std::string> build_argv() const;      // ninja, or the Python build

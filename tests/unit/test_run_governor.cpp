@@ -98,3 +98,36 @@ TEST(Governor, FileLedgerDropsDeadProcessesAndReleases) {
   EXPECT_TRUE(third.value());
   std::filesystem::remove(path);
 }
+
+TEST(Governor, LedgerLinesCarryThreadsAndReadOldLines) {
+  auto rs = run::parse_ledger("10 500\n11 600 4 1700000000000\nbad line\n12 700 0 -5\n");
+  ASSERT_EQ(rs.size(), 3u);
+  EXPECT_EQ(rs[0].threads, 1);  // an older kiln's "pid kib"
+  EXPECT_EQ(rs[0].until_ms, 0);
+  EXPECT_EQ(rs[1].threads, 4);
+  EXPECT_EQ(rs[1].until_ms, 1700000000000LL);
+  EXPECT_EQ(rs[2].threads, 1);  // nonsense clamps, never a crash
+  EXPECT_EQ(rs[2].until_ms, 0);
+  EXPECT_EQ(run::parse_ledger(run::format_ledger(rs))[1].threads, 4);
+}
+
+TEST(Governor, DecidedReservationIsWhatTheLedgerHolds) {
+  io::FakeClock clock;
+  FakeLedger ledger(clock);
+  ledger.running.push_back({{100, 600}, clock.now() + 1000ms});
+  run::Reservation decided;
+  // Wait while anything runs, then reserve 3 threads.
+  auto g = run::acquire_decided(
+      ledger, clock, 7,
+      [](const std::vector<run::Reservation>& live) -> std::optional<run::Reservation> {
+        if (!live.empty()) return std::nullopt;
+        return run::Reservation{7, 900, 3, 0};
+      },
+      {7, 100}, decided, 200ms, 10s);
+  EXPECT_TRUE(g.governed);
+  EXPECT_EQ(g.waited, 1000ms);
+  ASSERT_EQ(ledger.running.size(), 1u);
+  EXPECT_EQ(ledger.running[0].r.kib, 900u);
+  EXPECT_EQ(ledger.running[0].r.threads, 3);
+  EXPECT_EQ(decided.threads, 3);
+}
