@@ -184,6 +184,9 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
         }
       }
     }
+    // Targets torch cannot spell, planned by kiln, added to each device compile (run/python_env).
+    if (auto extra = s.env.get("KILN_EXTRA_ARCHS"); extra && !extra->empty() && is_nvcc(argv))
+      if (auto set = core::parse_cmake(*extra, {})) argv = add_arch_args(argv, *set).args;
     argv = ccache_friendly_nvcc_args(argv);
     rec.output = output_of(argv);
     rec.source = source_of(argv);
