@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/arch_spec.hpp"
+#include "core/json_text.hpp"
 #include "probe/build_memory.hpp"
 #include "run/gencode_rewrite.hpp"
 #include "run/governor.hpp"
@@ -152,7 +153,8 @@ std::string record_json_line(const ExecRecord& r) {
                    {"other_ms", std::lround(r.phases.other_ms)},
                    {"archs", archs}};
   }
-  return j.dump() + "\n";
+  // Paths are bytes: an argument that is not UTF-8 must not make the launcher throw (core/json_text).
+  return core::dump_json(std::move(j)) + "\n";
 }
 
 namespace {
