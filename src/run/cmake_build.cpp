@@ -1,5 +1,7 @@
 #include "run/cmake_build.hpp"
 
+#include "io/interrupt.hpp"
+
 #include <fmt/format.h>
 
 #include <fstream>
@@ -93,6 +95,10 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     auto [configured, ct] = step("configure", plan.configure_argv(), false);
     o.configure_time = ct;
     if (!configured) return o;
+    if (io::BuildInterrupts::received()) {  // told to stop between the steps: do not start Ninja
+      o.failed_step = "configure";
+      return o;
+    }
   }
   auto [built, bt] = step("build", plan.build_argv(), true);
   o.build_time = bt;

@@ -47,6 +47,9 @@ void append_line(const std::string& path, const std::string& line) {
   ::close(fd);
 }
 
+// A ledger lock is held for microseconds; one held for seconds belongs to a stopped or hung process.
+constexpr std::chrono::milliseconds kLedgerLockTimeout{5000};
+
 long long epoch_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -114,6 +117,7 @@ std::string record_json_line(const ExecRecord& r) {
                               {"wall_ms", r.wall_ms},   {"cpu_ms", r.cpu_ms},       {"peak_rss_kib", r.peak_rss_kib},
                               {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
                               {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
+  if (!r.warning.empty()) j["warning"] = r.warning;
   return j.dump() + "\n";
 }
 
@@ -141,10 +145,19 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     rec.expected_kib = expected_peak_kib(s.fs, history, argv);
     auto budget = env_u64(s.env, "KILN_MEM_BUDGET_KIB");
     if (auto path = s.env.get("KILN_LEDGER"); path && !path->empty() && budget) {
-      ledger.emplace(*path);
-      auto g = acquire(*ledger, s.clock, static_cast<long>(::getpid()), rec.expected_kib, *budget);
+      ledger.emplace(*path, io::system_processes(), kLedgerLockTimeout);
+      Reservation mine;
+      mine.pid = static_cast<long>(::getpid());
+      mine.kib = rec.expected_kib;
+      mine.start = io::system_processes().start_time(mine.pid).value_or(0);
+      auto g = acquire(*ledger, s.clock, mine, *budget);
       reserved = g.governed;
       rec.waited_ms = g.waited.count();
+      if (!g.warning.empty()) {
+        // Ninja passes this on to the build log, beside the compile it concerns.
+        rec.warning = g.warning;
+        s.err << "kiln exec: warning: " << g.warning << "\n";
+      }
     }
   } catch (...) {
     argv = command;
@@ -153,6 +166,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   rec.start_ms = epoch_ms();
   io::ProcessSpec spec{.argv = argv};
   spec.inherit_stdio = true;
+  spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
   auto result = s.proc.run(spec);
   if (!result.started && argv != command) {
     // kiln's rewrite is at fault only if the original would have started: try it as given.

@@ -23,6 +23,7 @@ struct ExecRecord {
   int archs = 0;
   std::uint64_t expected_kib = 0;
   bool pruned = false;
+  std::string warning;  // the governor could not be used (the compile ran anyway)
 };
 
 // The compile's output (-o) and first source file, and how many device targets an nvcc call has.
