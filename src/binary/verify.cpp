@@ -24,6 +24,17 @@ bool is_torch_core(const std::string& name) {
 
 }  // namespace
 
+bool build_system_file(const std::string& path) {
+  return path.find("/CMakeFiles/") != std::string::npos || path.rfind("CMakeFiles/", 0) == 0;
+}
+
+std::string rebuild_hint(const core::TargetSet& have, int cc) {
+  const std::string list = rebuild_arch_list(have, cc);
+  const bool torch = list.find('.') != std::string::npos;
+  return fmt::format("rebuild with {}=\"{}\" (nvcc: -gencode arch=compute_{},code=sm_{})",
+                     torch ? "TORCH_CUDA_ARCH_LIST" : "CMAKE_CUDA_ARCHITECTURES", list, cc, cc);
+}
+
 std::string Problem::line() const {
   return fmt::format("{}: {}{}{}", file, gpu.empty() ? "" : gpu + ": ", why, fix.empty() ? "" : "; " + fix);
 }
@@ -33,8 +44,11 @@ std::string rebuild_arch_list(const core::TargetSet& have, int cc) {
   for (const auto& t : have)
     if (t.kind == core::CodeKind::sass) want.add(t);
   want.add(core::Target{core::Arch{cc, core::Variant::none}, core::CodeKind::sass});
-  auto torch = core::format_torch(want);
-  return torch ? *torch : core::format_cmake(want);
+  // TORCH_CUDA_ARCH_LIST keeps what torch can spell (not `f` variants); the GPU's own arch decides.
+  auto [spellable, rest] = core::split_for_torch(want);
+  if (spellable.contains(core::Target{core::Arch{cc}, core::CodeKind::sass}))
+    if (auto torch = core::format_torch(spellable)) return *torch;
+  return core::format_cmake(want);
 }
 
 std::string torch_lib_for_extension(const std::string& path, const io::Filesystem& fs) {
@@ -53,6 +67,24 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
   VerifyReport rep;
   auto walk = walk_paths(paths, s.fs);
   for (const auto& m : walk.missing) rep.problems.push_back({m, "", "unreadable", "no such file or folder", ""});
+  // A file named on the command line is always checked; inside folders, what the build system
+  // made for itself is not a product.
+  auto named = [&](const std::string& f) {
+    return std::any_of(paths.begin(), paths.end(), [&](std::string p) {
+      while (p.size() > 1 && p.back() == '/') p.pop_back();
+      return p == f;
+    });
+  };
+  {
+    std::vector<std::string> keep;
+    for (auto& f : walk.files) {
+      if (!named(f) && build_system_file(f)) rep.skipped.push_back(f);
+      else keep.push_back(std::move(f));
+    }
+    walk.files = std::move(keep);
+  }
+  InspectOptions iopt;
+  iopt.kernels = opt.per_kernel && !gpus.empty();
   struct Work {
     FileReport file;
     std::optional<DepsReport> deps;
@@ -61,7 +93,8 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
   std::vector<Work> work(walk.files.size());
   parallel_for(work.size(), std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t i) {
     auto& w = work[i];
-    w.file = inspect_file(walk.files[i]);
+    w.file = inspect_file(walk.files[i], iopt);
+    if (w.file.format == FileFormat::elf_object && !opt.objects && !named(walk.files[i])) return;
     if (!opt.deps || w.file.error) return;
     if (w.file.format != FileFormat::elf_shared && w.file.format != FileFormat::elf_exec) return;
     DepsOptions d{opt.root, true, opt.preloaded};
@@ -78,7 +111,13 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
   for (std::size_t i = 0; i < work.size(); ++i) {
     const auto& w = work[i];
     const auto& f = w.file;
-    if (f.format == FileFormat::other) continue;
+    // An unparseable ELF/fatbin/archive keeps format `other` but carries an error: a broken
+    // product, never "not CUDA".
+    if (f.format == FileFormat::other && !f.error) continue;
+    if (f.format == FileFormat::elf_object && !opt.objects && !named(f.path)) {
+      rep.skipped.push_back(f.path);
+      continue;
+    }
     rep.files_checked++;
     if (f.error) {
       rep.problems.push_back({f.path, "", "unreadable", *f.error, ""});
@@ -88,18 +127,43 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
       FileVerdict v;
       v.file = f.path;
       v.targets = f.targets();
+      std::optional<KernelTable> table;
+      if (iopt.kernels) {
+        table = kernel_table(f);
+        v.kernels = table->kernels.size();
+        // Without a single readable kernel (no entries named, or every payload unreadable) the
+        // union is all there is to go on.
+        if (table->kernels.empty()) table.reset();
+      }
       for (const auto& [name, model] : gpus) {
         auto c = core::coverage(v.targets, model.cc);
-        v.gpus.push_back({name, model, c});
-        if (c.verdict != core::Verdict::none) continue;
-        std::string have;
-        for (const auto& t : v.targets)
-          have += (have.empty() ? "" : ", ") + t.name();
+        GpuVerdict gv{name, model, c, std::nullopt};
+        if (table) gv.kernels = kernel_coverage(*table, model.cc);
+        v.gpus.push_back(gv);
+        const std::string gpu = fmt::format("{} (cc {})", model.name, core::cc_string(model.cc));
+        const std::string fix = rebuild_hint(v.targets, model.cc);
+        if (c.verdict == core::Verdict::none) {
+          std::string have;
+          for (const auto& t : v.targets) have += (have.empty() ? "" : ", ") + t.name();
+          rep.problems.push_back({f.path, gpu, "no-kernel",
+                                  fmt::format("no kernel image runs here (has {}){}", have,
+                                              table ? fmt::format("; none of its {} kernels can launch", table->kernels.size()) : ""),
+                                  fix});
+          continue;
+        }
+        if (!gv.kernels || gv.kernels->missing.empty()) continue;
+        const auto& kc = *gv.kernels;
+        const std::size_t shown = opt.kernel_names == 0 ? kc.missing.size() : std::min(kc.missing.size(), opt.kernel_names);
+        std::vector<std::string> names;
+        for (std::size_t k = 0; k < shown; ++k) names.push_back(demangle(kc.missing[k]));
         rep.problems.push_back(
-            {f.path, fmt::format("{} (cc {})", model.name, core::cc_string(model.cc)), "no-kernel",
-             fmt::format("no kernel image runs here (has {})", have),
-             fmt::format("rebuild with TORCH_CUDA_ARCH_LIST=\"{}\" (nvcc: -gencode arch=compute_{},code=sm_{})",
-                         rebuild_arch_list(v.targets, model.cc), model.cc, model.cc)});
+            {f.path, gpu, "kernel-missing",
+             fmt::format("{} of {} kernels have no image that runs here{} (the file's {} serves the others): {}{}",
+                         kc.missing.size(), kc.total,
+                         c.verdict == core::Verdict::ptx_jit ? ", where only PTX can run" : " though built for every other architecture family of the file",
+                         c.via ? c.via->name() : std::string("image"), fmt::format("{}", fmt::join(names, "; ")),
+                         shown < kc.missing.size() ? fmt::format("; ... ({} more, --all names every one)", kc.missing.size() - shown) : ""),
+             fix});
       }
       if (w.deps) v.cxx_abi = w.deps->abi.cxx_abi;
       rep.files.push_back(std::move(v));

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "binary/kernel_coverage.hpp"
 #include "core/compat.hpp"
 #include "core/gpu_table.hpp"
 #include "io/seams.hpp"
@@ -18,7 +19,14 @@ struct VerifyOptions {
   // Library folders already loaded when the files are (torch/lib for a torch extension). Python
   // extension modules under a site-packages that holds torch get its torch/lib automatically.
   std::vector<std::string> preloaded;
+  bool per_kernel = true;      // judge each kernel by name (reads every entry); off: the file's union
+  bool objects = false;        // inside folders, check object files (.o) too
+  std::size_t kernel_names = 5;  // missing kernels named per problem (0: all)
 };
+
+// Files a build system makes for itself inside a folder: CMake's compiler-id programs and probes
+// under CMakeFiles/. Not products, so a folder verify skips them (object files too, unless asked).
+bool build_system_file(const std::string& path);
 
 // For a Python extension module (*.cpython-*.so, *.abi3.so) inside site-packages/dist-packages:
 // that folder's torch/lib, which `import torch` loads first. Empty otherwise.
@@ -27,7 +35,7 @@ std::string torch_lib_for_extension(const std::string& path, const io::Filesyste
 struct Problem {
   std::string file;
   std::string gpu;   // "" when the problem is not about a GPU
-  std::string kind;  // "no-kernel", "missing-library", "abi-mismatch", "symbol-version", "undefined-symbol", "unreadable", "no-cuda"
+  std::string kind;  // "no-kernel", "kernel-missing", "missing-library", "abi-mismatch", "symbol-version", "undefined-symbol", "unreadable", "no-cuda"
   std::string why;   // one sentence
   std::string fix;   // what to rebuild or install
   std::string line() const;  // "FILE: GPU: WHY; FIX"
@@ -36,7 +44,8 @@ struct Problem {
 struct GpuVerdict {
   std::string gpu;  // as named
   core::GpuModel model;
-  core::Coverage coverage;
+  core::Coverage coverage;  // by the union of the file's targets: which image the driver would pick
+  std::optional<KernelCoverage> kernels;  // per kernel (VerifyOptions::per_kernel)
 };
 
 struct FileVerdict {
@@ -44,19 +53,23 @@ struct FileVerdict {
   core::TargetSet targets;
   std::vector<GpuVerdict> gpus;
   std::string cxx_abi;
+  std::size_t kernels = 0;  // __global__ kernels found (per_kernel)
 };
 
 struct VerifyReport {
   std::vector<FileVerdict> files;  // the CUDA-bearing ones
   std::vector<Problem> problems;
   std::size_t files_checked = 0;
+  std::vector<std::string> skipped;  // build-system files and objects inside folders
   bool ok() const { return problems.empty(); }
 };
 
 VerifyReport verify_files(const std::vector<std::string>& paths, const std::vector<std::pair<std::string, core::GpuModel>>& gpus,
                           const VerifyOptions& opt, const io::Seams& s);
 
-// TORCH_CUDA_ARCH_LIST that keeps the file's SASS architectures and adds the GPU's.
+// TORCH_CUDA_ARCH_LIST that keeps the file's SASS architectures torch can spell and adds the GPU's
+// (kiln's CMake form when torch cannot spell the GPU's), and the whole advice line.
 std::string rebuild_arch_list(const core::TargetSet& have, int cc);
+std::string rebuild_hint(const core::TargetSet& have, int cc);
 
 }  // namespace kiln::binary

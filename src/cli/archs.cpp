@@ -32,15 +32,17 @@ class ArchsCommand final : public Command {
     app.add_option("--to", to_, "Print the set in one spelling on one line: torch, cmake or nvcc");
     app.add_option("--gpu", gpus_, "Say how the set runs on this GPU (name or compute capability); repeatable");
     app.add_flag("--check", check_, "Fail if the local nvcc cannot build a target");
+    app.add_option("--torch", torch_version_, "Judge TORCH_CUDA_ARCH_LIST by this torch release's grammar (default: the newest kiln knows)");
     app.add_flag("--json", json_, "Print JSON");
     app_ = &app;
   }
 
   int run(io::Seams& s) override {
     std::string spec;
-    for (const auto& p : app_->remaining()) spec += (spec.empty() ? "" : " ") + p;
+    const auto given = app_->remaining();
+    for (const auto& p : given) spec += (spec.empty() ? "" : " ") + p;
     std::string source = "argument";
-    if (spec.empty()) {
+    if (given.empty()) {
       for (const char* var : {"TORCH_CUDA_ARCH_LIST", "CUDAARCHS"})
         if (auto v = s.env.get(var); v && !v->empty()) {
           spec = *v, source = var;
@@ -55,7 +57,10 @@ class ArchsCommand final : public Command {
       to = core::parse_syntax(to_);
       if (!to || *to == core::Syntax::automatic) throw UsageError("--to '" + to_ + "': expected torch, cmake or nvcc");
     }
-    auto parsed = core::parse_spec(spec, *from, probe::spec_context_for(spec, s));
+    auto ctx = probe::spec_context_for(spec, s);
+    ctx.torch_version = torch_version_;
+    core::Warnings warnings;
+    auto parsed = core::parse_spec(spec, *from, ctx, &warnings);
     if (!parsed) throw UsageError(parsed.error().message);
     const core::TargetSet& set = *parsed;
 
@@ -103,16 +108,18 @@ class ArchsCommand final : public Command {
     }
     json spellings;
     for (auto syn : {core::Syntax::torch, core::Syntax::cmake, core::Syntax::nvcc}) {
-      auto f = core::format_spec(set, syn);
+      auto f = syn == core::Syntax::torch ? core::format_torch(set, torch_version_) : core::format_spec(set, syn);
       spellings[core::to_string(syn)] = f ? json(*f) : json(nullptr);
     }
     j["spellings"] = spellings;
     j["source"] = source;
+    j["warnings"] = warnings;
+    for (const auto& w : warnings) s.err << "kiln archs: warning: " << w << "\n";
 
     if (json_) {
       s.out << j.dump(2) << "\n";
     } else if (to) {
-      auto f = core::format_spec(set, *to);
+      auto f = *to == core::Syntax::torch ? core::format_torch(set, torch_version_) : core::format_spec(set, *to);
       if (!f) throw Failure(f.error().message);
       s.out << *f << "\n";
     } else {
@@ -129,14 +136,14 @@ class ArchsCommand final : public Command {
       s.out << fmt::format("  {:<12} {}\n", t.name(),
                            t.kind == core::CodeKind::sass ? "SASS" : "PTX (JIT for newer GPUs)");
     for (const auto& [k, v] : j["spellings"].items())
-      s.out << fmt::format("{:<6} {}\n", k, v.is_null() ? std::string("(cannot express PTX without SASS)") : v.get<std::string>());
+      s.out << fmt::format("{:<6} {}\n", k, v.is_null() ? std::string("(cannot be spelled here; see --to)") : v.get<std::string>());
     if (j.contains("coverage"))
       for (const auto& c : j["coverage"])
         s.out << fmt::format("{:<22} cc {:<5} {:<11} {}\n", c["model"].get<std::string>(), c["cc"].get<std::string>(),
                              c["verdict"].get<std::string>(), c["why"].get<std::string>());
   }
 
-  std::string from_ = "auto", to_;
+  std::string from_ = "auto", to_, torch_version_;
   std::vector<std::string> gpus_;
   bool check_ = false, json_ = false;
   CLI::App* app_ = nullptr;

@@ -27,7 +27,7 @@ class BenchCommand final : public Command {
     return "Build a project under several configurations and compare time, memory, size, cache and cost";
   }
   void setup(CLI::App& app) override {
-    app.add_option("dir", dir_, "Project directory (default: the bundled example)");
+    app.add_option("dir", dir_, "Project directory (default: the current folder when it is a project; the bundled example from the kiln repository)");
     app.add_option("--matrix", matrix_,
                    "KEY=V1,V2: archs (join entries with +: 80-real+90-real), cache (cold, warm, off), "
                    "generator (Ninja, Make), jobs; repeatable, every combination is built")
@@ -49,7 +49,7 @@ class BenchCommand final : public Command {
     auto axes = report::parse_matrix(matrix_);
     if (!axes) throw UsageError(axes.error());
     const auto configs = report::expand(*axes);
-    const std::string project = resolve_project_dir(dir_, s);
+    const std::string project = resolve_project_dir(dir_, s).dir;
     const auto kind = run::detect_project_kind(s.fs, project);
     if (kind == run::ProjectKind::pytorch)
       throw UsageError(fmt::format("{} is a PyTorch checkout; kiln bench compares CMake projects and torch extensions", project));

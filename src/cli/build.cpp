@@ -18,6 +18,7 @@
 #include "core/compat.hpp"
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
+#include "run/build_lock.hpp"
 #include "run/cmake_build.hpp"
 #include "run/plan.hpp"
 #include "run/plan_report.hpp"
@@ -40,7 +41,7 @@ class BuildCommand final : public Command {
     return "Plan, build and verify a CMake CUDA project (default: the bundled example)";
   }
   void setup(CLI::App& app) override {
-    app.add_option("dir", dir_, "Project directory: CMake project, PyTorch checkout or torch extension (default: the bundled example)");
+    app.add_option("dir", dir_, "Project directory: CMake project, PyTorch checkout or torch extension (default: the current folder when it is a project; the bundled example from the kiln repository or with --example)");
     add_plan_options(app, req_);
     app.add_flag("--json", json_, "Print the plan and the outcome as JSON");
   }
@@ -48,6 +49,9 @@ class BuildCommand final : public Command {
   int run(io::Seams& s) override {
     const run::Plan plan = plan_or_throw(dir_, req_, s);
     if (!json_) s.err << run::plan_to_text(plan) << "\n";
+    // One build per folder: a second run would overwrite the first one's files and log.
+    auto lock = run::BuildLock::acquire(plan.build_dir, run::own_command_line());
+    if (!lock) throw Failure(lock.error());
 
     const bool tty = ::isatty(STDERR_FILENO);
     auto last_print = s.clock.now() - std::chrono::hours(1);
@@ -77,6 +81,12 @@ class BuildCommand final : public Command {
         const auto v = verify(s, plan, outcome);
         j["outcome"]["verify"] = verify_json(v);
         ok = v.ok();
+        if (auto why = no_cuda_failure(s, plan, v)) {
+          ok = false;
+          j["outcome"]["ok"] = false;
+          j["outcome"]["failed_step"] = "no-cuda";
+          j["outcome"]["diagnosis"] = {{"id", "kiln.no-cuda-built"}, {"cause", *why}, {"fix", nullptr}};
+        }
       }
       s.out << j.dump(2) << "\n";
       return ok ? kOk : kFindings;
@@ -86,6 +96,10 @@ class BuildCommand final : public Command {
       return kFindings;
     }
     const auto verified = verify(s, plan, outcome);
+    if (auto why = no_cuda_failure(s, plan, verified)) {
+      s.err << "kiln build: failed: " << *why << ". Full log: " << plan.log_path() << "\n";
+      return kFindings;
+    }
     print_summary(s, plan, outcome, verified);
     return verified.ok() ? kOk : kFindings;
   }
@@ -150,6 +164,8 @@ class BuildCommand final : public Command {
     c.next_jobs = std::max(1, std::min(p.jobs.by_memory, p.jobs.jobs / 2));
     c.arch_list = core::format_torch(p.targets).value_or(core::format_cmake(p.targets));
     c.cuda_version = p.nvcc_version.substr(0, p.nvcc_version.rfind('.'));
+    for (const auto& k : p.knobs.knobs)
+      if (k.role == "force-build" && !k.on_value.empty() && c.force_build.empty()) c.force_build = k.name + "=" + k.on_value;
     return c;
   }
 
@@ -187,6 +203,19 @@ class BuildCommand final : public Command {
     return report;
   }
 
+  // A project with CUDA code whose build compiled none, though the plan has targets: the build
+  // did not do what was asked (a switch off, a skip switch on, a GPU probe), so it fails, naming
+  // the gate and the variable that turns it on.
+  static std::optional<std::string> no_cuda_failure(io::Seams& s, const run::Plan& p, const binary::VerifyReport& v) {
+    if (!p.cuda() || !v.files.empty() || p.knobs.cuda_evidence.empty()) return std::nullopt;
+    std::string gate = run::cuda_gate_reason(p.knobs, s.env);
+    return fmt::format("{} has CUDA code ({}) but the build compiled none for {}: {}", p.project_dir, p.knobs.cuda_evidence,
+                       core::format_cmake(p.targets),
+                       gate.empty() ? "kiln found no switch in setup.py or CMakeLists.txt that gates it; read the log for "
+                                      "what the build skipped"
+                                    : gate);
+  }
+
   static json verify_json(const binary::VerifyReport& v) {
     json files = json::array();
     for (const auto& f : v.files) {
@@ -220,7 +249,8 @@ class BuildCommand final : public Command {
       s.out << line << "\n";
     }
     if (v.files.empty() && p.cuda())
-      s.out << "note: no built file holds CUDA code, so nothing was checked against the GPUs\n";
+      s.out << "note: no built file holds CUDA code (kiln sees no CUDA source in the project), so nothing was checked "
+               "against the GPUs\n";
     else if (v.ok())
       s.out << fmt::format("verified  {} file{}: {}every library resolves\n", v.files_checked, v.files_checked == 1 ? "" : "s",
                            p.gpus.empty() ? "" : "every planned GPU has a kernel image, ");

@@ -10,6 +10,7 @@
 #include "cli/command.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/render.hpp"
+#include "run/project_knobs.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -22,6 +23,8 @@ class DiagnoseCommand final : public Command {
     app.add_option("log", log_, "Build log to read; - or nothing reads stdin")->default_val("-");
     app.add_flag("--all", all_, "List every distinct finding, not only the root cause");
     app.add_flag("--json", json_, "Print JSON (schema kiln.diagnose/1)");
+    app.add_option("--project", project_, "The project the log is from (default: the current folder when it has a "
+                                          "setup.py): fixes name its own switches, e.g. its force-build variable");
     app.add_option("--context", context_, "Show N log lines around each finding's first match")
         ->check(CLI::Range(0, 50));
   }
@@ -29,6 +32,11 @@ class DiagnoseCommand final : public Command {
   int run(io::Seams& s) override {
     diagnose::Options opts;
     opts.context = context_ ? *context_ : 2;
+    if (auto force = force_build_switch(s)) {
+      diagnose::PlanContext pc;
+      pc.force_build = *force;
+      opts.plan = pc;
+    }
     diagnose::Diagnosis d;
     if (log_ == "-") {
       d = diagnose::diagnose_stream(std::cin, opts);
@@ -49,6 +57,18 @@ class DiagnoseCommand final : public Command {
   }
 
  private:
+  // The project's own force-build switch (NAME=VALUE) read from its setup.py, if it has one.
+  std::optional<std::string> force_build_switch(io::Seams& s) const {
+    std::string dir = project_.empty() ? "." : project_;
+    if (!project_.empty() && !s.fs.is_directory(dir)) throw UsageError("--project '" + project_ + "' is not a directory");
+    if (!s.fs.exists(dir + "/setup.py")) return std::nullopt;
+    auto kp = run::decide_knobs(run::read_project(s.fs, dir, false), {});
+    for (const auto& k : kp.knobs)
+      if (k.role == "force-build" && !k.on_value.empty()) return k.name + "=" + k.on_value;
+    return std::nullopt;
+  }
+
+  std::string project_;
   std::string log_ = "-";
   bool all_ = false;
   bool json_ = false;

@@ -1,5 +1,7 @@
 #include "cli/inspect_render.hpp"
 
+#include "binary/kernel_coverage.hpp"
+
 #include <map>
 
 #include <fmt/format.h>
@@ -88,6 +90,16 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
     entries.push_back(std::move(x));
   }
   j["entries"] = entries;
+  if (o.kernels) {
+    // Per kernel, across every fat binary of the file: its images and where it can run.
+    json ks = json::array();
+    for (const auto& k : binary::kernel_table(f).kernels) {
+      json images = json::array();
+      for (const auto& t : k.images) images.push_back(t.name());
+      ks.push_back({{"name", k.name}, {"demangled", binary::demangle(k.name)}, {"images", images}, {"runs_on", binary::runs_on(k.images)}});
+    }
+    j["kernel_coverage"] = ks;
+  }
   json reloc = json::array();
   for (const auto& e : f.relocatable)
     reloc.push_back({{"kind", core::to_string(e.target.kind)}, {"arch", arch_name(e.target)}, {"size", e.stored_size},
@@ -206,6 +218,10 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
             out << fmt::format("    .entry {}  {}\n", k.name, k.demangled);
         }
       }
+      const auto table = binary::kernel_table(f);
+      if (!table.kernels.empty()) out << fmt::format("  kernels ({}), where each can run:\n", table.kernels.size());
+      for (const auto& k : table.kernels)
+        out << fmt::format("    {}  {}\n", binary::demangle(k.name), fmt::join(binary::runs_on(k.images), ", "));
     }
   }
   if (!f.relocatable.empty()) {

@@ -50,14 +50,27 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
   app.add_option("--mem-budget", o.mem_budget, "Memory the governor lets compiles reserve, e.g. 12G or 900M "
                                                "(default: available memory, cgroup-aware, less a margin)")
       ->envname("KILN_MEM_BUDGET");
+  app.add_flag("--no-split", o.no_split, "Never give long nvcc compiles extra threads (--split-compile/--threads) "
+                                         "from idle cores")
+      ->envname("KILN_NO_SPLIT");
   app.add_flag("--prune-archs", o.prune_archs, "Rewrite nvcc's hard-coded -gencode/-arch flags to the planned targets");
+  app.add_option("--knob", o.knobs, "NAME=VALUE: set one of the project's own build switches (a setup.py environment "
+                                    "variable or CMake cache entry), overriding kiln's choice; repeatable");
+  app.add_flag("--no-knobs", o.no_knobs, "Set none of the project's own switches (they are still listed in the plan)")
+      ->envname("KILN_NO_KNOBS");
+  app.add_flag("--example", o.example, "Build the bundled example (examples/minitorch) instead of DIR or the current folder");
+  app.add_flag("--set-unknown", o.set_unknown, "Pass --set USE_*/BUILD_* names the PyTorch checkout does not declare "
+                                               "(refused by default: setup.py forwards them and CMake ignores them)");
   app.add_flag("--pip", o.pip, "Build a PyTorch checkout with pip install -e . --no-build-isolation -v");
 }
 
 run::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
-  o.project_dir = resolve_project_dir(dir, s);
+  auto where = resolve_project_dir(dir, s, o.example);
+  o.project_dir = where.dir;
+  o.project_reason = where.reason;
   o.ccache = !o.no_ccache;
   o.governor = !o.no_governor;
+  o.split_threads = !o.no_split;
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) o.kiln_exe = exe.string();

@@ -12,7 +12,9 @@ struct PlanOptions : run::BuildRequest {
   int jobs_flag = 0;
   bool no_ccache = false;
   bool no_governor = false;
+  bool no_split = false;
   std::string mem_budget;
+  bool example = false;  // --example: the bundled example
 };
 
 // "12G", "900M", "2048K", "1073741824" (bytes) -> KiB.

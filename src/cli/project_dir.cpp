@@ -3,19 +3,25 @@
 #include <filesystem>
 
 #include "cli/command.hpp"
+#include "run/project_kind.hpp"
 
 namespace kiln::cli {
+namespace {
 
-std::string resolve_project_dir(const std::string& dir, const io::Seams& s) {
+std::string absolute(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!dir.empty()) {
-    auto abs = fs::absolute(dir, ec).lexically_normal().string();
-    if (!abs.empty() && abs.size() > 1 && abs.back() == '/') abs.pop_back();
-    if (!s.fs.is_directory(abs)) throw UsageError("'" + dir + "' is not a directory");
-    return abs;
-  }
-  std::vector<std::string> candidates = {fs::current_path(ec).string() + "/examples/minitorch"};
+  auto abs = fs::absolute(dir, ec).lexically_normal().string();
+  if (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+  return abs;
+}
+
+// The bundled example: under the current folder, beside the binary (../examples/minitorch from
+// build/kiln) or in the source tree kiln was built from.
+std::string find_example(const std::string& cwd, const io::Seams& s) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<std::string> candidates = {cwd + "/examples/minitorch"};
   auto exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) candidates.push_back((exe.parent_path() / ".." / "examples" / "minitorch").lexically_normal().string());
 #ifdef KILN_SOURCE_DIR
@@ -23,8 +29,38 @@ std::string resolve_project_dir(const std::string& dir, const io::Seams& s) {
 #endif
   for (const auto& c : candidates)
     if (s.fs.exists(c + "/CMakeLists.txt")) return c;
-  throw UsageError("no project directory given and the bundled example (examples/minitorch) was not found; "
-                   "pass the project directory");
+  return {};
+}
+
+// kiln's own checkout (or a copy of it): the bundled example and kiln's own data tables.
+bool is_kiln_repository(const std::string& d, const io::Seams& s) {
+  return s.fs.exists(d + "/examples/minitorch/CMakeLists.txt") && s.fs.exists(d + "/data/project_knobs.toml");
+}
+
+}  // namespace
+
+ProjectDir resolve_project_dir(const std::string& dir, const io::Seams& s, bool example, std::string cwd) {
+  if (!dir.empty()) {
+    if (example) throw UsageError("--example builds the bundled example: drop DIR '" + dir + "' or --example");
+    auto abs = absolute(dir);
+    if (!s.fs.is_directory(abs)) throw UsageError("'" + dir + "' is not a directory");
+    return {abs, "the DIR argument"};
+  }
+  if (cwd.empty()) {
+    std::error_code ec;
+    cwd = std::filesystem::current_path(ec).string();
+  }
+  const bool repo = is_kiln_repository(cwd, s);
+  if (example || repo) {
+    auto ex = find_example(cwd, s);
+    if (ex.empty())
+      throw UsageError("the bundled example (examples/minitorch) was not found beside this kiln; pass the project directory");
+    return {ex, example ? "the bundled example (--example)" : "the bundled example: run from the kiln repository with no DIR"};
+  }
+  if (run::detect_project_kind(s.fs, cwd) != run::ProjectKind::unknown) return {cwd, "the current folder (no DIR given)"};
+  throw UsageError("no DIR given and the current folder " + cwd +
+                   " is not a project (no CMakeLists.txt, setup.py or pyproject.toml): pass the project directory, "
+                   "or --example for the bundled example");
 }
 
 }  // namespace kiln::cli

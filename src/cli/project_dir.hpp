@@ -1,13 +1,21 @@
 #pragma once
-// Where a command's project lives: the DIR argument, else the bundled example.
+// Where a command's project lives, and why: the DIR argument; else the current folder when it is a
+// project; else the bundled example, but only from the kiln repository itself or when asked.
 #include <string>
 
 #include "io/seams.hpp"
 
 namespace kiln::cli {
 
-// DIR made absolute; with no DIR, examples/minitorch under the current folder, beside the binary
-// (../examples/minitorch from build/kiln) or in the source tree kiln was built from.
-std::string resolve_project_dir(const std::string& dir, const io::Seams& s);
+struct ProjectDir {
+  std::string dir;     // absolute
+  std::string reason;  // "the DIR argument", "the current folder", "the bundled example (--example)", ...
+};
+
+// With no DIR: the current folder when it holds a project (CMakeLists.txt, setup.py or
+// pyproject.toml) and is not the kiln repository; the bundled example examples/minitorch when run
+// from the kiln repository or with `example`; otherwise a usage error saying what to pass.
+// `cwd` empty: the process's current folder.
+ProjectDir resolve_project_dir(const std::string& dir, const io::Seams& s, bool example = false, std::string cwd = "");
 
 }  // namespace kiln::cli

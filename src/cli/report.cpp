@@ -21,7 +21,8 @@ class ReportCommand final : public Command {
     app.add_flag("--json", json_, "Print the profile as JSON");
     app.add_option("--html", html_, "Also write a self-contained HTML page with charts to FILE");
     app.add_option("--top", top_, "Rows in the slowest units and targets tables (default 15)")->check(CLI::PositiveNumber);
-    app.add_option("--cores", cores_, "Cores for the lower bound (default: this machine's usable cores)")
+    app.add_option("--cores", cores_, "Cores for the lower bound (default: as the build recorded them in kiln-build.json, "
+                                      "else this machine's usable cores)")
         ->check(CLI::PositiveNumber);
   }
 
@@ -48,8 +49,8 @@ class ReportCommand final : public Command {
             break;
           }
     }
-    int cores = cores_ > 0 ? cores_ : probe::probe_machine(s.fs, probe::online_cpus()).usable_cores();
-    auto input = report::load_build(dir, s, cores);
+    const int here = probe::probe_machine(s.fs, probe::online_cpus()).usable_cores();
+    auto input = report::load_build(dir, s, here, cores_ > 0 ? std::optional<int>(cores_) : std::nullopt);
     if (!input) throw Failure(input.error());
     const auto profile = report::compute_profile(*input);
     if (!html_.empty()) {

@@ -26,6 +26,9 @@ class VerifyCommand final : public Command {
     app.add_option("--root", root_, "Resolve libraries inside a container image unpacked at DIR");
     app.add_flag("--undefined", undefined_, "Report undefined symbols for every library (always on for Python extensions)");
     app.add_flag("--no-deps", no_deps_, "Skip the dependency, ABI and symbol checks");
+    app.add_flag("--all", all_, "Name every kernel that cannot run (default: the first 5 per file and GPU)");
+    app.add_flag("--objects", objects_, "Inside folders, check object files (.o) too; they are skipped as build intermediates");
+    app.add_flag("--union", union_, "Judge each file by the union of its architectures only, not kernel by kernel (faster)");
     app.add_flag("--json", json_, "Print JSON (schema in docs/cli/verify.md)");
   }
 
@@ -52,11 +55,15 @@ class VerifyCommand final : public Command {
       }
     }
     binary::VerifyOptions opt{root_, undefined_, !no_deps_};
+    opt.per_kernel = !union_;
+    opt.objects = objects_;
+    opt.kernel_names = all_ ? 0 : 5;
     auto rep = binary::verify_files(paths_, gpus, opt, s);
     if (json_) {
       json j;
       j["ok"] = rep.ok();
       j["files_checked"] = rep.files_checked;
+      j["skipped"] = rep.skipped;
       json files = json::array();
       for (const auto& f : rep.files) {
         json g = json::array();
@@ -65,10 +72,11 @@ class VerifyCommand final : public Command {
                        {"verdict", core::to_string(v.coverage.verdict)},
                        {"via", v.coverage.via ? json(v.coverage.via->name())
                                               : json(nullptr)},
-                       {"why", v.coverage.why}});
+                       {"why", v.coverage.why},
+                       {"kernels", v.kernels ? kernels_json(*v.kernels, opt.kernel_names) : json(nullptr)}});
         json targets = json::array();
         for (const auto& t : f.targets) targets.push_back({{"arch", t.arch.sm()}, {"kind", core::to_string(t.kind)}});
-        files.push_back({{"path", f.file}, {"targets", targets}, {"cxx_abi", f.cxx_abi}, {"gpus", g}});
+        files.push_back({{"path", f.file}, {"targets", targets}, {"cxx_abi", f.cxx_abi}, {"kernels", f.kernels}, {"gpus", g}});
       }
       j["files"] = files;
       json problems = json::array();
@@ -80,13 +88,17 @@ class VerifyCommand final : public Command {
       for (const auto& f : rep.files)
         for (const auto& v : f.gpus)
           if (v.coverage.verdict != core::Verdict::none)
-            s.out << fmt::format("{}: {} (cc {}): {} via {}\n", f.file, v.model.name, core::cc_string(v.model.cc),
-                                 core::to_string(v.coverage.verdict),
-                                 v.coverage.via->name());
+            s.out << fmt::format("{}: {} (cc {}): {} via {}{}\n", f.file, v.model.name, core::cc_string(v.model.cc),
+                                 core::to_string(v.coverage.verdict), v.coverage.via->name(),
+                                 v.kernels ? fmt::format(", {} of {} kernels run{}", v.kernels->runnable, v.kernels->total,
+                                                         v.kernels->specialised ? fmt::format(" ({} others are built for other architectures only)", v.kernels->specialised) : "")
+                                       : "");
       for (const auto& p : rep.problems) s.out << "FAIL " << p.line() << "\n";
-      s.out << fmt::format("{}: {} file{} checked, {} with CUDA code, {} problem{}\n", rep.ok() ? "ok" : "FAILED",
+      s.out << fmt::format("{}: {} file{} checked, {} with CUDA code, {} problem{}{}\n", rep.ok() ? "ok" : "FAILED",
                            rep.files_checked, rep.files_checked == 1 ? "" : "s", rep.files.size(), rep.problems.size(),
-                           rep.problems.size() == 1 ? "" : "s");
+                           rep.problems.size() == 1 ? "" : "s",
+                           rep.skipped.empty() ? "" : fmt::format(" ({} build-system file{} and objects skipped; --objects checks objects)",
+                                                                  rep.skipped.size(), rep.skipped.size() == 1 ? "" : "s"));
     }
     return rep.ok() ? kOk : kFindings;
   }
@@ -94,7 +106,14 @@ class VerifyCommand final : public Command {
  private:
   std::vector<std::string> paths_, gpus_;
   std::string archs_, root_;
-  bool undefined_ = false, no_deps_ = false, json_ = false;
+  bool undefined_ = false, no_deps_ = false, json_ = false, all_ = false, objects_ = false, union_ = false;
+
+  static json kernels_json(const binary::KernelCoverage& k, std::size_t names) {
+    json missing = json::array();
+    for (std::size_t i = 0; i < k.missing.size() && (names == 0 || i < names); ++i) missing.push_back(k.missing[i]);
+    return {{"total", k.total}, {"runnable", k.runnable}, {"missing_count", k.missing.size()}, {"missing", missing},
+            {"specialised", k.specialised}};
+  }
 };
 
 }  // namespace

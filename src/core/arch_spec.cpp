@@ -4,7 +4,10 @@
 #include <cctype>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "core/cuda_archs.hpp"
+#include "core/torch_archs.hpp"
 
 namespace kiln::core {
 namespace {
@@ -15,46 +18,54 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// Splits on any of `seps`, dropping empty pieces and surrounding quotes.
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Splits on any of `seps`, dropping empty pieces (kiln's lenient reading).
 std::vector<std::string> split(std::string_view s, std::string_view seps) {
   std::vector<std::string> out;
   std::string cur;
-  auto push = [&] {
-    std::string t = cur;
-    t.erase(std::remove(t.begin(), t.end(), '"'), t.end());
-    t.erase(std::remove(t.begin(), t.end(), '\''), t.end());
-    if (!t.empty()) out.push_back(t);
-    cur.clear();
-  };
   for (char c : s) {
-    if (seps.find(c) != std::string_view::npos)
-      push();
-    else
+    if (seps.find(c) != std::string_view::npos) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
       cur += c;
+    }
   }
-  push();
+  if (!cur.empty()) out.push_back(cur);
   return out;
+}
+
+// Splits on one separator, keeping empty pieces (what CMake's list and nvcc's option values do).
+std::vector<std::string> split_exact(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    auto end = s.find(sep, start);
+    out.emplace_back(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string strip_quotes(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), '"'), s.end());
+  s.erase(std::remove(s.begin(), s.end(), '\''), s.end());
+  return s;
 }
 
 SpecError bad(const std::string& token, const std::string& why) {
   return SpecError{token, "'" + token + "': " + why};
 }
 
-const std::map<std::string, std::string>& torch_names_lower() {
-  static const auto m = [] {
-    std::map<std::string, std::string> out;
-    for (const auto& [k, v] : ArchCatalog::get().torch_named()) out[lower(k)] = v;
-    return out;
-  }();
-  return m;
-}
-
-// The highest architecture of the highest major in `archs` (what nvcc's `all` adds PTX for).
-std::optional<Arch> highest_major_virtual(const std::vector<Arch>& archs) {
-  std::optional<Arch> best;
-  for (const auto& a : archs)
-    if (a.variant == Variant::none && a.minor() == 0 && (!best || a.number > best->number)) best = a;
-  return best;
+// An architecture that no CUDA release has (sm_99, sm_89a) is refused by nvcc, CMake's nvcc and torch.
+std::optional<SpecError> unknown_arch(const Arch& a, const std::string& token) {
+  if (ArchCatalog::get().known(a)) return std::nullopt;
+  const ArchInfo* info = ArchCatalog::get().find(a.number);
+  if (info)
+    return bad(token, fmt::format("{} has no `{}` variant in any CUDA release (data/cuda_archs.toml)", a.sm(), a.suffix()));
+  return bad(token, fmt::format("{} is not a CUDA architecture in any release (data/cuda_archs.toml lists them)", a.sm()));
 }
 
 tl::expected<TargetSet, SpecError> resolve_keyword(const std::string& word, const SpecContext& ctx) {
@@ -66,18 +77,42 @@ tl::expected<TargetSet, SpecError> resolve_keyword(const std::string& word, cons
     for (int cc : ctx.local_gpus) set.add(Target{Arch{cc}, CodeKind::sass});
     return set;
   }
-  if (!ctx.nvcc_known)
+  if (!ctx.nvcc_known || ctx.nvcc_sass.empty())
     return tl::unexpected(bad(word, "resolving `" + word + "` needs nvcc; put it on PATH or set CUDA_HOME"));
-  // nvcc and CMake: every (major) real architecture the compiler supports, plus PTX for the highest
-  // major virtual architecture. Arch- and family-specific variants are never part of `all`.
+  // nvcc (CMake passes -arch=all / -arch=all-major through): `all` is every real architecture the
+  // compiler lists, `all-major` the X.0 ones "plus the earliest supported" (nvcc --help); both add
+  // PTX for the highest X.0 virtual architecture. Variants are never part of them.
+  std::optional<int> earliest;
   for (const auto& a : ctx.nvcc_sass)
-    if (a.variant == Variant::none && (word == "all" || a.minor() == 0)) set.add(Target{a, CodeKind::sass});
-  if (auto v = highest_major_virtual(ctx.nvcc_ptx.empty() ? ctx.nvcc_sass : ctx.nvcc_ptx))
-    set.add(Target{*v, CodeKind::ptx});
+    if (a.variant == Variant::none && (!earliest || a.number < *earliest)) earliest = a.number;
+  for (const auto& a : ctx.nvcc_sass)
+    if (a.variant == Variant::none && (word == "all" || a.minor() == 0 || a.number == earliest))
+      set.add(Target{a, CodeKind::sass});
+  std::optional<Arch> top;
+  for (const auto& a : ctx.nvcc_ptx.empty() ? ctx.nvcc_sass : ctx.nvcc_ptx)
+    if (a.variant == Variant::none && a.minor() == 0 && (!top || a.number > top->number)) top = a;
+  if (top) set.add(Target{*top, CodeKind::ptx});
   return set;
 }
 
 bool is_keyword(std::string_view w) { return w == "all" || w == "all-major" || w == "native"; }
+
+// CMake's false constants: CUDA_ARCHITECTURES=OFF means "no architecture flags" (nvcc's default).
+bool cmake_false(std::string_view w) {
+  const std::string l = lower(w);
+  return l == "off" || l == "false" || l == "no" || l == "n" || l == "0" || l == "ignore" || l == "notfound" ||
+         (l.size() > 9 && l.substr(l.size() - 9) == "-notfound");
+}
+
+tl::expected<TargetSet, SpecError> nvcc_default_set(const std::string& token, const SpecContext& ctx) {
+  if (!ctx.nvcc_default)
+    return tl::unexpected(bad(token, "CUDA_ARCHITECTURES=" + token + " passes no architecture flag, so nvcc's default "
+                                     "applies; finding it needs nvcc: put it on PATH or set CUDA_HOME"));
+  TargetSet set;
+  set.add(Target{Arch{*ctx.nvcc_default}, CodeKind::sass});
+  set.add(Target{Arch{*ctx.nvcc_default}, CodeKind::ptx});
+  return set;
+}
 
 }  // namespace
 
@@ -107,21 +142,27 @@ Syntax detect_syntax(std::string_view spec) {
     return Syntax::nvcc;
   if (s.find('.') != std::string::npos || s.find("+ptx") != std::string::npos) return Syntax::torch;
   for (const auto& tok : split(s, "; ,\t"))
-    if (torch_names_lower().count(tok)) return Syntax::torch;
+    for (const auto& [name, value] : torch_arch_table().named)
+      if (lower(name) == tok) return Syntax::torch;
   return Syntax::cmake;
 }
 
-tl::expected<TargetSet, SpecError> parse_torch(std::string_view spec) {
+// TORCH_CUDA_ARCH_LIST. First torch's own reading (core/torch_archs); then kiln's, which also takes
+// commas, stray spaces, any-case names, `f` variants and architectures the torch table lacks. What
+// only kiln reads comes with a warning naming torch.
+tl::expected<TargetSet, SpecError> parse_torch(std::string_view spec, const SpecContext& ctx, Warnings* warnings) {
+  const TorchArchTable& table = torch_arch_table(ctx.torch_version);
   TargetSet set;
   std::vector<std::string> tokens = split(spec, "; ,\t\n");
-  if (tokens.empty()) return tl::unexpected(SpecError{"", "empty architecture list"});
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    const std::string tok = tokens[i];
-    auto named = torch_names_lower().find(lower(tok));
-    if (named != torch_names_lower().end()) {
-      auto expanded = parse_torch(named->second);
-      if (!expanded) return expanded;
-      set.add(*expanded);
+  if (tokens.empty()) return tl::unexpected(bad(std::string(spec), "empty architecture list"));
+  for (const auto& tok : tokens) {
+    auto named = std::find_if(table.named.begin(), table.named.end(), [&](const auto& p) { return lower(p.first) == lower(tok); });
+    if (named != table.named.end()) {
+      for (const auto& piece : split(named->second, ";")) {
+        auto expanded = parse_torch(piece, ctx, nullptr);
+        if (!expanded) return expanded;
+        set.add(*expanded);
+      }
       continue;
     }
     std::string body = tok;
@@ -131,77 +172,150 @@ tl::expected<TargetSet, SpecError> parse_torch(std::string_view spec) {
       body.resize(plus);
     }
     if (body.find('.') == std::string::npos)
-      return tl::unexpected(bad(tok, "TORCH_CUDA_ARCH_LIST entries look like 8.0, 9.0a, 10.0f or 9.0+PTX, "
+      return tl::unexpected(bad(tok, "TORCH_CUDA_ARCH_LIST entries look like 8.0, 9.0a or 9.0+PTX, "
                                      "or a name such as Ampere or Hopper"));
     auto arch = parse_arch_name(body);
     if (!arch) return tl::unexpected(bad(tok, "not a compute capability (expected MAJOR.MINOR, e.g. 8.6)"));
+    if (auto e = unknown_arch(*arch, tok)) return tl::unexpected(*e);
     set.add(Target{*arch, CodeKind::sass});
     if (ptx) set.add(Target{*arch, CodeKind::ptx});
+  }
+  if (warnings) {
+    auto verdict = torch_reads(spec, table);
+    if (!verdict.accepted) {
+      const std::string what = verdict.entry.empty() ? std::string("an empty entry (torch splits on ';' and spaces only)")
+                                                     : "'" + verdict.entry + "'";
+      auto canonical = format_torch(set, ctx.torch_version);
+      warnings->push_back(fmt::format(
+          "torch {} refuses TORCH_CUDA_ARCH_LIST=\"{}\" (\"Unknown CUDA arch\": {}); kiln reads it as {}{}",
+          table.version, std::string(spec), what, canonical ? "\"" + *canonical + "\"" : format_cmake(set) + " (CMake form)",
+          canonical ? "" : " and hands torch the part it can spell, nvcc the rest"));
+    }
   }
   return set;
 }
 
+// CUDA_ARCHITECTURES as CMake reads it: a ';' list of NUMBER[a|f][-real|-virtual], or one of
+// all / all-major / native alone, or a false constant (OFF) for "no flags". CMake passes anything
+// else through to nvcc, which refuses it (`80,86` becomes compute_80,86; `all;80` compute_all).
 tl::expected<TargetSet, SpecError> parse_cmake(std::string_view spec, const SpecContext& ctx) {
   TargetSet set;
-  std::vector<std::string> tokens = split(spec, "; ,\t\n");
-  if (tokens.empty()) return tl::unexpected(SpecError{"", "empty architecture list"});
+  std::vector<std::string> tokens = split_exact(spec, ';');
+  if (spec.empty()) return tl::unexpected(bad("", "empty architecture list (CMake: \"CUDA_ARCHITECTURES is empty\")"));
+  if (tokens.size() == 1 && cmake_false(tokens[0])) return nvcc_default_set(tokens[0], ctx);
   for (const auto& tok : tokens) {
-    const std::string low = lower(tok);
-    if (is_keyword(low)) {
-      auto r = resolve_keyword(low, ctx);
-      if (!r) return r;
-      set.add(*r);
-      continue;
+    if (tok.empty()) continue;  // CMake drops empty list elements
+    if (tok.find_first_of(", \t\n") != std::string::npos)
+      return tl::unexpected(bad(tok, "CMake separates architectures with ';' only and would pass this to nvcc as one "
+                                     "architecture, which nvcc refuses; write " +
+                                         fmt::format("{}", fmt::join(split(tok, ", \t\n"), ";"))));
+    if (is_keyword(tok)) {
+      if (tokens.size() > 1)
+        return tl::unexpected(bad(tok, "`" + tok + "` must be the whole CUDA_ARCHITECTURES value (CMake would "
+                                                   "pass compute_" + tok + " to nvcc)"));
+      return resolve_keyword(tok, ctx);
     }
-    std::string body = low;
+    std::string body = tok;
     bool sass = true, ptx = true;  // a plain number means both, as CMake documents
     for (std::string_view sfx : {"-real", "-virtual"})
       if (body.size() > sfx.size() && body.compare(body.size() - sfx.size(), sfx.size(), sfx) == 0) {
         body.resize(body.size() - sfx.size());
         (sfx == "-real" ? ptx : sass) = false;
       }
-    if (body.find('.') != std::string::npos || body.find('_') != std::string::npos)
+    if (body.empty() || !std::isdigit(static_cast<unsigned char>(body[0])) || body.find_first_of("._") != std::string::npos)
       return tl::unexpected(bad(tok, "CMake architectures look like 80, 90a-real or 90-virtual"));
     auto arch = parse_arch_name(body);
     if (!arch) return tl::unexpected(bad(tok, "not a CUDA architecture (expected e.g. 80, 90a-real, 100-virtual)"));
+    if (auto e = unknown_arch(*arch, tok)) return tl::unexpected(*e);
     if (sass) set.add(Target{*arch, CodeKind::sass});
     if (ptx) set.add(Target{*arch, CodeKind::ptx});
   }
+  if (set.empty()) return tl::unexpected(bad(std::string(spec), "empty architecture list (CMake: \"CUDA_ARCHITECTURES is empty\")"));
   return set;
 }
 
 namespace {
 
-// One -gencode value: arch=compute_XX,code=sm_XX | code=[sm_XX,compute_XX] | code="a,b".
+// What nvcc builds for one code= entry of a virtual architecture, by nvcc 13's rules (measured with
+// --dryrun and ptxas, tests/differential/nvcc.toml):
+//  PTX: the code must be the virtual architecture itself.
+//  SASS: not older than the virtual one; from compute_XXa only sm_XXa (nvcc or ptxas refuse the
+//  rest); from compute_XXf only the same major, and a plain sm_YY becomes sm_YYf.
+tl::expected<Target, SpecError> code_target(const Arch& virt, const std::string& code) {
+  const bool is_sass = starts_with(code, "sm_");
+  auto a = parse_arch_name(code);
+  if (!a || (!is_sass && !starts_with(code, "compute_")))
+    return tl::unexpected(bad(code, "code= takes sm_XX (SASS) or compute_XX (PTX)"));
+  if (auto e = unknown_arch(*a, code)) return tl::unexpected(*e);
+  const std::string incompatible = "nvcc refuses this pairing (\"Incompatible code generation requested: arch='" +
+                                   virt.compute() + "', code='" + code + "'\")";
+  if (!is_sass) {
+    if (*a != virt) return tl::unexpected(bad(code, "PTX code must be arch=" + virt.compute() + " itself; " + incompatible));
+    return Target{*a, CodeKind::ptx};
+  }
+  if (a->number < virt.number)
+    return tl::unexpected(bad(code, "SASS for " + a->sm() + " cannot be generated from " + virt.compute() +
+                                        "; the virtual architecture must not be newer"));
+  if (virt.variant == Variant::a && (a->variant != Variant::a || a->number != virt.number))
+    return tl::unexpected(bad(code, "arch-specific " + virt.compute() + " only builds " + virt.sm() +
+                                        (a->number != virt.number ? " (ptxas: \"cannot be compiled to future architecture\")"
+                                                                  : "; " + incompatible)));
+  if (virt.variant == Variant::f) {
+    if (a->major() != virt.major())
+      return tl::unexpected(bad(code, "family-specific " + virt.compute() + " only builds its own family (sm_" +
+                                          std::to_string(virt.major()) + "x); " + incompatible));
+    if (a->variant == Variant::none) a->variant = Variant::f;
+  }
+  return Target{*a, CodeKind::sass};
+}
+
+// One -gencode value: comma-separated keyword=value pairs, arch= and code=, code a single name or a
+// bracketed list. An unbracketed list is refused as nvcc does ("'compute_80' is not in
+// 'keyword=value' format").
 tl::expected<TargetSet, SpecError> parse_gencode(const std::string& value) {
-  std::string v = value;
-  v.erase(std::remove(v.begin(), v.end(), '"'), v.end());
-  v.erase(std::remove(v.begin(), v.end(), '\''), v.end());
-  auto arch_pos = v.find("arch=");
-  auto code_pos = v.find("code=");
-  if (arch_pos == std::string::npos)
-    return tl::unexpected(bad(value, "a -gencode value needs arch=compute_XX,code=..."));
-  std::string arch_part = v.substr(arch_pos + 5, (code_pos == std::string::npos ? v.size() : code_pos) - arch_pos - 5);
-  while (!arch_part.empty() && arch_part.back() == ',') arch_part.pop_back();
-  if (arch_part.rfind("compute_", 0) != 0)
-    return tl::unexpected(bad(value, "the arch= of -gencode must be a virtual architecture (compute_XX)"));
-  auto virt = parse_arch_name(arch_part);
-  if (!virt) return tl::unexpected(bad(arch_part, "not a virtual architecture"));
-  std::string code_part = code_pos == std::string::npos ? arch_part : v.substr(code_pos + 5);
-  code_part.erase(std::remove(code_part.begin(), code_part.end(), '['), code_part.end());
-  code_part.erase(std::remove(code_part.begin(), code_part.end(), ']'), code_part.end());
+  const std::string v = strip_quotes(value);
+  std::optional<std::string> arch_part, code_part;
+  std::string cur;
+  int depth = 0;
+  std::vector<std::string> items;
+  for (char c : v) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      items.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  items.push_back(cur);
+  for (const auto& item : items) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos)
+      return tl::unexpected(bad(item, "not in keyword=value format: a -gencode code list needs brackets, "
+                                      "code=[sm_80,compute_80]"));
+    const std::string key = item.substr(0, eq);
+    if (key == "arch") arch_part = item.substr(eq + 1);
+    else if (key == "code") code_part = item.substr(eq + 1);
+    else return tl::unexpected(bad(item, "a -gencode value has only arch= and code="));
+  }
+  if (!arch_part) return tl::unexpected(bad(value, "a -gencode value needs arch=compute_XX,code=..."));
+  if (!code_part)
+    return tl::unexpected(bad(value, "-gencode without code= (nvcc: \"missing code\"); add code=sm_XX or code=[sm_XX,compute_XX]"));
+  if (!starts_with(*arch_part, "compute_"))
+    return tl::unexpected(bad(*arch_part, "the arch= of -gencode must be a virtual architecture (compute_XX)"));
+  auto virt = parse_arch_name(*arch_part);
+  if (!virt) return tl::unexpected(bad(*arch_part, "not a virtual architecture"));
+  if (auto e = unknown_arch(*virt, *arch_part)) return tl::unexpected(*e);
+  std::string codes = *code_part;
+  if (codes.size() >= 2 && codes.front() == '[' && codes.back() == ']') codes = codes.substr(1, codes.size() - 2);
+  else if (codes.find_first_of("[],") != std::string::npos)
+    return tl::unexpected(bad(*code_part, "a -gencode code list needs brackets, code=[sm_80,compute_80]"));
   TargetSet set;
-  for (const auto& code : split(code_part, ",")) {
-    auto a = parse_arch_name(code);
-    if (!a || (code.rfind("sm_", 0) != 0 && code.rfind("compute_", 0) != 0))
-      return tl::unexpected(bad(code, "code= takes sm_XX (SASS) or compute_XX (PTX)"));
-    const bool is_sass = code.rfind("sm_", 0) == 0;
-    if (is_sass && a->number < virt->number)
-      return tl::unexpected(bad(code, "SASS for " + a->sm() + " cannot be generated from " + virt->compute() +
-                                          "; the virtual architecture must not be newer"));
-    if (!is_sass && *a != *virt)
-      return tl::unexpected(bad(code, "PTX code " + code + " must match arch=" + virt->compute()));
-    set.add(Target{*a, is_sass ? CodeKind::sass : CodeKind::ptx});
+  for (const auto& code : split_exact(codes, ',')) {
+    auto t = code_target(*virt, code);
+    if (!t) return tl::unexpected(t.error());
+    set.add(*t);
   }
   return set;
 }
@@ -211,76 +325,70 @@ tl::expected<TargetSet, SpecError> parse_gencode(const std::string& value) {
 tl::expected<TargetSet, SpecError> parse_nvcc_args(const std::vector<std::string>& args, const SpecContext& ctx) {
   TargetSet set;
   std::optional<std::string> arch_value, code_value;
-  auto take_value = [&](size_t& i, const std::string& flag, std::string_view name) -> std::optional<std::string> {
+  bool any = false;
+  // Returns the value of `name` at args[i] (as "-name=V" or "-name V"), advancing i past it.
+  auto value_of = [&](size_t& i, std::string_view name) -> std::optional<tl::expected<std::string, SpecError>> {
     const std::string& a = args[i];
     if (a == name) {
-      if (i + 1 >= args.size()) return std::nullopt;
+      if (i + 1 >= args.size()) return tl::unexpected(bad(a, "missing value after " + std::string(name)));
       return args[++i];
     }
     if (a.size() > name.size() && a.compare(0, name.size(), name) == 0 && a[name.size()] == '=')
       return a.substr(name.size() + 1);
-    (void)flag;
     return std::nullopt;
   };
-  bool any = false;
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    bool matched = false;
-    for (std::string_view name : {"-gencode", "--generate-code"}) {
-      if (a == name || a.rfind(std::string(name) + "=", 0) == 0) {
-        auto v = take_value(i, a, name);
-        if (!v) return tl::unexpected(bad(a, "missing value after " + std::string(name)));
-        auto g = parse_gencode(*v);
-        if (!g) return g;
-        set.add(*g);
-        matched = any = true;
-      }
+    std::optional<tl::expected<std::string, SpecError>> v;
+    if ((v = value_of(i, "-gencode")) || (v = value_of(i, "--generate-code"))) {
+      if (!*v) return tl::unexpected(v->error());
+      auto g = parse_gencode(**v);
+      if (!g) return g;
+      set.add(*g);
+      any = true;
+    } else if ((v = value_of(i, "-arch")) || (v = value_of(i, "--gpu-architecture"))) {
+      if (!*v) return tl::unexpected(v->error());
+      arch_value = **v;  // the last -arch wins, as in nvcc
+      any = true;
+    } else if ((v = value_of(i, "-code")) || (v = value_of(i, "--gpu-code"))) {
+      if (!*v) return tl::unexpected(v->error());
+      code_value = **v;
+      any = true;
+    } else if (!args[i].empty() && args[i][0] != '-') {
+      return tl::unexpected(bad(args[i], "not an nvcc architecture flag (expected -gencode, -arch or -code)"));
     }
-    if (matched) continue;
-    for (std::string_view name : {"-arch", "--gpu-architecture"})
-      if (a == name || a.rfind(std::string(name) + "=", 0) == 0) {
-        auto v = take_value(i, a, name);
-        if (!v) return tl::unexpected(bad(a, "missing value after " + std::string(name)));
-        arch_value = *v;
-        matched = any = true;
-      }
-    if (matched) continue;
-    for (std::string_view name : {"-code", "--gpu-code"})
-      if (a == name || a.rfind(std::string(name) + "=", 0) == 0) {
-        auto v = take_value(i, a, name);
-        if (!v) return tl::unexpected(bad(a, "missing value after " + std::string(name)));
-        code_value = *v;
-        matched = any = true;
-      }
-    if (!matched && !a.empty() && a[0] != '-')
-      return tl::unexpected(bad(a, "not an nvcc architecture flag (expected -gencode, -arch or -code)"));
   }
   if (arch_value) {
-    const std::string low = lower(*arch_value);
-    if (is_keyword(low)) {
-      if (code_value) return tl::unexpected(bad(*code_value, "-code cannot be combined with -arch=" + low));
-      auto r = resolve_keyword(low, ctx);
+    const std::string val = strip_quotes(*arch_value);
+    if (is_keyword(val)) {
+      if (code_value) return tl::unexpected(bad(*code_value, "-code cannot be combined with -arch=" + val));
+      auto r = resolve_keyword(val, ctx);
       if (!r) return r;
       set.add(*r);
     } else {
-      auto arch = parse_arch_name(low);
-      if (!arch || (low.rfind("sm_", 0) != 0 && low.rfind("compute_", 0) != 0))
+      auto arch = parse_arch_name(val);
+      const bool real = starts_with(val, "sm_");
+      if (!arch || (!real && !starts_with(val, "compute_")))
         return tl::unexpected(bad(*arch_value, "-arch takes sm_XX, compute_XX, native, all or all-major"));
+      if (auto e = unknown_arch(*arch, val)) return tl::unexpected(*e);
       if (code_value) {
-        auto g = parse_gencode("arch=compute_" + std::to_string(arch->number) + arch->suffix() + ",code=" + *code_value);
-        if (!g) return g;
-        set.add(*g);
-      } else if (low.rfind("sm_", 0) == 0) {
-        // nvcc: -arch=sm_XY is shorthand for -arch=compute_XY -code=sm_XY,compute_XY.
-        set.add(Target{*arch, CodeKind::sass});
-        set.add(Target{*arch, CodeKind::ptx});
+        if (real)
+          return tl::unexpected(bad(val, "with -code, -arch must be a virtual architecture (nvcc: \"must be a virtual code "
+                                         "architecture\"); write -arch=" + arch->compute()));
+        for (const auto& code : split_exact(strip_quotes(*code_value), ',')) {
+          auto t = code_target(*arch, code);
+          if (!t) return tl::unexpected(t.error());
+          set.add(*t);
+        }
       } else {
-        // A virtual -arch without -code: -code defaults to the same virtual architecture.
+        // nvcc: -arch=sm_XY is -arch=compute_XY -code=sm_XY,compute_XY; a virtual -arch alone is its
+        // PTX. For sm_XYa / sm_XYf (and compute_XYa/f) nvcc also embeds plain compute_XY PTX.
+        if (real) set.add(Target{*arch, CodeKind::sass});
         set.add(Target{*arch, CodeKind::ptx});
+        if (arch->variant != Variant::none) set.add(Target{Arch{arch->number}, CodeKind::ptx});
       }
     }
   } else if (code_value) {
-    return tl::unexpected(bad(*code_value, "-code needs an -arch=compute_XX beside it"));
+    return tl::unexpected(bad(*code_value, "-code needs an -arch=compute_XX beside it (nvcc: \"-arch option not specified\")"));
   }
   if (!any) return tl::unexpected(SpecError{"", "no -gencode, -arch or -code flag found"});
   return set;
@@ -290,18 +398,34 @@ tl::expected<TargetSet, SpecError> parse_nvcc(std::string_view spec, const SpecC
   return parse_nvcc_args(split(spec, " \t\n"), ctx);
 }
 
-tl::expected<TargetSet, SpecError> parse_spec(std::string_view spec, Syntax syntax, const SpecContext& ctx) {
+tl::expected<TargetSet, SpecError> parse_spec(std::string_view spec, Syntax syntax, const SpecContext& ctx, Warnings* warnings) {
   if (syntax == Syntax::automatic) syntax = detect_syntax(spec);
   switch (syntax) {
-    case Syntax::torch: return parse_torch(spec);
+    case Syntax::torch: return parse_torch(spec, ctx, warnings);
     case Syntax::nvcc: return parse_nvcc(spec, ctx);
     default: return parse_cmake(spec, ctx);
   }
 }
 
-tl::expected<std::string, SpecError> format_torch(const TargetSet& set) {
+std::pair<TargetSet, TargetSet> split_for_torch(const TargetSet& set, std::string_view torch_version) {
+  const TorchArchTable& table = torch_arch_table(torch_version);
+  TargetSet ok, rest;
+  for (const auto& t : set) {
+    const bool spellable = table.can_spell(t.arch) &&
+                           (t.kind == CodeKind::sass || set.contains(Target{t.arch, CodeKind::sass}));
+    (spellable ? ok : rest).add(t);
+  }
+  return {ok, rest};
+}
+
+tl::expected<std::string, SpecError> format_torch(const TargetSet& set, std::string_view torch_version) {
+  const TorchArchTable& table = torch_arch_table(torch_version);
   std::string out;
   for (const auto& t : set) {
+    if (!table.can_spell(t.arch))
+      return tl::unexpected(SpecError{t.name(), fmt::format("'{}': torch {}'s TORCH_CUDA_ARCH_LIST has no entry {} "
+                                                            "(its table: data/torch_archs.toml); use --to cmake or --to nvcc",
+                                                            t.name(), table.version, t.arch.dotted())});
     if (t.kind == CodeKind::ptx) {
       if (!set.contains(Target{t.arch, CodeKind::sass}))
         return tl::unexpected(SpecError{t.arch.compute(), "'" + t.arch.compute() +
@@ -331,11 +455,18 @@ std::string format_cmake(const TargetSet& set) {
   return out;
 }
 
+tl::expected<std::string, SpecError> format_cmake_strict(const TargetSet& set) {
+  for (const auto& t : set)
+    if (t.arch.variant == Variant::f)
+      return tl::unexpected(SpecError{t.name(), "'" + t.name() + "': CMake's CUDA_ARCHITECTURES has no spelling for "
+                                                "family-specific targets (CMake 4 refuses `" +
+                                                    std::to_string(t.arch.number) + "f`); use --to nvcc"});
+  return format_cmake(set);
+}
+
 std::vector<std::string> nvcc_args(const TargetSet& set) {
   std::vector<std::string> out;
-  for (const auto& t : set)
-    out.push_back("-gencode=arch=" + t.arch.compute() + ",code=" +
-                  t.name());
+  for (const auto& t : set) out.push_back("-gencode=arch=" + t.arch.compute() + ",code=" + t.name());
   return out;
 }
 
@@ -349,7 +480,7 @@ tl::expected<std::string, SpecError> format_spec(const TargetSet& set, Syntax sy
   switch (syntax) {
     case Syntax::torch: return format_torch(set);
     case Syntax::nvcc: return format_nvcc(set);
-    default: return format_cmake(set);
+    default: return format_cmake_strict(set);
   }
 }
 

@@ -45,8 +45,11 @@ const ArchCatalog& ArchCatalog::get() {
         a.note = t["note"].value_or(std::string());
         c.archs_.push_back(a);
       }
-    if (auto named = root["torch_named"].as_table())
-      for (const auto& [k, v] : *named) c.torch_named_[std::string(k.str())] = v.value_or(std::string());
+    if (auto arr = root["nvcc_default"].as_array())
+      for (const auto& node : *arr) {
+        const auto& t = *node.as_table();
+        c.nvcc_default_.emplace_back(version_at(t, "since_cuda").value_or(CudaVersion{}), t["arch"].value_or(0));
+      }
     c.default_archs_ = root["defaults"]["archs"].value_or(std::string("8.0;9.0+PTX"));
     return c;
   }();
@@ -57,6 +60,21 @@ const ArchInfo* ArchCatalog::find(int number) const {
   for (const auto& a : archs_)
     if (a.number == number) return &a;
   return nullptr;
+}
+
+bool ArchCatalog::known(const Arch& a) const {
+  const ArchInfo* info = find(a.number);
+  if (!info) return false;
+  if (a.variant == Variant::a) return info->a_since.has_value();
+  if (a.variant == Variant::f) return info->f_since.has_value();
+  return true;
+}
+
+std::optional<int> ArchCatalog::nvcc_default(CudaVersion v) const {
+  std::optional<int> out;
+  for (const auto& [since, arch] : nvcc_default_)
+    if (!(v < since)) out = arch;
+  return out;
 }
 
 bool ArchCatalog::supported_by(const Arch& a, CudaVersion v) const {

@@ -1,6 +1,6 @@
 #pragma once
 // The table of CUDA architectures from data/cuda_archs.toml: which CUDA releases build which
-// architecture, and PyTorch's named architectures.
+// architecture (with its `a`/`f` variants), and what nvcc builds when told nothing.
 #include <map>
 #include <optional>
 #include <string>
@@ -32,7 +32,10 @@ class ArchCatalog {
   static const ArchCatalog& get();
   const ArchInfo* find(int number) const;
   const std::vector<ArchInfo>& all() const { return archs_; }
-  const std::map<std::string, std::string>& torch_named() const { return torch_named_; }
+  // The architecture exists in some CUDA release, with this variant (sm_99 and sm_89a never did).
+  bool known(const Arch& a) const;
+  // nvcc's default architecture (no -arch/-gencode) for this release; nullopt before the table.
+  std::optional<int> nvcc_default(CudaVersion v) const;
   const std::string& default_archs() const { return default_archs_; }
   CudaVersion newest_known() const { return newest_; }
   // Which CUDA releases build this architecture (with its variant), e.g. "CUDA 9.0 to 12.9".
@@ -41,7 +44,7 @@ class ArchCatalog {
 
  private:
   std::vector<ArchInfo> archs_;
-  std::map<std::string, std::string> torch_named_;
+  std::vector<std::pair<CudaVersion, int>> nvcc_default_;  // since, arch
   std::string default_archs_;
   CudaVersion newest_;
 };

@@ -29,6 +29,7 @@ std::optional<std::string> plan_value(std::string_view key, const PlanContext& p
   }
   if (key == "arch_list" && !p.arch_list.empty()) return p.arch_list;
   if (key == "cuda_version" && !p.cuda_version.empty()) return p.cuda_version;
+  if (key == "force_build" && !p.force_build.empty()) return p.force_build;
   return std::nullopt;
 }
 

@@ -18,6 +18,7 @@ struct PlanContext {
   std::optional<int> next_jobs;      // jobs the planner would use next time; default jobs/2
   std::string arch_list;             // targets in the user's spelling, e.g. "8.0;9.0"
   std::string cuda_version;          // nvcc release, e.g. "13.0"
+  std::string force_build;           // the project's own force-build switch, e.g. "CAUSAL_CONV1D_FORCE_BUILD=TRUE"
 };
 
 struct LogLine {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <sstream>
 
 namespace kiln::report {
@@ -47,6 +48,34 @@ ExecLog parse_exec_log(const std::string& text) {
     r.exit = static_cast<int>(num("exit", false));
     r.waited_ms = static_cast<long>(num("waited_ms", false));
     r.archs = static_cast<int>(num("archs", false));
+    r.split = static_cast<int>(num("split", false));
+    r.threads = static_cast<int>(num("threads", false));
+    r.cores = std::max(1, static_cast<int>(num("cores", false, 1)));
+    r.grant = text_field("grant");
+    if (auto ph = j.find("phases"); ph != j.end() && ph->is_object()) {
+      auto ms = [](const nlohmann::json& o, const char* k) {
+        auto it = o.find(k);
+        return it != o.end() && it->is_number() && it->get<double>() >= 0 ? it->get<double>() : 0.0;
+      };
+      r.phases.front_end_ms = ms(*ph, "front_end_ms");
+      r.phases.host_ms = ms(*ph, "host_ms");
+      r.phases.link_ms = ms(*ph, "link_ms");
+      r.phases.other_ms = ms(*ph, "other_ms");
+      if (auto a = ph->find("archs"); a != ph->end() && a->is_object())
+        for (const auto& [k, v] : a->items()) {
+          int arch = 0;
+          try {
+            arch = std::stoi(k);
+          } catch (...) {
+            continue;
+          }
+          if (arch <= 0 || !v.is_object()) continue;
+          r.phases.archs[arch] = {ms(v, "device_ms"), ms(v, "ptxas_ms")};
+        }
+      r.phases.rows = 1;
+    }
+    // A compiler run that produced nothing (a version probe: `c++ --version`) has no unit to describe.
+    if (r.output.empty() && !bad && r.source.empty()) continue;
     if (r.output.empty() || bad) {
       log.problems.push_back(fmt::format("line {}: needs a string \"output\" and non-negative numbers "
                                          "start_ms, wall_ms (cpu_ms, peak_rss_kib, waited_ms, archs optional)",

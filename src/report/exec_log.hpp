@@ -2,10 +2,14 @@
 // The records `kiln exec` (the memory-governing compiler launcher) appends to $KILN_EXEC_LOG, one
 // JSON object per compile:
 //   {"output": "obj path as Ninja names it", "source": "...", "start_ms": <unix epoch ms>,
-//    "wall_ms": N, "cpu_ms": N, "peak_rss_kib": N, "exit": N, "waited_ms": N, "archs": N}
+//    "wall_ms": N, "cpu_ms": N, "peak_rss_kib": N, "exit": N, "waited_ms": N, "archs": N,
+//    optional: "split": N, "threads": N, "cores": N, "grant": "why" (the launcher's thread grant),
+//    "phases": {"front_end_ms", "host_ms", "link_ms", "other_ms", "archs": {"90": {"device_ms", "ptxas_ms"}}}}
 // A build folder without the file is profiled from .ninja_log alone.
 #include <string>
 #include <vector>
+
+#include "run/nvcc_phases.hpp"
 
 namespace kiln::report {
 
@@ -16,6 +20,9 @@ struct ExecRecord {
   long cpu_ms = -1, peak_rss_kib = -1;  // -1: not recorded
   int exit = 0;
   int archs = 0;  // device targets of an nvcc compile; 0 for host compilers
+  int split = 0, threads = 0, cores = 1;  // what kiln's launcher granted (0: nothing)
+  std::string grant;                      // why; empty when the launcher did not consider it
+  run::NvccPhases phases;                 // nvcc --time, when recorded
 };
 
 struct ExecLog {

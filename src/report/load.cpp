@@ -2,12 +2,40 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 namespace kiln::report {
 
-tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir, const io::Seams& s, int cores) {
+tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir, const io::Seams& s, int this_machine,
+                                                   std::optional<int> forced) {
   ProfileInput in;
   in.build_dir = build_dir;
-  in.cores = cores;
+  in.cores = this_machine;
+  in.cores_source = "this machine (the build recorded none)";
+  std::string exec_log = build_dir + "/kiln-exec.jsonl", ccache_log = build_dir + "/kiln-ccache-stats.log";
+  if (auto t = s.fs.read(build_dir + "/kiln-build.json")) {
+    auto j = nlohmann::json::parse(*t, nullptr, false);
+    if (j.is_object()) {
+      if (auto c = j.find("cores"); c != j.end() && c->is_number_integer() && c->get<long long>() > 0 &&
+                                    c->get<long long>() < 1'000'000) {
+        in.cores = static_cast<int>(c->get<long long>());
+        in.cores_source = "the build's record (kiln-build.json)";
+      }
+      auto path = [&](const char* k, std::string& into) {
+        if (auto it = j.find(k); it != j.end() && it->is_string() && !it->get<std::string>().empty() &&
+                                 !s.fs.exists(into) && s.fs.exists(it->get<std::string>()))
+          into = it->get<std::string>();
+      };
+      path("exec_log", exec_log);
+      path("ccache_stats", ccache_log);
+    } else {
+      in.notes.push_back(build_dir + "/kiln-build.json is not a JSON object; ignored");
+    }
+  }
+  if (forced) {
+    in.cores = *forced;
+    in.cores_source = "--cores";
+  }
   if (!s.fs.is_directory(build_dir)) return tl::unexpected(fmt::format("{}: no such folder", build_dir));
   auto text = s.fs.read(build_dir + "/.ninja_log");
   if (!text)
@@ -32,8 +60,8 @@ tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir,
   } else {
     in.graph_problem = "ninja not found on PATH";
   }
-  if (auto t = s.fs.read(build_dir + "/kiln-exec.jsonl")) in.exec = parse_exec_log(*t);
-  if (auto t = s.fs.read(build_dir + "/kiln-ccache-stats.log"); t && !t->empty())
+  if (auto t = s.fs.read(exec_log)) in.exec = parse_exec_log(*t);
+  if (auto t = s.fs.read(ccache_log); t && !t->empty())
     in.cache = run::parse_ccache_stats_log(*t);
   if (auto t = s.fs.read(build_dir + "/kiln-nvcc-time.csv")) in.nvcc = parse_nvcc_time(*t);
   return in;

@@ -11,6 +11,11 @@
 namespace kiln::report {
 namespace {
 
+std::string human_duration(long ms) {
+  if (ms < 60'000) return fmt::format("{:.0f} s", ms / 1000.0);
+  return fmt::format("{}m{:02}s", ms / 60'000, (ms / 1000) % 60);
+}
+
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -202,6 +207,22 @@ std::vector<size_t> chain_critical_path(const std::vector<Unit>& units, long& le
 
 }  // namespace
 
+double Unit::device_ms() const {
+  double d = 0;
+  for (const auto& [a, ph] : phases.archs) d += ph.device_ms + ph.ptxas_ms;
+  return d;
+}
+
+long Unit::ideal_ms(int cores) const {
+  const long wall = std::max(0L, duration_ms() - waited_ms);
+  const double d = device_ms();
+  if (d <= 0) return wall;
+  // The device phases as measured (summed over architectures, so possibly more than the wall when
+  // they ran in parallel); the rest of the wall stays serial.
+  const double serial = std::max(0.0, static_cast<double>(wall) - d);
+  return static_cast<long>(std::min<double>(wall, serial + d / std::max(1, cores)));
+}
+
 std::vector<size_t> slowest(const Profile& p, size_t n) {
   std::vector<size_t> idx(p.units.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
@@ -217,7 +238,9 @@ Profile compute_profile(const ProfileInput& in) {
   p.log_version = in.log.version;
   p.builds_in_log = in.log.builds;
   p.cores = std::max(1, in.cores);
+  p.cores_source = in.cores_source;
   p.cache = in.cache;
+  p.notes = in.notes;
 
   std::map<std::string, size_t> unit_of;
   for (const auto& j : in.log.jobs) {
@@ -236,9 +259,14 @@ Profile compute_profile(const ProfileInput& in) {
     std::map<size_t, const ExecRecord*> rec;
     const std::string prefix = in.build_dir + "/";
     for (const auto& r : in.exec->records) {
-      std::string out = r.output;
-      if (!in.build_dir.empty() && out.rfind(prefix, 0) == 0) out = out.substr(prefix.size());
-      if (auto it = unit_of.find(out); it != unit_of.end()) rec[it->second] = &r;
+      // Ninja names outputs as its build file does: relative to the build folder (CMake) or
+      // absolute (torch.utils.cpp_extension); the launcher records them as the compiler saw them.
+      auto it = unit_of.find(r.output);
+      if (it == unit_of.end() && !in.build_dir.empty() && r.output.rfind(prefix, 0) == 0)
+        it = unit_of.find(r.output.substr(prefix.size()));
+      if (it == unit_of.end() && !in.build_dir.empty() && !r.output.empty() && r.output[0] != '/')
+        it = unit_of.find(prefix + r.output);
+      if (it != unit_of.end()) rec[it->second] = &r;
     }
     for (const auto& [i, r] : rec) {
       Unit& u = p.units[i];
@@ -247,6 +275,11 @@ Profile compute_profile(const ProfileInput& in) {
       u.waited_ms = std::min(r->waited_ms, u.duration_ms());
       u.archs = r->archs;
       u.source = r->source;
+      u.phases = r->phases;
+      u.split = r->split;
+      u.threads = r->threads;
+      u.cores = r->cores;
+      u.grant = r->grant;
     }
     p.exec_matched = static_cast<int>(rec.size());
   }
@@ -313,8 +346,58 @@ Profile compute_profile(const ProfileInput& in) {
   for (size_t i : p.critical_path) p.units[i].critical = true;
 
   const long cpu_bound = (p.total_cpu_ms + p.cores - 1) / p.cores;
-  p.lower_bound_ms = std::max(cpu_bound, cp);
-  p.bound_by = cp >= cpu_bound ? "critical path" : "cpu";
+  // What splitting could do: the same critical path with every unit's recorded device phases
+  // spread over all cores (a bound: nvcc's split does not scale perfectly).
+  long bound_cp = cp;
+  if (std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.device_ms() > 0; })) {
+    std::vector<Unit> ideal = p.units;
+    for (auto& u : ideal) u.end_ms = u.start_ms + u.waited_ms + u.ideal_ms(p.cores);
+    long split_cp = 0;
+    if (in.graph) {
+      graph_critical_path(*in.graph, ideal, unit_of, split_cp);
+      for (size_t i = 0; i < ideal.size(); ++i)
+        if (!in.graph->producer.count(ideal[i].name)) split_cp = std::max(split_cp, ideal[i].duration_ms());
+    } else {
+      // The chain of the measured path, each unit at its ideal time, and no less than any one unit.
+      for (size_t i : p.critical_path) split_cp += ideal[i].ideal_ms(p.cores);
+      for (const auto& u : ideal) split_cp = std::max(split_cp, u.ideal_ms(p.cores));
+    }
+    p.split_critical_path_ms = std::min(split_cp, cp);
+    bound_cp = p.split_critical_path_ms;
+  }
+  p.lower_bound_ms = std::max(cpu_bound, bound_cp);
+  p.bound_by = bound_cp >= cpu_bound ? "critical path" : "cpu";
+  // One unit bounds the build when it alone is at least 60% of the critical path and of the wall time.
+  for (size_t i : p.critical_path) {
+    const Unit& u = p.units[i];
+    if (u.duration_ms() * 10 >= std::max(cp, 1L) * 6 && u.duration_ms() * 10 >= p.makespan_ms * 6 &&
+        (p.bounding_unit < 0 || u.duration_ms() > p.units[p.bounding_unit].duration_ms()))
+      p.bounding_unit = static_cast<long>(i);
+  }
+  if (p.bounding_unit >= 0 && cp >= cpu_bound) {
+    const Unit& u = p.units[p.bounding_unit];
+    p.bound_by = "one unit";
+    std::string got = u.split > 1 || u.threads > 1
+                          ? fmt::format("it ran with --split-compile={} --threads={}", u.split, u.threads)
+                          : u.grant.empty() ? std::string("it ran on one thread")
+                                            : fmt::format("it ran on one thread ({})", u.grant);
+    if (u.kind == "cuda") {
+      p.remedy = fmt::format(
+          "{} is {} of the {} build ({}); give it more of the {} cores: nvcc --split-compile=N (device optimisation "
+          "in parallel){}; kiln build grants these from idle cores unless --no-split",
+          u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got, p.cores,
+          u.archs > 1 ? " and --threads=N (its architectures in parallel)" : "");
+      if (p.split_critical_path_ms >= 0)
+        p.remedy += fmt::format("; with its device phases ({}) on all cores the critical path would be {}",
+                                human_duration(static_cast<long>(u.device_ms())), human_duration(p.split_critical_path_ms));
+      else
+        p.remedy += "; its phases were not recorded (kiln build records nvcc --time per unit), so the gain cannot be sized";
+    } else {
+      p.remedy = fmt::format("{} is {} of the {} build: split the source file, or compile it earlier (it starts at {})",
+                             u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms),
+                             human_duration(u.start_ms - t0));
+    }
+  }
   p.efficiency = p.lower_bound_ms > 0 ? static_cast<double>(p.makespan_ms) / p.lower_bound_ms : 1.0;
   p.avg_parallelism = p.makespan_ms > 0 ? static_cast<double>(busy) / p.makespan_ms : 0.0;
 
@@ -371,7 +454,24 @@ Profile compute_profile(const ProfileInput& in) {
 
   // Time per architecture: measured by nvcc --time when the build wrote it; else the exec log's
   // arch count splits a unit evenly (an estimate); else it cannot be told.
-  if (in.nvcc && !in.nvcc->units.empty()) {
+  {
+    std::map<int, ArchTime> by_arch;
+    for (auto& u : p.units) {
+      if (u.phases.archs.empty()) continue;
+      u.arch_ms.clear();
+      for (const auto& [a, ph] : u.phases.archs) {
+        u.arch_ms[a] = ph.device_ms + ph.ptxas_ms;
+        auto& at = by_arch[a];
+        at.arch = a;
+        at.ms += ph.device_ms + ph.ptxas_ms;
+        ++at.units;
+      }
+      u.host_ms = u.phases.front_end_ms + u.phases.host_ms + u.phases.link_ms + u.phases.other_ms;
+    }
+    for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
+    if (!p.arch_times.empty()) p.arch_method = "nvcc --time, recorded per unit by kiln exec";
+  }
+  if (p.arch_times.empty() && in.nvcc && !in.nvcc->units.empty()) {
     std::map<int, ArchTime> by_arch;
     // Only compiles of this build count: the file also holds CMake's compiler checks and older builds.
     for (const auto& nu : in.nvcc->units) {

@@ -31,6 +31,12 @@ struct Unit {
   std::map<int, double> arch_ms;  // measured by nvcc --time
   double host_ms = 0;
   double per_arch_estimate_ms = 0;  // without nvcc --time: (duration - waited) / archs
+  run::NvccPhases phases;           // per unit, recorded by kiln exec (nvcc --time)
+  int split = 0, threads = 0, cores = 1;  // the launcher's thread grant
+  std::string grant;
+  // With its device phases spread over every core: what splitting could make of this unit.
+  long ideal_ms(int cores) const;
+  double device_ms() const;  // the device phases (front end per arch, cicc, ptxas)
 };
 
 struct TargetTime {
@@ -60,7 +66,9 @@ struct ProfileInput {
   std::optional<run::CacheStats> cache;
   std::optional<NvccTimes> nvcc;
   int cores = 1;
+  std::string cores_source = "--cores";
   int buckets = 120;  // samples of the time series
+  std::vector<std::string> notes;
 };
 
 struct Profile {
@@ -75,9 +83,15 @@ struct Profile {
   bool critical_path_from_graph = false;
   std::string critical_path_method;
   int cores = 1;
+  std::string cores_source;
   long lower_bound_ms = 0;
   double efficiency = 0;  // makespan / lower bound (1.0 = at the bound)
-  std::string bound_by;   // "cpu" or "critical path"
+  std::string bound_by;   // "cpu", "critical path", or "one unit" (the critical path is one unit's compile)
+  // The critical path if every CUDA unit's device phases ran on all cores (nvcc --split-compile /
+  // --threads); -1 when no unit's phases were recorded. The lower bound uses it when known.
+  long split_critical_path_ms = -1;
+  long bounding_unit = -1;  // index of the unit that bounds the build, when one does
+  std::string remedy;       // what would make a build bound by one unit faster
   double avg_parallelism = 0;
   int max_parallelism = 0;
   std::vector<Sample> parallelism;

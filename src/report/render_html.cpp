@@ -142,8 +142,13 @@ rect.crit{stroke:#dc2626;stroke-width:1.5}
   row("total CPU", human_ms(p.total_cpu_ms), p.cpu_from_exec ? "cpu_ms from kiln-exec.jsonl where recorded" : "sum of job durations");
   row("critical path", human_ms(p.critical_path_ms), p.critical_path_method);
   row("lower bound", human_ms(p.lower_bound_ms),
-      fmt::format("max(CPU / {} cores, critical path); bound by {}", p.cores, p.bound_by));
+      p.split_critical_path_ms >= 0
+          ? fmt::format("max(CPU / {} cores, critical path with device phases split over the cores = {}); bound by {}",
+                        p.cores, human_ms(p.split_critical_path_ms), p.bound_by)
+          : fmt::format("max(CPU / {} cores, critical path); bound by {}", p.cores, p.bound_by));
+  row("cores", std::to_string(p.cores), "from " + p.cores_source);
   row("efficiency", fmt::format("{:.2f}x", p.efficiency), "wall time / lower bound (1.00 is the limit)");
+  if (!p.remedy.empty()) row("remedy", "one unit", p.remedy);
   row("parallelism", fmt::format("{:.1f} avg, {} peak", p.avg_parallelism, p.max_parallelism), "concurrent jobs");
   row("peak memory", human_kib(p.peak_memory_kib),
       p.peak_memory_kib >= 0 ? "sum of the peak RSS of concurrent compiles" : "unknown: no kiln-exec.jsonl records");
@@ -183,6 +188,26 @@ rect.crit{stroke:#dc2626;stroke-width:1.5}
     for (const auto& a : p.arch_times)
       o += fmt::format("<tr><td>sm_{}</td><td class='n'>{}</td><td class='n'>{}</td></tr>", a.arch, human_ms(a.ms), a.units);
     o += "</table>\n";
+  }
+  {
+    std::string rows;
+    for (size_t i : slowest(p, top)) {
+      const Unit& u = p.units[i];
+      if (u.phases.archs.empty()) continue;
+      std::string archs;
+      for (const auto& [a, ph] : u.phases.archs)
+        archs += fmt::format("{}sm_{} {} / {}", archs.empty() ? "" : "<br>", a, human_ms(ph.device_ms), human_ms(ph.ptxas_ms));
+      rows += fmt::format("<tr><td>{}</td><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{}</td>"
+                          "<td class='n'>{}</td><td class='n'>{}</td><td>{}</td></tr>",
+                          esc(u.name), human_ms(u.duration_ms()), human_ms(u.phases.front_end_ms), archs,
+                          human_ms(u.phases.host_ms), human_ms(u.phases.link_ms), human_ms(u.phases.other_ms),
+                          u.split > 1 || u.threads > 1 ? fmt::format("split {} threads {}", std::max(1, u.split), std::max(1, u.threads))
+                                                       : esc(u.grant.empty() ? std::string("1") : "1 (" + u.grant + ")"));
+    }
+    if (!rows.empty())
+      o += "<h2>nvcc phases per unit</h2><p class='muted'>nvcc --time, recorded per unit by kiln exec; device = front end "
+           "+ cicc per architecture</p><table><tr><th>unit</th><th>time</th><th>front end</th><th>device / ptxas</th>"
+           "<th>host</th><th>link</th><th>other</th><th>threads</th></tr>" + rows + "</table>\n";
   }
   for (const auto& n : p.notes) o += "<p class='muted'>note: " + esc(n) + "</p>\n";
   o += R"(<script>

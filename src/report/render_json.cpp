@@ -16,6 +16,18 @@ json series(const std::vector<Sample>& v, double scale) {
   return a;
 }
 
+json phases_json(const run::NvccPhases& ph) {
+  if (ph.empty()) return nullptr;
+  json archs = json::object();
+  for (const auto& [a, p] : ph.archs)
+    archs[fmt::format("sm_{}", a)] = {{"device_seconds", seconds(p.device_ms)}, {"ptxas_seconds", seconds(p.ptxas_ms)}};
+  return {{"front_end_seconds", seconds(ph.front_end_ms)},
+          {"host_seconds", seconds(ph.host_ms)},
+          {"link_seconds", seconds(ph.link_ms)},
+          {"other_seconds", seconds(ph.other_ms)},
+          {"archs", archs}};
+}
+
 json unit_json(const Unit& u) {
   json arch = json::object();
   for (const auto& [a, ms] : u.arch_ms) arch[fmt::format("sm_{}", a)] = seconds(ms);
@@ -30,7 +42,10 @@ json unit_json(const Unit& u) {
           {"waited_seconds", seconds(u.waited_ms)},
           {"archs", u.archs},
           {"arch_seconds", arch},
-          {"critical", u.critical}};
+          {"critical", u.critical},
+          {"threads", {{"split", u.split}, {"threads", u.threads}, {"cores", u.cores},
+                       {"why", u.grant.empty() ? json(nullptr) : json(u.grant)}}},
+          {"phases", phases_json(u.phases)}};
 }
 
 }  // namespace
@@ -57,8 +72,12 @@ json to_json(const Profile& p, size_t top) {
        {{"seconds", seconds(p.critical_path_ms)}, {"from_graph", p.critical_path_from_graph},
         {"method", p.critical_path_method}, {"units", path}}},
       {"cores", p.cores},
+      {"cores_source", p.cores_source},
       {"lower_bound_seconds", seconds(p.lower_bound_ms)},
+      {"split_critical_path_seconds", p.split_critical_path_ms >= 0 ? seconds(p.split_critical_path_ms) : json(nullptr)},
       {"bound_by", p.bound_by},
+      {"bounding_unit", p.bounding_unit >= 0 ? json(p.units[p.bounding_unit].name) : json(nullptr)},
+      {"remedy", p.remedy.empty() ? json(nullptr) : json(p.remedy)},
       {"efficiency", std::round(p.efficiency * 1000) / 1000},
       {"parallelism", {{"average", std::round(p.avg_parallelism * 100) / 100}, {"max", p.max_parallelism}, {"series", series(p.parallelism, 1)}}},
       {"memory", {{"peak_mib", mib(p.peak_memory_kib)}, {"exec_log_units", p.exec_matched}, {"series_mib", series(p.memory, 1 / 1024.0)}}},

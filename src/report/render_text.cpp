@@ -57,12 +57,23 @@ std::string render_text(const Profile& p, size_t top) {
   line("critical", fmt::format("{} over {} job{}: {}", human_ms(p.critical_path_ms), p.critical_path.size(),
                                p.critical_path.size() == 1 ? "" : "s", chain));
   line("", fmt::format("from the {}", p.critical_path_method));
-  line("bound", fmt::format("{} = max(CPU {} / {} cores = {}, critical path {})", human_ms(p.lower_bound_ms),
-                            human_ms(p.total_cpu_ms), p.cores,
-                            human_ms(static_cast<double>(p.total_cpu_ms) / p.cores), human_ms(p.critical_path_ms)));
+  if (p.split_critical_path_ms >= 0)
+    line("bound", fmt::format("{} = max(CPU {} / {} cores = {}, critical path with device phases split over the cores {} "
+                              "(as built: {}))",
+                              human_ms(p.lower_bound_ms), human_ms(p.total_cpu_ms), p.cores,
+                              human_ms(static_cast<double>(p.total_cpu_ms) / p.cores), human_ms(p.split_critical_path_ms),
+                              human_ms(p.critical_path_ms)));
+  else
+    line("bound", fmt::format("{} = max(CPU {} / {} cores = {}, critical path {})", human_ms(p.lower_bound_ms),
+                              human_ms(p.total_cpu_ms), p.cores,
+                              human_ms(static_cast<double>(p.total_cpu_ms) / p.cores), human_ms(p.critical_path_ms)));
+  line("", fmt::format("cores from {}", p.cores_source));
   line("efficiency", fmt::format("{:.2f}x: the build took {:.2f} times the bound ({}-bound){}", p.efficiency, p.efficiency,
-                                 p.bound_by == "cpu" ? "CPU" : "critical-path",
-                                 p.efficiency > 1.25 ? "; scheduling or too few jobs left time on the table" : ""));
+                                 p.bound_by == "cpu" ? "CPU" : p.bound_by == "one unit" ? "one-unit" : "critical-path",
+                                 p.bound_by == "one unit" ? ""
+                                 : p.efficiency > 1.25 ? "; scheduling or too few jobs left time on the table"
+                                                       : ""));
+  if (!p.remedy.empty()) line("remedy", p.remedy);
   line("parallel", fmt::format("average {:.1f}, peak {} concurrent jobs ({} cores)", p.avg_parallelism,
                                p.max_parallelism, p.cores));
   line("memory", p.peak_memory_kib >= 0
@@ -99,6 +110,26 @@ std::string render_text(const Profile& p, size_t top) {
       if (p.units[i].archs > 0)
         o += fmt::format("  {:>8} per arch x {} {}\n", human_ms(p.units[i].per_arch_estimate_ms), p.units[i].archs,
                          shorten(p.units[i].name, 70));
+  }
+  // Where each CUDA unit's time went, as nvcc measured it.
+  {
+    std::vector<size_t> rows;
+    for (size_t i : slowest(p, top))
+      if (!p.units[i].phases.archs.empty()) rows.push_back(i);
+    if (!rows.empty()) {
+      o += fmt::format("\nnvcc phases (nvcc --time per unit; device = front end + cicc per arch)\n  {:>8} {:>9} {:<22} {:>8} {:>8} {:>8}  {:<9} {}\n",
+                       "time", "front end", "device / ptxas per arch", "host", "link", "other", "threads", "unit");
+      for (size_t i : rows) {
+        const Unit& u = p.units[i];
+        std::string archs;
+        for (const auto& [a, ph] : u.phases.archs)
+          archs += fmt::format("{}{} {}/{}", archs.empty() ? "" : ", ", arch_name(a), human_ms(ph.device_ms), human_ms(ph.ptxas_ms));
+        const std::string threads = u.split > 1 || u.threads > 1 ? fmt::format("s{} t{}", std::max(1, u.split), std::max(1, u.threads)) : "1";
+        o += fmt::format("  {:>8} {:>9} {:<22} {:>8} {:>8} {:>8}  {:<9} {}\n", human_ms(u.duration_ms()),
+                         human_ms(u.phases.front_end_ms), archs, human_ms(u.phases.host_ms), human_ms(u.phases.link_ms),
+                         human_ms(u.phases.other_ms), threads, shorten(u.name, 60));
+      }
+    }
   }
   if (!p.exec_problems.empty())
     o += fmt::format("\nkiln-exec.jsonl: skipped {} line{} ({})\n", p.exec_problems.size(),

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "run/cmake_build.hpp"
 
 #include "io/interrupt.hpp"
@@ -40,6 +41,28 @@ std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::str
   return out;
 }
 
+std::vector<std::string> linked_outputs(const io::Filesystem& fs, const std::string& build_dir) {
+  // CMake's Ninja generator names each link step's rule *_LINKER__<target>_<config>; a project may
+  // put the library anywhere (bitsandbytes links into its source tree), and build.ninja says where.
+  std::vector<std::string> out;
+  auto text = fs.read(build_dir + "/build.ninja");
+  if (!text) return out;
+  size_t pos = 0;
+  while ((pos = text->find("\nbuild ", pos)) != std::string::npos) {
+    pos += 7;
+    size_t eol = text->find('\n', pos);
+    std::string line = text->substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    size_t colon = line.find(": ");
+    if (colon == std::string::npos || line.find("_LINKER__", colon) == std::string::npos) continue;
+    std::string path = line.substr(0, colon);
+    if (path.find("$ ") != std::string::npos || path.find(' ') != std::string::npos) continue;  // several outputs
+    if (path.empty() || path[0] != '/') path = build_dir + "/" + path;
+    auto head = fs.read_head(path, 4);
+    if (head && head->size() == 4 && head->compare(0, 4, "\x7f" "ELF") == 0) out.push_back(path);
+  }
+  return out;
+}
+
 BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink& progress) {
   BuildOutcome o;
   s.fs.make_dirs(plan.build_dir);
@@ -48,6 +71,7 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     s.fs.make_dirs(plan.wrapper_dir());
     for (const char* name : {"c++", "nvcc"}) s.fs.symlink(plan.kiln_exe, plan.wrapper_dir() + "/" + name);
   }
+  s.fs.write(plan.build_dir + "/kiln-build.json", plan.build_record_json());
   std::ofstream log(plan.log_path(), std::ios::trunc);
   if (!plan.ccache.empty()) s.fs.write(plan.ccache_log_path(), "");
   const auto env = plan.child_env(s.env);
@@ -107,11 +131,19 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
       o.has_cache_stats = true;
       o.cache = parse_ccache_stats_log(*text);
     }
+  // torch.utils.cpp_extension builds in its own Ninja folder (build/temp.*): the record goes there
+  // too, so kiln report on that folder finds the machine's cores and kiln's logs.
+  if (plan.kind != ProjectKind::cmake)
+    for (const auto& d : s.fs.list(plan.project_dir + "/build"))
+      if (s.fs.exists(plan.project_dir + "/build/" + d + "/.ninja_log"))
+        s.fs.write(plan.project_dir + "/build/" + d + "/kiln-build.json", plan.build_record_json());
   if (!built) return o;
   o.ok = true;
   // setup.py builds leave their libraries under build/ (and PyTorch under torch/lib).
   if (plan.kind == ProjectKind::cmake) {
     o.artifacts = find_artifacts(s.fs, plan.build_dir);
+    for (auto& a : linked_outputs(s.fs, plan.build_dir))
+      if (std::find(o.artifacts.begin(), o.artifacts.end(), a) == o.artifacts.end()) o.artifacts.push_back(a);
   } else {
     for (const char* sub : {"/build", "/torch/lib"})
       for (auto& a : find_artifacts(s.fs, plan.project_dir + sub)) o.artifacts.push_back(a);

@@ -36,5 +36,7 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
 
 // ELF shared libraries and executables under `dir`, skipping CMake's own scratch folders.
 std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::string& dir);
+// ELF files the link steps of a CMake Ninja build write, wherever they are (from build.ninja).
+std::vector<std::string> linked_outputs(const io::Filesystem& fs, const std::string& build_dir);
 
 }  // namespace kiln::run

@@ -25,6 +25,12 @@ std::string emit_env(const Plan& p) {
   }
   for (const auto& o : p.options)
     if (!o.reason.empty()) out += fmt::format("# {}={}: {}\n", o.name, o.on ? 1 : 0, o.reason);
+  for (const auto& k : p.knobs.knobs) {
+    if (k.role == "unrelated" || k.role == "kiln-sets") continue;
+    if (k.sets() && k.cmake) out += fmt::format("# -D{}={} ({}, {}): {}\n", k.name, k.value, k.role, k.where, k.reason);
+    else if (k.sets()) out += fmt::format("# {}={} ({}, {}): {}\n", k.name, k.value, k.role, k.where, k.reason);
+    else out += fmt::format("# {} left as it is ({}, {}): {}\n", k.name, k.role, k.where, k.reason);
+  }
   for (const auto& [k, v] : vars) out += k + "=" + v + "\n";
   return out;
 }

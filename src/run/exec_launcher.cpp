@@ -6,12 +6,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
 
 #include "core/arch_spec.hpp"
 #include "probe/build_memory.hpp"
 #include "run/gencode_rewrite.hpp"
 #include "run/governor.hpp"
+#include "run/thread_grant.hpp"
 
 namespace kiln::run {
 namespace {
@@ -97,16 +102,33 @@ std::string history_key(const std::string& output) {
   return buf;
 }
 
+std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir, const std::string& output) {
+  if (history_dir.empty() || output.empty()) return std::nullopt;
+  auto text = fs.read(history_dir + "/" + history_key(output));
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
+  UnitHistory h;
+  long long peak = -1;
+  if (!(in >> peak) || peak < 0) return std::nullopt;
+  h.peak_kib = static_cast<std::uint64_t>(peak);
+  long long cpu = -1, wall = -1;
+  int cores = 1;
+  if (in >> cpu >> wall >> cores) {
+    h.cpu_ms = cpu >= 0 ? static_cast<long>(cpu) : -1;
+    h.wall_ms = wall >= 0 ? static_cast<long>(wall) : -1;
+    h.cores = std::max(1, cores);
+  }
+  return h;
+}
+
+std::string format_history(const UnitHistory& h) {
+  return fmt::format("{} {} {} {}\n", h.peak_kib, h.cpu_ms, h.wall_ms, h.cores);
+}
+
 std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir, const std::vector<std::string>& args) {
-  const std::string out = output_of(args);
-  if (!history_dir.empty() && !out.empty())
-    if (auto text = fs.read(history_dir + "/" + history_key(out))) {
-      try {
-        // 10% headroom over what this unit peaked at last time.
-        return static_cast<std::uint64_t>(std::stoull(*text) * 1.1);
-      } catch (...) {
-      }
-    }
+  // 10% headroom over what this unit peaked at last time.
+  if (auto h = read_history(fs, history_dir, output_of(args)); h && h->peak_kib > 0)
+    return static_cast<std::uint64_t>(h->peak_kib * 1.1);
   const int targets = device_targets_of(args);
   const double gib = targets > 0 ? probe::gib_per_job(probe::JobKind::cuda, targets) : probe::gib_per_job(probe::JobKind::cxx, 0);
   return static_cast<std::uint64_t>(gib * 1024 * 1024);
@@ -118,17 +140,46 @@ std::string record_json_line(const ExecRecord& r) {
                               {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
                               {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
   if (!r.warning.empty()) j["warning"] = r.warning;
+  if (!r.grant_why.empty()) {
+    j["split"] = r.split;
+    j["threads"] = r.threads;
+    j["cores"] = r.cores;
+    j["grant"] = r.grant_why;
+  }
+  if (!r.phases.empty()) {
+    nlohmann::ordered_json archs = nlohmann::ordered_json::object();
+    for (const auto& [a, p] : r.phases.archs)
+      archs[std::to_string(a)] = {{"device_ms", std::lround(p.device_ms)}, {"ptxas_ms", std::lround(p.ptxas_ms)}};
+    j["phases"] = {{"front_end_ms", std::lround(r.phases.front_end_ms)},
+                   {"host_ms", std::lround(r.phases.host_ms)},
+                   {"link_ms", std::lround(r.phases.link_ms)},
+                   {"other_ms", std::lround(r.phases.other_ms)},
+                   {"archs", archs}};
+  }
   return j.dump() + "\n";
 }
+
+namespace {
+
+int build_cores(const io::Environment& env) {
+  if (auto n = env_u64(env, "KILN_CORES"); n && *n > 0) return static_cast<int>(std::min<std::uint64_t>(*n, 4096));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
 
 int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   std::vector<std::string> argv = command;
   ExecRecord rec;
   std::optional<FileLedger> ledger;
   bool reserved = false;
+  std::optional<std::map<std::string, std::string>> child_env;  // set only when kiln adds nvcc flags
+  std::string time_file;
+  std::optional<UnitHistory> history_before;
   // Everything kiln adds is best effort: an exception here falls through to running `command`.
   try {
-    if (auto prune = s.env.get("KILN_PRUNE_ARCHS"); prune && !prune->empty() && is_nvcc(argv)) {
+    const bool nvcc = is_nvcc(argv);
+    if (auto prune = s.env.get("KILN_PRUNE_ARCHS"); prune && !prune->empty() && nvcc) {
       if (auto planned = core::parse_cmake(*prune, {})) {
         auto r = prune_arch_args(argv, *planned);
         if (r.changed) {
@@ -137,20 +188,45 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
         }
       }
     }
+    // Targets torch cannot spell, planned by kiln, added to each device compile (run/python_env).
+    if (auto extra = s.env.get("KILN_EXTRA_ARCHS"); extra && !extra->empty() && is_nvcc(argv))
+      if (auto set = core::parse_cmake(*extra, {})) argv = add_arch_args(argv, *set).args;
     argv = ccache_friendly_nvcc_args(argv);
     rec.output = output_of(argv);
     rec.source = source_of(argv);
     rec.archs = device_targets_of(argv);
     const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
+    history_before = read_history(s.fs, history, rec.output);
     rec.expected_kib = expected_peak_kib(s.fs, history, argv);
+    const std::string user_append = s.env.get("NVCC_APPEND_FLAGS").value_or("");
+    const bool split = nvcc && s.env.get("KILN_SPLIT").value_or("") == "1";
     auto budget = env_u64(s.env, "KILN_MEM_BUDGET_KIB");
+    std::string flags;
     if (auto path = s.env.get("KILN_LEDGER"); path && !path->empty() && budget) {
       ledger.emplace(*path, io::system_processes(), kLedgerLockTimeout);
-      Reservation mine;
-      mine.pid = static_cast<long>(::getpid());
-      mine.kib = rec.expected_kib;
-      mine.start = io::system_processes().start_time(mine.pid).value_or(0);
-      auto g = acquire(*ledger, s.clock, mine, *budget);
+      const long pid = static_cast<long>(::getpid());
+      UnitShape unit{.nvcc = nvcc, .device_targets = rec.archs, .project = project_threads(argv, user_append),
+                     .base_kib = rec.expected_kib, .serial_cpu_ms = std::nullopt};
+      if (history_before && history_before->cpu_ms >= 0) unit.serial_cpu_ms = history_before->cpu_ms;
+      const int cores = build_cores(s.env);
+      const auto policy = GrantPolicy::from_data();
+      Grant grant;
+      Reservation plain{pid, rec.expected_kib};
+      Reservation decided = plain;
+      auto g = acquire_decided(
+          *ledger, s.clock, pid,
+          [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
+            const long long now = epoch_ms();
+            grant = split ? decide_grant(unit, running, cores, *budget, now, policy) : Grant{.kib = rec.expected_kib};
+            if (!split) grant.why.clear();
+            if (!admits(running, grant.kib, *budget)) return std::nullopt;
+            Reservation r{pid, grant.kib, grant.cores, 0};
+            // Expected end: the learned CPU time spread over its cores (optimistic, so later units
+            // are not denied threads by a pessimistic guess).
+            if (unit.serial_cpu_ms) r.until_ms = now + *unit.serial_cpu_ms / std::max(1, grant.cores);
+            return r;
+          },
+          plain, decided);
       reserved = g.governed;
       rec.waited_ms = g.waited.count();
       if (!g.warning.empty()) {
@@ -158,13 +234,31 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
         rec.warning = g.warning;
         s.err << "kiln exec: warning: " << g.warning << "\n";
       }
+      if (reserved && decided.kib == grant.kib) {
+        flags = grant_flags(grant);
+        rec.split = grant.split;
+        rec.threads = grant.threads;
+        rec.cores = grant.cores;
+        rec.grant_why = grant.why;
+      }
+    }
+    if (auto dir = s.env.get("KILN_NVCC_TIME"); nvcc && dir && !dir->empty() && !rec.output.empty()) {
+      s.fs.make_dirs(*dir);
+      time_file = fmt::format("{}/{}-{}.csv", *dir, history_key(rec.output), ::getpid());
+      flags += (flags.empty() ? "" : " ") + std::string("--time=") + time_file;
+    }
+    if (!flags.empty()) {
+      child_env = s.env.all();
+      (*child_env)["NVCC_APPEND_FLAGS"] = user_append.empty() ? flags : user_append + " " + flags;
     }
   } catch (...) {
     argv = command;
+    child_env.reset();
+    time_file.clear();
   }
 
   rec.start_ms = epoch_ms();
-  io::ProcessSpec spec{.argv = argv};
+  io::ProcessSpec spec{.argv = argv, .env = child_env};
   spec.inherit_stdio = true;
   spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
   auto result = s.proc.run(spec);
@@ -180,20 +274,25 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     rec.cpu_ms = result.cpu.count();
     rec.peak_rss_kib = result.peak_rss_kib;
     rec.exit = result.term_signal ? 128 + result.term_signal : result.exit_code;
-    const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
-    if (result.ok() && !history.empty() && !rec.output.empty()) {
-      // Keep the largest peak seen. A ccache hit peaks at a few MiB and must not teach the governor
-      // that this unit is cheap, so small first measurements are not recorded.
-      const std::string key = history + "/" + history_key(rec.output);
-      long previous = 0;
-      if (auto text = s.fs.read(key)) previous = std::atol(text->c_str());
-      constexpr long kSmallestRealCompileKib = 32 * 1024;
-      if (result.peak_rss_kib > previous && (previous > 0 || result.peak_rss_kib >= kSmallestRealCompileKib)) {
-        s.fs.make_dirs(history);
-        s.fs.write(key, std::to_string(result.peak_rss_kib));
-      }
+    if (!time_file.empty()) {
+      if (auto csv = s.fs.read(time_file)) rec.phases = parse_nvcc_phases(*csv);
+      ::unlink(time_file.c_str());
     }
-    if (auto log = s.env.get("KILN_EXEC_LOG"); log && !log->empty() && result.started)
+    const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
+    // A ccache hit peaks at a few MiB and takes a fraction of a second: it must not teach the
+    // governor that this unit is cheap or short, so only real compiles are recorded.
+    constexpr long kSmallestRealCompileKib = 32 * 1024;
+    if (result.ok() && !history.empty() && !rec.output.empty() && result.peak_rss_kib >= kSmallestRealCompileKib) {
+      UnitHistory h = history_before.value_or(UnitHistory{});
+      h.peak_kib = std::max<std::uint64_t>(h.peak_kib, static_cast<std::uint64_t>(result.peak_rss_kib));
+      h.cpu_ms = static_cast<long>(result.cpu.count());
+      h.wall_ms = static_cast<long>(result.wall.count());
+      h.cores = rec.cores;
+      s.fs.make_dirs(history);
+      s.fs.write(history + "/" + history_key(rec.output), format_history(h));
+    }
+    // Version probes and the like (no output, no source) are not units of the build.
+    if (auto log = s.env.get("KILN_EXEC_LOG"); log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))
       append_line(*log, record_json_line(rec));
   } catch (...) {
   }

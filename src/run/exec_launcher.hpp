@@ -6,12 +6,20 @@
 //
 // Environment (set by kiln build): KILN_EXEC_LOG (JSON lines, one per compile), KILN_LEDGER (the
 // governor's shared ledger; absent: no governing), KILN_MEM_BUDGET_KIB, KILN_MEM_HISTORY (folder of
-// learned peaks per output), KILN_PRUNE_ARCHS (targets in CMake spelling).
+// learned peaks and durations per output), KILN_PRUNE_ARCHS (targets in CMake spelling), KILN_CORES
+// (the build's cores, for thread grants), KILN_SPLIT (1: grant long nvcc units extra threads, see
+// run/thread_grant.hpp), KILN_NVCC_TIME (a folder: record nvcc's phase times per unit).
+//
+// kiln's own nvcc flags (the thread grant, --time) travel in NVCC_APPEND_FLAGS, after any the user
+// set there: ccache does not hash that variable, so a compile hits the same cache entry whatever
+// threads it was granted (the objects are equivalent: see thread_grant.hpp).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "io/seams.hpp"
+#include "run/nvcc_phases.hpp"
 
 namespace kiln::run {
 
@@ -23,8 +31,22 @@ struct ExecRecord {
   int archs = 0;
   std::uint64_t expected_kib = 0;
   bool pruned = false;
-  std::string warning;  // the governor could not be used (the compile ran anyway)
+  int split = 0, threads = 0;  // what kiln added (0: nothing)
+  int cores = 1;               // the cores its ledger entry counted
+  std::string grant_why;       // why it got (or did not get) extra threads; empty: not considered
+  NvccPhases phases;           // nvcc --time, when recorded
+  std::string warning;         // the governor could not be used (the compile ran anyway)
 };
+
+// What a unit's last real compile (not a cache hit) cost, kept in the history folder as one line
+// "peak_kib cpu_ms wall_ms cores" (older files hold the peak alone).
+struct UnitHistory {
+  std::uint64_t peak_kib = 0;
+  long cpu_ms = -1, wall_ms = -1;
+  int cores = 1;
+};
+std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir, const std::string& output);
+std::string format_history(const UnitHistory& h);
 
 // The compile's output (-o) and first source file, and how many device targets an nvcc call has.
 std::string output_of(const std::vector<std::string>& args);

@@ -67,4 +67,19 @@ PruneResult prune_arch_args(const std::vector<std::string>& args, const core::Ta
   return r;
 }
 
+PruneResult add_arch_args(const std::vector<std::string>& args, const core::TargetSet& extra) {
+  PruneResult r;
+  r.args = args;
+  auto arch_args = split_arch_args(args).arch;
+  if (arch_args.empty() || extra.empty()) return r;
+  core::TargetSet have;
+  if (auto original = core::parse_nvcc_args(arch_args, {})) have = *original;
+  core::TargetSet add;
+  for (const auto& t : extra)
+    if (!have.contains(t)) add.add(t);
+  for (const auto& a : core::nvcc_args(add)) r.args.push_back(a);
+  r.changed = !add.empty();
+  return r;
+}
+
 }  // namespace kiln::run

@@ -29,4 +29,10 @@ ArchArgs split_arch_args(const std::vector<std::string>& args);
 // with no architecture flag is left alone.
 PruneResult prune_arch_args(const std::vector<std::string>& args, const core::TargetSet& planned);
 
+// Appends -gencode flags for the `extra` targets a device compile does not already build: the
+// targets torch's TORCH_CUDA_ARCH_LIST cannot spell (`f` variants, architectures missing from the
+// torch release's table) reach nvcc this way. Only commands that already carry architecture flags
+// (device compilations) are touched.
+PruneResult add_arch_args(const std::vector<std::string>& args, const core::TargetSet& extra);
+
 }  // namespace kiln::run

@@ -62,11 +62,17 @@ std::vector<Reservation> parse_ledger(const std::string& text) {
       if (k == "pid" && n) r.pid = static_cast<long>(*n), has_pid = true;
       else if (k == "kib" && n) r.kib = *n, has_kib = true;
       else if (k == "start" && n) r.start = *n;
-      else if (k != "pid" && k != "kib" && k != "start") r.extra.emplace_back(k, v);
+      else if (k == "threads" && n && *n >= 1 && *n <= 4096) r.threads = static_cast<int>(*n);
+      else if (k == "until" && n) r.until_ms = static_cast<long long>(*n);
+      else if (k != "pid" && k != "kib" && k != "start" && k != "threads" && k != "until") r.extra.emplace_back(k, v);
     }
-    if (!has_pid && bare.size() >= 2) {
+    if (!has_pid && bare.size() >= 2) {  // "pid kib [threads until_ms]": no start time, so stale
       auto p = number(bare[0]), k = number(bare[1]);
       if (p && k) r.pid = static_cast<long>(*p), r.kib = *k, has_pid = has_kib = true;
+      if (bare.size() >= 3)
+        if (auto t = number(bare[2]); t && *t >= 1 && *t <= 4096) r.threads = static_cast<int>(*t);
+      if (bare.size() >= 4)
+        if (auto u = number(bare[3])) r.until_ms = static_cast<long long>(*u);
     }
     if (has_pid && has_kib && r.pid > 0) out.push_back(std::move(r));
   }
@@ -76,11 +82,24 @@ std::vector<Reservation> parse_ledger(const std::string& text) {
 std::string format_ledger(const std::vector<Reservation>& rs) {
   std::string s;
   for (const auto& r : rs) {
-    s += "pid=" + std::to_string(r.pid) + " kib=" + std::to_string(r.kib) + " start=" + std::to_string(r.start);
+    s += "pid=" + std::to_string(r.pid) + " kib=" + std::to_string(r.kib) + " start=" + std::to_string(r.start) +
+         " threads=" + std::to_string(r.threads) + " until=" + std::to_string(r.until_ms);
     for (const auto& [k, v] : r.extra) s += " " + k + "=" + v;
     s += "\n";
   }
   return s;
+}
+
+std::optional<bool> Ledger::try_reserve_decided(
+    long pid, const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide) {
+  Reservation slot{pid, 0};
+  return try_reserve(slot, [&](const std::vector<Reservation>& live) {
+    auto d = decide(live);
+    if (!d) return false;
+    slot = *d;
+    slot.pid = pid;
+    return true;
+  });
 }
 
 namespace {
@@ -163,7 +182,11 @@ std::optional<bool> FileLedger::try_reserve(const Reservation& mine,
   for (auto& r : parse_ledger(*text))
     if (r.pid != mine.pid && holds(r, procs_)) live.push_back(std::move(r));
   const bool ok = admit(live);
-  if (ok) live.push_back(mine);
+  if (ok) {
+    Reservation m = mine;  // read after admit: a decided reservation was written into it
+    if (m.start == 0) m.start = procs_.start_time(m.pid).value_or(0);
+    live.push_back(std::move(m));
+  }
   if (!f.write_all(format_ledger(live))) {
     error_ = "cannot write " + path_;
     return std::nullopt;
@@ -182,19 +205,53 @@ void FileLedger::release(long pid) {
   f.write_all(format_ledger(keep));
 }
 
-GovernorResult acquire(Ledger& ledger, io::Clock& clock, const Reservation& mine, std::uint64_t budget_kib,
+namespace {
+
+std::string skipped(const Ledger& ledger) {
+  const std::string why = ledger.error();
+  return "memory governor skipped: " + (why.empty() ? std::string("the ledger is unusable") : why) +
+         "; compiling without a reservation";
+}
+
+}  // namespace
+
+GovernorResult acquire(Ledger& ledger, io::Clock& clock, long pid, std::uint64_t want_kib, std::uint64_t budget_kib,
                        std::chrono::milliseconds poll, std::chrono::milliseconds max_wait) {
   GovernorResult g;
   const auto t0 = clock.now();
   for (;;) {
-    auto r = ledger.try_reserve(mine, [&](const std::vector<Reservation>& running) {
-      return admits(running, mine.kib, budget_kib) || clock.now() - t0 >= max_wait;
+    auto r = ledger.try_reserve({pid, want_kib}, [&](const std::vector<Reservation>& running) {
+      return admits(running, want_kib, budget_kib) || clock.now() - t0 >= max_wait;
     });
     g.waited = std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - t0);
     if (!r) {  // ledger unusable: run ungoverned
-      const std::string why = ledger.error();
-      g.warning = "memory governor skipped: " + (why.empty() ? std::string("the ledger is unusable") : why) +
-                  "; compiling without a reservation";
+      g.warning = skipped(ledger);
+      return g;
+    }
+    if (*r) {
+      g.governed = true;
+      return g;
+    }
+    clock.sleep_for(poll);
+  }
+}
+
+GovernorResult acquire_decided(Ledger& ledger, io::Clock& clock, long pid,
+                               const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide,
+                               const Reservation& fallback, Reservation& decided, std::chrono::milliseconds poll,
+                               std::chrono::milliseconds max_wait) {
+  GovernorResult g;
+  const auto t0 = clock.now();
+  for (;;) {
+    auto r = ledger.try_reserve_decided(pid, [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
+      if (auto d = decide(running)) return decided = *d;
+      // Waited long enough: run anyway with the plain reservation, as acquire does.
+      if (clock.now() - t0 >= max_wait) return decided = fallback;
+      return std::nullopt;
+    });
+    g.waited = std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - t0);
+    if (!r) {
+      g.warning = skipped(ledger);
       return g;
     }
     if (*r) {

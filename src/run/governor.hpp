@@ -20,13 +20,18 @@
 namespace kiln::run {
 
 // One running compile. The file form is one line of `key=value` fields:
-//   pid=4242 kib=2097152 start=123456789
-// Fields this version does not know are kept as they were (later versions add their own, e.g. a
-// thread grant), and a line without a start time is stale.
+//   pid=4242 kib=2097152 start=123456789 threads=4 until=1790000000000
+// Fields this version does not know are kept as they were (later versions add their own), and a
+// line without a start time (an older kiln's "pid kib [threads until]") is stale.
 struct Reservation {
   long pid = 0;
   std::uint64_t kib = 0;
-  std::uint64_t start = 0;  // the process's start time (/proc/PID/stat field 22); 0: unknown
+  // Added for nvcc thread grants (run/thread_grant.hpp); a ledger line without them reads as 1 and 0.
+  int threads = 1;           // cores the compile may keep busy
+  long long until_ms = 0;    // expected end (unix epoch ms) from its learned duration; 0 unknown
+  // The process's start time (/proc/PID/stat field 22): with the pid, what names the process. 0:
+  // unknown; FileLedger fills it in for the reservation it adds.
+  std::uint64_t start = 0;
   std::vector<std::pair<std::string, std::string>> extra;
   std::string field(const std::string& key) const;  // an extra field's value, "" when absent
 };
@@ -41,9 +46,15 @@ class Ledger {
   virtual ~Ledger() = default;
   // Atomically: drop entries of dead processes, then add `mine` if `admit(live entries)` says so.
   // Returns whether it was added. nullopt when the ledger cannot be used (the caller then runs the
-  // compiler ungoverned rather than break the build).
+  // compiler ungoverned rather than break the build). `mine` is read after `admit` returns (so a
+  // decided reservation can be written into it by the callback).
   virtual std::optional<bool> try_reserve(const Reservation& mine,
                                           const std::function<bool(const std::vector<Reservation>&)>& admit) = 0;
+  // The same, when what to reserve depends on what runs (a thread grant): `decide` returns the
+  // reservation to add, or nullopt to wait. The default builds on try_reserve: `decide` runs
+  // inside its admit callback, under the same lock, and the reservation added is the decided one.
+  virtual std::optional<bool> try_reserve_decided(
+      long pid, const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide);
   virtual void release(long pid) = 0;
   // Why the last call could not use the ledger ("" when it could).
   virtual std::string error() const { return ""; }
@@ -81,10 +92,17 @@ struct GovernorResult {
 
 // Waits (polling through the clock seam) until admitted, up to `max_wait`; after that it runs
 // anyway, so a stuck ledger can slow a build but never hang or break it.
-// `mine` carries the pid and start time; its kib is what it wants.
-GovernorResult acquire(Ledger& ledger, io::Clock& clock, const Reservation& mine, std::uint64_t budget_kib,
+GovernorResult acquire(Ledger& ledger, io::Clock& clock, long pid, std::uint64_t want_kib, std::uint64_t budget_kib,
                        std::chrono::milliseconds poll = std::chrono::milliseconds(200),
                        std::chrono::milliseconds max_wait = std::chrono::minutes(30));
+
+// Like acquire, with the reservation decided from the running ones each time it polls (a thread
+// grant may shrink as other compiles start). `decided` receives what was reserved.
+GovernorResult acquire_decided(Ledger& ledger, io::Clock& clock, long pid,
+                               const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide,
+                               const Reservation& fallback, Reservation& decided,
+                               std::chrono::milliseconds poll = std::chrono::milliseconds(200),
+                               std::chrono::milliseconds max_wait = std::chrono::minutes(30));
 
 std::vector<Reservation> parse_ledger(const std::string& text);
 std::string format_ledger(const std::vector<Reservation>& r);

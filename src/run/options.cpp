@@ -17,6 +17,18 @@ std::optional<bool> parse_bool(const std::string& v) {
   return std::nullopt;
 }
 
+const std::map<std::string, std::string>& option_notes() {
+  static const std::map<std::string, std::string> notes = [] {
+    std::map<std::string, std::string> out;
+    const toml::table t = data::load_toml("pytorch_options.toml");
+    if (auto arr = t["note"].as_array())
+      for (const auto& node : *arr)
+        if (const auto* e = node.as_table()) out[(*e)["name"].value_or(std::string())] = (*e)["text"].value_or(std::string());
+    return out;
+  }();
+  return notes;
+}
+
 const std::vector<OptionDef>& pytorch_options() {
   static const std::vector<OptionDef> defs = [] {
     std::vector<OptionDef> out;
@@ -35,6 +47,8 @@ const std::vector<OptionDef>& pytorch_options() {
         d.help = e["help"].value_or(std::string());
         out.push_back(std::move(d));
       }
+    for (auto& d : out)
+      if (auto it = option_notes().find(d.name); it != option_notes().end()) d.note = it->second;
     return out;
   }();
   return defs;
@@ -48,7 +62,14 @@ tl::expected<std::vector<ResolvedOption>, std::string> resolve_options(
   std::map<std::string, size_t> index;
   for (const auto& d : defs) {
     index[d.name] = out.size();
-    out.push_back({d.name, d.default_on, "default", ""});
+    ResolvedOption o;
+    o.name = d.name;
+    o.on = o.default_on = d.default_on;
+    o.origin = "default";
+    o.help = d.help;
+    o.note = d.note;
+    o.declared_at = "data/pytorch_options.toml";
+    out.push_back(std::move(o));
   }
   auto apply = [&](const std::map<std::string, std::string>& set, const std::string& origin) -> tl::expected<void, std::string> {
     for (const auto& [k, v] : set) {

@@ -18,13 +18,24 @@ struct OptionDef {
   std::string library;
   std::map<std::string, std::string> off_env;
   std::string help;
+  std::string note;  // what CMake's option() cannot say (a later step that may turn it off)
 };
 
 struct ResolvedOption {
   std::string name;
   bool on = false;
-  std::string origin;  // "default", "profile dev", "--set", "dependency", "library"
+  std::string origin;  // "default", "profile dev", "environment", "--set", "dependency", "library", "checkout"
   std::string reason;  // why it has this value, when not the default
+  // Where the option comes from: the checkout's CMake files (declared_at "CMakeLists.txt:254"), or
+  // data/pytorch_options.toml when the checkout declares none kiln can read.
+  bool from_checkout = false;
+  bool default_on = false;
+  std::string condition;    // cmake_dependent_option's <depends>, as written
+  std::string declared_at;  // file:line
+  std::string guard;        // if() around the declaration that kiln could not decide
+  bool active = true;       // false: declared only in a branch not taken on this platform
+  std::string help;
+  std::string note;         // from data/pytorch_options.toml
 };
 
 // Answers whether a runtime library (by id: cudnn, nccl, cupti ...) is present and loads; nullopt
@@ -32,6 +43,8 @@ struct ResolvedOption {
 using LibraryCheck = std::function<std::optional<bool>(const std::string& library)>;
 
 const std::vector<OptionDef>& pytorch_options();
+// data/pytorch_options.toml [[note]]: option name -> what its option() line cannot say.
+const std::map<std::string, std::string>& option_notes();
 
 // `profile_set` and `user_set` map option names to values ("1", "0", "ON", "OFF", "true" ...).
 tl::expected<std::vector<ResolvedOption>, std::string> resolve_options(

@@ -1,5 +1,7 @@
 #include "run/plan.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <fmt/format.h>
 
 #include <set>
@@ -11,6 +13,7 @@
 #include "core/data_toml.hpp"
 #include "probe/spec_context.hpp"
 #include "run/python_env.hpp"
+#include "run/pytorch_options.hpp"
 
 namespace kiln::run {
 namespace {
@@ -85,12 +88,49 @@ tl::expected<std::map<std::string, std::string>, PlanError> parse_sets(const std
   return out;
 }
 
+// The project's own switches (data/project_knobs.toml): read from its build files, decided from the
+// plan, then handed to the build as environment variables or -D entries. --set and -D win.
+tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const io::Seams& s,
+                                         const std::map<std::string, std::string>& sets) {
+  KnobContext kc;
+  kc.cuda = p.cuda();
+  kc.no_knobs = req.no_knobs;
+  kc.jobs = p.jobs.jobs;
+  kc.targets = static_cast<int>(p.targets.size());
+  for (const auto& t : p.targets)
+    if (t.kind == core::CodeKind::sass) kc.sass.push_back(t.arch.number);
+  for (const auto& kv : req.knobs) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) return usage(fmt::format("--knob '{}': expected NAME=VALUE", kv));
+    kc.overrides[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  kc.env = &s.env;
+  // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
+  if (p.kind == ProjectKind::pytorch) return {};
+  p.knobs = decide_knobs(read_project(s.fs, p.project_dir, p.kind == ProjectKind::cmake), kc);
+  auto defined = [&](const std::string& name) {
+    for (const auto& d : p.cmake_defines)
+      if (d.rfind(name + "=", 0) == 0 || d.rfind(name + ":", 0) == 0) return true;
+    return false;
+  };
+  for (const auto& k : p.knobs.knobs) {
+    if (!k.sets()) continue;
+    if (k.cmake) {
+      if (!defined(k.name)) p.cmake_defines.push_back(k.name + "=" + k.value);
+    } else if (!sets.count(k.name)) {
+      p.env[k.name] = k.value;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpu_query,
                                         const probe::MachineInfo& machine) {
   Plan p;
   p.project_dir = req.project_dir;
+  p.project_reason = req.project_reason;
   p.build_dir = req.build_dir.empty() ? req.project_dir + "/build-kiln" : req.build_dir;
   p.kind = detect_project_kind(s.fs, p.project_dir);
   p.project_kind = to_string(p.kind);
@@ -138,9 +178,18 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   // PyTorch's options, resolved with their dependencies and the libraries that exist.
   bool want_cuda = profile.archs != "none";
   if (p.kind == ProjectKind::pytorch) {
-    auto opts = resolve_options(profile.set, p.profile, *sets, req.library_check);
-    if (!opts) return usage(opts.error());
-    p.options = *opts;
+    OptionRequest oreq;
+    oreq.profile_set = profile.set;
+    oreq.profile_name = p.profile;
+    oreq.user_set = *sets;
+    oreq.environment = s.env.all();
+    oreq.set_unknown = req.set_unknown;
+    oreq.library_check = req.library_check;
+    oreq.platform = req.platform ? *req.platform : host_platform();
+    auto opts = resolve_pytorch_options(s.fs, p.project_dir, oreq);
+    if (!opts) return usage(opts.error().message);
+    p.options = opts->options;
+    for (auto& n : opts->notes) p.notes.push_back(n);
     for (const auto& o : p.options)
       if (o.name == "USE_CUDA") want_cuda = o.on;
   } else if (auto it = sets->find("USE_CUDA"); it != sets->end() && parse_bool(it->second) == false) {
@@ -255,6 +304,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   p.jobs = decide_jobs(machine, static_cast<int>(p.targets.size()));
   p.prune_archs = req.prune_archs;
   p.kiln_exe = req.kiln_exe;
+  p.cores = std::max(1, machine.usable_cores());
   if (p.kind == ProjectKind::extension) p.real_cxx = io::which(s, s.env.get("CXX").value_or("c++")).value_or("c++");
   if (req.governor && !req.kiln_exe.empty()) {
     // The governor admits each compile by its expected memory, so Ninja may run one job per core.
@@ -265,6 +315,10 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
                                        "in {:.1f} GiB", p.jobs.by_cores, p.mem_budget_kib / 1048576.0);
       p.jobs.jobs = p.jobs.by_cores;
     }
+    // NVCC_APPEND_FLAGS, --split-compile and --time are all there from CUDA 12.0 on.
+    const bool new_nvcc = nvcc && nvcc->version && *nvcc->version >= core::CudaVersion{12, 0};
+    p.split_threads = req.split_threads && new_nvcc;
+    p.nvcc_time = new_nvcc;
   } else if (req.prune_archs) {
     return usage("--prune-archs rewrites nvcc flags in kiln's launcher; it cannot be combined with --no-governor");
   }
@@ -281,6 +335,8 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     if (!env) return usage(env.error());
     p.env = *env;
   }
+  auto knobs = plan_knobs(p, req, s, *sets);
+  if (!knobs) return tl::unexpected(knobs.error());
   return p;
 }
 
@@ -309,6 +365,18 @@ std::string Plan::ccache_basedir() const {
   // build folders at the same depth still share every hit.
   std::string common = a.substr(0, a.rfind('/', n - 1));
   return common.empty() ? "/" : common;
+}
+
+std::string Plan::build_record_json() const {
+  nlohmann::ordered_json j = {{"schema", 1},
+                              {"kiln_build_dir", build_dir},
+                              {"cores", cores},
+                              {"jobs", jobs.jobs},
+                              {"mem_budget_kib", governed() ? nlohmann::ordered_json(mem_budget_kib) : nlohmann::ordered_json(nullptr)},
+                              {"split_threads", split_threads},
+                              {"exec_log", governed() ? nlohmann::ordered_json(exec_log_path()) : nlohmann::ordered_json(nullptr)},
+                              {"ccache_stats", ccache.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(ccache_log_path())}};
+  return j.dump(2) + "\n";
 }
 
 std::vector<std::string> Plan::launcher() const {
@@ -357,7 +425,16 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
     e["KILN_MEM_HISTORY"] = build_dir + "/.kiln/mem";
     e["KILN_MEM_BUDGET_KIB"] = std::to_string(mem_budget_kib);
     if (prune_archs) e["KILN_PRUNE_ARCHS"] = core::format_cmake(targets);
+    e["KILN_CORES"] = std::to_string(cores);
+    if (split_threads) e["KILN_SPLIT"] = "1";
+    if (nvcc_time) e["KILN_NVCC_TIME"] = build_dir + "/.kiln/time";
   }
+  // ccache hashes the working directory of a compile with -g (hash_dir), and Python's own CFLAGS
+  // carry -g into every torch extension's host .cpp: a fresh copy of the project then misses on
+  // each of them. kiln's paths are already relative to CCACHE_BASEDIR, so the folder adds nothing
+  // but misses; the cost is that a hit's debug info may name the folder of the build that filled
+  // the cache (ccache manual, "Compiling in different directories"). A user's own setting wins.
+  if (!ccache.empty() && !e.count("CCACHE_HASHDIR") && !e.count("CCACHE_NOHASHDIR")) e["CCACHE_NOHASHDIR"] = "1";
   return e;
 }
 

@@ -14,13 +14,16 @@
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
 #include "run/jobs.hpp"
+#include "run/checkout_options.hpp"
 #include "run/options.hpp"
 #include "run/project_kind.hpp"
+#include "run/project_knobs.hpp"
 
 namespace kiln::run {
 
 struct BuildRequest {
   std::string project_dir;
+  std::string project_reason;       // why this folder (the DIR argument, the current folder, the bundled example)
   std::string build_dir;            // empty: <project>/build-kiln
   std::vector<std::string> gpus;    // --gpu names or compute capabilities
   std::string archs;                // --archs spec
@@ -29,6 +32,8 @@ struct BuildRequest {
   std::string build_type;           // empty: the profile's, else Release
   std::string profile;              // production, distribution, dev, cpu (data/profiles.toml); empty: none
   std::vector<std::string> sets;    // --set KEY=VALUE: PyTorch options / env for Python builds, -D for CMake
+  bool set_unknown = false;         // --set-unknown: pass USE_*/BUILD_* names the checkout does not declare
+  std::optional<Platform> platform; // for the checkout's if() conditions; unset: this machine (uname)
   std::string python;               // interpreter for Python builds; empty: $PYTHON, else python3 on PATH
   bool pip = false;                 // drive PyTorch with `pip install -e . --no-build-isolation` instead of setup.py develop
   LibraryCheck library_check;       // whether a runtime library exists and loads (doctor); may be empty
@@ -37,13 +42,17 @@ struct BuildRequest {
   std::string kiln_exe;             // this binary, for the launcher; empty: no launcher
   std::optional<std::uint64_t> mem_budget_kib;  // --mem-budget; default: available memory less margin
   bool prune_archs = false;         // rewrite hard-coded nvcc -gencode flags to the planned targets
+  bool split_threads = true;        // give long nvcc units idle cores (run/thread_grant.hpp)
   std::string cache_dir;                    // CCACHE_DIR for this build; empty: ccache's own
   std::vector<std::string> cmake_defines;   // extra -D KEY=VALUE
   std::string generator = "Ninja";          // CMake generator: Ninja or "Unix Makefiles" (kiln bench compares them)
+  std::vector<std::string> knobs;           // --knob NAME=VALUE: a project switch, overriding kiln's choice
+  bool no_knobs = false;                    // --no-knobs: set none of the project's switches
 };
 
 struct Plan {
   std::string project_dir, build_dir, project_kind;
+  std::string project_reason;
   ProjectKind kind = ProjectKind::cmake;
   std::string profile;
   std::vector<ResolvedOption> options;      // PyTorch checkouts only
@@ -64,7 +73,11 @@ struct Plan {
   bool governor = false;          // compiles go through `kiln exec` under the memory governor
   std::uint64_t mem_budget_kib = 0;
   bool prune_archs = false;
+  bool split_threads = false;  // the launcher may grant nvcc --split-compile / --threads (nvcc 12.0+)
+  bool nvcc_time = false;      // the launcher records nvcc --time phases per unit (nvcc 12.0+)
+  int cores = 1;               // the machine's usable cores when planned: recorded for kiln report
   std::vector<std::string> cmake_defines;
+  KnobPlan knobs;  // the project's own switches and what kiln does with each (project_knobs.hpp)
   std::vector<std::string> notes;
 
   bool governed() const { return governor && !kiln_exe.empty(); }
@@ -81,6 +94,9 @@ struct Plan {
 
   std::string log_path() const { return build_dir + "/kiln-build.log"; }
   std::string ccache_log_path() const { return build_dir + "/kiln-ccache-stats.log"; }
+  // What kiln report needs to know about the build machine and where kiln's records are
+  // (kiln-build.json, written into the build folder and into each Ninja folder of the build).
+  std::string build_record_json() const;
   bool cuda() const { return !targets.empty(); }
   std::vector<std::string> configure_argv() const;  // CMake projects only
   std::vector<std::string> build_argv() const;      // ninja, or the Python build

@@ -4,6 +4,7 @@
 
 #include "core/arch_spec.hpp"
 #include "core/compat.hpp"
+#include "run/pytorch_options.hpp"
 
 namespace kiln::run {
 
@@ -22,9 +23,25 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
                                   : json(nullptr)}});
   }
   json options = json::array();
-  for (const auto& o : p.options)
-    options.push_back({{"name", o.name}, {"on", o.on}, {"origin", o.origin}, {"reason", o.reason}});
+  for (const auto& o : p.options) {
+    json j = {{"name", o.name}, {"on", o.on}, {"origin", o.origin}, {"reason", o.reason}, {"default", o.default_on},
+              {"declared_at", o.declared_at}, {"condition", o.condition.empty() ? json(nullptr) : json(o.condition)},
+              {"guard", o.guard.empty() ? json(nullptr) : json(o.guard)}, {"active", o.active},
+              {"passed", option_is_passed(o)}, {"note", o.note.empty() ? json(nullptr) : json(o.note)}};
+    options.push_back(std::move(j));
+  }
+  json knobs = json::array();
+  for (const auto& k : p.knobs.knobs)
+    knobs.push_back({{"name", k.name},
+                     {"role", k.role},
+                     {"value", k.origin.empty() ? json(nullptr) : json(k.value)},
+                     {"origin", k.origin.empty() ? json(nullptr) : json(k.origin)},
+                     {"kind", k.cmake ? "cmake" : "env"},
+                     {"where", k.where},
+                     {"default", k.has_default ? json(k.default_value) : json(nullptr)},
+                     {"reason", k.reason}});
   return {{"project", p.project_dir},
+          {"project_reason", p.project_reason.empty() ? json(nullptr) : json(p.project_reason)},
           {"kind", p.project_kind},
           {"profile", p.profile.empty() ? json(nullptr) : json(p.profile)},
           {"build_dir", p.build_dir},
@@ -48,14 +65,38 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
                                            {"exec_log", p.exec_log_path()}}
                                     : json(nullptr)},
           {"options", options},
+          {"knobs", knobs},
+          {"gpu_probes", p.knobs.probes},
+          {"cuda_evidence", p.knobs.cuda_evidence.empty() ? json(nullptr) : json(p.knobs.cuda_evidence)},
           {"env", p.env},
           {"build_command", p.build_argv()},
           {"notes", p.notes}};
 }
 
+std::string knobs_to_text(const KnobPlan& kp) {
+  std::string out, unknown;
+  bool first = true;
+  for (const auto& k : kp.knobs) {
+    if (k.role == "unrelated" || k.role == "kiln-sets") continue;  // in --json; in text they would bury the gates
+    if (k.role == "unknown" && k.origin.empty()) {
+      unknown += (unknown.empty() ? "" : ", ") + k.name + (k.flag.empty() ? "" : " (" + k.flag + ")") + " at " + k.where;
+      continue;
+    }
+    std::string what = k.origin.empty() ? k.name + " left" : (k.cmake ? "-D" : "") + k.name + "=" + k.value;
+    out += fmt::format("{}{}  [{} {}: {}]\n", first ? "knobs     " : "          ", what, k.where.empty() ? k.origin : k.where,
+                       k.role, k.reason);
+    first = false;
+  }
+  for (const auto& probe : kp.probes)
+    out += "gate      " + probe + "  [CUDA is compiled only where torch sees a GPU]\n";
+  if (!unknown.empty()) out += "note: switches kiln cannot classify, left as they are: " + unknown + "\n";
+  return out;
+}
+
 std::string plan_to_text(const Plan& p) {
   std::string out;
-  out += fmt::format("project   {} ({})\n", p.project_dir, p.project_kind);
+  out += fmt::format("project   {} ({}){}\n", p.project_dir, p.project_kind,
+                     p.project_reason.empty() ? "" : "  [" + p.project_reason + "]");
   out += fmt::format("build dir {} ({})\n", p.build_dir, p.build_type);
   out += fmt::format("targets   {}  [{}: {}]\n", core::format_cmake(p.targets), p.arch_source, p.arch_reason);
   for (const auto& g : p.gpus) {
@@ -79,6 +120,7 @@ std::string plan_to_text(const Plan& p) {
                        p.prune_archs ? "; nvcc -gencode flags pruned to the targets" : "");
   for (const auto& o : p.options)
     if (!o.reason.empty()) out += fmt::format("option    {}={}  [{}]\n", o.name, o.on ? 1 : 0, o.reason);
+  out += knobs_to_text(p.knobs);
   if (!p.env.empty()) {
     out += "env      ";
     for (const auto& [k, v] : p.env) out += " " + k + "=" + v;

@@ -10,5 +10,7 @@ namespace kiln::run {
 
 nlohmann::ordered_json plan_to_json(const Plan& p);
 std::string plan_to_text(const Plan& p);
+// The knobs block of the text plan: what kiln sets, keeps off or leaves, and what it cannot classify.
+std::string knobs_to_text(const KnobPlan& kp);
 
 }  // namespace kiln::run

@@ -1,5 +1,7 @@
 #include "run/project_kind.hpp"
 
+#include <toml++/toml.h>
+
 namespace kiln::run {
 
 std::string to_string(ProjectKind k) {
@@ -20,10 +22,18 @@ ProjectKind detect_project_kind(const io::Filesystem& fs, const std::string& dir
     if (!text) continue;
     if (text->find("cpp_extension") != std::string::npos || text->find("CUDAExtension") != std::string::npos)
       return ProjectKind::extension;
-    // pyproject build requirements that include torch: an extension built against it.
-    if (std::string(f) == "/pyproject.toml" && text->find("requires") != std::string::npos &&
-        text->find("\"torch") != std::string::npos)
-      return ProjectKind::extension;
+    // pyproject [build-system] requires that include torch: an extension built against it. Only
+    // there: a package that merely depends on torch at run time (bitsandbytes) builds with CMake.
+    if (std::string(f) == "/pyproject.toml") {
+      auto parsed = toml::parse(*text);
+      if (!parsed) continue;
+      if (auto req = parsed.table()["build-system"]["requires"].as_array())
+        for (const auto& r : *req) {
+          std::string name = r.value_or(std::string());
+          if (name.rfind("torch", 0) == 0 && (name.size() == 5 || !std::isalnum(static_cast<unsigned char>(name[5]))))
+            return ProjectKind::extension;
+        }
+    }
   }
   if (cmakelists) return ProjectKind::cmake;
   return ProjectKind::unknown;

@@ -1,6 +1,7 @@
 #include "run/python_env.hpp"
 
 #include "core/arch_spec.hpp"
+#include "run/pytorch_options.hpp"
 
 namespace kiln::run {
 
@@ -10,9 +11,23 @@ tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
   // Both setup.py and cpp_extension read MAX_JOBS for their Ninja -j.
   env["MAX_JOBS"] = std::to_string(p.jobs.jobs);
   if (p.cuda()) {
-    auto torch = core::format_torch(p.targets);
+    // torch gets what its TORCH_CUDA_ARCH_LIST grammar spells; the rest (`f` variants,
+    // architectures its table lacks) kiln's nvcc launcher adds to each device compile.
+    auto [spellable, rest] = core::split_for_torch(p.targets);
+    if (spellable.empty())
+      return tl::unexpected("TORCH_CUDA_ARCH_LIST cannot spell any of " + core::format_cmake(p.targets) +
+                            " (torch refuses them); add an architecture torch knows, e.g. " +
+                            std::to_string(p.targets.begin()->arch.major()) + ".0");
+    auto torch = core::format_torch(spellable);
     if (!torch) return tl::unexpected(torch.error().message);
     env["TORCH_CUDA_ARCH_LIST"] = *torch;
+    if (!rest.empty()) {
+      if (!p.wraps_compilers() && (p.kind != ProjectKind::pytorch || p.launcher().empty()))
+        return tl::unexpected("torch cannot spell " + core::format_cmake(rest) +
+                              " in TORCH_CUDA_ARCH_LIST and kiln's compiler launcher is off (--no-governor?), so nothing "
+                              "would build them; drop them or let kiln wrap the compilers");
+      env["KILN_EXTRA_ARCHS"] = core::format_cmake(rest);
+    }
     const std::string bin = p.nvcc.substr(0, p.nvcc.find_last_of('/'));
     env["CUDA_HOME"] = bin.substr(0, bin.find_last_of('/'));
   }
@@ -23,7 +38,7 @@ tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
     if (p.build_type == "Debug") env["DEBUG"] = "1";
     if (p.build_type == "RelWithDebInfo") env["REL_WITH_DEB_INFO"] = "1";
     for (const auto& o : p.options) {
-      env[o.name] = o.on ? "1" : "0";
+      if (option_is_passed(o)) env[o.name] = o.on ? "1" : "0";
       if (!o.on)
         for (const auto& d : pytorch_options())
           if (d.name == o.name)

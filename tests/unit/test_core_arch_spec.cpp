@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/arch_spec.hpp"
+#include "core/torch_archs.hpp"
 
 using namespace kiln::core;
 
@@ -36,13 +37,50 @@ TEST(TorchSpelling, SemicolonListWithPtx) {
   EXPECT_EQ(names(must(parse_torch("7.5;8.0;8.6;9.0+PTX"))), (V{"sm_75", "sm_80", "sm_86", "sm_90", "compute_90"}));
 }
 
-TEST(TorchSpelling, SpacesAndCommasAreSeparatorsToo) {
-  EXPECT_EQ(names(must(parse_torch("8.0 8.6, 9.0"))), (V{"sm_80", "sm_86", "sm_90"}));
+TEST(TorchSpelling, SpacesAndCommasAreReadWithAWarningNamingTorch) {
+  Warnings w;
+  EXPECT_EQ(names(must(parse_torch("8.0 8.6, 9.0", {}, &w))), (V{"sm_80", "sm_86", "sm_90"}));
+  ASSERT_EQ(w.size(), 1u);  // torch refuses "8.6," (commas are not separators there)
+  EXPECT_NE(w[0].find("torch 2.11 refuses"), std::string::npos);
+  EXPECT_NE(w[0].find("'8.6,'"), std::string::npos);
+  w.clear();
+  must(parse_torch(" 8.0 ; 9.0 ", {}, &w));
+  ASSERT_EQ(w.size(), 1u);  // torch turns spaces into ';' and then meets an empty entry
+  EXPECT_NE(w[0].find("empty entry"), std::string::npos);
+  w.clear();
+  must(parse_torch("8.0 8.6", {}, &w));  // torch itself reads spaces as separators
+  EXPECT_TRUE(w.empty());
 }
 
 TEST(TorchSpelling, ArchAndFamilyVariants) {
-  EXPECT_EQ(names(must(parse_torch("9.0a;10.0f"))), (V{"sm_90a", "sm_100f"}));
-  EXPECT_EQ(names(must(parse_torch("9.0a+PTX"))), (V{"sm_90a", "compute_90a"}));
+  Warnings w;
+  EXPECT_EQ(names(must(parse_torch("9.0a;10.0f", {}, &w))), (V{"sm_90a", "sm_100f"}));
+  ASSERT_EQ(w.size(), 1u);  // torch 2.11 has no 10.0f
+  EXPECT_NE(w[0].find("'10.0f'"), std::string::npos);
+  w.clear();
+  EXPECT_EQ(names(must(parse_torch("9.0a+PTX", {}, &w))), (V{"sm_90a", "compute_90a"}));
+  EXPECT_TRUE(w.empty());
+}
+
+TEST(TorchSpelling, TorchsOwnReading) {
+  const auto& t = torch_arch_table("2.11.0+cu130");
+  EXPECT_EQ(t.version, "2.11");
+  EXPECT_TRUE(torch_reads("7.5;8.0;9.0a+PTX", t).accepted);
+  EXPECT_TRUE(torch_reads("Ampere+Tegra;Blackwell", t).accepted);
+  EXPECT_TRUE(torch_reads("8.0 9.0", t).accepted);
+  EXPECT_FALSE(torch_reads("8.0,9.0", t).accepted);
+  EXPECT_FALSE(torch_reads("hopper", t).accepted);
+  EXPECT_FALSE(torch_reads("12.0f", t).accepted);
+  EXPECT_FALSE(torch_reads("8.8", t).accepted);
+  EXPECT_EQ(torch_reads("8.0;", t).entry, "");
+}
+
+TEST(Format, TorchSpellsOnlyItsTable) {
+  auto set = must(parse_cmake("80;100f-real;88-real", {}));
+  EXPECT_FALSE(format_torch(set));
+  auto [ok, rest] = split_for_torch(set);
+  EXPECT_EQ(names(ok), (V{"sm_80", "compute_80"}));
+  EXPECT_EQ(names(rest), (V{"sm_88", "sm_100f"}));
 }
 
 TEST(TorchSpelling, NamedArchitecturesUsePyTorchsMeaning) {
@@ -80,7 +118,8 @@ TEST(CMakeSpelling, RealVirtualAndPlain) {
 TEST(CMakeSpelling, AllAndAllMajorResolveAgainstNvcc) {
   // CMake and nvcc: `all` is every real architecture plus PTX of the highest major virtual one;
   // `all-major` keeps only X.0 real architectures.
-  EXPECT_EQ(names(must(parse_cmake("all-major", nvcc13()))), (V{"sm_80", "sm_90", "sm_100", "sm_110", "sm_120", "compute_120"}));
+  // nvcc --help: all-major is the major architectures "plus the earliest supported" (sm_75 in 13.0).
+  EXPECT_EQ(names(must(parse_cmake("all-major", nvcc13()))), (V{"sm_75", "sm_80", "sm_90", "sm_100", "sm_110", "sm_120", "compute_120"}));
   auto all = must(parse_cmake("all", nvcc13()));
   EXPECT_EQ(all.size(), 13u);
   EXPECT_TRUE(all.contains(Target{Arch{88}, CodeKind::sass}));
@@ -119,7 +158,70 @@ TEST(NvccSpelling, Gencode) {
   EXPECT_EQ(names(must(parse_nvcc("-gencode=arch=compute_90,code=[sm_90,compute_90]", {}))), (V{"sm_90", "compute_90"}));
   EXPECT_EQ(names(must(parse_nvcc("--generate-code arch=compute_90a,code=sm_90a --generate-code=arch=compute_80,code=compute_80", {}))),
             (V{"compute_80", "sm_90a"}));
-  EXPECT_EQ(names(must(parse_nvcc("-gencode arch=compute_90,code=\"sm_90,compute_90\"", {}))), (V{"sm_90", "compute_90"}));
+  // An unbracketed list is refused, as nvcc does ("'compute_90' is not in 'keyword=value' format").
+  EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90,code=\"sm_90,compute_90\"", {}));
+}
+
+TEST(NvccSpelling, VariantArchAddsPlainPtx) {
+  // nvcc 13 --dryrun: -arch=sm_90a embeds sm_90a, compute_90a and plain compute_90.
+  EXPECT_EQ(names(must(parse_nvcc("-arch=sm_90a", {}))), (V{"compute_90", "sm_90a", "compute_90a"}));
+  EXPECT_EQ(names(must(parse_nvcc("-arch=sm_100f", {}))), (V{"compute_100", "sm_100f", "compute_100f"}));
+  EXPECT_EQ(names(must(parse_nvcc("-arch=compute_90a", {}))), (V{"compute_90", "compute_90a"}));
+}
+
+TEST(NvccSpelling, GencodePairingRules) {
+  // From compute_XXa only sm_XXa; from compute_XXf its own major, a plain sm becoming sm_YYf.
+  EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90a,code=sm_90", {}));
+  EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90a,code=sm_100a", {}));
+  EXPECT_FALSE(parse_nvcc("-gencode arch=compute_100f,code=sm_110f", {}));
+  EXPECT_EQ(names(must(parse_nvcc("-gencode arch=compute_100f,code=sm_103", {}))), (V{"sm_103f"}));
+  EXPECT_EQ(names(must(parse_nvcc("-gencode arch=compute_100f,code=sm_103a", {}))), (V{"sm_103a"}));
+  EXPECT_EQ(names(must(parse_nvcc("-gencode arch=compute_80,code=sm_90a", {}))), (V{"sm_90a"}));
+  EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90,code=compute_90a", {}));
+  EXPECT_FALSE(parse_nvcc("-gencode arch=compute_80", {}));
+  EXPECT_FALSE(parse_nvcc("-arch=sm_80 -code=sm_80", {}));
+  EXPECT_EQ(names(must(parse_nvcc("-arch=sm_80 -arch=sm_90", {}))), (V{"sm_90", "compute_90"}));
+}
+
+TEST(Spellings, ArchitecturesThatNeverExistedAreRefused) {
+  for (const char* s : {"-arch=sm_99", "-arch=sm_89a", "-gencode arch=compute_75,code=sm_75a"}) {
+    auto r = parse_nvcc(s, {});
+    ASSERT_FALSE(r) << s;
+    EXPECT_NE(r.error().message.find("data/cuda_archs.toml"), std::string::npos);
+  }
+  EXPECT_FALSE(parse_cmake("99", {}));
+  EXPECT_FALSE(parse_cmake("89a", {}));
+  EXPECT_FALSE(parse_torch("9.9"));
+  EXPECT_TRUE(parse_nvcc("-arch=sm_70", {}));  // real, only too old for CUDA 13 (archs --check says so)
+}
+
+TEST(CMakeSpelling, OffMeansNvccsDefault) {
+  SpecContext c = nvcc13();
+  c.nvcc_default = 75;
+  EXPECT_EQ(names(must(parse_cmake("OFF", c))), (V{"sm_75", "compute_75"}));
+  EXPECT_EQ(names(must(parse_cmake("FALSE", c))), (V{"sm_75", "compute_75"}));
+  auto r = parse_cmake("OFF", {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("nvcc"), std::string::npos);
+}
+
+TEST(CMakeSpelling, WhatCMakeWouldMangleIsRefused) {
+  for (const char* s : {"80,86", "80 86", "all;80", "ALL"}) {
+    auto r = parse_cmake(s, nvcc13());
+    ASSERT_FALSE(r) << s;
+    EXPECT_EQ(r.error().message.front(), '\'') << s;
+  }
+  EXPECT_NE(parse_cmake("80,86", {}).error().message.find("80;86"), std::string::npos);
+  EXPECT_EQ(names(must(parse_cmake("80;;90", {}))), (V{"sm_80", "compute_80", "sm_90", "compute_90"}));
+}
+
+TEST(Format, CMakeHasNoFamilySpelling) {
+  auto set = must(parse_cmake("100f-real;90", {}));
+  EXPECT_EQ(format_cmake(set), "90;100f-real");  // kiln's own lossless form
+  auto strict = format_cmake_strict(set);
+  ASSERT_FALSE(strict);
+  EXPECT_EQ(strict.error().token, "sm_100f");
+  EXPECT_FALSE(format_spec(set, Syntax::cmake));
 }
 
 TEST(NvccSpelling, ArchShorthands) {
@@ -174,7 +276,7 @@ TEST(Format, TorchCannotSayPtxOnly) {
 
 // Every set survives a trip through every spelling that can express it.
 TEST(RoundTrip, AllSpellingsBothWays) {
-  const char* specs[] = {"7.5;8.0;8.6;9.0+PTX", "9.0a;10.0f+PTX", "Blackwell", "12.0;12.1a", "8.7"};
+  const char* specs[] = {"7.5;8.0;8.6;9.0+PTX", "9.0a;10.0a+PTX", "Blackwell", "12.0;12.1a", "8.7"};
   for (const char* spec : specs) {
     auto set = must(parse_torch(spec));
     EXPECT_EQ(must(parse_torch(format_torch(set).value())), set) << spec;
@@ -182,7 +284,10 @@ TEST(RoundTrip, AllSpellingsBothWays) {
     EXPECT_EQ(must(parse_nvcc(format_nvcc(set), {})), set) << spec;
     EXPECT_EQ(must(parse_spec(format_nvcc(set), Syntax::automatic, {})), set) << spec;
   }
-  // PTX-only sets go through CMake and nvcc.
+  // PTX-only and family sets go through kiln's CMake form and nvcc.
+  auto fam = must(parse_cmake("100f;110f-real", {}));
+  EXPECT_EQ(must(parse_cmake(format_cmake(fam), {})), fam);
+  EXPECT_EQ(must(parse_nvcc(format_nvcc(fam), {})), fam);
   auto set = must(parse_cmake("75-real;90-virtual;100a", {}));
   EXPECT_EQ(must(parse_cmake(format_cmake(set), {})), set);
   EXPECT_EQ(must(parse_nvcc(format_nvcc(set), {})), set);

@@ -44,3 +44,16 @@ TEST(ExecLog, OptionalFieldsDefaultToZero) {
   EXPECT_EQ(log.records[0].archs, 0);
   EXPECT_TRUE(log.problems.empty());
 }
+
+TEST(ExecLog, VersionProbesAreNotUnitsNorProblems) {
+  // torch.utils.cpp_extension runs `c++ --version` through kiln's compiler link: no output, no source.
+  auto log = parse_exec_log(
+      R"({"output":"","source":"","start_ms":1795394597152,"wall_ms":8,"cpu_ms":5,"peak_rss_kib":4916,"exit":0})"
+      "\n"
+      R"({"output":"/b/t/x.o","source":"/p/x.cu","start_ms":1,"wall_ms":2,"split":15,"threads":0,"cores":15,"grant":"15 cores free of 16"})");
+  EXPECT_TRUE(log.problems.empty());
+  ASSERT_EQ(log.records.size(), 1u);
+  EXPECT_EQ(log.records[0].split, 15);
+  EXPECT_EQ(log.records[0].cores, 15);
+  EXPECT_EQ(log.records[0].grant, "15 cores free of 16");
+}

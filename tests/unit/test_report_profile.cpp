@@ -258,3 +258,47 @@ TEST(Profile, RendersTextJsonAndHtml) {
   EXPECT_EQ(html.find("https://"), std::string::npos);
   EXPECT_EQ(std::count(html.begin(), html.end(), '\0'), 0);
 }
+
+// causal-conv1d's shape on a 16-core machine: one long CUDA unit beside three short ones.
+TEST(Profile, ABuildBoundByOneUnitNamesTheRemedyAndCountsWhatSplittingCouldDo) {
+  ProfileInput in;
+  in.build_dir = "/b";
+  in.cores = 16;
+  in.cores_source = "the build's record (kiln-build.json)";
+  in.buckets = 8;
+  in.log = *parse_ninja_log(
+      "# ninja log v5\n"
+      "0\t30000\t1\t/p/build/temp/csrc/c.o\t01\n"
+      "0\t40000\t1\t/p/build/temp/csrc/upd.o\t04\n"
+      "0\t120000\t1\t/p/build/temp/csrc/fwd.o\t02\n"
+      "0\t320000\t1\t/p/build/temp/csrc/bwd.o\t03\n");
+  in.exec = parse_exec_log(
+      R"({"output": "/p/build/temp/csrc/bwd.o", "source": "/p/csrc/bwd.cu", "start_ms": 1, "wall_ms": 320000, "cpu_ms": 330000, "archs": 1, "split": 0, "threads": 0, "cores": 1, "grant": "no free cores: 15 other compiles (15 threads) on 16 cores", )"
+      R"("phases": {"front_end_ms": 20000, "host_ms": 5000, "link_ms": 10, "other_ms": 0, "archs": {"90": {"device_ms": 280000, "ptxas_ms": 15000}}}})"
+      "\n");
+  ASSERT_TRUE(in.exec->problems.empty()) << in.exec->problems.front();
+  auto p = compute_profile(in);
+  EXPECT_EQ(p.critical_path_ms, 320000);
+  // bwd: 25 s serial + 295 s of device phases / 16 cores = 43.4 s; fwd (no phases) stays 120 s.
+  EXPECT_EQ(p.split_critical_path_ms, 120000);
+  EXPECT_EQ(p.lower_bound_ms, 120000);
+  EXPECT_NEAR(p.efficiency, 320.0 / 120.0, 1e-6);
+  EXPECT_EQ(p.bound_by, "one unit");
+  ASSERT_GE(p.bounding_unit, 0);
+  EXPECT_EQ(p.units[p.bounding_unit].name, "/p/build/temp/csrc/bwd.o");
+  EXPECT_NE(p.remedy.find("--split-compile"), std::string::npos) << p.remedy;
+  EXPECT_NE(p.remedy.find("no free cores"), std::string::npos) << p.remedy;
+  EXPECT_EQ(p.arch_method, "nvcc --time, recorded per unit by kiln exec");
+  ASSERT_EQ(p.arch_times.size(), 1u);
+  EXPECT_DOUBLE_EQ(p.arch_times[0].ms, 295000);
+  auto text = render_text(p, 5);
+  EXPECT_NE(text.find("one-unit-bound"), std::string::npos) << text;
+  EXPECT_NE(text.find("remedy"), std::string::npos) << text;
+  EXPECT_NE(text.find("cores from the build's record"), std::string::npos) << text;
+  EXPECT_NE(text.find("nvcc phases"), std::string::npos) << text;
+  auto j = to_json(p, 5);
+  EXPECT_EQ(j["bound_by"], "one unit");
+  EXPECT_EQ(j["split_critical_path_seconds"], 120.0);
+  EXPECT_EQ(j["slowest_units"][0]["phases"]["archs"]["sm_90"]["device_seconds"], 280.0);
+  EXPECT_NE(render_html(p, 5).find("nvcc phases per unit"), std::string::npos);
+}

@@ -43,3 +43,35 @@ TEST(ExecLauncher, RecordIsOneJsonLine) {
   EXPECT_EQ(line.find('\n'), line.size() - 1);
   EXPECT_NE(line.find("\"peak_rss_kib\":42"), std::string::npos);
 }
+
+TEST(ExecLauncher, HistoryKeepsPeakAndDurationAndReadsOldFiles) {
+  io::FakeFilesystem fs;
+  fs.add_file("/h/" + run::history_key("old.o"), "1000000");  // an older kiln: the peak alone
+  auto old = run::read_history(fs, "/h", "old.o");
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->peak_kib, 1000000u);
+  EXPECT_EQ(old->cpu_ms, -1);
+  run::UnitHistory h{2000000, 300000, 190000, 14};
+  fs.add_file("/h/" + run::history_key("bwd.o"), run::format_history(h));
+  auto back = run::read_history(fs, "/h", "bwd.o");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->cpu_ms, 300000);
+  EXPECT_EQ(back->wall_ms, 190000);
+  EXPECT_EQ(back->cores, 14);
+  fs.add_file("/h/" + run::history_key("bad.o"), "garbage");
+  EXPECT_FALSE(run::read_history(fs, "/h", "bad.o"));
+  EXPECT_FALSE(run::read_history(fs, "/h", "missing.o"));
+}
+
+TEST(ExecLauncher, RecordCarriesTheGrantAndPhases) {
+  run::ExecRecord r;
+  r.output = "a.o";
+  r.split = 14;
+  r.cores = 14;
+  r.grant_why = "15 cores free of 16";
+  r.phases.rows = 3;
+  r.phases.archs[90] = {1000.4, 200};
+  auto line = run::record_json_line(r);
+  EXPECT_NE(line.find("\"split\":14"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"90\":{\"device_ms\":1000,\"ptxas_ms\":200}"), std::string::npos) << line;
+}

@@ -53,3 +53,16 @@ TEST(GencodeRewrite, AlreadyPlannedIsUnchanged) {
   auto r = run::prune_arch_args(args, planned("9.0"));
   EXPECT_FALSE(r.changed);
 }
+
+TEST(GencodeRewrite, TargetsTorchCannotSpellAreAddedToDeviceCompiles) {
+  // torch's TORCH_CUDA_ARCH_LIST has no 10.0f: cpp_extension passes sm_100, kiln adds sm_100f.
+  auto extra = *core::parse_cmake("100f-real", {});
+  std::vector<std::string> cmd = {"nvcc", "-c", "k.cu", "-o", "k.o", "-gencode=arch=compute_100,code=sm_100"};
+  auto r = run::add_arch_args(cmd, extra);
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(r.args.back(), "-gencode=arch=compute_100f,code=sm_100f");
+  // Already there, or not a device compile (no architecture flag): untouched.
+  EXPECT_FALSE(run::add_arch_args(r.args, extra).changed);
+  std::vector<std::string> link = {"nvcc", "-shared", "k.o", "-o", "k.so"};
+  EXPECT_EQ(run::add_arch_args(link, extra).args, link);
+}

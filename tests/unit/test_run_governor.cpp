@@ -67,7 +67,7 @@ TEST(Governor, WaitsUntilRunningCompilesFinish) {
   FakeLedger ledger(clock);
   ledger.running.push_back({res(100, 600), clock.now() + 1000ms});
   ledger.running.push_back({res(101, 300), clock.now() + 3000ms});
-  auto g = run::acquire(ledger, clock, res(7, 500), 1000, 200ms);
+  auto g = run::acquire(ledger, clock, 7, 500, 1000, 200ms);
   EXPECT_TRUE(g.governed);
   EXPECT_EQ(g.waited, 1000ms);  // admitted once the 600 KiB compile ended: 300 + 500 <= 1000
   ASSERT_EQ(ledger.running.size(), 2u);
@@ -79,7 +79,7 @@ TEST(Governor, GivesUpWaitingAfterTheLimitButStillRuns) {
   io::FakeClock clock;
   FakeLedger ledger(clock);
   ledger.running.push_back({res(100, 900), std::chrono::steady_clock::time_point::max()});
-  auto g = run::acquire(ledger, clock, res(7, 500), 1000, 1s, 10s);
+  auto g = run::acquire(ledger, clock, 7, 500, 1000, 1s, 10s);
   EXPECT_TRUE(g.governed);
   EXPECT_EQ(g.waited, 10s);
 }
@@ -88,7 +88,7 @@ TEST(Governor, BrokenLedgerRunsUngoverned) {
   io::FakeClock clock;
   FakeLedger ledger(clock);
   ledger.broken = true;
-  auto g = run::acquire(ledger, clock, res(7, 500), 1000);
+  auto g = run::acquire(ledger, clock, 7, 500, 1000);
   EXPECT_FALSE(g.governed);
   EXPECT_NE(g.warning.find("compiling without a reservation"), std::string::npos) << g.warning;
 }
@@ -121,15 +121,16 @@ TEST(Governor, FileLedgerDropsDeadProcessesAndReleases) {
 }
 
 TEST(Governor, LedgerLinesKeepFieldsOfLaterVersionsAndReadTheFirstFormat) {
-  auto rs = run::parse_ledger("pid=5 kib=100 start=77 threads=4\n12 300\ngarbage\npid=x kib=1\n");
+  auto rs = run::parse_ledger("pid=5 kib=100 start=77 threads=4 cores=2\n12 300\ngarbage\npid=x kib=1\n");
   ASSERT_EQ(rs.size(), 2u);
   EXPECT_EQ(rs[0].pid, 5);
   EXPECT_EQ(rs[0].start, 77u);
-  EXPECT_EQ(rs[0].field("threads"), "4");
+  EXPECT_EQ(rs[0].threads, 4);
+  EXPECT_EQ(rs[0].field("cores"), "2");  // a field of a later version, kept
   EXPECT_EQ(rs[1].pid, 12);
   EXPECT_EQ(rs[1].kib, 300u);
   EXPECT_EQ(rs[1].start, 0u);  // no start time: stale
-  EXPECT_EQ(run::format_ledger({rs[0]}), "pid=5 kib=100 start=77 threads=4\n");
+  EXPECT_EQ(run::format_ledger({rs[0]}), "pid=5 kib=100 start=77 threads=4 until=0 cores=2\n");
 }
 
 // The stall: an entry whose pid is alive but not the compile that wrote it (the pid was
@@ -150,7 +151,7 @@ TEST(Governor, ReusedOrMadeUpPidsDoNotHoldTheBudget) {
   }
   run::FileLedger ledger(path.string(), procs);
   io::FakeClock clock;
-  auto g = run::acquire(ledger, clock, res(7, 500, 123), 1000, 1s, 30min);
+  auto g = run::acquire(ledger, clock, 7, 500, 1000, 1s, 30min);
   EXPECT_TRUE(g.governed);
   EXPECT_EQ(g.waited, 0ms);
   EXPECT_EQ(run::parse_ledger(slurp(path)).size(), 1u);  // the stale lines were cleared
@@ -167,7 +168,7 @@ TEST(Governor, AHeldLockTimesOutAndTheCompileRunsWithAWarning) {
   run::FileLedger ledger(path.string(), procs, 150ms);
   io::FakeClock clock;
   const auto t0 = std::chrono::steady_clock::now();
-  auto g = run::acquire(ledger, clock, res(7, 500, 1), 1000);
+  auto g = run::acquire(ledger, clock, 7, 500, 1000);
   const auto took = std::chrono::steady_clock::now() - t0;
   EXPECT_FALSE(g.governed);
   EXPECT_GE(took, 150ms);
@@ -188,4 +189,35 @@ TEST(Governor, ProcStatStartTimeAndTheRealProcessTable) {
   EXPECT_EQ(procs.start_time(::getpid()), mine);  // stable
   EXPECT_EQ(procs.start_time(0), std::nullopt);
   EXPECT_EQ(procs.start_time(999999999), std::nullopt);
+TEST(Governor, LedgerLinesCarryThreadsAndReadOldLines) {
+  auto rs = run::parse_ledger("10 500\n11 600 4 1700000000000\nbad line\n12 700 0 -5\n");
+  ASSERT_EQ(rs.size(), 3u);
+  EXPECT_EQ(rs[0].threads, 1);  // an older kiln's "pid kib"
+  EXPECT_EQ(rs[0].until_ms, 0);
+  EXPECT_EQ(rs[1].threads, 4);
+  EXPECT_EQ(rs[1].until_ms, 1700000000000LL);
+  EXPECT_EQ(rs[2].threads, 1);  // nonsense clamps, never a crash
+  EXPECT_EQ(rs[2].until_ms, 0);
+  EXPECT_EQ(run::parse_ledger(run::format_ledger(rs))[1].threads, 4);
+}
+
+TEST(Governor, DecidedReservationIsWhatTheLedgerHolds) {
+  io::FakeClock clock;
+  FakeLedger ledger(clock);
+  ledger.running.push_back({{100, 600}, clock.now() + 1000ms});
+  run::Reservation decided;
+  // Wait while anything runs, then reserve 3 threads.
+  auto g = run::acquire_decided(
+      ledger, clock, 7,
+      [](const std::vector<run::Reservation>& live) -> std::optional<run::Reservation> {
+        if (!live.empty()) return std::nullopt;
+        return run::Reservation{7, 900, 3, 0};
+      },
+      {7, 100}, decided, 200ms, 10s);
+  EXPECT_TRUE(g.governed);
+  EXPECT_EQ(g.waited, 1000ms);
+  ASSERT_EQ(ledger.running.size(), 1u);
+  EXPECT_EQ(ledger.running[0].r.kib, 900u);
+  EXPECT_EQ(ledger.running[0].r.threads, 3);
+  EXPECT_EQ(decided.threads, 3);
 }

@@ -1,6 +1,7 @@
 // Planning PyTorch checkouts and torch extensions, and writing plans out.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "run/emit.hpp"
@@ -55,6 +56,46 @@ TEST(ProjectKind, Detection) {
   EXPECT_EQ(run::detect_project_kind(fs, "/pyp"), run::ProjectKind::extension);
   EXPECT_EQ(run::detect_project_kind(fs, "/cm"), run::ProjectKind::cmake);
   EXPECT_EQ(run::detect_project_kind(fs, "/py"), run::ProjectKind::unknown);
+  // torch as a run-time dependency only: a CMake project (bitsandbytes' shape).
+  fs.add_file("/dep/pyproject.toml", "[build-system]\nrequires = [\"scikit-build-core\"]\n[project]\ndependencies = [\"torch>=2.3\"]\n");
+  fs.add_file("/dep/CMakeLists.txt", "");
+  EXPECT_EQ(run::detect_project_kind(fs, "/dep"), run::ProjectKind::cmake);
+}
+
+TEST(PythonPlan, ProjectKnobsReachTheBuildEnvironmentAndSetWins) {
+  Harness h;
+  h.fs.add_file("/cc/setup.py",
+                "from torch.utils.cpp_extension import CUDAExtension\n"
+                "FORCE_BUILD = os.getenv(\"PROJ_FORCE_BUILD\", \"FALSE\") == \"TRUE\"\n"
+                "KEEP = os.getenv(\"PROJ_KEEP_CUDA_BUILD\", \"FALSE\") == \"TRUE\"\n");
+  auto p = h.plan("/cc", {.gpus = {"h100"}, .sets = {"PROJ_KEEP_CUDA_BUILD=maybe"}});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->env.at("PROJ_FORCE_BUILD"), "TRUE");
+  EXPECT_EQ(p->env.at("PROJ_KEEP_CUDA_BUILD"), "maybe");  // --set is the user's word
+  EXPECT_EQ(p->knobs.knobs.size(), 2u);
+
+  auto none = h.plan("/cc", {.gpus = {"h100"}, .no_knobs = true});
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->env.count("PROJ_FORCE_BUILD"));
+
+  auto bad = h.plan("/cc", {.gpus = {"h100"}, .knobs = {"NOEQUALS"}});
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().usage);
+}
+
+TEST(PythonPlan, CMakeProjectKnobsBecomeDefines) {
+  Harness h;
+  h.fs.add_file("/bnb/CMakeLists.txt",
+                "project(x LANGUAGES CXX)\nset(COMPUTE_BACKEND \"cpu\" CACHE STRING \"b\")\n"
+                "set_property(CACHE COMPUTE_BACKEND PROPERTY STRINGS cpu cuda)\n");
+  auto p = h.plan("/bnb", {.gpus = {"h100"}});
+  ASSERT_TRUE(p) << p.error().message;
+  auto argv = p->configure_argv();
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "-DCOMPUTE_BACKEND=cuda"), argv.end());
+  auto user = h.plan("/bnb", {.gpus = {"h100"}, .cmake_defines = {"COMPUTE_BACKEND=hip"}});
+  ASSERT_TRUE(user);
+  argv = user->configure_argv();
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "-DCOMPUTE_BACKEND=cuda"), argv.end());  // -D wins
 }
 
 TEST(PythonPlan, PyTorchCheckoutGetsTheSeedsEnvironment) {

@@ -1,0 +1,60 @@
+// Which project a command works on when no DIR is given, and why.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli/command.hpp"
+#include "cli/project_dir.hpp"
+
+using namespace kiln;
+
+namespace {
+
+struct Harness {
+  io::FakeFilesystem fs;
+  io::FakeProcessRunner proc;
+  io::FakeClock clock;
+  io::FakeEnvironment env;
+  std::ostringstream out, err;
+  io::Seams seams{fs, proc, clock, env, out, err};
+};
+
+TEST(ProjectDir, TheCurrentFolderWhenItIsAProject) {
+  Harness h;
+  h.fs.add_file("/work/proj/setup.py", "from torch.utils.cpp_extension import CUDAExtension\n");
+  auto r = cli::resolve_project_dir("", h.seams, false, "/work/proj");
+  EXPECT_EQ(r.dir, "/work/proj");
+  EXPECT_EQ(r.reason, "the current folder (no DIR given)");
+}
+
+TEST(ProjectDir, TheBundledExampleFromTheKilnRepository) {
+  Harness h;
+  h.fs.add_file("/src/kiln/CMakeLists.txt", "project(kiln CXX)\n");
+  h.fs.add_file("/src/kiln/data/project_knobs.toml", "");
+  h.fs.add_file("/src/kiln/examples/minitorch/CMakeLists.txt", "");
+  auto r = cli::resolve_project_dir("", h.seams, false, "/src/kiln");
+  EXPECT_EQ(r.dir, "/src/kiln/examples/minitorch");
+  EXPECT_NE(r.reason.find("kiln repository"), std::string::npos);
+}
+
+TEST(ProjectDir, NotAProjectIsAUsageErrorSayingWhatToPass) {
+  Harness h;
+  h.fs.add_dir("/tmp/empty");
+  try {
+    cli::resolve_project_dir("", h.seams, false, "/tmp/empty");
+    FAIL() << "expected a usage error";
+  } catch (const cli::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("/tmp/empty is not a project"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--example"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ProjectDir, DirArgumentWinsAndExampleWithDirIsAUsageError) {
+  Harness h;
+  h.fs.add_dir("/p");
+  EXPECT_EQ(cli::resolve_project_dir("/p", h.seams).reason, "the DIR argument");
+  EXPECT_THROW(cli::resolve_project_dir("/p", h.seams, true), cli::UsageError);
+  EXPECT_THROW(cli::resolve_project_dir("/nope", h.seams), cli::UsageError);
+}
+
+}  // namespace
