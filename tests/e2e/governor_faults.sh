@@ -19,7 +19,7 @@ export KILN_LEDGER=$work/ledger KILN_MEM_BUDGET_KIB=1000 KILN_EXEC_LOG=$work/exe
 flock "$KILN_LEDGER" sleep 60 > /dev/null 2>&1 & holder=$!
 sleep 0.3
 start=$(date +%s)
-timeout 30 "$kiln" exec -- true 2> "$work/err" || fail "kiln exec failed or hung with the lock held: $(cat "$work/err")"
+timeout 30 "$kiln" exec -- true -c unit.cpp -o "$work/unit.o" 2> "$work/err" || fail "kiln exec failed or hung with the lock held: $(cat "$work/err")"
 took=$(( $(date +%s) - start ))
 pkill -P "$holder" sleep 2>/dev/null || true; kill "$holder" 2>/dev/null || true; wait "$holder" 2>/dev/null || true
 echo "1. lock held elsewhere: compiled after ${took}s"
