@@ -189,6 +189,8 @@ TEST(Governor, ProcStatStartTimeAndTheRealProcessTable) {
   EXPECT_EQ(procs.start_time(::getpid()), mine);  // stable
   EXPECT_EQ(procs.start_time(0), std::nullopt);
   EXPECT_EQ(procs.start_time(999999999), std::nullopt);
+}
+
 TEST(Governor, LedgerLinesCarryThreadsAndReadOldLines) {
   auto rs = run::parse_ledger("10 500\n11 600 4 1700000000000\nbad line\n12 700 0 -5\n");
   ASSERT_EQ(rs.size(), 3u);
