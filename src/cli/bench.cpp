@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "cli/project_dir.hpp"
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
@@ -133,10 +134,10 @@ class BenchCommand final : public Command {
                                   {"cores", machine.usable_cores()},
                                   {"cost_per_hour", cost_per_hour_ >= 0 ? nlohmann::ordered_json(cost_per_hour_) : nullptr},
                                   {"configs", report::bench_json(rows)}};
-    if (!json_file_.empty() && !s.fs.write(json_file_, j.dump(2) + "\n"))
+    if (!json_file_.empty() && !s.fs.write(json_file_, json_text("bench", j)))
       throw Failure(fmt::format("cannot write {}", json_file_));
     if (json_) {
-      s.out << j.dump(2) << "\n";
+      print_json(s.out, "bench", std::move(j));
     } else {
       s.out << report::bench_table(rows, markdown_);
     }
