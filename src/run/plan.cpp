@@ -332,6 +332,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     p.jobs.jobs = *req.jobs;
   }
   if (p.kind != ProjectKind::cmake) {
+    p.torch_version = torch_version_for(p, s);
     auto env = python_build_env(p, *sets);
     if (!env) return usage(env.error());
     p.env = *env;
