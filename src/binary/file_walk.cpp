@@ -1,5 +1,7 @@
 #include "binary/file_walk.hpp"
 
+#include "binary/mapped_file.hpp"
+
 #include <atomic>
 #include <filesystem>
 #include <thread>
@@ -13,13 +15,19 @@ bool is_symlink(const io::Filesystem& fs, const std::string& p) {
   return std::filesystem::is_symlink(p, ec);
 }
 
-void walk(const std::string& dir, const io::Filesystem& fs, std::vector<std::string>& out, int depth) {
+void walk(const std::string& dir, const io::Filesystem& fs, WalkResult& out, int depth) {
   if (depth > 64) return;  // a symlink loop or an absurd tree
   for (const auto& name : fs.list(dir)) {
     const std::string p = dir == "/" ? "/" + name : dir + "/" + name;
     if (is_symlink(fs, p)) continue;
-    if (fs.is_directory(p)) walk(p, fs, out, depth + 1);
-    else out.push_back(p);
+    if (fs.is_directory(p)) {
+      walk(p, fs, out, depth + 1);
+    } else if (auto kind = dynamic_cast<const io::RealFilesystem*>(&fs) ? special_file_kind(p) : std::string();
+               !kind.empty()) {
+      out.special.emplace_back(p, kind);
+    } else {
+      out.files.push_back(p);
+    }
   }
 }
 
@@ -30,7 +38,7 @@ WalkResult walk_paths(const std::vector<std::string>& paths, const io::Filesyste
   for (auto p : paths) {
     while (p.size() > 1 && p.back() == '/') p.pop_back();
     if (!fs.exists(p)) r.missing.push_back(p);
-    else if (fs.is_directory(p)) walk(p, fs, r.files, 0);
+    else if (fs.is_directory(p)) walk(p, fs, r, 0);
     else r.files.push_back(p);
   }
   return r;

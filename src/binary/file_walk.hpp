@@ -12,6 +12,9 @@ namespace kiln::binary {
 struct WalkResult {
   std::vector<std::string> files;
   std::vector<std::string> missing;  // given paths that do not exist
+  // FIFOs, sockets and devices met inside folders: never opened (a FIFO would block the reader
+  // forever), each with what it is, for a note.
+  std::vector<std::pair<std::string, std::string>> special;
 };
 WalkResult walk_paths(const std::vector<std::string>& paths, const io::Filesystem& fs);
 

@@ -252,7 +252,12 @@ FileReport inspect_file(const std::string& path, const InspectOptions& opt) {
     r.error = blob.error();
     return r;
   }
-  return inspect_bytes((*blob)->bytes(), path, opt);
+  FileReport r = inspect_bytes((*blob)->bytes(), path, opt);
+  if ((*blob)->changed_while_read()) {
+    r.error = path + ": the file shrank while kiln read it (something is rewriting it); read it again once that is done";
+    r.entries.clear();
+  }
+  return r;
 }
 
 }  // namespace kiln::binary

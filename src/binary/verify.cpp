@@ -67,6 +67,7 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
   VerifyReport rep;
   auto walk = walk_paths(paths, s.fs);
   for (const auto& m : walk.missing) rep.problems.push_back({m, "", "unreadable", "no such file or folder", ""});
+  for (const auto& [path, kind] : walk.special) rep.notes.push_back(path + ": skipped: " + kind + ", not a file");
   // A file named on the command line is always checked; inside folders, what the build system
   // made for itself is not a product.
   auto named = [&](const std::string& f) {

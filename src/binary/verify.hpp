@@ -61,6 +61,7 @@ struct VerifyReport {
   std::vector<Problem> problems;
   std::size_t files_checked = 0;
   std::vector<std::string> skipped;  // build-system files and objects inside folders
+  std::vector<std::string> notes;  // FIFOs, sockets and devices skipped inside folders
   bool ok() const { return problems.empty(); }
 };
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "core/arch_spec.hpp"
 #include "core/compat.hpp"
 #include "core/cuda_archs.hpp"
@@ -23,6 +24,7 @@ class ArchsCommand final : public Command {
   const char* summary() const override {
     return "Parse, convert and check CUDA architecture lists: kiln archs SPEC (TORCH_CUDA_ARCH_LIST, CMake or nvcc spelling)";
   }
+  bool wants_raw_tail() const override { return true; }
   void setup(CLI::App& app) override {
     // SPEC is taken from the unparsed arguments, in order, so nvcc flags such as `-gencode X` and
     // `-arch=sm_90` pass through as they are written.
@@ -41,8 +43,9 @@ class ArchsCommand final : public Command {
     std::string spec;
     const auto given = app_->remaining();
     for (const auto& p : given) spec += (spec.empty() ? "" : " ") + p;
+    for (const auto& p : raw_tail) spec += (spec.empty() ? "" : " ") + p;  // after `kiln archs --`
     std::string source = "argument";
-    if (given.empty()) {
+    if (given.empty() && raw_tail.empty()) {
       for (const char* var : {"TORCH_CUDA_ARCH_LIST", "CUDAARCHS"})
         if (auto v = s.env.get(var); v && !v->empty()) {
           spec = *v, source = var;
@@ -117,7 +120,7 @@ class ArchsCommand final : public Command {
     for (const auto& w : warnings) s.err << "kiln archs: warning: " << w << "\n";
 
     if (json_) {
-      s.out << j.dump(2) << "\n";
+      print_json(s.out, "archs", j);
     } else if (to) {
       auto f = *to == core::Syntax::torch ? core::format_torch(set, torch_version_) : core::format_spec(set, *to);
       if (!f) throw Failure(f.error().message);

@@ -7,10 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include <fstream>
 
 #include "binary/verify.hpp"
+#include "cli/build_progress.hpp"
 #include "cli/plan_options.hpp"
+#include "io/terminal.hpp"
+#include "report/ninja_log.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/render.hpp"
 #include "core/arch_spec.hpp"
@@ -56,27 +60,23 @@ class BuildCommand final : public Command {
     auto lock = run::BuildLock::acquire(plan.build_dir, run::own_command_line());
     if (!lock) throw Failure(lock.error());
 
-    const bool tty = ::isatty(STDERR_FILENO);
-    auto last_print = s.clock.now() - std::chrono::hours(1);
+    // The ETA learns from the previous build in this folder: what each output took last time.
+    std::map<std::string, long> learned;
+    if (auto text = s.fs.read(plan.build_dir + "/.ninja_log")) learned = report::last_durations(*text);
+    std::optional<BuildProgress> progress;
     run::ProgressSink sink;
-    sink.on_status = [&](const run::NinjaStatus& st, std::chrono::milliseconds elapsed) {
-      if (json_) return;
-      auto line = run::progress_line(st, run::estimate_remaining(st, elapsed), 110);
-      if (tty) {
-        s.err << "\r\033[K" << line << std::flush;
-      } else if (s.clock.now() - last_print > std::chrono::seconds(5) || st.done == st.total) {
-        // A CI log gets a line every few seconds, not one per step.
-        s.err << line << "\n";
-        last_print = s.clock.now();
-      }
-    };
+    if (!json_) {
+      progress.emplace(s, [&s] { return io::terminal_for(STDERR_FILENO, s.env); },
+                       run::EtaModel(std::move(learned), plan.jobs.jobs));
+      sink = progress->sink();
+    }
     struct sigaction sa {}, old {};
     sa.sa_handler = on_sigint;
     ::sigaction(SIGINT, &sa, &old);
     g_interrupted = false;
     auto outcome = run::run_cmake_build(plan, s, sink);
     ::sigaction(SIGINT, &old, nullptr);
-    if (tty && !json_) s.err << "\r\033[K";
+    if (progress) progress->finish();
 
     if (g_interrupted) {
       s.err << "kiln build: interrupted; stopped the build. Full log: " << plan.log_path() << "\n";
@@ -96,7 +96,7 @@ class BuildCommand final : public Command {
           j["outcome"]["diagnosis"] = {{"id", "kiln.no-cuda-built"}, {"cause", *why}, {"fix", nullptr}};
         }
       }
-      s.out << j.dump(2) << "\n";
+      print_json(s.out, "build", std::move(j));
       return ok ? kOk : kFindings;
     }
     if (!outcome.ok) {
@@ -129,10 +129,12 @@ class BuildCommand final : public Command {
              {{"ok", o.ok},
               {"failed_step", o.ok ? json(nullptr) : json(o.failed_step)},
               {"exit_code", o.exit_code},
-              {"configure_seconds", o.configure_time.count() / 1000.0},
-              {"build_seconds", o.build_time.count() / 1000.0},
+              {"configure_s", o.configure_time.count() / 1000.0},
+              {"build_s", o.build_time.count() / 1000.0},
               {"steps", o.steps_run},
-              {"peak_rss_mib", o.peak_rss_kib / 1024},
+              {"up_to_date", o.ok && o.steps_run == 0},
+              {"configure_skipped", o.configure_skipped},
+              {"peak_rss_bytes", o.peak_rss_kib * 1024},
               {"cache", o.has_cache_stats ? json{{"hits", o.cache.hits},
                                                  {"misses", o.cache.misses},
                                                  {"remote_hits", o.cache.remote_hits},
@@ -219,12 +221,17 @@ class BuildCommand final : public Command {
 
   static void print_summary(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o,
                             const binary::VerifyReport& v) {
-    s.out << fmt::format("built {} in {} (configure {}, build {}), {} step{}\n", p.project_dir,
-                         seconds(o.configure_time + o.build_time), seconds(o.configure_time), seconds(o.build_time),
-                         o.steps_run, o.steps_run == 1 ? "" : "s");
+    if (o.steps_run == 0)  // a no-op: say so, not "0 steps" and a 0% hit rate
+      s.out << fmt::format("up to date: {} (nothing to build{}; {})\n", p.project_dir,
+                           o.configure_skipped ? ", CMake not re-run" : "", seconds(o.configure_time + o.build_time));
+    else
+      s.out << fmt::format("built {} in {} (configure {}, build {}), {} step{}\n", p.project_dir,
+                           seconds(o.configure_time + o.build_time),
+                           o.configure_skipped ? std::string("skipped") : seconds(o.configure_time), seconds(o.build_time),
+                           o.steps_run, o.steps_run == 1 ? "" : "s");
     s.out << fmt::format("targets   {}\n", core::format_cmake(p.targets));
     s.out << fmt::format("peak RSS  {} MiB (largest single process)\n", o.peak_rss_kib / 1024);
-    if (o.has_cache_stats)
+    if (o.has_cache_stats && o.cache.hits + o.cache.misses > 0)
       s.out << fmt::format("ccache    {} hits, {} misses ({:.0f}% hit rate)\n", o.cache.hits, o.cache.misses,
                            100.0 * o.cache.hit_rate());
     for (const auto& a : o.artifacts) {

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
+#include "core/size_text.hpp"
 #include "run/ccache_admin.hpp"
 
 namespace kiln::cli {
@@ -52,7 +54,7 @@ class CacheCommand final : public Command {
     auto st = cc->status();
     if (!st) throw Failure(st.error());
     if (json_) {
-      s.out << to_json(*st).dump(2) << "\n";
+      print_json(s.out, "cache", to_json(*st));
       return kOk;
     }
     if (action_ == "clear") s.out << "cleared the cache and zeroed its statistics\n";
@@ -79,11 +81,17 @@ class CacheCommand final : public Command {
       return json{{"value", it->second.value}, {"from", it->second.origin}};
     };
     const std::string remote = st.value("remote_storage");
+    // ccache's own text ("5.0G") stays as the setting's value; bytes are the unit JSON compares.
+    json max_size = conf("max_size");
+    if (max_size.is_object()) {
+      auto b = core::parse_size_bytes(st.value("max_size"));
+      max_size["bytes"] = b ? json(*b) : json(nullptr);
+    }
     return {{"ccache", st.ccache},
             {"dir", st.value("cache_dir")},
-            {"size_mib", counter(st, "cache_size_kibibyte") / 1024.0},
+            {"size_bytes", counter(st, "cache_size_kibibyte") * 1024},
             {"files", counter(st, "files_in_cache")},
-            {"max_size", conf("max_size")},
+            {"max_size", max_size},
             {"remote_storage", remote.empty() ? json(nullptr) : conf("remote_storage")},
             {"remote_only", st.value("remote_only") == "true"},
             {"stats",

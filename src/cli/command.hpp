@@ -30,6 +30,10 @@ class Command {
   virtual const char* summary() const = 0;
   virtual void setup(CLI::App& app) = 0;
   virtual int run(io::Seams& s) = 0;
+  // A command whose arguments may start with '-' (archs: nvcc flags) takes everything after the
+  // end-of-options marker `--` as it is; run_cli puts it in raw_tail instead of parsing it.
+  virtual bool wants_raw_tail() const { return false; }
+  std::vector<std::string> raw_tail;
 };
 
 std::vector<std::unique_ptr<Command>> all_commands();

@@ -2,12 +2,16 @@
 // lines that prove it and the fix.
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/render.hpp"
 #include "run/project_knobs.hpp"
@@ -39,7 +43,18 @@ class DiagnoseCommand final : public Command {
     }
     diagnose::Diagnosis d;
     if (log_ == "-") {
+      // Standard input that cannot be read must not pass for a clean log: closed, a folder, a
+      // terminal nobody types into, or a read error are errors, and so is an empty log
+      // (`kiln diagnose` in a CI step whose stdin is /dev/null would otherwise say "no failure").
+      struct stat st {};
+      if (::fstat(STDIN_FILENO, &st) != 0)
+        throw UsageError(fmt::format("cannot read stdin: {}; give the log file, or pipe the build into kiln diagnose", std::strerror(errno)));
+      if (S_ISDIR(st.st_mode)) throw UsageError("stdin is a directory; give a log file or pipe the build's output");
+      if (::isatty(STDIN_FILENO))
+        throw UsageError("stdin is a terminal; give the log file (kiln diagnose build.log) or pipe it (make 2>&1 | kiln diagnose)");
       d = diagnose::diagnose_stream(std::cin, opts);
+      if (std::cin.bad()) throw UsageError(fmt::format("error reading stdin: {}", std::strerror(errno)));
+      if (d.bytes == 0) throw UsageError("stdin was empty: nothing to diagnose; give the log file, or pipe the build's output with 2>&1");
     } else {
       // Streamed, not read whole: build logs reach gigabytes.
       if (s.fs.is_directory(log_)) throw UsageError(fmt::format("'{}' is a directory; give a log file or - for stdin", log_));
@@ -47,9 +62,10 @@ class DiagnoseCommand final : public Command {
       if (!in) throw UsageError(fmt::format("cannot read '{}': {}", log_, std::strerror(errno)));
       d = diagnose::diagnose_stream(in, opts);
       if (in.bad()) throw UsageError(fmt::format("error reading '{}': {}", log_, std::strerror(errno)));
+      if (d.bytes == 0) throw UsageError(fmt::format("'{}' is empty: nothing to diagnose", log_));
     }
     if (json_) {
-      s.out << diagnose::to_json(d, log_).dump(2) << "\n";
+      print_json(s.out, "diagnose", diagnose::to_json(d, log_));
     } else {
       diagnose::render_text(s.out, d, log_, {all_, context_.has_value()});
     }

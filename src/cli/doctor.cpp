@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "probe/doctor.hpp"
 #include "probe/lib_load.hpp"
 #include "report/doctor_report.hpp"
@@ -40,7 +41,7 @@ class DoctorCommand final : public Command {
     auto report = probe::run_doctor(s, o);
     if (!report.cmake_cache_error.empty() && !json_) throw Failure(report.cmake_cache_error);
     if (json_)
-      s.out << report::doctor_json(report).dump(2) << "\n";
+      print_json(s.out, "doctor", report::doctor_json(report));
     else
       s.out << report::doctor_text(report);
     if (!report.cmake_cache_error.empty()) {

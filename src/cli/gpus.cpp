@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "core/arch.hpp"
 #include "core/gpu_table.hpp"
 #include "probe/local_gpus.hpp"
@@ -61,7 +62,7 @@ class GpusCommand final : public Command {
                      {"cc", core::cc_string(g.cc)},
                      {"arch", "sm_" + std::to_string(g.cc)},
                      {"driver", g.driver_version},
-                     {"memory_mib", g.memory_mib},
+                     {"memory_bytes", static_cast<std::int64_t>(g.memory_mib) * 1048576},
                      {"model", m ? json(m->name) : json(nullptr)}});
       }
       j["local"] = {{"source", local.source.empty() ? json(nullptr) : json(local.source)},
@@ -72,7 +73,7 @@ class GpusCommand final : public Command {
                     {"gpus", l}};
     }
     if (json_) {
-      s.out << j.dump(2) << "\n";
+      print_json(s.out, "gpus", std::move(j));
       return kOk;
     }
     if (!shown.empty()) {

@@ -10,6 +10,7 @@
 #include "binary/file_walk.hpp"
 #include "binary/inspect.hpp"
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "cli/inspect_render.hpp"
 
 namespace kiln::cli {
@@ -58,6 +59,11 @@ class InspectCommand final : public Command {
       s.err << fmt::format("kiln inspect: {}: no such file or folder\n", m);
       rc = kFindings;
     }
+    json special = json::array();
+    for (const auto& [path, kind] : walk.special) {
+      if (!json_) s.err << fmt::format("kiln inspect: note: {}: skipped: {}, not a file\n", path, kind);
+      special.push_back({{"path", path}, {"kind", kind}});
+    }
     std::size_t skipped = 0;
     json out_files = json::array();
     for (std::size_t i = 0; i < files.size(); ++i) {
@@ -77,7 +83,8 @@ class InspectCommand final : public Command {
       j["files"] = out_files;
       j["skipped"] = skipped;
       j["missing"] = walk.missing;
-      s.out << j.dump(2) << "\n";
+      j["special_files"] = special;  // FIFOs, sockets, devices inside folders: never opened
+      print_json(s.out, "inspect", std::move(j));
     } else if (skipped) {
       s.out << fmt::format("({} other file{} skipped: not ELF, archive, wheel, cubin or fatbin)\n", skipped, skipped == 1 ? "" : "s");
     }

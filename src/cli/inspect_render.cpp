@@ -36,11 +36,11 @@ json kernel_json(const binary::KernelInfo& k, bool sass) {
   if (!sass) return j;
   j["entry"] = k.entry;
   j["registers"] = k.registers ? json(*k.registers) : json(nullptr);
-  j["shared"] = k.shared_bytes;
-  j["stack"] = k.stack_bytes;
-  j["local"] = k.local_bytes;
-  j["constant0"] = k.constant0_bytes;
-  j["code_size"] = k.code_bytes;
+  j["shared_bytes"] = k.shared_bytes;
+  j["stack_bytes"] = k.stack_bytes;
+  j["local_bytes"] = k.local_bytes;
+  j["constant0_bytes"] = k.constant0_bytes;
+  j["code_bytes"] = k.code_bytes;
   return j;
 }
 
@@ -61,7 +61,7 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
   json j;
   j["path"] = f.path;
   j["format"] = binary::to_string(f.format);
-  j["size"] = f.file_size;
+  j["size_bytes"] = f.file_size;
   j["cuda"] = f.has_cuda();
   j["containers"] = f.containers;
   j["fatbin_bytes"] = f.fatbin_bytes;
@@ -71,11 +71,11 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
     json x;
     x["kind"] = core::to_string(e.target.kind);
     x["arch"] = arch_name(e.target);
-    x["size"] = e.stored_size;
+    x["size_bytes"] = e.stored_size;
     x["compressed"] = e.compression != binary::Compression::none;
     x["compression"] = binary::to_string(e.compression);
-    x["uncompressed_size"] = e.uncompressed_size;
-    x["header_size"] = e.header_size;
+    x["uncompressed_bytes"] = e.uncompressed_size;
+    x["header_bytes"] = e.header_size;
     x["offset"] = e.offset;
     x["flags"] = e.flags;
     x["section"] = e.section;
@@ -102,7 +102,7 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
   }
   json reloc = json::array();
   for (const auto& e : f.relocatable)
-    reloc.push_back({{"kind", core::to_string(e.target.kind)}, {"arch", arch_name(e.target)}, {"size", e.stored_size},
+    reloc.push_back({{"kind", core::to_string(e.target.kind)}, {"arch", arch_name(e.target)}, {"size_bytes", e.stored_size},
                      {"offset", e.offset}, {"section", e.section}});
   j["relocatable_entries"] = reloc;
   ArchRow total;

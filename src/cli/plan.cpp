@@ -1,7 +1,9 @@
 // kiln plan: what kiln build would do and why, or the plan written out for other tools.
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "cli/plan_options.hpp"
 #include "run/emit.hpp"
+#include "run/plan_report.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -20,7 +22,11 @@ class PlanCommand final : public Command {
   }
   int run(io::Seams& s) override {
     const run::Plan plan = plan_or_throw(dir_, req_, s);
-    auto out = run::emit(plan, json_ ? "json" : emit_);
+    if (json_ || emit_ == "json") {
+      print_json(s.out, "plan", run::plan_to_json(plan));
+      return kOk;
+    }
+    auto out = run::emit(plan, emit_);
     if (!out) throw UsageError(out.error());
     s.out << *out;
     return kOk;

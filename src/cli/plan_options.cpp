@@ -1,5 +1,6 @@
 #include "cli/plan_options.hpp"
 
+#include <charconv>
 #include <filesystem>
 #include <memory>
 
@@ -38,13 +39,32 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
   app.add_option("--profile", o.profile, "production, distribution, dev or cpu (data/profiles.toml)")->envname("KILN_PROFILE");
   app.add_option("--set", o.sets, "KEY=VALUE: a PyTorch option (USE_NCCL=0), an environment variable for Python "
                                   "builds, a -D cache entry for CMake projects; repeatable");
-  app.add_option("-j,--jobs", o.jobs_flag, "Parallel compile jobs (default: from cores and memory)")->envname("KILN_JOBS");
+  // 0 is refused rather than read as "auto": leaving the option out is how to ask for the default.
+  app.add_option("-j,--jobs", o.jobs_flag, "Parallel compile jobs, 1 or more (default: from cores and memory)")
+      ->envname("KILN_JOBS")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            int n = 0;
+            auto r = std::from_chars(v.data(), v.data() + v.size(), n);
+            if (r.ec != std::errc() || r.ptr != v.data() + v.size() || n < 1)
+              return "'" + v + "' is not a job count: give 1 or more, or leave --jobs out for kiln's choice";
+            return std::string();
+          },
+          "N>=1"));
   app.add_option("--build-dir", o.build_dir, "Build folder (default: DIR/build-kiln)")->envname("KILN_BUILD_DIR");
   app.add_option("--build-type", o.build_type, "Release, RelWithDebInfo, Debug (default: the profile's, else Release)")
       ->envname("KILN_BUILD_TYPE");
   app.add_option("--cache-dir", o.cache_dir, "ccache directory for this build (default: ccache's own)")->envname("KILN_CACHE_DIR");
   app.add_flag("--no-ccache", o.no_ccache, "Build without ccache");
-  app.add_option("-D,--define", o.cmake_defines, "Extra CMake cache entry KEY=VALUE; repeatable");
+  app.add_option("-D,--define", o.cmake_defines, "Extra CMake cache entry KEY=VALUE; repeatable")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            const auto eq = v.find('=');
+            if (eq == std::string::npos || eq == 0)
+              return "'" + v + "' is not KEY=VALUE (KEY:TYPE=VALUE also works), e.g. -D CMAKE_CXX_STANDARD=17";
+            return std::string();
+          },
+          "KEY=VALUE"));
   app.add_option("--python", o.python, "Python interpreter for PyTorch and extension builds (default: $PYTHON, python3)");
   app.add_flag("--no-governor", o.no_governor, "Run compiles without kiln's memory governor (Ninja -j from memory instead)");
   app.add_option("--mem-budget", o.mem_budget, "Memory the governor lets compiles reserve, e.g. 12G or 900M "

@@ -13,6 +13,7 @@ std::unique_ptr<Command> make_diagnose();
 std::unique_ptr<Command> make_report();
 std::unique_ptr<Command> make_cache();
 std::unique_ptr<Command> make_bench();
+std::unique_ptr<Command> make_completion();
 
 std::vector<std::unique_ptr<Command>> all_commands() {
   std::vector<std::unique_ptr<Command>> v;
@@ -27,6 +28,7 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   v.push_back(make_report());
   v.push_back(make_cache());
   v.push_back(make_bench());
+  v.push_back(make_completion());
   return v;
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "probe/machine.hpp"
 #include "report/load.hpp"
 #include "report/render.hpp"
@@ -58,7 +59,7 @@ class ReportCommand final : public Command {
         throw Failure(fmt::format("cannot write {}; check the folder exists and is writable", html_));
     }
     if (json_) {
-      s.out << report::to_json(profile, static_cast<size_t>(top_)).dump(2) << "\n";
+      print_json(s.out, "report", report::to_json(profile, static_cast<size_t>(top_)));
     } else {
       s.out << report::render_text(profile, static_cast<size_t>(top_));
       if (!html_.empty()) s.out << "\nwrote " << html_ << "\n";

@@ -1,9 +1,56 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
 #include "cli/command.hpp"
+#include "cli/config_file.hpp"
+#include "cli/json_out.hpp"
+#include "core/spelling.hpp"
 #include "run/exec_launcher.hpp"
 
 namespace kiln::cli {
+namespace {
+
+// --json anywhere before the end-of-options marker (or plan's --emit json) asks for JSON, errors included.
+bool wants_json(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size() && args[i] != "--"; ++i)
+    if (args[i] == "--json" || args[i] == "--emit=json" || (args[i] == "--emit" && i + 1 < args.size() && args[i + 1] == "json"))
+      return true;
+  return false;
+}
+
+// Every long and short name of the options of `app`, with their dashes.
+std::vector<std::string> option_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_group().empty()) continue;  // hidden
+    for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+    for (const auto& s : o->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+// Config keys a [section] accepts: the option's long names and, for positionals, their name.
+std::vector<std::string> config_keys(const CLI::App& app) {
+  std::vector<std::string> keys;
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_group().empty() || o->get_lnames() == std::vector<std::string>{"help"}) continue;
+    for (const auto& l : o->get_lnames()) keys.push_back(l);
+    if (o->get_lnames().empty() && o->get_snames().empty()) keys.push_back(o->get_name());
+  }
+  return keys;
+}
+
+struct Parsed {
+  std::vector<std::string> args;  // argv[1..] with --config moved in front of the command
+  std::vector<std::string> tail;  // after `--`, for a command that takes it raw
+  std::string command;            // the sub-command named, if any
+  std::string config;             // --config FILE, if given
+};
+
+}  // namespace
 
 int run_cli(int argc, const char* const* argv, io::Seams& s) {
   // Invoked through a compiler link (BUILD/.kiln/bin/c++ or nvcc, see run::Plan::wrapper_dir):
@@ -48,13 +95,81 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   app.set_config("--config", "kiln.toml", "Read options from a TOML file, one [section] per command");
   auto commands = all_commands();
   std::vector<std::pair<CLI::App*, Command*>> subs;
+  std::vector<std::string> command_names;
   for (auto& c : commands) {
     CLI::App* sub = app.add_subcommand(c->name(), c->summary());
     c->setup(*sub);
     subs.emplace_back(sub, c.get());
+    command_names.emplace_back(c->name());
   }
+
+  // A global option may follow the sub-command (`kiln build --config ci.toml`), as with git -C:
+  // it is moved in front of it. After `--` nothing is touched.
+  Parsed p;
+  {
+    std::vector<std::string> in(argv + 1, argv + argc), globals;
+    bool dashes = false;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const std::string& a = in[i];
+      if (dashes) {
+        p.args.push_back(a);
+        continue;
+      }
+      if (a == "--") {
+        dashes = true;
+        auto it = std::find(command_names.begin(), command_names.end(), p.command);
+        if (it != command_names.end() && subs[it - command_names.begin()].second->wants_raw_tail()) {
+          p.tail.assign(in.begin() + static_cast<long>(i) + 1, in.end());
+          break;
+        }
+        p.args.push_back(a);
+        continue;
+      }
+      if (a == "--config" && i + 1 < in.size()) {
+        p.config = in[i + 1];
+        globals.push_back(a), globals.push_back(in[++i]);
+        continue;
+      }
+      if (a.rfind("--config=", 0) == 0) {
+        p.config = a.substr(9);
+        globals.push_back(a);
+        continue;
+      }
+      if (p.command.empty() && !a.empty() && a.front() != '-' &&
+          std::find(command_names.begin(), command_names.end(), a) != command_names.end())
+        p.command = a;
+      p.args.push_back(a);
+    }
+    p.args.insert(p.args.begin(), globals.begin(), globals.end());
+  }
+  const bool json = wants_json(p.args);
+  auto fail = [&](const std::string& command, int code, const std::string& message) {
+    s.err << "kiln" << (command.empty() ? "" : " " + command) << ": error: " << message << "\n";
+    if (json) print_json(s.out, "error", error_json(command, code, message));
+    return code;
+  };
+
+  // The config file, checked before CLI11 reads it (which would skip what it does not understand).
+  {
+    const bool explicit_config = !p.config.empty();
+    const std::string path = explicit_config ? p.config : "kiln.toml";
+    if (explicit_config || s.fs.exists(path)) {
+      auto text = s.fs.read(path);
+      if (!text) {
+        if (explicit_config) return fail(p.command, kUsage, fmt::format("--config {}: cannot read the file", path));
+      } else {
+        std::map<std::string, std::vector<std::string>> keys;
+        keys[""] = {};
+        for (auto& [sub, c] : subs) keys[c->name()] = config_keys(*sub);
+        if (auto err = check_config(path, *text, keys)) return fail(p.command, kUsage, *err);
+      }
+    }
+  }
+
+  std::vector<const char*> cargv{argv[0]};
+  for (const auto& a : p.args) cargv.push_back(a.c_str());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(cargv.size()), cargv.data());
   } catch (const CLI::CallForHelp& e) {
     // The help of the command asked about, else kiln's own.
     for (auto& [sub, c] : subs)
@@ -68,8 +183,32 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
     s.out << app.help("", CLI::AppFormatMode::All);
     return kOk;
   } catch (const CLI::ParseError& e) {
-    s.err << "kiln: error: " << e.what() << "\n";
-    return kUsage;
+    // Did you mean: a mistyped command, else a mistyped option of the command named.
+    std::string hint;
+    if (p.command.empty()) {
+      for (const auto& a : p.args) {
+        if (a == "--") break;
+        if (a.empty() || a.front() == '-') continue;
+        if (auto c = core::closest(a, command_names))
+          return fail("", kUsage, fmt::format("unknown command '{}'; did you mean '{}'?", a, *c));
+        return fail("", kUsage, fmt::format("unknown command '{}'; the commands are: {}", a, fmt::join(command_names, ", ")));
+      }
+    }
+    CLI::App* where = &app;
+    for (auto& [sub, c] : subs)
+      if (c->name() == p.command) where = sub;
+    auto known = option_names(*where);
+    for (const auto& o : option_names(app)) known.push_back(o);
+    for (const auto& a : p.args) {
+      if (a == "--") break;
+      if (a.size() < 2 || a.front() != '-') continue;
+      const std::string name = a.substr(0, a.find('='));
+      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      if (name.rfind("--", 0) != 0) continue;  // -j8, -DKEY=V: short options carry values; one letter suggests nothing
+      if (auto c = core::closest(name, known)) hint = fmt::format(" (unknown option '{}'; did you mean '{}'?)", name, *c);
+      break;
+    }
+    return fail(p.command, kUsage, e.what() + hint);
   }
   if (version) {
     s.out << "kiln " << KILN_VERSION << "\n";
@@ -77,14 +216,13 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   }
   for (auto& [sub, c] : subs) {
     if (!sub->parsed()) continue;
+    c->raw_tail = p.tail;
     try {
       return c->run(s);
     } catch (const UsageError& e) {
-      s.err << "kiln " << c->name() << ": error: " << e.what() << "\n";
-      return kUsage;
+      return fail(c->name(), kUsage, e.what());
     } catch (const std::exception& e) {
-      s.err << "kiln " << c->name() << ": error: " << e.what() << "\n";
-      return kFindings;
+      return fail(c->name(), kFindings, e.what());
     }
   }
   s.out << app.help();

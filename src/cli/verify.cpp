@@ -6,6 +6,7 @@
 
 #include "binary/verify.hpp"
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "core/arch_spec.hpp"
 #include "core/gpu_table.hpp"
 #include "probe/spec_context.hpp"
@@ -83,7 +84,8 @@ class VerifyCommand final : public Command {
       for (const auto& p : rep.problems)
         problems.push_back({{"file", p.file}, {"gpu", p.gpu}, {"kind", p.kind}, {"why", p.why}, {"fix", p.fix}});
       j["problems"] = problems;
-      s.out << j.dump(2) << "\n";
+      j["notes"] = rep.notes;
+      print_json(s.out, "verify", std::move(j));
     } else {
       for (const auto& f : rep.files)
         for (const auto& v : f.gpus)
@@ -93,6 +95,7 @@ class VerifyCommand final : public Command {
                                  v.kernels ? fmt::format(", {} of {} kernels run{}", v.kernels->runnable, v.kernels->total,
                                                          v.kernels->specialised ? fmt::format(" ({} others are built for other architectures only)", v.kernels->specialised) : "")
                                        : "");
+      for (const auto& n : rep.notes) s.err << "kiln verify: note: " << n << "\n";
       for (const auto& p : rep.problems) s.out << "FAIL " << p.line() << "\n";
       s.out << fmt::format("{}: {} file{} checked, {} with CUDA code, {} problem{}{}\n", rep.ok() ? "ok" : "FAILED",
                            rep.files_checked, rep.files_checked == 1 ? "" : "s", rep.files.size(), rep.problems.size(),

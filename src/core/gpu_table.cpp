@@ -10,6 +10,7 @@
 
 #include "core/arch.hpp"
 #include "core/data_toml.hpp"
+#include "core/spelling.hpp"
 
 namespace kiln::core {
 
@@ -42,19 +43,6 @@ const GpuTable& GpuTable::get() {
     return t;
   }();
   return table;
-}
-
-// Optimal string alignment distance: a swapped pair of digits ("4900" for "4090") costs one edit.
-static size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (size_t i = 1; i <= a.size(); ++i)
-    for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
 }
 
 tl::expected<GpuModel, GpuLookupError> GpuTable::lookup(std::string_view query) const {

@@ -98,7 +98,6 @@ void render_text(std::ostream& out, const Diagnosis& d, std::string_view source,
 
 json to_json(const Diagnosis& d, std::string_view source) {
   json j;
-  j["schema"] = "kiln.diagnose/1";
   j["log"] = source == "-" ? "<stdin>" : std::string(source);
   j["lines"] = d.lines;
   j["bytes"] = d.bytes;

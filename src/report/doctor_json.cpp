@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "core/size_text.hpp"
 #include "report/doctor_report.hpp"
 
 namespace kiln::report {
@@ -25,9 +26,12 @@ json deep_json(const DeepCompile& d) {
   return {{"ok", d.ok}, {"argv", d.argv}, {"output", d.output}};
 }
 
+// GiB figures of the job arithmetic, as whole bytes (the JSON convention: sizes in bytes).
+std::int64_t gib_bytes(double gib) { return static_cast<std::int64_t>(gib * 1073741824.0 + 0.5); }
+
 json jobs_json(const JobsEstimate& e) {
-  return {{"jobs", e.jobs},           {"cores", e.cores},           {"memory_gib", e.memory_gib},
-          {"margin_gib", e.margin_gib}, {"gib_per_job", e.gib_per_job}, {"memory_jobs", e.memory_jobs},
+  return {{"jobs", e.jobs},           {"cores", e.cores},           {"memory_bytes", gib_bytes(e.memory_gib)},
+          {"margin_bytes", gib_bytes(e.margin_gib)}, {"bytes_per_job", gib_bytes(e.gib_per_job)}, {"memory_jobs", e.memory_jobs},
           {"limited_by", e.limited_by}, {"arithmetic", e.arithmetic}};
 }
 
@@ -35,12 +39,11 @@ json jobs_json(const JobsEstimate& e) {
 
 json doctor_json(const DoctorReport& r) {
   json j;
-  j["schema"] = "kiln.doctor/1";
   int counts[3] = {0, 0, 0};
   for (const auto& f : r.findings) ++counts[static_cast<int>(f.severity)];
   j["ok"] = !r.has_error();
   j["counts"] = {{"error", counts[2]}, {"warning", counts[1]}, {"note", counts[0]}};
-  j["elapsed_ms"] = r.elapsed_ms;
+  j["elapsed_s"] = r.elapsed_ms / 1000.0;
   j["findings"] = json::array();
   for (const auto& f : r.findings)
     j["findings"].push_back({{"severity", severity_name(f.severity)}, {"area", f.area}, {"code", f.code},
@@ -93,7 +96,8 @@ json doctor_json(const DoctorReport& r) {
   json ccache = tool_json(t.ccache);
   const auto& ci = t.ccache_info;
   ccache["cache_dir"] = opt_str(ci.cache_dir);
-  ccache["max_size"] = opt_str(ci.max_size);
+  const auto max_bytes = core::parse_size_bytes(ci.max_size);
+  ccache["max_size_bytes"] = max_bytes ? json(*max_bytes) : json(nullptr);
   ccache["size_bytes"] = opt(ci.size_bytes);
   ccache["hits"] = opt(ci.hits);
   ccache["misses"] = opt(ci.misses);
@@ -121,7 +125,7 @@ json doctor_json(const DoctorReport& r) {
   json gpus = json::array();
   for (const auto& g : r.gpus.gpus)
     gpus.push_back({{"index", g.index}, {"name", g.name}, {"cc", g.cc ? json(fmt::format("{}.{}", g.cc / 10, g.cc % 10)) : json(nullptr)},
-                    {"driver", opt_str(g.driver_version)}, {"memory_mib", g.memory_mib}});
+                    {"driver", opt_str(g.driver_version)}, {"memory_bytes", static_cast<std::int64_t>(g.memory_mib) * 1048576}});
   j["gpus"] = {{"source", opt_str(r.gpus.source)},
                {"note", opt_str(r.gpus.note)},
                {"driver_cuda", r.gpus.driver_cuda ? json(fmt::format("{}.{}", r.gpus.driver_cuda / 1000, r.gpus.driver_cuda % 1000 / 10))

@@ -1,7 +1,9 @@
 #pragma once
-// .ninja_log: one line per finished edge output, appended build after build. kiln report profiles
-// the latest build only, so the parser splits the log where time goes backwards (each ninja run
-// starts its clock at zero) and keeps the last record of each output.
+// .ninja_log: one line per finished edge output, appended build after build (and rewritten in
+// arbitrary order when CMake re-configures: ninja -t recompact / restat). kiln report profiles
+// the latest build that ran something: its records are picked by their mtime timestamps (see
+// parse_ninja_log), else by file order where time goes backwards (each run starts its clock at 0).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,9 +25,18 @@ struct NinjaLog {
   int version = 0;
   int builds = 0;         // ninja runs recorded in the log
   std::vector<Job> jobs;  // the latest run's, by start time
+  bool from_mtime = false;  // the latest run was told apart by mtime, not by file order
 };
 
 // Versions 5, 6 and 7 (start, end, mtime, output, hash, tab-separated). An error names the line.
 tl::expected<NinjaLog, std::string> parse_ninja_log(const std::string& text);
+
+}  // namespace kiln::report
+
+namespace kiln::report {
+
+// What each output took the last time it was built (ninja's rule: the last record per output
+// wins), for estimating the next build. Unreadable lines are skipped: this only guides an ETA.
+std::map<std::string, long> last_durations(const std::string& text);
 
 }  // namespace kiln::report

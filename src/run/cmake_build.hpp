@@ -22,6 +22,7 @@ struct BuildOutcome {
   long peak_rss_kib = 0;  // largest single process of the build tree
   long build_peak_rss_kib = 0;  // the same, for the build step alone (configure's CMake excluded)
   int steps_run = 0;      // Ninja steps this build ran (0: up to date)
+  bool configure_skipped = false;  // configured before with the same arguments: CMake not re-run
   bool has_cache_stats = false;
   CacheStats cache;
   std::vector<std::string> artifacts;  // shared libraries and executables the build produced
@@ -30,9 +31,14 @@ struct BuildOutcome {
 struct ProgressSink {
   std::function<void(const NinjaStatus&, std::chrono::milliseconds elapsed)> on_status;
   std::function<void(std::string_view line)> on_output;  // every non-status line
+  std::function<void(std::string_view step, bool begin)> on_step;  // "configure" / "build" begins or ends
 };
 
 BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink& progress);
+
+// What a configure depends on besides the project's files (which ninja watches itself): the
+// CMake argv and the environment variables CMake reads. Equal stamps: no need to configure again.
+std::string configure_stamp(const Plan& plan, const std::map<std::string, std::string>& env);
 
 // ELF shared libraries and executables under `dir`, skipping CMake's own scratch folders.
 std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::string& dir);

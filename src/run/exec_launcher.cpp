@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/arch_spec.hpp"
+#include "core/json_text.hpp"
 #include "probe/build_memory.hpp"
 #include "run/gencode_rewrite.hpp"
 #include "run/governor.hpp"
@@ -152,7 +153,8 @@ std::string record_json_line(const ExecRecord& r) {
                    {"other_ms", std::lround(r.phases.other_ms)},
                    {"archs", archs}};
   }
-  return j.dump() + "\n";
+  // Paths are bytes: an argument that is not UTF-8 must not make the launcher throw (core/json_text).
+  return core::dump_json(std::move(j)) + "\n";
 }
 
 namespace {
@@ -233,7 +235,17 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
         rec.grant_why = grant.why;
       }
     }
-    if (auto dir = s.env.get("KILN_NVCC_TIME"); nvcc && dir && !dir->empty() && !rec.output.empty()) {
+    // A --time of the project's own (or the user's NVCC_APPEND_FLAGS) is left alone: a second one
+    // would take its file away, and nvcc warns about the redefinition.
+    auto names_time = [](const std::string& a) {
+      return a == "--time" || a == "-time" || a.rfind("--time=", 0) == 0 || a.rfind("-time=", 0) == 0;
+    };
+    bool own_time = std::any_of(argv.begin(), argv.end(), names_time);
+    {
+      std::istringstream words(user_append);
+      for (std::string w; words >> w;) own_time = own_time || names_time(w);
+    }
+    if (auto dir = s.env.get("KILN_NVCC_TIME"); nvcc && !own_time && dir && !dir->empty() && !rec.output.empty()) {
       s.fs.make_dirs(*dir);
       time_file = fmt::format("{}/{}-{}.csv", *dir, history_key(rec.output), ::getpid());
       flags += (flags.empty() ? "" : " ") + std::string("--time=") + time_file;

@@ -38,16 +38,33 @@ static std::string duration_text(std::chrono::seconds d) {
   return fmt::format("{}s", s);
 }
 
+std::string fit_columns(std::string_view text, size_t columns) {
+  // One column per code point: UTF-8 continuation bytes (10xxxxxx) take none, and a cut never
+  // lands inside a character.
+  size_t used = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (used == columns) return std::string(text.substr(0, i));
+    ++used;
+  }
+  return std::string(text);
+}
+
 std::string progress_line(const NinjaStatus& s, std::optional<std::chrono::seconds> eta, size_t width) {
+  // Never the last column: a row filled to the edge wraps on many terminals, and each \r redraw
+  // would then scroll a new line.
+  const size_t room = width > 1 ? width - 1 : 0;
+  std::string counts = fmt::format("{}/{}", s.done, s.total);
+  if (eta) counts += "  " + duration_text(*eta) + " left";
+  std::string line;
   constexpr int bar = 20;
-  const int filled = s.total ? s.done * bar / s.total : 0;
-  std::string line = "[" + std::string(filled, '=') + (filled < bar ? ">" : "") +
-                     std::string(bar - filled - (filled < bar ? 1 : 0), ' ') + "] ";
-  line += fmt::format("{}/{}", s.done, s.total);
-  line += eta ? "  " + duration_text(*eta) + " left  " : "  ";
-  line += s.description;
-  if (line.size() > width) line.resize(width);
-  return line;
+  if (room >= counts.size() + bar + 3 + 20) {  // the bar only when the description keeps some room
+    const int filled = s.total ? s.done * bar / s.total : 0;
+    line = "[" + std::string(filled, '=') + (filled < bar ? ">" : "") +
+           std::string(bar - filled - (filled < bar ? 1 : 0), ' ') + "] ";
+  }
+  line += counts + "  " + s.description;
+  return fit_columns(line, room);
 }
 
 }  // namespace kiln::run

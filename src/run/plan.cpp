@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "core/json_text.hpp"
 #include "core/arch_spec.hpp"
 #include "core/compat.hpp"
 #include "core/cuda_archs.hpp"
@@ -334,6 +335,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     p.jobs.jobs = *req.jobs;
   }
   if (p.kind != ProjectKind::cmake) {
+    p.torch_version = torch_version_for(p, s);
     auto env = python_build_env(p, *sets);
     if (!env) return usage(env.error());
     p.env = *env;
@@ -379,7 +381,7 @@ std::string Plan::build_record_json() const {
                               {"split_threads", split_threads},
                               {"exec_log", governed() ? nlohmann::ordered_json(exec_log_path()) : nlohmann::ordered_json(nullptr)},
                               {"ccache_stats", ccache.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(ccache_log_path())}};
-  return j.dump(2) + "\n";
+  return core::dump_json(std::move(j), 2) + "\n";  // paths are bytes: never throw on them
 }
 
 std::vector<std::string> Plan::launcher() const {

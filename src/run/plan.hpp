@@ -58,6 +58,7 @@ struct Plan {
   std::vector<ResolvedOption> options;      // PyTorch checkouts only
   std::map<std::string, std::string> env;   // variables kiln sets for the build (Python builds)
   std::string python;
+  std::string torch_version;  // the torch that reads TORCH_CUDA_ARCH_LIST ("" unknown: the newest kiln knows)
   bool pip = false;
   core::TargetSet targets;
   std::string arch_source;  // "--archs", "--gpu", "TORCH_CUDA_ARCH_LIST", "local GPUs", "default"

@@ -1,9 +1,32 @@
 #include "run/python_env.hpp"
 
 #include "core/arch_spec.hpp"
+#include "probe/torch_install.hpp"
 #include "run/pytorch_options.hpp"
 
 namespace kiln::run {
+
+std::string torch_version_for(const Plan& p, const io::Seams& s) {
+  auto first_line = [](std::string t) {
+    t = t.substr(0, t.find('\n'));
+    while (!t.empty() && (t.back() == '\r' || t.back() == ' ')) t.pop_back();
+    return t;
+  };
+  if (p.kind == ProjectKind::pytorch)
+    if (auto v = s.fs.read(p.project_dir + "/version.txt")) return first_line(*v);
+  if (p.python.empty()) return "";
+  // find_spec locates the package without running torch/__init__.py (which takes seconds).
+  io::ProcessSpec spec;
+  spec.argv = {p.python, "-c", "import importlib.util as u; s = u.find_spec('torch'); print(s.origin if s else '')"};
+  auto r = s.proc.run(spec);
+  if (!r.ok()) return "";
+  const std::string origin = first_line(r.out);
+  if (origin.size() < 12) return "";
+  auto text = s.fs.read(origin.substr(0, origin.find_last_of('/')) + "/version.py");
+  if (!text) return "";
+  probe::TorchInfo t;
+  return probe::parse_torch_version_py(*text, t) ? t.version : "";
+}
 
 tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
     const Plan& p, const std::map<std::string, std::string>& sets) {
@@ -13,12 +36,12 @@ tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
   if (p.cuda()) {
     // torch gets what its TORCH_CUDA_ARCH_LIST grammar spells; the rest (`f` variants,
     // architectures its table lacks) kiln's nvcc launcher adds to each device compile.
-    auto [spellable, rest] = core::split_for_torch(p.targets);
+    auto [spellable, rest] = core::split_for_torch(p.targets, p.torch_version);
     if (spellable.empty())
       return tl::unexpected("TORCH_CUDA_ARCH_LIST cannot spell any of " + core::format_cmake(p.targets) +
                             " (torch refuses them); add an architecture torch knows, e.g. " +
                             std::to_string(p.targets.begin()->arch.major()) + ".0");
-    auto torch = core::format_torch(spellable);
+    auto torch = core::format_torch(spellable, p.torch_version);
     if (!torch) return tl::unexpected(torch.error().message);
     env["TORCH_CUDA_ARCH_LIST"] = *torch;
     if (!rest.empty()) {

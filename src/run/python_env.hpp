@@ -12,6 +12,11 @@ namespace kiln::run {
 
 // `sets` are the user's --set KEY=VALUE, exported as given (after the plan's own variables, so
 // they win). Fails when the targets cannot be spelled as TORCH_CUDA_ARCH_LIST (PTX without SASS).
+// The version of the torch whose cpp_extension (or, for a checkout, whose CMake) reads
+// TORCH_CUDA_ARCH_LIST: a checkout's version.txt, else the interpreter's installed torch/version.py,
+// found without importing torch. "" when neither is found.
+std::string torch_version_for(const Plan& p, const io::Seams& s);
+
 tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
     const Plan& p, const std::map<std::string, std::string>& sets);
 

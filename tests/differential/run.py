@@ -211,7 +211,8 @@ def suite_torch(args):
     src = inspect.getsource(cpp_extension._get_cuda_arch_flags)
     m = re.search(r"supported_arches = \[(.*?)\]", src, re.S)
     torch_supported = re.findall(r"'([^']+)'", m.group(1)) if m else []
-    named = re.findall(r"\('([^']+)', '([^']+)'\)", src)
+    nm = re.search(r"named_arches = collections\.OrderedDict\(\[(.*?)\]\)", src, re.S)
+    named = re.findall(r"\('([^']+)', '([^']+)'\)", nm.group(1)) if nm else []
     with open(os.path.join(HERE, "..", "..", "data", "torch_archs.toml"), "rb") as f:
         tables = tomllib.load(f)["torch"]
     mine = tables[-1]

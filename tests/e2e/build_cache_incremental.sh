@@ -30,4 +30,20 @@ echo "incremental rebuild: $steps steps"
 grep -q "a.cu.o" "$work/cold/kiln-build.log"
 ! grep -q "b.cu.o" "$work/cold/kiln-build.log" || { echo "b.cu was recompiled"; exit 1; }
 [ "$steps" -le 3 ]
-echo "cold, warm and incremental builds behave"
+
+# A no-op: CMake is not re-run (same arguments), and the summary says up to date, not "0% hit rate".
+"$kiln" build "$proj" --archs 80-real --build-dir "$work/cold" > "$work/noop.txt" 2> "$work/noop.err"
+grep -q "^up to date" "$work/noop.txt" || { cat "$work/noop.txt"; exit 1; }
+! grep -q "hit rate" "$work/noop.txt" || { echo "no-op build reports a hit rate"; exit 1; }
+grep -q "configure: skipped" "$work/cold/kiln-build.log"
+
+# New arguments re-run CMake, which rewrites .ninja_log in hash order; nothing needs building.
+# kiln report still profiles the latest build that ran something: the incremental one.
+"$kiln" build "$proj" --archs 80-real --build-dir "$work/cold" -D KILN_E2E_UNUSED=1 --json > "$work/reconf.json"
+[ "$(field "$work/reconf.json" "['outcome']['configure_skipped']")" = False ]
+[ "$(field "$work/reconf.json" "['outcome']['up_to_date']")" = True ]
+"$kiln" report "$work/cold" --json > "$work/report.json"
+jobs=$(field "$work/report.json" "['jobs']")
+echo "report after re-configure: $jobs jobs (incremental build ran $steps steps)"
+[ "$jobs" -eq "$steps" ]
+echo "cold, warm, incremental and no-op builds behave"

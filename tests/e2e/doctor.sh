@@ -14,7 +14,7 @@ json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "exit code $rc"
 ok=$(json_get "$tmp/here.json" "d['ok']") || fail "JSON did not parse"
 { [ "$ok" = True ] && [ "$rc" = 0 ]; } || { [ "$ok" = False ] && [ "$rc" = 1 ]; } || fail "ok=$ok but exit $rc"
-[ "$(json_get "$tmp/here.json" "d['schema']")" = kiln.doctor/1 ] || fail "schema"
+[ "$(json_get "$tmp/here.json" "d['schema']")" = kiln.doctor/2 ] || fail "schema"
 
 # 2. A fake toolkit: nvcc says 12.4, cuda.h says 12.1, CUPTI header without library.
 mkdir -p "$tmp/cuda/bin" "$tmp/cuda/include" "$tmp/cuda/lib64"

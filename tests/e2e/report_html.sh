@@ -40,7 +40,7 @@ assert d["jobs"] >= 6, d["jobs"]
 assert d["critical_path"]["from_graph"] is True
 assert d["critical_path"]["units"][-1]["name"] == "app", d["critical_path"]
 assert d["memory"]["exec_log_units"] == 2
-assert d["memory"]["peak_mib"] is not None and d["memory"]["peak_mib"] >= 64
+assert d["memory"]["peak_bytes"] is not None and d["memory"]["peak_bytes"] >= 64 << 20
 assert d["efficiency"] >= 0.99
 PY
 grep -q "<svg id='timeline'" "$work/report.html"

@@ -47,7 +47,7 @@ TEST(CliInspect, JsonSchema) {
   const auto& e = f["entries"][0];
   EXPECT_EQ(e["kind"], "sass");
   EXPECT_EQ(e["arch"], "sm_90a");
-  EXPECT_EQ(e["size"], 32);
+  EXPECT_EQ(e["size_bytes"], 32);
   EXPECT_EQ(e["compressed"], false);
   EXPECT_EQ(f["entries"][1]["kind"], "ptx");
   EXPECT_EQ(f["entries"][1]["arch"], "sm_120");

@@ -247,11 +247,11 @@ TEST(Profile, RendersTextJsonAndHtml) {
   EXPECT_NE(text.find("efficiency 1.00x"), std::string::npos) << text;
   EXPECT_NE(text.find("gen.h -> CMakeFiles/lib.dir/c.cpp.o -> liblib.so -> app"), std::string::npos) << text;
   auto j = to_json(p, 3);
-  EXPECT_EQ(j["critical_path"]["seconds"], 1.6);
-  EXPECT_EQ(j["lower_bound_seconds"], 1.6);
+  EXPECT_EQ(j["critical_path"]["duration_s"], 1.6);
+  EXPECT_EQ(j["lower_bound_s"], 1.6);
   EXPECT_EQ(j["slowest_units"].size(), 3u);
   EXPECT_EQ(j["slowest_units"][0]["name"], "CMakeFiles/lib.dir/c.cpp.o");
-  EXPECT_TRUE(j["memory"]["peak_mib"].is_null());
+  EXPECT_TRUE(j["memory"]["peak_bytes"].is_null());
   auto html = render_html(p, 3);
   EXPECT_NE(html.find("<svg id='timeline'"), std::string::npos);
   EXPECT_EQ(html.find("http://"), std::string::npos);  // nothing fetched
@@ -298,7 +298,7 @@ TEST(Profile, ABuildBoundByOneUnitNamesTheRemedyAndCountsWhatSplittingCouldDo) {
   EXPECT_NE(text.find("nvcc phases"), std::string::npos) << text;
   auto j = to_json(p, 5);
   EXPECT_EQ(j["bound_by"], "one unit");
-  EXPECT_EQ(j["split_critical_path_seconds"], 120.0);
-  EXPECT_EQ(j["slowest_units"][0]["phases"]["archs"]["sm_90"]["device_seconds"], 280.0);
+  EXPECT_EQ(j["split_critical_path_s"], 120.0);
+  EXPECT_EQ(j["slowest_units"][0]["phases"]["archs"]["sm_90"]["device_s"], 280.0);
   EXPECT_NE(render_html(p, 5).find("nvcc phases per unit"), std::string::npos);
 }

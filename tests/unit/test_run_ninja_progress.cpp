@@ -37,7 +37,24 @@ TEST(NinjaProgress, EtaFromRate) {
 TEST(NinjaProgress, LineFitsWidth) {
   NinjaStatus s{20, 40, std::string(200, 'x')};
   auto line = progress_line(s, std::chrono::seconds(75), 80);
-  EXPECT_EQ(line.size(), 80u);
+  EXPECT_EQ(line.size(), 79u);  // the last column stays free: a full row wraps
   EXPECT_EQ(line.substr(0, 23), "[==========>         ] ");
   EXPECT_NE(line.find("20/40  1m15s left"), std::string::npos) << line;
+}
+
+TEST(NinjaProgress, NarrowTerminalsDropTheBarAndNeverWrap) {
+  NinjaStatus s{3, 340, "Building CUDA object CMakeFiles/minitorch_kernels.dir/kernels/softmax.cu.o"};
+  for (size_t width : {20u, 40u, 60u, 80u, 132u}) {
+    auto line = progress_line(s, std::chrono::seconds(117), width);
+    EXPECT_LT(line.size(), width) << line;
+    EXPECT_NE(line.find("3/340"), std::string::npos) << line;
+  }
+  EXPECT_EQ(progress_line(s, std::nullopt, 40).front(), '3');  // no room for the bar
+  EXPECT_EQ(progress_line(s, std::nullopt, 132).front(), '[');
+}
+
+TEST(NinjaProgress, CutsNeverSplitACharacter) {
+  EXPECT_EQ(fit_columns("caf\xc3\xa9s", 4), "caf\xc3\xa9");
+  EXPECT_EQ(fit_columns("\xe2\x82\xac\xe2\x82\xac", 1), "\xe2\x82\xac");
+  EXPECT_EQ(fit_columns("abc", 10), "abc");
 }

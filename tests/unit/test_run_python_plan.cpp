@@ -184,7 +184,7 @@ TEST(Emit, EnvCmakeAndDockerfile) {
   h.fs.add_file("/cm/CMakeLists.txt", "");
   auto p = h.plan("/cm", {.gpus = {"h100"}, .sets = {"MT_FAST=ON"}}).value();
   auto env = run::emit_env(p);
-  EXPECT_NE(env.find("CUDAARCHS=90-real\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("CUDAARCHS='90-real'\n"), std::string::npos) << env;  // quoted: ';' in a list survives sourcing
   auto presets = run::emit_cmake(p);
   EXPECT_NE(presets.find("\"CMAKE_CUDA_ARCHITECTURES\": \"90-real\""), std::string::npos) << presets;
   EXPECT_NE(presets.find("\"MT_FAST\": \"ON\""), std::string::npos);

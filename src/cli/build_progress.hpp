@@ -1,0 +1,49 @@
+#pragma once
+// What `kiln build` shows on stderr while CMake and Ninja run. On a terminal: one line redrawn in
+// place, cut to the terminal's width, with the configure step's elapsed seconds ticking and its
+// last line (CMake is silent for seconds while it tests the CUDA compiler). Elsewhere (CI logs):
+// plain lines, a few per minute, never carriage returns.
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "io/seams.hpp"
+#include "io/terminal.hpp"
+#include "run/cmake_build.hpp"
+#include "run/eta.hpp"
+
+namespace kiln::cli {
+
+// "configuring (CMake) 7s  -- Detecting CUDA compiler ABI info", cut to the width.
+std::string configure_line(std::chrono::seconds elapsed, const std::string& last_output, size_t width);
+
+class BuildProgress {
+ public:
+  // `terminal` is asked at each redraw (the window may be resized).
+  BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, run::EtaModel eta);
+  ~BuildProgress();
+  BuildProgress(const BuildProgress&) = delete;
+  BuildProgress& operator=(const BuildProgress&) = delete;
+
+  run::ProgressSink sink();
+  void finish();  // stops the ticker and clears the line
+
+ private:
+  void draw(const std::string& line, bool force_plain);
+  void tick_loop();
+
+  io::Seams& s_;
+  std::function<io::Terminal()> terminal_;
+  run::EtaModel eta_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread ticker_;
+  bool stop_ = false, drawn_ = false, configuring_ = false;
+  std::string last_output_;
+  std::chrono::steady_clock::time_point step_start_{}, last_plain_{};
+};
+
+}  // namespace kiln::cli

@@ -1,0 +1,58 @@
+#include "cli/config_file.hpp"
+
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+
+#include "core/spelling.hpp"
+
+namespace kiln::cli {
+namespace {
+
+std::string nearest(const std::string& typed, const std::vector<std::string>& names) {
+  auto c = core::closest(typed, names);
+  return c ? fmt::format("; did you mean '{}'?", *c) : std::string();
+}
+
+}  // namespace
+
+std::optional<std::string> check_config(const std::string& path, const std::string& text,
+                                        const std::map<std::string, std::vector<std::string>>& options) {
+  toml::parse_result parsed = toml::parse(text, std::string_view(path));
+  if (!parsed) {
+    const auto& err = parsed.error();
+    return fmt::format("{}:{}: {}", path, err.source().begin.line, err.description());
+  }
+  const toml::table& root = parsed.table();
+  std::vector<std::string> sections;
+  for (const auto& [name, _] : options)
+    if (!name.empty()) sections.push_back(name);
+  const auto top = options.find("");
+  for (const auto& [k, node] : root) {
+    const std::string key(k.str());
+    const unsigned line = node.source().begin.line ? node.source().begin.line : k.source().begin.line;
+    if (const auto* section = node.as_table()) {
+      auto it = options.find(key);
+      if (it == options.end() || key.empty())
+        return fmt::format("{}:{}: [{}] is not a kiln command{}", path, line, key, nearest(key, sections));
+      for (const auto& [sk, value] : *section) {
+        const std::string name(sk.str());
+        if (std::find(it->second.begin(), it->second.end(), name) == it->second.end())
+          return fmt::format("{}:{}: key '{}' is not an option of kiln {}{}", path, sk.source().begin.line, name, key,
+                             nearest(name, it->second));
+        if (value.is_table())
+          return fmt::format("{}:{}: key '{}' of [{}] is a table; give a value (string, number, boolean or array)",
+                             path, sk.source().begin.line, name, key);
+      }
+      continue;
+    }
+    const bool known = top != options.end() &&
+                       std::find(top->second.begin(), top->second.end(), key) != top->second.end();
+    if (!known)
+      return fmt::format("{}:{}: key '{}' is outside any [command] section; put it under one, e.g. [build]{}", path,
+                         k.source().begin.line, key, nearest(key, sections));
+  }
+  return std::nullopt;
+}
+
+}  // namespace kiln::cli

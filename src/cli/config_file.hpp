@@ -1,0 +1,17 @@
+#pragma once
+// kiln.toml checked before CLI11 reads it. CLI11's reader skips what it does not understand, so a
+// typo ("jbos = 8") or a broken line would silently change nothing; here each is a usage error
+// naming the file, the line and the key, with the nearest option when it looks like a typo.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::cli {
+
+// `options` maps each section name (a sub-command; "" for keys before any section) to the keys it
+// accepts. Returns the error message, or nullopt when the file is well formed.
+std::optional<std::string> check_config(const std::string& path, const std::string& text,
+                                        const std::map<std::string, std::vector<std::string>>& options);
+
+}  // namespace kiln::cli
