@@ -3,9 +3,12 @@
 // size, cache hit rate and cost.
 #include <fmt/format.h>
 
-#include <map>
+#include <fmt/ranges.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <map>
 
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
@@ -31,7 +34,8 @@ class BenchCommand final : public Command {
     app.add_option("dir", dir_, "Project directory (default: the current folder when it is a project; the bundled example from the kiln repository)");
     app.add_option("--matrix", matrix_,
                    "KEY=V1,V2: archs (join entries with +: 80-real+90-real), cache (cold, warm, off), "
-                   "generator (Ninja, Make), jobs; repeatable, every combination is built")
+                   "generator (Ninja, Make), jobs, build (kiln, default: the project's own build without kiln); "
+                   "repeatable, every combination is built")
         ->allow_extra_args(false);
     app.add_option("--repeat", repeat_, "Builds per configuration; the table shows medians (default 1)")
         ->check(CLI::Range(1, 100));
@@ -95,6 +99,20 @@ class BenchCommand final : public Command {
 
       std::vector<report::RunResult> runs;
       std::string warm_error;
+      if (cfg.is_default()) {
+        for (int k = 1; k <= repeat_; ++k) {
+          ++n;
+          s.err << fmt::format("kiln bench: [{}/{}] {} run {}/{}\n", n, total, cfg.label(), k, repeat_);
+          auto r = default_once(project, kind, fmt::format("{}/run{}", dir, k), s, machine);
+          s.err << (r.ok ? fmt::format("kiln bench:   {:.1f}s (configure {:.1f}s, build {:.1f}s)\n", r.total_s(),
+                                       r.configure_s, r.build_s)
+                         : fmt::format("kiln bench:   failed: {}\n", r.error));
+          runs.push_back(std::move(r));
+        }
+        rows.push_back(report::summarize(cfg, std::move(runs),
+                                         cost_per_hour_ >= 0 ? std::optional<double>(cost_per_hour_) : std::nullopt));
+        continue;
+      }
       if (cfg.cache == "warm") {
         if (auto it = warmed.find(warm_key(cfg)); it != warmed.end()) {
           req.cache_dir = it->second;
@@ -126,6 +144,7 @@ class BenchCommand final : public Command {
                                        cost_per_hour_ >= 0 ? std::optional<double>(cost_per_hour_) : std::nullopt));
     }
 
+    report::compare_with_default(rows);
     bool all_ok = true;
     for (const auto& r : rows) all_ok = all_ok && r.ok_runs == static_cast<int>(r.runs.size());
     nlohmann::ordered_json j = {{"project", project},
@@ -184,6 +203,61 @@ class BenchCommand final : public Command {
         r.critical_path_s = p.critical_path_ms / 1000.0;
         r.efficiency = p.efficiency;
         if (p.peak_memory_kib >= 0) r.peak_concurrent_kib = p.peak_memory_kib;
+      }
+    return r;
+  }
+
+  // The project's own build, as its README says, in `run_dir`: nothing of kiln's in its environment
+  // (no launcher, no ccache, no arch or job settings). A torch extension: a fresh copy and
+  // `pip install --no-build-isolation --no-deps -v .` (its archs, torch's default job count); a
+  // CMake project: `cmake -S -B` then `cmake --build` with CMake's default generator and jobs.
+  report::RunResult default_once(const std::string& project, run::ProjectKind kind, const std::string& run_dir,
+                                 io::Seams& s, const probe::MachineInfo& machine) {
+    report::RunResult r;
+    r.build_dir = run_dir;
+    const auto cmake = io::which(s, "cmake").value_or("cmake");
+    s.fs.make_dirs(run_dir);
+    std::ofstream log(run_dir + "/default.log", std::ios::trunc);
+    auto step = [&](const std::vector<std::string>& argv, const std::string& cwd, double& seconds) {
+      log << "kiln bench: " << fmt::format("{}", fmt::join(argv, " ")) << "\n";
+      io::ProcessSpec spec{.argv = argv, .cwd = cwd};
+      spec.new_process_group = true;
+      spec.on_line = [&](std::string_view line) { log << line << "\n"; };
+      const auto t0 = s.clock.now();
+      auto p = s.proc.run(spec);
+      seconds = std::chrono::duration<double>(s.clock.now() - t0).count();
+      r.peak_rss_kib = std::max(r.peak_rss_kib, p.peak_rss_kib);
+      if (!p.ok())
+        r.error = fmt::format("{} {}, see {}/default.log", argv.size() > 2 ? argv[2] : argv[0],
+                              p.started ? fmt::format("exit {}", p.exit_code) : p.spawn_error, run_dir);
+      return p.ok();
+    };
+    std::string artifacts_dir, ninja_dir;
+    if (kind == run::ProjectKind::extension) {
+      const std::string src = run_dir + "/src";
+      auto c = s.proc.run(io::ProcessSpec{.argv = {cmake, "-E", "copy_directory", project, src}});
+      if (!c.ok()) throw Failure(fmt::format("could not copy {} to {}: {}", project, src, c.err));
+      s.proc.run(io::ProcessSpec{.argv = {cmake, "-E", "rm", "-rf", src + "/build"}});
+      std::string py = !python_.empty() ? python_ : s.env.get("PYTHON").value_or("python3");
+      py = io::which(s, py).value_or(py);
+      r.ok = step({py, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-v", "."}, src, r.build_s);
+      artifacts_dir = src + "/build";
+      for (const auto& d : s.fs.list(artifacts_dir))
+        if (s.fs.exists(artifacts_dir + "/" + d + "/.ninja_log")) ninja_dir = artifacts_dir + "/" + d;
+    } else {
+      const std::string b = run_dir + "/build";
+      r.ok = step({cmake, "-S", project, "-B", b}, project, r.configure_s) && step({cmake, "--build", b}, project, r.build_s);
+      artifacts_dir = b;
+      if (s.fs.exists(b + "/.ninja_log")) ninja_dir = b;
+    }
+    if (!r.ok) return r;
+    for (const auto& a : run::find_artifacts(s.fs, artifacts_dir))
+      if (auto size = s.fs.size(a)) r.libraries[a.substr(a.find_last_of('/') + 1)] = *size;
+    if (!ninja_dir.empty())
+      if (auto in = report::load_build(ninja_dir, s, machine.usable_cores())) {
+        auto p = report::compute_profile(*in);
+        r.critical_path_s = p.critical_path_ms / 1000.0;
+        r.efficiency = p.efficiency;
       }
     return r;
   }

@@ -32,7 +32,7 @@ tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vecto
   for (const auto& a : args) {
     auto eq = a.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == a.size())
-      return tl::unexpected(fmt::format("--matrix '{}': expected KEY=V1,V2 (keys: archs, cache, generator, jobs)", a));
+      return tl::unexpected(fmt::format("--matrix '{}': expected KEY=V1,V2 (keys: archs, cache, generator, jobs, build)", a));
     MatrixAxis axis{lower(a.substr(0, eq)), {}};
     if (!seen.insert(axis.key).second) return tl::unexpected(fmt::format("--matrix: key '{}' given twice", axis.key));
     for (auto v : split(a.substr(eq + 1), ',')) {
@@ -51,11 +51,15 @@ tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vecto
         auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
         if (ec != std::errc() || p != v.data() + v.size() || n < 1)
           return tl::unexpected(fmt::format("--matrix jobs: '{}' is not a positive integer", v));
+      } else if (axis.key == "build") {
+        v = lower(v);
+        if (v != "kiln" && v != "default")
+          return tl::unexpected(fmt::format("--matrix build: '{}' is not kiln or default", v));
       } else if (axis.key == "archs") {
         if (v.find(';') != std::string::npos)
           return tl::unexpected(fmt::format("--matrix archs: '{}': join entries with '+' (80-real+90-real), not ';'", v));
       } else {
-        return tl::unexpected(fmt::format("--matrix: unknown key '{}' (keys: archs, cache, generator, jobs)", axis.key));
+        return tl::unexpected(fmt::format("--matrix: unknown key '{}' (keys: archs, cache, generator, jobs, build)", axis.key));
       }
       axis.values.push_back(v);
     }
@@ -65,6 +69,7 @@ tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vecto
 }
 
 std::string BenchConfig::label() const {
+  if (is_default()) return "project default";
   std::string s = fmt::format("archs={} cache={}", archs.empty() ? "plan" : archs, cache);
   if (generator != "Ninja") s += " generator=" + generator;
   if (jobs) s += fmt::format(" jobs={}", jobs);
@@ -72,6 +77,7 @@ std::string BenchConfig::label() const {
 }
 
 std::string BenchConfig::id() const {
+  if (is_default()) return "project-default";
   std::string s = fmt::format("{}-{}-{}-j{}", archs.empty() ? "plan" : archs, cache, generator, jobs);
   for (auto& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
@@ -98,11 +104,23 @@ std::vector<BenchConfig> expand(const std::vector<MatrixAxis>& axes) {
         else if (axis.key == "cache") c.cache = v;
         else if (axis.key == "generator") c.generator = v;
         else if (axis.key == "jobs") c.jobs = std::stoi(v);
+        else if (axis.key == "build") c.build = v;
         next.push_back(c);
       }
     out = std::move(next);
   }
-  return out;
+  // The default build ignores the other keys: keep one, where it first appears.
+  std::vector<BenchConfig> unique;
+  bool have_default = false;
+  for (auto& c : out) {
+    if (c.is_default()) {
+      if (have_default) continue;
+      have_default = true;
+      c = BenchConfig{.build = "default"};
+    }
+    unique.push_back(c);
+  }
+  return unique;
 }
 
 double median(std::vector<double> v) {
@@ -156,10 +174,22 @@ std::string libs_text(const std::map<std::string, std::uint64_t>& libs) {
 
 }  // namespace
 
+void compare_with_default(std::vector<ConfigSummary>& rows) {
+  const ConfigSummary* def = nullptr;
+  for (const auto& r : rows)
+    if (r.config.is_default() && r.ok_runs > 0) def = &r;
+  if (!def || def->median_total_s <= 0) return;
+  const double base = def->median_total_s;
+  for (auto& r : rows)
+    if (r.ok_runs > 0 && r.median_total_s > 0) r.vs_default = base / r.median_total_s;
+}
+
 std::string bench_table(const std::vector<ConfigSummary>& rows, bool markdown) {
   const bool cost = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.cost_usd.has_value(); });
+  const bool vs = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.vs_default.has_value(); });
   std::vector<std::vector<std::string>> cells;
   std::vector<std::string> head = {"configuration", "time", "build", "crit. path", "efficiency", "peak RSS", "hit rate"};
+  if (vs) head.push_back("vs default");
   if (cost) head.push_back("cost");
   head.push_back("libraries");
   cells.push_back(head);
@@ -179,6 +209,7 @@ std::string bench_table(const std::vector<ConfigSummary>& rows, bool markdown) {
     row.push_back(human_kib(r.peak_rss_kib) +
                   (r.peak_concurrent_kib ? fmt::format(" ({} total)", human_kib(*r.peak_concurrent_kib)) : ""));
     row.push_back(r.median_hit_rate ? fmt::format("{:.0f}%", 100 * *r.median_hit_rate) : "-");
+    if (vs) row.push_back(r.config.is_default() ? "baseline" : r.vs_default ? fmt::format("{:.2f}x faster", *r.vs_default) : "-");
     if (cost) row.push_back(r.cost_usd ? fmt::format("${:.4f}", *r.cost_usd) : "-");
     row.push_back(libs_text(r.libraries));
     cells.push_back(row);
@@ -231,7 +262,8 @@ nlohmann::ordered_json bench_json(const std::vector<ConfigSummary>& rows) {
                         {{"archs", r.config.archs.empty() ? json(nullptr) : json(r.config.archs)},
                          {"cache", r.config.cache},
                          {"generator", r.config.generator},
-                         {"jobs", r.config.jobs ? json(r.config.jobs) : json(nullptr)}}},
+                         {"jobs", r.config.jobs ? json(r.config.jobs) : json(nullptr)},
+                         {"build", r.config.build}}},
                        {"label", r.config.label()},
                        {"ok_runs", r.ok_runs},
                        {"median_s", r.median_total_s},
@@ -243,6 +275,7 @@ nlohmann::ordered_json bench_json(const std::vector<ConfigSummary>& rows) {
                        {"peak_concurrent_bytes", r.peak_concurrent_kib ? json(*r.peak_concurrent_kib * 1024) : json(nullptr)},
                        {"libraries", r.libraries},
                        {"cost_usd", opt(r.cost_usd)},
+                       {"speedup_vs_default", opt(r.vs_default)},
                        {"runs", runs}});
   }
   return configs;

@@ -20,7 +20,8 @@ struct MatrixAxis {
 };
 
 // "KEY=V1,V2": keys archs (an arch list per value, `+` joining its entries), cache (cold, warm,
-// off), generator (Ninja, Make), jobs (positive integers). A key given twice is an error.
+// off), generator (Ninja, Make), jobs (positive integers), build (kiln, default: the project's own
+// build). A key given twice is an error.
 tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vector<std::string>& args);
 
 struct BenchConfig {
@@ -28,13 +29,18 @@ struct BenchConfig {
   std::string cache = "cold";     // cold: an empty cache; warm: one filled by a warm-up build; off: no ccache
   std::string generator = "Ninja";
   int jobs = 0;                   // 0: kiln's plan
+  // "kiln", or "default": the project built as its README says, without kiln (a torch extension's
+  // `pip install --no-build-isolation .` with its own archs and job count; a CMake project's
+  // `cmake -S -B` + `cmake --build` with CMake's defaults). The other keys do not apply to it.
+  std::string build = "kiln";
+  bool is_default() const { return build == "default"; }
   std::string label() const;      // "archs=80-real cache=cold"
   std::string id() const;         // a folder name
   std::string cmake_generator() const { return generator == "Make" ? "Unix Makefiles" : "Ninja"; }
   std::string arch_spec() const;  // `+` turned into `;`, except in "+PTX"
 };
 
-// Every combination, the first axis varying slowest.
+// Every combination, the first axis varying slowest; the project's default build appears once.
 std::vector<BenchConfig> expand(const std::vector<MatrixAxis>& axes);
 
 struct RunResult {
@@ -60,7 +66,11 @@ struct ConfigSummary {
   std::optional<long> peak_concurrent_kib;
   std::map<std::string, std::uint64_t> libraries;  // from the last successful run
   std::optional<double> cost_usd;                  // median total time x cost per hour
+  std::optional<double> vs_default;                // the default build's median time / this one's
 };
+
+// Fills vs_default when a default configuration succeeded.
+void compare_with_default(std::vector<ConfigSummary>& rows);
 
 double median(std::vector<double> v);
 ConfigSummary summarize(const BenchConfig& c, std::vector<RunResult> runs, std::optional<double> cost_per_hour);

@@ -60,14 +60,19 @@ assert rows["archs=80-real+90-real cache=cold"]["libraries"]["libk.so"] > rows["
 assert d["schema"] == "kiln.bench/1", d["schema"]
 print("bench:", [(l, c["median_s"]) for l, c in rows.items()])
 PY
-# Make against Ninja without a cache: both build; only Ninja has a critical path; no hit rate.
+# The project's own build (cmake -S -B, cmake --build with CMake's defaults) beside Make against
+# Ninja without a cache: all build; only Ninja has a critical path; no hit rate; each row says how
+# it compares with the default.
 if command -v make >/dev/null; then
-  "$kiln" bench "$proj" --matrix generator=Make,Ninja --matrix cache=off --matrix archs=80-real \
+  "$kiln" bench "$proj" --matrix build=default,kiln --matrix generator=Make,Ninja --matrix cache=off --matrix archs=80-real \
     --bench-dir "$work/bench2" --json > "$work/bench2.json" 2> "$work/bench2.err"
   python3 - "$work/bench2.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-make, ninja = d["configs"]
+default, make, ninja = d["configs"]
+assert default["label"] == "project default" and default["ok_runs"] == 1, default
+assert default["libraries"]["libk.so"] > 0 and default["speedup_vs_default"] == 1.0, default
+assert make["speedup_vs_default"] > 0 and ninja["speedup_vs_default"] > 0
 assert make["config"]["generator"] == "Make" and make["ok_runs"] == 1, make
 assert ninja["config"]["generator"] == "Ninja" and ninja["ok_runs"] == 1, ninja
 assert make["median_critical_path_s"] is None and ninja["median_critical_path_s"] > 0

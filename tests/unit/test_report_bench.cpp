@@ -92,3 +92,44 @@ TEST(BenchSummary, AllRunsFailed) {
   EXPECT_FALSE(s.cost_usd);
   EXPECT_NE(bench_table({s}, false).find("failed (configure failed"), std::string::npos);
 }
+
+TEST(Bench, TheProjectsDefaultBuildIsOneConfiguration) {
+  auto axes = parse_matrix({"build=default,kiln", "cache=cold,warm", "archs=90-real,80-real+90-real"});
+  ASSERT_TRUE(axes) << axes.error();
+  auto configs = expand(*axes);
+  // One default (the other keys do not apply to it), then the four kiln combinations.
+  ASSERT_EQ(configs.size(), 5u);
+  EXPECT_TRUE(configs[0].is_default());
+  EXPECT_EQ(configs[0].label(), "project default");
+  EXPECT_EQ(configs[0].id(), "project-default");
+  for (size_t i = 1; i < configs.size(); ++i) EXPECT_FALSE(configs[i].is_default());
+  EXPECT_FALSE(parse_matrix({"build=pip"}));
+  EXPECT_NE(parse_matrix({"build=pip"}).error().find("kiln or default"), std::string::npos);
+}
+
+TEST(Bench, RowsCompareWithTheDefaultBuild) {
+  RunResult slow;
+  slow.ok = true;
+  slow.build_s = 600;
+  RunResult fast = slow;
+  fast.build_s = 150;
+  RunResult broken;
+  std::vector<ConfigSummary> rows = {summarize(BenchConfig{.build = "default"}, {slow}, std::nullopt),
+                                     summarize(BenchConfig{.cache = "cold"}, {fast}, std::nullopt),
+                                     summarize(BenchConfig{.cache = "warm"}, {broken}, std::nullopt)};
+  compare_with_default(rows);
+  EXPECT_DOUBLE_EQ(rows[0].vs_default.value(), 1.0);
+  EXPECT_DOUBLE_EQ(rows[1].vs_default.value(), 4.0);
+  EXPECT_FALSE(rows[2].vs_default);
+  auto table = bench_table(rows, true);
+  EXPECT_NE(table.find("vs default"), std::string::npos) << table;
+  EXPECT_NE(table.find("4.00x faster"), std::string::npos) << table;
+  EXPECT_NE(table.find("baseline"), std::string::npos) << table;
+  EXPECT_EQ(bench_json(rows)[1]["speedup_vs_default"], 4.0);
+  EXPECT_EQ(bench_json(rows)[0]["config"]["build"], "default");
+  // No default row: no comparison column.
+  std::vector<ConfigSummary> kiln_only = {rows[1]};
+  kiln_only[0].vs_default.reset();
+  compare_with_default(kiln_only);
+  EXPECT_EQ(bench_table(kiln_only, false).find("vs default"), std::string::npos);
+}
