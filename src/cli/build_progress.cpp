@@ -64,7 +64,7 @@ run::ProgressSink BuildProgress::sink() {
   };
   sink.on_output = [this](std::string_view line) {
     std::lock_guard lock(mu_);
-    if (!configuring_) return;
+    if (!configuring_ || line.find_first_not_of(" \t") == std::string_view::npos) return;  // keep the last real line
     last_output_ = std::string(line);
     const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(s_.clock.now() - step_start_);
     draw(configure_line(elapsed, last_output_, terminal_().columns), false);
