@@ -16,6 +16,7 @@
 #include "io/terminal.hpp"
 #include "report/ninja_log.hpp"
 #include "diagnose/diagnoser.hpp"
+#include "io/interrupt.hpp"
 #include "diagnose/render.hpp"
 #include "core/arch_spec.hpp"
 #include "core/compat.hpp"
@@ -31,13 +32,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::atomic<bool> g_interrupted{false};
-
-// Ctrl-C stops the whole build tree (ninja and every compiler under it), not just kiln.
-void on_sigint(int) {
-  g_interrupted = true;
-  if (int pg = io::current_child_group(); pg > 0) ::kill(-pg, SIGINT);
-}
+// After a stop signal: how long the build tree has to stop by itself before it is SIGKILLed, and
+// how long after that kiln waits before saying what is left.
+constexpr std::chrono::seconds kStopGrace{5}, kAfterKill{5};
 
 std::string seconds(std::chrono::milliseconds ms) { return fmt::format("{:.1f}s", ms.count() / 1000.0); }
 
@@ -70,18 +67,13 @@ class BuildCommand final : public Command {
                        run::EtaModel(std::move(learned), plan.jobs.jobs));
       sink = progress->sink();
     }
-    struct sigaction sa {}, old {};
-    sa.sa_handler = on_sigint;
-    ::sigaction(SIGINT, &sa, &old);
-    g_interrupted = false;
+    // SIGINT, SIGTERM and SIGHUP stop the whole build tree (Ninja and every compile under it),
+    // not just kiln; kiln leaves only when none of it runs.
+    io::BuildInterrupts interrupts(kStopGrace);
     auto outcome = run::run_cmake_build(plan, s, sink);
-    ::sigaction(SIGINT, &old, nullptr);
     if (progress) progress->finish();
 
-    if (g_interrupted) {
-      s.err << "kiln build: interrupted; stopped the build. Full log: " << plan.log_path() << "\n";
-      return 130;
-    }
+    if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig);
     if (json_) {
       json j = outcome_json(plan, outcome);
       bool ok = outcome.ok;
@@ -113,6 +105,26 @@ class BuildCommand final : public Command {
   }
 
  private:
+  // Waits for the tree to stop, records it in the build log, and exits 128 + signal only when
+  // nothing of the build still runs.
+  static int stopped(io::Seams& s, const run::Plan& plan, const io::BuildInterrupts& interrupts, int sig) {
+    const auto settled = interrupts.settle(kAfterKill);
+    const std::string name = io::signal_name(sig);
+    std::string line = fmt::format("kiln: build stopped by {} after it was forwarded to the build tree", name);
+    if (settled.killed)
+      line += fmt::format("; {} process(es) still ran {} s later and were killed", settled.killed, kStopGrace.count());
+    line += settled.clean ? "; nothing of the build still runs"
+                          : fmt::format("; {} process(es) of the build still run", settled.left);
+    std::ofstream(plan.log_path(), std::ios::app) << line << "\n";
+    if (!settled.clean) {
+      s.err << "kiln build: " << name << ": " << settled.left
+            << " process(es) of the build did not stop even after SIGKILL. Full log: " << plan.log_path() << "\n";
+      return kFindings;
+    }
+    s.err << "kiln build: stopped by " << name << "; stopped the build. Full log: " << plan.log_path() << "\n";
+    return 128 + sig;
+  }
+
   static json diagnosis_json(const run::Plan& p, const run::BuildOutcome& o) {
     if (o.ok) return nullptr;
     auto d = diagnose_log(p);

@@ -1,8 +1,8 @@
 // kiln doctor: the environment report that checks libraries, not just headers (issue #4).
 // The checks live in probe::run_doctor so `kiln plan` can reuse them; this file parses flags,
 // prints, and maps error-level findings to exit 1. It also hosts the hidden `--internal-load`
-// mode: kiln re-runs itself as the child that dlopens libraries, so a crashing library cannot
-// take the parent down.
+// mode: kiln re-runs itself as the child under which the host's loader loads each library, so a
+// crashing library cannot take the parent down.
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
@@ -24,7 +24,7 @@ class DoctorCommand final : public Command {
     app.add_option("--cmake-cache", cmake_cache_, "Audit this CMakeCache.txt (or the one in this build folder)");
     app.add_option("--python", python_, "Python interpreter to inspect (default: $PYTHON, $VIRTUAL_ENV, python3)");
     app.add_option("--build-dir", build_dir_, "Folder a build would write to, for the free-disk check (default: .)");
-    app.add_flag("--no-load-check", no_load_, "Do not dlopen libraries in a child process");
+    app.add_flag("--no-load-check", no_load_, "Do not load libraries (with the host's loader, in a child process)");
     // Hidden: the child side of the library load check.
     app.add_option(probe::kInternalLoadFlag, internal_load_, "")->group("");
   }

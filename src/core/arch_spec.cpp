@@ -424,7 +424,7 @@ tl::expected<std::string, SpecError> format_torch(const TargetSet& set, std::str
   for (const auto& t : set) {
     if (!table.can_spell(t.arch))
       return tl::unexpected(SpecError{t.name(), fmt::format("'{}': torch {}'s TORCH_CUDA_ARCH_LIST has no entry {} "
-                                                            "(its table: data/torch_archs.toml); use --to cmake or --to nvcc",
+                                                            "(its table: data/torch_archs.toml); use --to nvcc",
                                                             t.name(), table.version, t.arch.dotted())});
     if (t.kind == CodeKind::ptx) {
       if (!set.contains(Target{t.arch, CodeKind::sass}))

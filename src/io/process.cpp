@@ -11,6 +11,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <optional>
+
+#include "io/tree_guard.hpp"
 
 extern char** environ;
 
@@ -133,6 +136,8 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   }
   r.started = true;
   if (spec.new_process_group) g_child_group.store(pid);
+  std::optional<TreeGuard> guard;  // released (told "done") after the child is reaped below
+  if (spec.die_with_caller) guard.emplace(pid);
 
   LineSplitter lines;
   pollfd fds[2] = {{out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}};
@@ -166,6 +171,7 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   while (::wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
   }
   if (spec.new_process_group) g_child_group.store(0);
+  guard.reset();
   r.wall = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
   r.cpu = std::chrono::milliseconds((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
                                     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000);

@@ -23,6 +23,9 @@ struct ProcessSpec {
   // The child writes straight to kiln's own stdout and stderr (a compiler under a launcher: Ninja
   // reads its output); nothing is captured and on_line is not called.
   bool inherit_stdio = false;
+  // If kiln dies before the child ends (even by SIGKILL), a small guard process kills the child and
+  // every process under it, so no compile outlives its launcher. Forks: single-threaded callers only.
+  bool die_with_caller = false;
 };
 
 struct ProcessResult {

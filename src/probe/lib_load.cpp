@@ -1,6 +1,5 @@
 #include "probe/lib_load.hpp"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -9,7 +8,13 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <cstring>
+#include <optional>
 #include <sstream>
+
+#include "binary/elf.hpp"
+#include "binary/mapped_file.hpp"
+#include "io/environment.hpp"
 
 #include "probe/elf_soname.hpp"
 
@@ -44,23 +49,72 @@ void read_soname(const std::string& path, LoadCheck& c) {
   ::munmap(map, static_cast<size_t>(st.st_size));
 }
 
+
+// A dynamically linked program the system's loader will start with the library preloaded: kiln
+// itself is static (it runs on any glibc), so the load is done by the host's own ld.so, as it
+// will be for the program that uses the library. nullopt when none is found (a static /bin/true).
+std::optional<std::string> host_program() {
+  for (const char* cand : {"/bin/true", "/usr/bin/true", "/bin/sh"}) {
+    auto blob = binary::map_file(cand);
+    if (!blob) continue;
+    auto elf = binary::Elf::parse((*blob)->bytes());
+    if (!elf) continue;
+    for (const auto& seg : elf->segments())
+      if (seg.type == 3 /* PT_INTERP */) return std::string(cand);
+  }
+  return std::nullopt;
+}
+
+// What the loader said about `path`, in dlopen's words: the reason, or "" when it loaded.
+std::string loader_verdict(const io::ProcessResult& r, const std::string& path) {
+  if (!r.started) return "could not run the system loader: " + r.spawn_error;
+  if (r.term_signal)
+    return std::string("loading it killed the process with signal ") + std::to_string(r.term_signal) + " (" +
+           ::strsignal(r.term_signal) + ")";
+  const std::string& e = r.err;
+  // "ERROR: ld.so: object 'P' from LD_PRELOAD cannot be preloaded (REASON): ignored."
+  if (auto p = e.find("cannot be preloaded ("); p != std::string::npos) {
+    auto start = p + 21, end = e.find("): ignored", start);
+    return path + ": " + e.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  }
+  // "PROG: symbol lookup error: LIB: undefined symbol: X" / "PROG: error while loading shared libraries: ..."
+  for (const char* marker : {"symbol lookup error: ", "error while loading shared libraries: "})
+    if (auto p = e.find(marker); p != std::string::npos) {
+      auto start = p + std::strlen(marker);
+      return e.substr(start, e.find('\n', start) - start);
+    }
+  if (r.exit_code != 0) return "the loader exited with " + std::to_string(r.exit_code) + ": " + e.substr(0, e.find('\n'));
+  return "";
+}
+
 }  // namespace
 
 int internal_load_main(const std::vector<std::string>& paths, std::ostream& out) {
+  const auto program = host_program();
+  io::RealProcessRunner proc;
   for (const auto& p : paths) {
-    // Announce first: if the dlopen below kills the process, the parent knows which library did it.
+    // Announce first: if the check below kills this process, the parent knows which library did it.
     out << kMarker << nlohmann::json{{"start", p}}.dump() << std::endl;
     LoadCheck c;
     c.path = p;
     read_soname(p, c);
-    dlerror();
-    void* h = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
-    c.loaded = h != nullptr;
-    if (!h) {
-      const char* e = dlerror();
-      c.error = e ? e : "dlopen failed";
+    if (!program) {
+      c.error = "no dynamically linked /bin/true or /bin/sh to load it with";
+    } else if (p.find_first_of(" :") != std::string::npos) {
+      c.error = "its path holds a space or a colon, which LD_PRELOAD cannot carry; not checked";
+    } else {
+      // The host's loader starts a trivial program with the library preloaded and every symbol
+      // bound now (LD_BIND_NOW, as dlopen's RTLD_NOW): a missing dependency, an undefined symbol,
+      // a missing symbol version or a constructor that crashes shows as it would in the program.
+      io::ProcessSpec spec;
+      spec.argv = {*program, "--version"};
+      auto env = io::RealEnvironment().all();
+      env["LD_PRELOAD"] = p;
+      env["LD_BIND_NOW"] = "1";
+      spec.env = env;
+      c.error = loader_verdict(proc.run(spec), p);
     }
-    // No dlclose: some libraries crash in their destructors, and the child exits right away anyway.
+    c.loaded = c.error.empty();
     out << kMarker
         << nlohmann::json{{"path", p}, {"loaded", c.loaded}, {"error", c.error}, {"soname", c.soname}, {"elf_error", c.elf_error}}
                .dump()

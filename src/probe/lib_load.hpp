@@ -1,9 +1,11 @@
 #pragma once
-// Whether a shared library actually loads, checked the way the program that uses it will: dlopen
-// with RTLD_NOW, so a missing dependency or an undefined symbol fails here and not at run time.
-// The dlopen happens in a child process (kiln itself, in a hidden sub-mode) so that a library
-// whose constructor crashes or aborts cannot take kiln down. The child also reads each library's
-// SONAME from a read-only mapping, so a hostile file is parsed outside kiln's process too.
+// Whether a shared library actually loads, checked the way the program that uses it will: the
+// host's own loader (ld.so) starts a trivial dynamically linked program with the library in
+// LD_PRELOAD and LD_BIND_NOW set (dlopen's RTLD_NOW), so a missing dependency, an undefined symbol
+// or a crashing constructor fails here and not at run time. kiln is static (one binary for any
+// glibc), so it cannot dlopen the host's libraries itself. The checks run under a child (kiln
+// itself, in a hidden sub-mode), which also reads each library's SONAME from a read-only mapping,
+// so a hostile file is parsed outside kiln's process too.
 #include <ostream>
 #include <string>
 #include <vector>
@@ -29,7 +31,7 @@ inline constexpr const char* kInternalLoadFlag = "--internal-load";
 std::vector<LoadCheck> check_loads(io::ProcessRunner& proc, const std::string& self_exe,
                                    const std::vector<std::string>& paths);
 
-// The child's side: one "KILN-LOAD {json}" line per path, flushed before the next dlopen.
+// The child's side: one "KILN-LOAD {json}" line per path, flushed before the next load.
 int internal_load_main(const std::vector<std::string>& paths, std::ostream& out);
 
 // The path of the running executable (/proc/self/exe), for spawning the child.

@@ -1,6 +1,7 @@
 #pragma once
-// The GPUs on this machine: NVML through dlopen (no link-time dependency on the driver), falling
-// back to nvidia-smi. Both absent means no driver, which is said plainly, not treated as an error.
+// The GPUs on this machine, from nvidia-smi (NVML's command-line tool; kiln is static and cannot
+// load the driver's libraries itself). No nvidia-smi means no driver, which is said plainly, not
+// treated as an error.
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +19,7 @@ struct LocalGpu {
 };
 
 struct LocalGpus {
-  std::string source;   // "nvml", "nvidia-smi" or "" when no driver was found
+  std::string source;   // "nvidia-smi", or "" when no driver was found
   std::string note;     // why nothing was found, when nothing was
   int driver_cuda = 0;  // the CUDA version the driver supports, 13000 for 13.0; 0 unknown
   std::vector<LocalGpu> gpus;
@@ -30,7 +31,7 @@ class GpuQuery {
   virtual LocalGpus query() = 0;
 };
 
-// NVML first, then nvidia-smi through the process seam.
+// nvidia-smi through the process seam.
 class SystemGpuQuery final : public GpuQuery {
  public:
   explicit SystemGpuQuery(const io::Seams& s) : s_(s) {}
@@ -42,6 +43,7 @@ class SystemGpuQuery final : public GpuQuery {
 
 // nvidia-smi --query-gpu=index,name,compute_cap,driver_version,memory.total --format=csv,noheader,nounits
 std::vector<LocalGpu> parse_nvidia_smi_csv(const std::string& csv);
-LocalGpus query_nvml();
+// "CUDA Version: 13.0" in nvidia-smi's summary (or `-q`): 13000; 0 when absent.
+int parse_driver_cuda(const std::string& text);
 
 }  // namespace kiln::probe

@@ -1,6 +1,8 @@
 #include <algorithm>
 #include "run/cmake_build.hpp"
 
+#include "io/interrupt.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -167,6 +169,10 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
       if (!configured) return o;
       s.fs.make_dirs(plan.build_dir + "/.kiln");
       s.fs.write(stamp_path, stamp);
+      if (io::BuildInterrupts::received()) {  // told to stop between the steps: do not start Ninja
+        o.failed_step = "configure";
+        return o;
+      }
     }
   }
   auto [built, bt] = step("build", plan.build_argv(), true);

@@ -53,6 +53,9 @@ void append_line(const std::string& path, const std::string& line) {
   ::close(fd);
 }
 
+// A ledger lock is held for microseconds; one held for seconds belongs to a stopped or hung process.
+constexpr std::chrono::milliseconds kLedgerLockTimeout{5000};
+
 long long epoch_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -137,6 +140,7 @@ std::string record_json_line(const ExecRecord& r) {
                               {"wall_ms", r.wall_ms},   {"cpu_ms", r.cpu_ms},       {"peak_rss_kib", r.peak_rss_kib},
                               {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
                               {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
+  if (!r.warning.empty()) j["warning"] = r.warning;
   if (!r.grant_why.empty()) {
     j["split"] = r.split;
     j["threads"] = r.threads;
@@ -201,7 +205,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     auto budget = env_u64(s.env, "KILN_MEM_BUDGET_KIB");
     std::string flags;
     if (auto path = s.env.get("KILN_LEDGER"); path && !path->empty() && budget) {
-      ledger.emplace(*path);
+      ledger.emplace(*path, io::system_processes(), kLedgerLockTimeout);
       const long pid = static_cast<long>(::getpid());
       UnitShape unit{.nvcc = nvcc, .device_targets = rec.archs, .project = project_threads(argv, user_append),
                      .base_kib = rec.expected_kib, .serial_cpu_ms = std::nullopt};
@@ -227,6 +231,11 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
           plain, decided);
       reserved = g.governed;
       rec.waited_ms = g.waited.count();
+      if (!g.warning.empty()) {
+        // Ninja passes this on to the build log, beside the compile it concerns.
+        rec.warning = g.warning;
+        s.err << "kiln exec: warning: " << g.warning << "\n";
+      }
       if (reserved && decided.kib == grant.kib) {
         flags = grant_flags(grant);
         rec.split = grant.split;
@@ -263,6 +272,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   rec.start_ms = epoch_ms();
   io::ProcessSpec spec{.argv = argv, .env = child_env};
   spec.inherit_stdio = true;
+  spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
   auto result = s.proc.run(spec);
   if (!result.started && argv != command) {
     // kiln's rewrite is at fault only if the original would have started: try it as given.

@@ -35,6 +35,7 @@ struct ExecRecord {
   int cores = 1;               // the cores its ledger entry counted
   std::string grant_why;       // why it got (or did not get) extra threads; empty: not considered
   NvccPhases phases;           // nvcc --time, when recorded
+  std::string warning;         // the governor could not be used (the compile ran anyway)
 };
 
 // What a unit's last real compile (not a cache hit) cost, kept in the history folder as one line

@@ -110,6 +110,9 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
   if (p.kind == ProjectKind::pytorch) return {};
   p.knobs = decide_knobs(read_project(s.fs, p.project_dir, p.kind == ProjectKind::cmake), kc);
+  if (p.cuda() && !p.prune_archs && !p.knobs.hardcoded_archs.empty())
+    p.notes.push_back("setup.py hard-codes nvcc architectures (" + p.knobs.hardcoded_archs +
+                      "); nvcc compiles those as well as the planned targets: add --prune-archs to keep only the plan's");
   auto defined = [&](const std::string& name) {
     for (const auto& d : p.cmake_defines)
       if (d.rfind(name + "=", 0) == 0 || d.rfind(name + ":", 0) == 0) return true;

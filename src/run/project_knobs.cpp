@@ -146,6 +146,7 @@ std::optional<std::string> knob_role(const std::string& name, const std::string&
 KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
   KnobPlan kp;
   kp.cuda_evidence = reading.cuda_evidence;
+  kp.hardcoded_archs = reading.hardcoded_archs;
   // One entry per name: the sighting that says most (a comparison or a CMake declaration beats a read).
   std::vector<KnobSighting> merged;
   for (const auto& s : reading.sightings) {

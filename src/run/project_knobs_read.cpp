@@ -260,12 +260,24 @@ std::string cuda_evidence(std::string_view text, const std::string& file) {
   return found;
 }
 
+std::string hardcoded_archs(std::string_view text, const std::string& file) {
+  static const std::regex flags(R"re(arch=compute_\d+|["']-gencode["']|--generate-code)re");
+  std::string found;
+  each_line(text, [&](int n, std::string_view raw) {
+    if (!found.empty()) return;
+    const std::string line = strip_comment(raw);
+    if (std::regex_search(line, flags)) found = file + ":" + std::to_string(n) + " " + trim(raw);
+  });
+  return found;
+}
+
 ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bool cmake_project) {
   ProjectReading r;
   auto add = [&](std::vector<KnobSighting> v) { r.sightings.insert(r.sightings.end(), v.begin(), v.end()); };
   if (auto t = fs.read(dir + "/setup.py")) {
     if (!cmake_project) add(read_setup_py(*t));
     r.cuda_evidence = cuda_evidence(*t, "setup.py");
+    if (!cmake_project) r.hardcoded_archs = hardcoded_archs(*t, "setup.py");
   }
   if (auto t = fs.read(dir + "/pyproject.toml"))
     if (cmake_project) add(read_pyproject(*t));

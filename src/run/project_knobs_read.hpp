@@ -36,6 +36,7 @@ struct KnobSighting {
 struct ProjectReading {
   std::vector<KnobSighting> sightings;  // in file order; a name may appear more than once
   std::string cuda_evidence;            // where the project shows it has CUDA code ("setup.py:136 CUDAExtension"), or ""
+  std::string hardcoded_archs;          // where setup.py writes its own -gencode / arch=compute_XX flags, or ""
 };
 
 std::vector<KnobSighting> read_setup_py(std::string_view text, const std::string& file = "setup.py");
@@ -45,6 +46,9 @@ std::vector<KnobSighting> read_pyproject(std::string_view text, const std::strin
 // The first line that shows CUDA code will be compiled: CUDAExtension / .cu sources in setup.py,
 // LANGUAGES CUDA / enable_language(CUDA) / .cu in CMakeLists.txt.
 std::string cuda_evidence(std::string_view text, const std::string& file);
+// The first line that hard-codes nvcc architecture flags (arch=compute_90, -gencode, --generate-code),
+// which torch passes to nvcc beside TORCH_CUDA_ARCH_LIST's: "setup.py:99 cc_flag.append(...)".
+std::string hardcoded_archs(std::string_view text, const std::string& file);
 
 // The files that drive the build kiln runs: setup.py and pyproject.toml for a Python build
 // (`cmake_project` false), CMakeLists.txt and pyproject.toml's CMake defines for a CMake project.

@@ -45,3 +45,9 @@ TEST(LocalGpus, ParsesNvidiaSmiCsv) {
   EXPECT_EQ(gpus[0].cc, 90);
   EXPECT_EQ(gpus[1].memory_mib, 23028);
 }
+
+TEST(LocalGpus, DriverCudaVersionFromTheSummaryOrQuery) {
+  EXPECT_EQ(probe::parse_driver_cuda("| NVIDIA-SMI 580.95.05    Driver Version: 580.95.05    CUDA Version: 13.0     |\n"), 13000);
+  EXPECT_EQ(probe::parse_driver_cuda("Driver Version                            : 550.54.14\nCUDA Version                              : 12.4\n"), 12040);
+  EXPECT_EQ(probe::parse_driver_cuda("No devices were found"), 0);
+}

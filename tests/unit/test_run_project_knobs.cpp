@@ -111,6 +111,10 @@ TEST(ProjectKnobsFixtures, FastHadamardTransform) {
       {"NVCC_THREADS", {"nvcc-threads", "1", "kiln", "setup.py:85"}},
   };
   EXPECT_EQ(gates(kp), want);
+  // Its own -gencode list (sm_75 ... sm_121) rides beside TORCH_CUDA_ARCH_LIST: kiln says so.
+  EXPECT_EQ(kp.hardcoded_archs.substr(0, 13), "setup.py:106 ") << kp.hardcoded_archs;
+  EXPECT_EQ(plan_for("causal-conv1d").hardcoded_archs.substr(0, 9), "setup.py:");
+  EXPECT_EQ(plan_for("extension-cpp").hardcoded_archs, "");
 }
 
 TEST(ProjectKnobsFixtures, ApexTurnsFlagVariablesOnAndReportsTheOnesItCannotClassify) {
@@ -303,3 +307,23 @@ TEST(ProjectKnobsDecide, GlobMatch) {
 }
 
 }  // namespace
+
+// The table itself: every role says what kiln does, why, and where it was learnt.
+#include "core/data_toml.hpp"
+TEST(ProjectKnobsTable, EveryRoleHasAnActionAReasonAndSources) {
+  const toml::table t = kiln::data::load_toml("project_knobs.toml");
+  const auto* roles = t["role"].as_array();
+  ASSERT_NE(roles, nullptr);
+  ASSERT_GE(roles->size(), 10u);
+  const std::vector<std::string> actions = {"on", "off", "jobs", "threads", "targets", "leave"};
+  for (const auto& node : *roles) {
+    const auto& r = *node.as_table();
+    std::string id = r["id"].value_or(std::string());
+    EXPECT_FALSE(id.empty());
+    EXPECT_NE(std::find(actions.begin(), actions.end(), r["action"].value_or(std::string())), actions.end()) << id;
+    EXPECT_FALSE(r["reason"].value_or(std::string()).empty()) << id;
+    ASSERT_NE(r["sources"].as_array(), nullptr) << id;
+    EXPECT_FALSE(r["sources"].as_array()->empty()) << id;
+    ASSERT_NE(r["names"].as_array(), nullptr) << id;
+  }
+}

@@ -1,0 +1,39 @@
+#pragma once
+// Which processes exist, and since when. A pid alone does not name a process for long: the kernel
+// reuses pids, so whoever records "pid 4242 is mine" also records its start time and checks both.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace kiln::io {
+
+class ProcessTable {
+ public:
+  virtual ~ProcessTable() = default;
+  // nullopt: no such process. 0: it exists but its start time cannot be read (no /proc).
+  virtual std::optional<std::uint64_t> start_time(long pid) const = 0;
+};
+
+// /proc/PID/stat, else kill(pid, 0) when /proc is not mounted.
+class SystemProcessTable final : public ProcessTable {
+ public:
+  std::optional<std::uint64_t> start_time(long pid) const override;
+};
+const ProcessTable& system_processes();
+
+class FakeProcessTable final : public ProcessTable {
+ public:
+  std::map<long, std::uint64_t> started;  // pid -> start time
+  std::optional<std::uint64_t> start_time(long pid) const override {
+    auto it = started.find(pid);
+    if (it == started.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+// The start time in a /proc/PID/stat line: field 22, counted after the parenthesised command name,
+// which may itself hold spaces and parentheses.
+std::optional<std::uint64_t> parse_proc_stat_start(const std::string& stat);
+
+}  // namespace kiln::io

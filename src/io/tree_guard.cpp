@@ -1,0 +1,175 @@
+#include "io/tree_guard.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace kiln::io {
+
+pid_t parse_stat_ppid(const char* stat, size_t len) {
+  // "PID (comm) S PPID ...": the command may hold ") ", so search from the end.
+  size_t close = len;
+  while (close > 0 && stat[close - 1] != ')') --close;
+  if (close == 0) return 0;
+  size_t i = close;  // just past ')'
+  while (i < len && stat[i] == ' ') ++i;
+  while (i < len && stat[i] != ' ') ++i;  // the state letter
+  while (i < len && stat[i] == ' ') ++i;
+  long v = 0;
+  bool any = false;
+  for (; i < len && stat[i] >= '0' && stat[i] <= '9'; ++i) {
+    v = v * 10 + (stat[i] - '0');
+    any = true;
+    if (v > 1L << 30) return 0;
+  }
+  return any ? static_cast<pid_t>(v) : 0;
+}
+
+size_t descendants(pid_t root, const pid_t* pids, const pid_t* ppids, size_t n, pid_t* out, size_t cap) {
+  size_t count = 0;
+  // Breadth first over the parent links: out[0..count) grows as children of found pids turn up.
+  for (size_t frontier = 0;; ++frontier) {
+    const pid_t parent = frontier == 0 ? root : (frontier - 1 < count ? out[frontier - 1] : -1);
+    if (parent < 0) break;
+    for (size_t i = 0; i < n && count < cap; ++i)
+      if (ppids[i] == parent) {
+        bool seen = pids[i] == root;
+        for (size_t j = 0; j < count && !seen; ++j) seen = out[j] == pids[i];
+        if (!seen) out[count++] = pids[i];
+      }
+  }
+  return count;
+}
+
+namespace {
+
+constexpr size_t kMaxProcs = 65536;
+pid_t g_pids[kMaxProcs], g_ppids[kMaxProcs], g_tree[kMaxProcs];
+
+struct LinuxDirent64 {
+  ino64_t d_ino;
+  off64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[];
+};
+
+// Every process's pid and parent from /proc, with raw system calls only (this runs after fork).
+size_t scan_proc() {
+  size_t n = 0;
+  int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return 0;
+  alignas(8) static char buf[32768];
+  for (;;) {
+    long got = ::syscall(SYS_getdents64, dir, buf, sizeof buf);
+    if (got <= 0) break;
+    for (long off = 0; off < got;) {
+      auto* d = reinterpret_cast<LinuxDirent64*>(buf + off);
+      off += d->d_reclen;
+      long pid = 0;
+      const char* c = d->d_name;
+      for (; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + (*c - '0');
+      if (*c != '\0' || pid <= 0 || n >= kMaxProcs) continue;
+      char path[32] = "/proc/";
+      size_t p = 6;
+      char digits[16];
+      size_t nd = 0;
+      for (long v = pid; v > 0; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
+      while (nd > 0) path[p++] = digits[--nd];
+      const char tail[] = "/stat";
+      for (size_t k = 0; k < sizeof tail; ++k) path[p++] = tail[k];
+      int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char stat[512];
+      ssize_t len = ::read(fd, stat, sizeof stat);
+      ::close(fd);
+      if (len <= 0) continue;
+      g_pids[n] = static_cast<pid_t>(pid);
+      g_ppids[n] = parse_stat_ppid(stat, static_cast<size_t>(len));
+      ++n;
+    }
+  }
+  ::close(dir);
+  return n;
+}
+
+}  // namespace
+
+int kill_tree(pid_t root, bool include_root);
+
+namespace {
+
+[[noreturn]] void guard_main(int read_fd, pid_t child) {
+  // Out of the way of the build: no terminal signals, no inherited pipes (a build tool waits for
+  // end-of-file on the compile's output), nothing else held open.
+  ::signal(SIGINT, SIG_IGN);
+  ::signal(SIGHUP, SIG_IGN);
+  ::signal(SIGTERM, SIG_IGN);
+  ::signal(SIGPIPE, SIG_IGN);
+  int null = ::open("/dev/null", O_RDWR);
+  for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
+  for (int fd = 3; fd < 1024; ++fd)
+    if (fd != read_fd) ::close(fd);
+  char c;
+  ssize_t n;
+  while ((n = ::read(read_fd, &c, 1)) < 0 && errno == EINTR) {
+  }
+  if (n == 1) ::_exit(0);  // the caller finished normally
+  // The caller died: kill the child and everything under it.
+  kill_tree(child, true);
+  ::_exit(0);
+}
+
+}  // namespace
+
+int kill_tree(pid_t root, bool include_root) {
+  // Freeze first so nothing forks away, look until the tree stops growing, then kill it all.
+  if (include_root) ::kill(root, SIGSTOP);
+  size_t found = 0;
+  for (int round = 0; round < 8; ++round) {
+    const size_t procs = scan_proc();
+    const size_t now = descendants(root, g_pids, g_ppids, procs, g_tree, kMaxProcs);
+    for (size_t i = 0; i < now; ++i) ::kill(g_tree[i], SIGSTOP);
+    if (now == found && round > 0) break;
+    found = now;
+  }
+  if (include_root) ::kill(root, SIGKILL);
+  for (size_t i = 0; i < found; ++i) {
+    ::kill(g_tree[i], SIGKILL);
+  }
+  return static_cast<int>(found) + (include_root ? 1 : 0);
+}
+
+TreeGuard::TreeGuard(pid_t child) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return;
+  pid_t g = ::fork();
+  if (g == 0) {
+    ::close(fds[1]);
+    guard_main(fds[0], child);
+  }
+  ::close(fds[0]);
+  if (g < 0) {
+    ::close(fds[1]);
+    return;
+  }
+  guard_ = g;
+  write_fd_ = fds[1];
+}
+
+TreeGuard::~TreeGuard() {
+  if (guard_ <= 0) return;
+  char done = 'd';
+  ssize_t w = ::write(write_fd_, &done, 1);
+  (void)w;
+  ::close(write_fd_);
+  while (::waitpid(guard_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace kiln::io

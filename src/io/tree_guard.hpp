@@ -1,0 +1,40 @@
+#pragma once
+// A guard that kills a child's whole process tree when its parent dies, however it dies (SIGKILL
+// included, which no handler sees). The parent holds the write end of a pipe; the guard, a forked
+// process, blocks reading it. A byte means "finished normally, exit"; end-of-file means the parent
+// is gone, and the guard freezes (SIGSTOP) the child and its descendants, looks again until no new
+// one appears, then SIGKILLs them all. PR_SET_PDEATHSIG would reach only the direct child, not the
+// cc1plus / cicc / ptxas under a compiler driver or ccache.
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace kiln::io {
+
+class TreeGuard {
+ public:
+  // Forks the guard for `child`. Call right after spawning it, from a single-threaded process.
+  explicit TreeGuard(pid_t child);
+  ~TreeGuard();  // tells the guard the child finished, and reaps it
+  bool active() const { return guard_ > 0; }
+
+ private:
+  pid_t guard_ = -1;
+  int write_fd_ = -1;
+};
+
+// The pids under `root` (not `root` itself) given parallel pid / parent-pid arrays from /proc.
+// Exposed for tests; allocation-free so the guard can call it after fork.
+size_t descendants(pid_t root, const pid_t* pids, const pid_t* ppids, size_t n, pid_t* out, size_t cap);
+
+// SIGKILLs every process under `root` (and `root` itself when asked), freezing them with SIGSTOP
+// first so none forks away. Allocation-free: safe after fork and in a signal handler. Returns
+// how many it killed.
+int kill_tree(pid_t root, bool include_root);
+
+// The parent pid in a /proc/PID/stat line (field 4), 0 when malformed. Allocation-free.
+pid_t parse_stat_ppid(const char* stat, size_t len);
+
+}  // namespace kiln::io

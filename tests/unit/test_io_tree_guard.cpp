@@ -1,0 +1,79 @@
+// A launcher killed with SIGKILL takes its child and the child's children with it.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "io/process.hpp"
+#include "io/process_table.hpp"
+#include "io/tree_guard.hpp"
+
+using namespace kiln;
+using namespace std::chrono_literals;
+
+TEST(TreeGuard, ParentPidFromStatAndDescendants) {
+  const char stat[] = "77 (cc1plus (x) y) R 76 77 1 0 -1";
+  EXPECT_EQ(io::parse_stat_ppid(stat, sizeof stat - 1), 76);
+  EXPECT_EQ(io::parse_stat_ppid("garbage", 7), 0);
+  // 10 -> 11 -> 12, 10 -> 13; 20 is unrelated.
+  const pid_t pids[] = {11, 12, 13, 20, 10};
+  const pid_t ppids[] = {10, 11, 10, 1, 5};
+  pid_t out[8];
+  const size_t n = io::descendants(10, pids, ppids, 5, out, 8);
+  std::vector<pid_t> got(out, out + n);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<pid_t>{11, 12, 13}));
+}
+
+// The issue: `kill -9` of `kiln exec` left its compiler running. Here a forked "launcher" runs a
+// shell whose grandchild records its pid; the launcher is SIGKILLed; both must be gone.
+TEST(TreeGuard, SigkillOfTheLauncherKillsTheWholeTree) {
+  const auto dir = std::filesystem::temp_directory_path() / ("kiln-guard-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string pidfile = (dir / "grandchild").string();
+  pid_t launcher = ::fork();
+  ASSERT_GE(launcher, 0);
+  if (launcher == 0) {
+    io::RealProcessRunner proc;
+    io::ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", "sleep 300 & echo $! > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile + "; wait"};
+    spec.die_with_caller = true;
+    proc.run(spec);
+    ::_exit(0);
+  }
+  pid_t grandchild = 0;
+  for (int i = 0; i < 200 && !grandchild; ++i) {
+    std::ifstream in(pidfile);
+    if (!(in >> grandchild)) grandchild = 0, std::this_thread::sleep_for(25ms);
+  }
+  ASSERT_GT(grandchild, 0) << "the shell never started";
+  ASSERT_TRUE(io::system_processes().start_time(grandchild));
+  ::kill(launcher, SIGKILL);
+  ::waitpid(launcher, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = !io::system_processes().start_time(grandchild);  // a zombie counts as gone
+    if (!gone) std::this_thread::sleep_for(25ms);
+  }
+  if (!gone) ::kill(grandchild, SIGKILL);
+  EXPECT_TRUE(gone) << "the compile outlived its launcher";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TreeGuard, ANormalFinishLeavesNothingBehind) {
+  io::RealProcessRunner proc;
+  io::ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "echo hi"};
+  spec.die_with_caller = true;
+  auto r = proc.run(spec);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.out, "hi\n");
+  // The guard was reaped: no child of ours is left.
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+}
