@@ -1,24 +1,12 @@
 #include "report/nvcc_time.hpp"
 
+#include "run/nvcc_phases.hpp"
+
 #include <charconv>
 #include <sstream>
 
 namespace kiln::report {
 namespace {
-
-std::string trim(std::string_view s) {
-  size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
-  return a == std::string_view::npos ? std::string() : std::string(s.substr(a, b - a + 1));
-}
-
-// "compute_90a" / "sm_100f" -> 90 / 100; 0 when the row names no architecture.
-int arch_number(const std::string& s) {
-  size_t us = s.find('_');
-  if (us == std::string::npos) return 0;
-  int n = 0;
-  auto [p, ec] = std::from_chars(s.data() + us + 1, s.data() + s.size(), n);
-  return ec == std::errc() ? n : 0;
-}
 
 // nvcc's temporary files are named tmpxft_<pid>_<n>-...: the token tells one nvcc run from another
 // when parallel compiles append to the same file.
@@ -38,18 +26,15 @@ NvccTimes parse_nvcc_time(const std::string& csv) {
   std::istringstream in(csv);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("source file name", 0) == 0 || trim(line).empty()) continue;
-    std::vector<std::string> f;
-    std::string_view rest(line);
-    for (size_t c; (c = rest.find(',')) != std::string_view::npos; rest.remove_prefix(c + 1)) f.push_back(trim(rest.substr(0, c)));
-    f.push_back(trim(rest));
-    double ms = 0;
-    if (f.size() != 8 || std::from_chars(f[6].data(), f[6].data() + f[6].size(), ms).ec != std::errc()) {
+    if (run::nvcc_time_filler(line)) continue;
+    auto row = run::nvcc_time_row(line);
+    if (!row) {
       ++out.skipped;
       continue;
     }
     ++out.rows;
-    if (f[7] == "s") ms *= 1000;
+    const auto& f = row->f;
+    const double ms = row->ms;
     const std::string& source = f[0];
     const std::string token = run_token(f[2] + " " + f[3]);
     if (source.empty()) continue;  // the driver's own row
@@ -74,7 +59,7 @@ NvccTimes parse_nvcc_time(const std::string& csv) {
     const std::string& phase = f[1];
     const bool device = phase == "cicc" || phase == "ptxas" || phase.find("(preprocessing 1)") != std::string::npos ||
                         phase == "nvvm" || phase == "ptxas (device)";
-    const int arch = arch_number(f[4]);
+    const int arch = run::nvcc_time_arch(f[4]);
     if (device && arch) out.units[idx].device_ms[arch] += ms;
     else out.units[idx].host_ms += ms;
   }

@@ -13,18 +13,38 @@ std::string trim(std::string_view s) {
   return a == std::string_view::npos ? std::string() : std::string(s.substr(a, b - a + 1));
 }
 
-int arch_number(const std::string& s) {
+bool starts(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+bool has(const std::string& s, std::string_view p) { return s.find(p) != std::string::npos; }
+
+}  // namespace
+
+bool nvcc_time_filler(std::string_view line) {
+  return line.rfind("source file name", 0) == 0 || trim(line).empty();
+}
+
+std::optional<NvccTimeRow> nvcc_time_row(std::string_view line) {
+  NvccTimeRow row;
+  size_t n = 0;
+  std::string_view rest(line);
+  for (size_t c; (c = rest.find(',')) != std::string_view::npos; rest.remove_prefix(c + 1)) {
+    if (n == row.f.size()) return std::nullopt;
+    row.f[n++] = trim(rest.substr(0, c));
+  }
+  if (n != row.f.size() - 1) return std::nullopt;
+  row.f[n] = trim(rest);
+  const std::string& t = row.f[6];
+  if (std::from_chars(t.data(), t.data() + t.size(), row.ms).ec != std::errc()) return std::nullopt;
+  if (row.f[7] == "s") row.ms *= 1000;
+  return row;
+}
+
+int nvcc_time_arch(const std::string& s) {
   size_t us = s.find('_');
   if (us == std::string::npos) return 0;
   int n = 0;
   auto [p, ec] = std::from_chars(s.data() + us + 1, s.data() + s.size(), n);
   return ec == std::errc() ? n : 0;
 }
-
-bool starts(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
-bool has(const std::string& s, std::string_view p) { return s.find(p) != std::string::npos; }
-
-}  // namespace
 
 double NvccPhases::total_ms() const {
   double t = front_end_ms + host_ms + link_ms + other_ms;
@@ -37,17 +57,14 @@ NvccPhases parse_nvcc_phases(const std::string& csv) {
   std::istringstream in(csv);
   std::string line;
   while (std::getline(in, line)) {
-    if (starts(line, "source file name") || trim(line).empty()) continue;
-    std::vector<std::string> f;
-    std::string_view rest(line);
-    for (size_t c; (c = rest.find(',')) != std::string_view::npos; rest.remove_prefix(c + 1)) f.push_back(trim(rest.substr(0, c)));
-    f.push_back(trim(rest));
-    double ms = 0;
-    if (f.size() != 8 || std::from_chars(f[6].data(), f[6].data() + f[6].size(), ms).ec != std::errc() || ms < 0) continue;
-    if (f[7] == "s") ms *= 1000;
+    if (nvcc_time_filler(line)) continue;
+    auto row = nvcc_time_row(line);
+    if (!row || row->ms < 0) continue;
+    const auto& f = row->f;
+    const double ms = row->ms;
     ++out.rows;
     const std::string& phase = f[1];
-    const int arch = arch_number(f[4]);
+    const int arch = nvcc_time_arch(f[4]);
     if (has(phase, "(preprocessing 1)") || starts(phase, "cicc") || starts(phase, "nvvm")) {
       if (arch) out.archs[arch].device_ms += ms;
       else out.other_ms += ms;

@@ -3,8 +3,11 @@
 // source, phase, inputs, output, arch, tool, time, unit). `kiln exec` gives each nvcc compile its
 // own file (through NVCC_APPEND_FLAGS, which ccache does not hash) and records the phases in
 // kiln-exec.jsonl; kiln report shows them per unit and per architecture.
+#include <array>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace kiln::run {
 
@@ -23,6 +26,17 @@ struct NvccPhases {
   bool empty() const { return rows == 0; }
   double total_ms() const;
 };
+
+// One row of the CSV, shared by this reader and kiln report's (report/nvcc_time): the eight fields
+// trimmed, and the time in milliseconds. nullopt when the row is not eight fields with a number.
+struct NvccTimeRow {
+  std::array<std::string, 8> f;  // source, phase, inputs, output, arch, tool, metric, unit
+  double ms = 0;
+};
+bool nvcc_time_filler(std::string_view line);  // the header or a blank line
+std::optional<NvccTimeRow> nvcc_time_row(std::string_view line);
+// "compute_90a" / "sm_100f" -> 90 / 100; 0 when the row names no architecture.
+int nvcc_time_arch(const std::string& s);
 
 // Tolerant: unreadable rows are skipped. The arch is the number in compute_90a / sm_100f.
 NvccPhases parse_nvcc_phases(const std::string& csv);
