@@ -143,8 +143,10 @@ class BuildCommand final : public Command {
               {"exit_code", o.exit_code},
               {"configure_s", o.configure_time.count() / 1000.0},
               {"build_s", o.build_time.count() / 1000.0},
+              {"install_s", p.kind == run::ProjectKind::extension ? json(o.install_time.count() / 1000.0) : json(nullptr)},
+              {"wheel", o.wheel.empty() ? json(nullptr) : json(o.wheel)},
               {"steps", o.steps_run},
-              {"up_to_date", o.ok && o.steps_run == 0},
+              {"up_to_date", o.ok && o.steps_run == 0 && p.kind == run::ProjectKind::cmake},
               {"configure_skipped", o.configure_skipped},
               {"peak_rss_bytes", o.peak_rss_kib * 1024},
               {"cache", o.has_cache_stats ? json{{"hits", o.cache.hits},
@@ -192,12 +194,9 @@ class BuildCommand final : public Command {
     std::vector<std::pair<std::string, core::GpuModel>> gpus;
     for (const auto& g : p.gpus) gpus.emplace_back(g.name, g);
     binary::VerifyOptions opt;
-    if (p.kind != run::ProjectKind::cmake && !p.python.empty()) {
-      // Modules in the build tree are imported after torch: its lib folder is already loaded.
-      auto r = s.proc.run({.argv = {p.python, "-c", "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))"},
-                           .env = p.child_env(s.env)});
-      if (r.ok() && !r.out.empty()) opt.preloaded.push_back(r.out.substr(0, r.out.find('\n')));
-    }
+    // Modules in the build tree are imported after torch: its lib folder is already loaded. The
+    // plan found the package without importing torch (an import costs seconds of every build).
+    if (p.kind != run::ProjectKind::cmake && !p.torch_package.empty()) opt.preloaded.push_back(p.torch_package + "/lib");
     auto report = binary::verify_files(o.artifacts, gpus, opt, s);
     // A project may build no CUDA code at all (a C++ library, the cpu profile): not a failure of
     // the build, so it is said as a note in the summary instead.
@@ -233,7 +232,11 @@ class BuildCommand final : public Command {
 
   static void print_summary(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o,
                             const binary::VerifyReport& v) {
-    if (o.steps_run == 0)  // a no-op: say so, not "0 steps" and a 0% hit rate
+    if (p.kind == run::ProjectKind::extension)  // the backend always runs and pip always installs
+      s.out << fmt::format("built {} in {} (wheel {}, pip install {}), {} compile step{}\n", p.project_dir,
+                           seconds(o.build_time), seconds(o.build_time - o.install_time), seconds(o.install_time),
+                           o.steps_run, o.steps_run == 1 ? "" : "s");
+    else if (o.steps_run == 0)  // a no-op: say so, not "0 steps" and a 0% hit rate
       s.out << fmt::format("up to date: {} (nothing to build{}; {})\n", p.project_dir,
                            o.configure_skipped ? ", CMake not re-run" : "", seconds(o.configure_time + o.build_time));
     else
@@ -242,6 +245,7 @@ class BuildCommand final : public Command {
                            o.configure_skipped ? std::string("skipped") : seconds(o.configure_time), seconds(o.build_time),
                            o.steps_run, o.steps_run == 1 ? "" : "s");
     s.out << fmt::format("targets   {}\n", core::format_cmake(p.targets));
+    if (!o.wheel.empty()) s.out << "wheel     " << o.wheel << "  (installed)\n";
     s.out << fmt::format("peak RSS  {} MiB (largest single process)\n", o.peak_rss_kib / 1024);
     if (o.has_cache_stats && o.cache.hits + o.cache.misses > 0)
       s.out << fmt::format("ccache    {} hits, {} misses ({:.0f}% hit rate)\n", o.cache.hits, o.cache.misses,

@@ -2,11 +2,13 @@
 #include "run/cmake_build.hpp"
 
 #include "io/interrupt.hpp"
+#include "run/wheel_build.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 
 namespace kiln::run {
 namespace {
@@ -91,6 +93,7 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
   if (!plan.ccache.empty()) s.fs.write(plan.ccache_log_path(), "");
   const auto env = plan.child_env(s.env);
 
+  std::function<void(std::string_view)> watch;  // what the running step's output tells kiln itself
   auto step = [&](const char* name, const std::vector<std::string>& argv, bool ninja) {
     log << "kiln: " << name << ": " << join(argv) << "\n";
     log.flush();
@@ -99,6 +102,7 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     spec.new_process_group = true;
     spec.on_line = [&](std::string_view line) {
       log << line << "\n";
+      if (watch) watch(line);
       if (ninja)
         if (auto st = parse_ninja_status(line)) {
           o.steps_run = st->total;
@@ -175,8 +179,34 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
       }
     }
   }
+  std::string wheel;
+  if (plan.kind == ProjectKind::extension) {
+    // A wheel left by an earlier build must not pass for this one's.
+    s.fs.make_dirs(plan.wheel_dir());
+    for (const auto& name : s.fs.list(plan.wheel_dir()))
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".whl") == 0) s.fs.remove(plan.wheel_dir() + "/" + name);
+    s.fs.write(plan.wheel_script_path(), std::string(wheel_build_script()));
+    watch = [&](std::string_view line) {
+      if (auto w = built_wheel_name(line)) wheel = plan.wheel_dir() + "/" + *w;
+    };
+  }
   auto [built, bt] = step("build", plan.build_argv(), true);
+  watch = nullptr;
   o.build_time = bt;
+  if (built && plan.kind == ProjectKind::extension) {
+    if (wheel.empty() || !s.fs.exists(wheel)) {
+      log << "kiln: build: the backend reported no wheel in " << plan.wheel_dir() << "\n";
+      o.failed_step = "build";
+      o.exit_code = 1;
+      built = false;
+    } else {
+      o.wheel = wheel;
+      auto [installed, it] = step("install", wheel_install_argv(plan.python, wheel), false);
+      o.install_time = it;
+      o.build_time += it;
+      built = installed;
+    }
+  }
   if (!plan.ccache.empty())
     if (auto text = s.fs.read(plan.ccache_log_path())) {
       o.has_cache_stats = true;

@@ -26,6 +26,8 @@ struct BuildOutcome {
   bool has_cache_stats = false;
   CacheStats cache;
   std::vector<std::string> artifacts;  // shared libraries and executables the build produced
+  std::string wheel;                   // a torch extension's built wheel, as installed ("" none)
+  std::chrono::milliseconds install_time{0};  // of build_time, pip installing that wheel
 };
 
 struct ProgressSink {

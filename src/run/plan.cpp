@@ -353,6 +353,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     p.jobs.jobs = *req.jobs;
   }
   if (p.kind != ProjectKind::cmake) {
+    p.torch_package = torch_package_dir(p, s);
     p.torch_version = torch_version_for(p, s);
     auto env = python_build_env(p, *sets);
     if (!env) return usage(env.error());
@@ -428,8 +429,9 @@ std::vector<std::string> Plan::build_argv() const {
       if (pip) return {python, "-m", "pip", "install", "-e", ".", "--no-build-isolation", "--no-deps", "-v"};
       return {python, "setup.py", "develop"};
     case ProjectKind::extension:
-      // --no-deps: the build must not reach for a package index (CI and air-gapped GPU hosts).
-      return {python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-v", "."};
+      // The project's backend builds the wheel once; `pip install .` would run it twice, each
+      // run importing torch. The install step (run/wheel_build) never reaches for an index.
+      return {python, wheel_script_path(), wheel_dir()};
     default:
       if (generator != "Ninja") return {cmake, "--build", build_dir, "-j", std::to_string(jobs.jobs)};
       return {ninja, "-C", build_dir, "-j", std::to_string(jobs.jobs)};

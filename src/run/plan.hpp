@@ -59,6 +59,7 @@ struct Plan {
   std::vector<ResolvedOption> options;      // PyTorch checkouts only
   std::map<std::string, std::string> env;   // variables kiln sets for the build (Python builds)
   std::string python;
+  std::string torch_package;  // the interpreter's torch package folder ("" none found)
   std::string torch_version;  // the torch that reads TORCH_CUDA_ARCH_LIST ("" unknown: the newest kiln knows)
   bool pip = false;
   core::TargetSet targets;
@@ -108,6 +109,9 @@ struct Plan {
   bool cuda() const { return !targets.empty(); }
   std::vector<std::string> configure_argv() const;  // CMake projects only
   std::vector<std::string> build_argv() const;      // ninja, or the Python build
+  // A torch extension is built into a wheel by its own backend (run/wheel_build), then pip installs it.
+  std::string wheel_dir() const { return build_dir + "/wheel"; }
+  std::string wheel_script_path() const { return build_dir + "/.kiln/wheel_build.py"; }
   // The child environment: kiln's own plus the cache settings and nvcc's folder on PATH.
   std::map<std::string, std::string> child_env(const io::Environment& env) const;
 };

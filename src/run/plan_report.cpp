@@ -1,4 +1,5 @@
 #include "run/plan_report.hpp"
+#include "run/wheel_build.hpp"
 
 #include <fmt/format.h>
 
@@ -92,6 +93,9 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
           {"cuda_evidence", p.knobs.cuda_evidence.empty() ? json(nullptr) : json(p.knobs.cuda_evidence)},
           {"env", p.env},
           {"build_command", p.build_argv()},
+          {"install_command", p.kind == ProjectKind::extension
+                                  ? json(wheel_install_argv(p.python, p.wheel_dir() + "/*.whl"))
+                                  : json(nullptr)},
           {"notes", p.notes}};
 }
 
@@ -137,7 +141,12 @@ std::string plan_to_text(const Plan& p) {
                        p.torch_arch_list.empty() ? "" : ", TORCH_CUDA_ARCH_LIST=" + p.torch_arch_list);
   std::string cmd;
   for (const auto& a : p.build_argv()) cmd += (cmd.empty() ? "" : " ") + a;
-  out += "command   " + cmd + "\n";
+  out += "command   " + cmd + (p.kind == ProjectKind::extension ? "  [the project's PEP 517 backend builds the wheel once]" : "") + "\n";
+  if (p.kind == ProjectKind::extension) {
+    std::string inst;
+    for (const auto& a : wheel_install_argv(p.python, p.wheel_dir() + "/*.whl")) inst += (inst.empty() ? "" : " ") + a;
+    out += "install   " + inst + "\n";
+  }
   out += fmt::format("cache     {}\n", p.ccache.empty() ? std::string("none") : "ccache " + p.ccache +
                                                                                  (p.cache_dir.empty() ? "" : " in " + p.cache_dir));
   if (p.governed())

@@ -6,6 +6,19 @@
 
 namespace kiln::run {
 
+std::string torch_package_dir(const Plan& p, const io::Seams& s) {
+  if (p.python.empty()) return "";
+  // find_spec locates the package without running torch/__init__.py (which takes seconds).
+  io::ProcessSpec spec;
+  spec.argv = {p.python, "-c", "import importlib.util as u; s = u.find_spec('torch'); print(s.origin if s else '')"};
+  auto r = s.proc.run(spec);
+  if (!r.ok()) return "";
+  std::string origin = r.out.substr(0, r.out.find('\n'));
+  while (!origin.empty() && (origin.back() == '\r' || origin.back() == ' ')) origin.pop_back();
+  if (origin.size() < 12) return "";
+  return origin.substr(0, origin.find_last_of('/'));
+}
+
 std::string torch_version_for(const Plan& p, const io::Seams& s) {
   auto first_line = [](std::string t) {
     t = t.substr(0, t.find('\n'));
@@ -14,15 +27,8 @@ std::string torch_version_for(const Plan& p, const io::Seams& s) {
   };
   if (p.kind == ProjectKind::pytorch)
     if (auto v = s.fs.read(p.project_dir + "/version.txt")) return first_line(*v);
-  if (p.python.empty()) return "";
-  // find_spec locates the package without running torch/__init__.py (which takes seconds).
-  io::ProcessSpec spec;
-  spec.argv = {p.python, "-c", "import importlib.util as u; s = u.find_spec('torch'); print(s.origin if s else '')"};
-  auto r = s.proc.run(spec);
-  if (!r.ok()) return "";
-  const std::string origin = first_line(r.out);
-  if (origin.size() < 12) return "";
-  auto text = s.fs.read(origin.substr(0, origin.find_last_of('/')) + "/version.py");
+  if (p.torch_package.empty()) return "";
+  auto text = s.fs.read(p.torch_package + "/version.py");
   if (!text) return "";
   probe::TorchInfo t;
   return probe::parse_torch_version_py(*text, t) ? t.version : "";

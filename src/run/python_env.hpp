@@ -12,8 +12,12 @@ namespace kiln::run {
 
 // `sets` are the user's --set KEY=VALUE, exported as given (after the plan's own variables, so
 // they win). Fails when the targets cannot be spelled as TORCH_CUDA_ARCH_LIST (PTX without SASS).
+// The folder of the interpreter's torch package (…/site-packages/torch), found without importing
+// torch; "" when the interpreter has none.
+std::string torch_package_dir(const Plan& p, const io::Seams& s);
+
 // The version of the torch whose cpp_extension (or, for a checkout, whose CMake) reads
-// TORCH_CUDA_ARCH_LIST: a checkout's version.txt, else the interpreter's installed torch/version.py,
+// TORCH_CUDA_ARCH_LIST: a checkout's version.txt, else p.torch_package's version.py,
 // found without importing torch. "" when neither is found.
 std::string torch_version_for(const Plan& p, const io::Seams& s);
 

@@ -37,6 +37,8 @@ TEST(PythonEnvTorch, VersionFromTheCheckoutOrTheInstalledPackageWithoutImport) {
   f.proc.on("/venv/bin/python3 -c import importlib.util as u; s = u.find_spec('torch'); print(s.origin if s else '')",
             io::ran("/venv/lib/site-packages/torch/__init__.py\n"));
   f.fs.add_file("/venv/lib/site-packages/torch/version.py", "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n");
+  p.torch_package = run::torch_package_dir(p, f.seams);
+  EXPECT_EQ(p.torch_package, "/venv/lib/site-packages/torch");
   EXPECT_EQ(run::torch_version_for(p, f.seams), "2.11.0+cu130");
 }
 

@@ -1,0 +1,26 @@
+#pragma once
+// A torch extension's build as a PEP 517 frontend: the project's own build backend (its
+// pyproject.toml [build-system], else setuptools' legacy backend, as pip does) builds the wheel
+// once, then pip installs that wheel. `pip install .` runs the backend twice (metadata, then the
+// wheel), and every run of a torch extension's setup.py imports torch: seconds that a warm build,
+// whose compiles are all cache hits, is otherwise made of.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::run {
+
+// The Python program that loads the backend as pyproject_hooks does (backend-path first, the
+// project folder as the working directory, the script's own folder as sys.path[0]) and calls
+// build_wheel(WHEEL_DIR). It prints "KILN-WHEEL <file name>" when done.
+std::string_view wheel_build_script();
+
+// "KILN-WHEEL <name>" from the script's output; nullopt when it printed none (the build failed).
+std::optional<std::string> built_wheel_name(std::string_view line);
+
+// pip installs the one wheel: never an index, never the dependencies, and the same version as the
+// installed one is replaced (pip skips a local wheel of an installed version without --force-reinstall).
+std::vector<std::string> wheel_install_argv(const std::string& python, const std::string& wheel);
+
+}  // namespace kiln::run
