@@ -57,7 +57,7 @@ GrantPolicy GrantPolicy::from_data() {
     const auto s = t["split"];
     p.min_serial_ms = static_cast<long>(s["min_serial_seconds"].value_or(20.0) * 1000);
     p.max_threads = static_cast<int>(s["max_threads"].value_or(int64_t{32}));
-    p.oversubscribe = s["oversubscribe"].value_or(2.0);
+    p.oversubscribe = s["oversubscribe"].value_or(4.0);
     p.thread_memory_fraction = s["thread_memory_fraction"].value_or(0.25);
     p.memory_share = s["memory_share"].value_or(0.5);
   } catch (...) {

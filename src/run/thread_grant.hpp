@@ -44,7 +44,7 @@ ProjectThreads project_threads(const std::vector<std::string>& args, const std::
 struct GrantPolicy {
   long min_serial_ms = 20'000;
   int max_threads = 32;
-  double oversubscribe = 2.0;
+  double oversubscribe = 4.0;
   double thread_memory_fraction = 0.25;
   double memory_share = 0.5;
   static GrantPolicy from_data();  // data/build_jobs.toml [split]

@@ -21,7 +21,7 @@ run::UnitShape cuda_unit(int targets = 1, std::uint64_t base = 4 * GiB) {
   return u;
 }
 
-run::GrantPolicy policy() { return run::GrantPolicy{}; }  // the defaults: 20 s, 32, 2.0, 0.25, 0.5
+run::GrantPolicy policy() { return run::GrantPolicy{}; }  // the defaults: 20 s, 32, 4.0, 0.25, 0.5
 
 }  // namespace
 
@@ -83,15 +83,26 @@ TEST(ThreadGrant, AFullBuildGrantsNothing) {
 }
 
 TEST(ThreadGrant, EarlyArrivalsOverlapWithinTheOversubscriptionCap) {
-  // Three units arrive at once on 16 cores: 16, then 15, then the cap (2 x 16 = 32 threads) leaves 1.
+  // Five units arrive at once on 16 cores: 16, 15, 14, 13, then the cap (4 x 16 = 64 threads) leaves 6.
   std::vector<run::Reservation> running;
   std::vector<int> got;
-  for (long pid = 1; pid <= 3; ++pid) {
+  for (long pid = 1; pid <= 5; ++pid) {
     auto g = run::decide_grant(cuda_unit(), running, 16, 1000 * GiB, 0, policy());
     got.push_back(g.cores);
     running.push_back({pid, g.kib, g.cores, 0});
   }
-  EXPECT_EQ(got, (std::vector<int>{16, 15, 1}));
+  EXPECT_EQ(got, (std::vector<int>{16, 15, 14, 13, 6}));
+}
+
+TEST(ThreadGrant, TheLongUnitArrivingLastStillGetsTheCores) {
+  // causal-conv1d on the H100, as launched: the host .cpp (1 thread), _update.cu (14), _fwd.cu (15),
+  // then _bwd.cu, the 5-minute one. The 2 x cores cap left it 2 threads (356.9 s build); at 4 x, 13.
+  std::vector<run::Reservation> running = {{1, 2 * GiB, 1, 0}, {2, 10 * GiB, 14, 0}, {3, 10 * GiB, 15, 0}};
+  auto g = run::decide_grant(cuda_unit(), running, 16, 112 * GiB, 0, policy());
+  EXPECT_EQ(g.split, 13);
+  auto old = policy();
+  old.oversubscribe = 2.0;
+  EXPECT_EQ(run::decide_grant(cuda_unit(), running, 16, 112 * GiB, 0, old).split, 2);
 }
 
 TEST(ThreadGrant, SeveralArchitecturesRunInParallelFirst) {
