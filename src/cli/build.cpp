@@ -145,6 +145,11 @@ class BuildCommand final : public Command {
               {"build_s", o.build_time.count() / 1000.0},
               {"install_s", p.kind == run::ProjectKind::extension ? json(o.install_time.count() / 1000.0) : json(nullptr)},
               {"wheel", o.wheel.empty() ? json(nullptr) : json(o.wheel)},
+              {"wheel_cache", o.wheel_cache.key.empty() ? json(nullptr)
+                                                        : json{{"key", o.wheel_cache.key},
+                                                               {"dir", o.wheel_cache.root.empty() ? json(nullptr) : json(o.wheel_cache.root)},
+                                                               {"hit", o.wheel_cache.hit},
+                                                               {"stored", o.wheel_cache.stored}}},
               {"steps", o.steps_run},
               {"up_to_date", o.ok && o.steps_run == 0 && p.kind == run::ProjectKind::cmake},
               {"configure_skipped", o.configure_skipped},
@@ -232,7 +237,11 @@ class BuildCommand final : public Command {
 
   static void print_summary(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o,
                             const binary::VerifyReport& v) {
-    if (p.kind == run::ProjectKind::extension)  // the backend always runs and pip always installs
+    if (p.kind == run::ProjectKind::extension && o.wheel_cache.hit)
+      s.out << fmt::format("installed {} in {}: its wheel was built before from the same inputs (kiln's wheel cache, "
+                           "key {}); nothing compiled, --no-wheel-cache builds it\n",
+                           p.project_dir, seconds(o.build_time), o.wheel_cache.key.substr(0, 12));
+    else if (p.kind == run::ProjectKind::extension)  // the backend runs and pip installs
       s.out << fmt::format("built {} in {} (wheel {}, pip install {}), {} compile step{}\n", p.project_dir,
                            seconds(o.build_time), seconds(o.build_time - o.install_time), seconds(o.install_time),
                            o.steps_run, o.steps_run == 1 ? "" : "s");

@@ -73,6 +73,9 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
   app.add_flag("--no-split", o.no_split, "Never give long nvcc compiles extra threads (--split-compile/--threads) "
                                          "from idle cores")
       ->envname("KILN_NO_SPLIT");
+  app.add_flag("--no-wheel-cache", o.no_wheel_cache, "Always run a torch extension's build backend, even when a wheel "
+                                                     "built from the same inputs is in kiln's wheel cache")
+      ->envname("KILN_NO_WHEEL_CACHE");
   app.add_flag("--prune-archs", o.prune_archs, "Rewrite nvcc's hard-coded -gencode/-arch flags to the planned targets");
   app.add_option("--knob", o.knobs, "NAME=VALUE: set one of the project's own build switches (a setup.py environment "
                                     "variable or CMake cache entry), overriding kiln's choice; repeatable");
@@ -91,6 +94,7 @@ run::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
   o.ccache = !o.no_ccache;
   o.governor = !o.no_governor;
   o.split_threads = !o.no_split;
+  o.wheel_cache = !o.no_wheel_cache;
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) o.kiln_exe = exe.string();

@@ -13,6 +13,7 @@ struct PlanOptions : run::BuildRequest {
   bool no_ccache = false;
   bool no_governor = false;
   bool no_split = false;
+  bool no_wheel_cache = false;
   std::string mem_budget;
   bool example = false;  // --example: the bundled example
 };

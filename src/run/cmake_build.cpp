@@ -3,12 +3,14 @@
 
 #include "io/interrupt.hpp"
 #include "run/wheel_build.hpp"
+#include "run/wheel_cache.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <tuple>
 
 namespace kiln::run {
 namespace {
@@ -180,17 +182,45 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     }
   }
   std::string wheel;
+  std::optional<CachedWheel> kept;  // a wheel built before from these very inputs (run/wheel_cache)
+  WheelKey key;
+  std::string root;
   if (plan.kind == ProjectKind::extension) {
     // A wheel left by an earlier build must not pass for this one's.
     s.fs.make_dirs(plan.wheel_dir());
     for (const auto& name : s.fs.list(plan.wheel_dir()))
       if (name.size() > 4 && name.compare(name.size() - 4, 4, ".whl") == 0) s.fs.remove(plan.wheel_dir() + "/" + name);
-    s.fs.write(plan.wheel_script_path(), std::string(wheel_build_script()));
-    watch = [&](std::string_view line) {
-      if (auto w = built_wheel_name(line)) wheel = plan.wheel_dir() + "/" + *w;
-    };
+    if (plan.wheel_cache) {
+      const auto t0 = s.clock.now();
+      key = wheel_key(plan, s);
+      root = wheel_cache_root(plan, s.env);
+      kept = find_cached_wheel(s.fs, root, key);
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now() - t0).count();
+      o.wheel_cache = {key.hex, root, kept.has_value(), false};
+      log << fmt::format("kiln: wheel cache: {} {} ({} project files and the plan hashed in {} ms; {})\n",
+                         kept ? "hit" : "miss", key.hex, key.files, ms, root.empty() ? "no cache folder" : root);
+      if (kept) {
+        auto bytes = s.fs.read(kept->path);
+        if (bytes && s.fs.write(plan.wheel_dir() + "/" + kept->name, *bytes)) {
+          wheel = plan.wheel_dir() + "/" + kept->name;
+          log << "kiln: wheel cache: " << kept->name << " was built from the same inputs: the backend does not run\n";
+        } else {
+          log << "kiln: wheel cache: could not copy " << kept->path << ": building\n";
+          kept.reset();
+          o.wheel_cache.hit = false;
+        }
+      }
+    }
+    if (!kept) {
+      s.fs.write(plan.wheel_script_path(), std::string(wheel_build_script()));
+      watch = [&](std::string_view line) {
+        if (auto w = built_wheel_name(line)) wheel = plan.wheel_dir() + "/" + *w;
+      };
+    }
   }
-  auto [built, bt] = step("build", plan.build_argv(), true);
+  bool built = true;
+  std::chrono::milliseconds bt{0};
+  if (!kept) std::tie(built, bt) = step("build", plan.build_argv(), true);
   watch = nullptr;
   o.build_time = bt;
   if (built && plan.kind == ProjectKind::extension) {
@@ -201,10 +231,22 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
       built = false;
     } else {
       o.wheel = wheel;
+      if (!kept && plan.wheel_cache && !root.empty()) {
+        o.wheel_cache.stored = store_wheel(s.fs, root, key, wheel);
+        log << "kiln: wheel cache: " << (o.wheel_cache.stored ? "kept as " : "could not keep as ") << key.hex << " in " << root << "\n";
+      } else if (kept) {
+        touch_wheel(s.fs, root, key);
+      }
       auto [installed, it] = step("install", wheel_install_argv(plan.python, wheel), false);
       o.install_time = it;
       o.build_time += it;
       built = installed;
+      // Nothing was built in this copy: the checks read the libraries out of the kept wheel.
+      if (built && kept) {
+        auto [unpacked, ut] = step("unpack", wheel_unpack_argv(plan.python, wheel, plan.wheel_dir() + "/contents"), false);
+        o.build_time += ut;
+        built = unpacked;
+      }
     }
   }
   if (!plan.ccache.empty())
@@ -225,6 +267,8 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     o.artifacts = find_artifacts(s.fs, plan.build_dir);
     for (auto& a : linked_outputs(s.fs, plan.build_dir))
       if (std::find(o.artifacts.begin(), o.artifacts.end(), a) == o.artifacts.end()) o.artifacts.push_back(a);
+  } else if (kept) {
+    o.artifacts = find_artifacts(s.fs, plan.wheel_dir() + "/contents");
   } else {
     for (const char* sub : {"/build", "/torch/lib"})
       for (auto& a : find_artifacts(s.fs, plan.project_dir + sub)) o.artifacts.push_back(a);

@@ -28,6 +28,11 @@ struct BuildOutcome {
   std::vector<std::string> artifacts;  // shared libraries and executables the build produced
   std::string wheel;                   // a torch extension's built wheel, as installed ("" none)
   std::chrono::milliseconds install_time{0};  // of build_time, pip installing that wheel
+  struct {
+    std::string key, root;  // "" when the wheel cache was not asked
+    bool hit = false;       // the wheel came from the cache: the backend did not run
+    bool stored = false;    // this build's wheel was kept
+  } wheel_cache;
 };
 
 struct ProgressSink {

@@ -353,6 +353,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     p.jobs.jobs = *req.jobs;
   }
   if (p.kind != ProjectKind::cmake) {
+    p.wheel_cache = req.wheel_cache && p.kind == ProjectKind::extension;
     p.torch_package = torch_package_dir(p, s);
     p.torch_version = torch_version_for(p, s);
     auto env = python_build_env(p, *sets);

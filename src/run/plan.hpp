@@ -44,6 +44,7 @@ struct BuildRequest {
   std::optional<std::uint64_t> mem_budget_kib;  // --mem-budget; default: available memory less margin
   bool prune_archs = false;         // rewrite hard-coded nvcc -gencode flags to the planned targets
   bool split_threads = true;        // give long nvcc units idle cores (run/thread_grant.hpp)
+  bool wheel_cache = true;          // a torch extension rebuilt from the same inputs installs its kept wheel
   std::string cache_dir;                    // CCACHE_DIR for this build; empty: ccache's own
   std::vector<std::string> cmake_defines;   // extra -D KEY=VALUE
   std::string generator = "Ninja";          // CMake generator: Ninja or "Unix Makefiles" (kiln bench compares them)
@@ -77,6 +78,7 @@ struct Plan {
   std::uint64_t mem_budget_kib = 0;
   bool prune_archs = false;
   bool split_threads = false;  // the launcher may grant nvcc --split-compile / --threads (nvcc 12.0+)
+  bool wheel_cache = false;    // run/wheel_cache: torch extensions only
   bool nvcc_time = false;      // the launcher records nvcc --time phases per unit (nvcc 12.0+)
   int cores = 1;               // the machine's usable cores when planned: recorded for kiln report
   std::vector<std::string> cmake_defines;

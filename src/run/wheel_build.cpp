@@ -58,4 +58,15 @@ std::vector<std::string> wheel_install_argv(const std::string& python, const std
   return {python, "-m", "pip", "install", "--no-deps", "--no-index", "--no-build-isolation", "--force-reinstall", wheel};
 }
 
+std::vector<std::string> wheel_unpack_argv(const std::string& python, const std::string& wheel, const std::string& dest) {
+  static constexpr const char* kUnpack =
+      "import shutil, sys, zipfile\n"
+      "shutil.rmtree(sys.argv[2], ignore_errors=True)\n"
+      "with zipfile.ZipFile(sys.argv[1]) as z:\n"
+      "    for n in z.namelist():\n"
+      "        if '.so' in n.rsplit('/', 1)[-1]:\n"
+      "            z.extract(n, sys.argv[2])\n";
+  return {python, "-c", kUnpack, wheel, dest};
+}
+
 }  // namespace kiln::run

@@ -23,4 +23,8 @@ std::optional<std::string> built_wheel_name(std::string_view line);
 // installed one is replaced (pip skips a local wheel of an installed version without --force-reinstall).
 std::vector<std::string> wheel_install_argv(const std::string& python, const std::string& wheel);
 
+// Extracts the wheel's shared libraries into DEST (emptied first), for the checks after a build
+// that took its wheel from the cache and so left nothing under the project's build/.
+std::vector<std::string> wheel_unpack_argv(const std::string& python, const std::string& wheel, const std::string& dest);
+
 }  // namespace kiln::run

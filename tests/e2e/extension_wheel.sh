@@ -3,7 +3,9 @@
 # (here an in-tree one, found through backend-path, so no torch or wheel package is needed) runs
 # once and builds the wheel into BUILD/wheel, pip installs that file into the interpreter given with
 # --python (a venv), and a second build replaces the installed copy. The backend compiles through
-# $CXX, which kiln points at its launcher: the second build, from a fresh copy, hits ccache.
+# $CXX, which kiln points at its launcher. A fresh copy with the same inputs installs the wheel kept
+# in kiln's wheel cache (the backend does not run); with --no-wheel-cache the backend runs and its
+# compile hits ccache; a changed source or compiler flag is a miss.
 set -uo pipefail
 kiln=$1
 export PATH=/usr/local/cuda/bin:$PATH
@@ -53,7 +55,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     return name
 PY
 
-export DEMO_CALLS=$work/calls CCACHE_DIR=$work/ccache
+export DEMO_CALLS=$work/calls CCACHE_DIR=$work/ccache XDG_CACHE_HOME=$work/xdg
 one() {  # copy build-dir
   cp -r "$work/proj" "$work/$1"
   (cd "$work/$1" && "$kiln" build . --python "$py" --gpu h100 --build-dir "$work/$2" 2>&1)
@@ -70,17 +72,37 @@ grep -q "^KILN-WHEEL wheeldemo-0.1-py3-none-any.whl" "$work/ba/kiln-build.log" |
 (cd / && "$py" -c "import wheeldemo; assert wheeldemo.lib.demo_answer() == 42") || fail "the installed module does not load"
 grep -q '"output":"build/temp/ext.o"\|ext.o"' "$work/ba/kiln-exec.jsonl" || fail "the compile did not go through kiln's launcher"
 
-# A fresh copy: the backend runs once more, its compile is a cache hit, pip replaces the install.
+grep -q "^kiln: wheel cache: kept as [0-9a-f]\{32\} in $work/xdg/kiln/wheels" "$work/ba/kiln-build.log" || fail "the wheel was not kept"
+calls() { wc -l < "$work/calls"; }
+
+# A fresh copy, same inputs: the kept wheel is installed, the backend does not run, the checks read
+# the libraries out of the wheel.
 out=$(one b bb); rc=$?
+echo "$out" | head -3
 [ $rc -eq 0 ] || { tail -30 "$work/bb/kiln-build.log"; fail "second build exited $rc"; }
-[ "$(wc -l < "$work/calls")" -eq 2 ] || fail "the backend ran $(wc -l < "$work/calls") times in two builds"
-echo "$out" | grep -q "^ccache    1 hits, 0 misses" || fail "fresh copy did not hit: $(echo "$out" | grep ccache)"
+[ "$(calls)" -eq 1 ] || fail "the backend ran on a wheel-cache hit"
+echo "$out" | grep -q "^installed $work/b in .*: its wheel was built before from the same inputs (kiln's wheel cache" || fail "no hit line"
 grep -q "Successfully installed wheeldemo-0.1" "$work/bb/kiln-build.log" || fail "pip did not replace the installed copy"
+echo "$out" | grep -q "^  $work/bb/wheel/contents/wheeldemo/_C.so" || fail "the checks did not read the kept wheel's library"
+(cd / && "$py" -c "import wheeldemo; assert wheeldemo.lib.demo_answer() == 42") || fail "the module from the kept wheel does not load"
+
+# --no-wheel-cache: the backend runs, and its compile is a ccache hit.
+out=$(cp -r "$work/proj" "$work/c" && cd "$work/c" && "$kiln" build . --python "$py" --gpu h100 --no-wheel-cache --build-dir "$work/bc" 2>&1); rc=$?
+[ $rc -eq 0 ] || { tail -30 "$work/bc/kiln-build.log"; fail "--no-wheel-cache build exited $rc"; }
+[ "$(calls)" -eq 2 ] || fail "--no-wheel-cache did not run the backend"
+echo "$out" | grep -q "^ccache    1 hits, 0 misses" || fail "fresh copy did not hit ccache: $(echo "$out" | grep ccache)"
+
+# Changed inputs miss: a source file, then a compiler flag from the environment.
+cp -r "$work/proj" "$work/d" && echo 'extern "C" int demo_other() { return 7; }' >> "$work/d/ext.cpp"
+(cd "$work/d" && "$kiln" build . --python "$py" --gpu h100 --build-dir "$work/bd" >/dev/null 2>&1) || fail "changed-source build failed"
+[ "$(calls)" -eq 3 ] || fail "a changed source file hit the wheel cache"
+(cd "$work/d" && CXXFLAGS=-DDEMO=1 "$kiln" build . --python "$py" --gpu h100 --build-dir "$work/bd" >/dev/null 2>&1) || fail "CXXFLAGS build failed"
+[ "$(calls)" -eq 4 ] || fail "a changed CXXFLAGS hit the wheel cache"
 
 # A backend that fails: the build fails at the build step, and no stale wheel is installed.
-cp -r "$work/proj" "$work/c"
-printf 'def build_wheel(*a, **k):\n    raise SystemExit("demo backend: broken on purpose")\n' > "$work/c/backend/demo_backend.py"
-out=$(cd "$work/c" && "$kiln" build . --python "$py" --gpu h100 --build-dir "$work/bb" 2>&1); rc=$?
+cp -r "$work/proj" "$work/e"
+printf 'def build_wheel(*a, **k):\n    raise SystemExit("demo backend: broken on purpose")\n' > "$work/e/backend/demo_backend.py"
+out=$(cd "$work/e" && "$kiln" build . --python "$py" --gpu h100 --build-dir "$work/bb" 2>&1); rc=$?
 [ $rc -eq 1 ] || fail "broken backend exited $rc, want 1"
 [ ! -e "$work/bb/wheel/wheeldemo-0.1-py3-none-any.whl" ] || fail "the old wheel was left in place"
 grep -q "broken on purpose" "$work/bb/kiln-build.log" || fail "the backend's error is not in the log"
