@@ -89,6 +89,9 @@ class BenchCommand final : public Command {
       if (cfg.jobs) req.jobs = cfg.jobs;
       req.generator = cfg.cmake_generator();
       req.ccache = cfg.cache != "off";
+      // A cold or uncached run must build: only a warm run may install a torch extension's wheel
+      // kept from the same inputs, as a rebuild with `kiln build` would.
+      req.wheel_cache = cfg.cache == "warm";
       req.build_type = build_type_;
       req.cmake_defines = defines_;
       req.python = python_;
