@@ -217,10 +217,14 @@ long Unit::ideal_ms(int cores) const {
   const long wall = std::max(0L, duration_ms() - waited_ms);
   const double d = device_ms();
   if (d <= 0) return wall;
-  // The device phases as measured (summed over architectures, so possibly more than the wall when
-  // they ran in parallel); the rest of the wall stays serial.
-  const double serial = std::max(0.0, static_cast<double>(wall) - d);
-  return static_cast<long>(std::min<double>(wall, serial + d / std::max(1, cores)));
+  // The device phases as they ran: summed over architectures, which ran `threads` at a time, each
+  // already split `split` ways. Their work on one thread is at most d x split (nvcc's split is far
+  // from linear: cicc ran 2.2x faster on 14 threads on the H100), so on every core they take at least
+  // d x split / cores, and never more than they took. The rest of the wall stays serial.
+  const double as_ran = d / std::max(1, threads);
+  const double ideal_device = std::min(as_ran, d * std::max(1, split) / std::max(1, cores));
+  const double serial = std::max(0.0, static_cast<double>(wall) - as_ran);
+  return static_cast<long>(std::min<double>(wall, serial + ideal_device));
 }
 
 std::vector<size_t> slowest(const Profile& p, size_t n) {
@@ -359,8 +363,9 @@ Profile compute_profile(const ProfileInput& in) {
         if (!in.graph->producer.count(ideal[i].name)) split_cp = std::max(split_cp, ideal[i].duration_ms());
     } else {
       // The chain of the measured path, each unit at its ideal time, and no less than any one unit.
-      for (size_t i : p.critical_path) split_cp += ideal[i].ideal_ms(p.cores);
-      for (const auto& u : ideal) split_cp = std::max(split_cp, u.ideal_ms(p.cores));
+      // (Each copy's duration is already its ideal time: applying ideal_ms again would split twice.)
+      for (size_t i : p.critical_path) split_cp += ideal[i].duration_ms() - ideal[i].waited_ms;
+      for (const auto& u : ideal) split_cp = std::max(split_cp, u.duration_ms() - u.waited_ms);
     }
     p.split_critical_path_ms = std::min(split_cp, cp);
     bound_cp = p.split_critical_path_ms;
@@ -381,7 +386,15 @@ Profile compute_profile(const ProfileInput& in) {
                           ? fmt::format("it ran with --split-compile={} --threads={}", u.split, u.threads)
                           : u.grant.empty() ? std::string("it ran on one thread")
                                             : fmt::format("it ran on one thread ({})", u.grant);
-    if (u.kind == "cuda") {
+    const int lanes = std::max(1, u.split) * std::max(1, u.threads);
+    if (u.kind == "cuda" && lanes * 4 >= p.cores * 3) {
+      // It already had (nearly) every core: more threads would not shorten it.
+      p.remedy = fmt::format(
+          "{} is {} of the {} build and already ran on {} of the {} cores ({}); what is left is serial in nvcc "
+          "(front end, host compile, the largest kernels' optimisation): split the source file into several units, or "
+          "instantiate fewer templates per unit",
+          u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), lanes, p.cores, got);
+    } else if (u.kind == "cuda") {
       p.remedy = fmt::format(
           "{} is {} of the {} build ({}); give it more of the {} cores: nvcc --split-compile=N (device optimisation "
           "in parallel){}; kiln build grants these from idle cores unless --no-split",

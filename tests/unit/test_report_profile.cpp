@@ -259,6 +259,32 @@ TEST(Profile, RendersTextJsonAndHtml) {
   EXPECT_EQ(std::count(html.begin(), html.end(), '\0'), 0);
 }
 
+// causal-conv1d on the H100 as kiln built it: _bwd.cu already split 14 ways on 16 cores. Its device
+// phases cannot be divided by the cores again: the bound stays near what it took, and the remedy
+// says the unit itself must shrink.
+TEST(Profile, AUnitThatAlreadyHadTheCoresIsNotPromisedMore) {
+  ProfileInput in;
+  in.build_dir = "/b";
+  in.cores = 16;
+  in.log = *parse_ninja_log(
+      "# ninja log v5\n"
+      "0\t42000\t1\t/p/build/temp/csrc/c.o\t01\n"
+      "0\t175000\t1\t/p/build/temp/csrc/bwd.o\t03\n");
+  in.exec = parse_exec_log(
+      R"J({"output": "/p/build/temp/csrc/bwd.o", "source": "/p/csrc/bwd.cu", "start_ms": 1, "wall_ms": 175000, "cpu_ms": 545000, "archs": 1, "split": 14, "threads": 0, "cores": 14, "grant": "14 cores free of 16 (2 other compiles running)", )J"
+      R"J("phases": {"front_end_ms": 2900, "host_ms": 23000, "link_ms": 1500, "other_ms": 0, "archs": {"90": {"device_ms": 107000, "ptxas_ms": 41000}}}})J"
+      "\n");
+  ASSERT_TRUE(in.exec->problems.empty()) << in.exec->problems.front();
+  auto p = compute_profile(in);
+  // 27 s serial + 148 s of device phases x 14 / 16 = 129.5 s: 156.5 s, not 148 / 16 + 27.
+  EXPECT_EQ(p.split_critical_path_ms, 156500);
+  EXPECT_NEAR(p.efficiency, 175.0 / 156.5, 1e-3);
+  EXPECT_EQ(p.bound_by, "one unit");
+  EXPECT_NE(p.remedy.find("already ran on 14 of the 16 cores"), std::string::npos) << p.remedy;
+  EXPECT_NE(p.remedy.find("split the source file"), std::string::npos) << p.remedy;
+  EXPECT_EQ(p.remedy.find("give it more"), std::string::npos) << p.remedy;
+}
+
 // causal-conv1d's shape on a 16-core machine: one long CUDA unit beside three short ones.
 TEST(Profile, ABuildBoundByOneUnitNamesTheRemedyAndCountsWhatSplittingCouldDo) {
   ProfileInput in;
