@@ -189,7 +189,7 @@ BuildOutcome run_cmake_build(const Plan& plan, io::Seams& s, const ProgressSink&
     // A wheel left by an earlier build must not pass for this one's.
     s.fs.make_dirs(plan.wheel_dir());
     for (const auto& name : s.fs.list(plan.wheel_dir()))
-      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".whl") == 0) s.fs.remove(plan.wheel_dir() + "/" + name);
+      if (name.ends_with(".whl")) s.fs.remove(plan.wheel_dir() + "/" + name);
     if (plan.wheel_cache) {
       const auto t0 = s.clock.now();
       key = wheel_key(plan, s);

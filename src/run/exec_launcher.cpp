@@ -1,5 +1,7 @@
 #include "run/exec_launcher.hpp"
 
+#include "core/fnv.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -96,10 +98,8 @@ std::vector<std::string> ccache_friendly_nvcc_args(const std::vector<std::string
 }
 
 std::string history_key(const std::string& output) {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a: stable across runs and machines
-  for (unsigned char c : output) h = (h ^ c) * 1099511628211ULL;
   char buf[24];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(core::fnv1a64(output)));
   return buf;
 }
 

@@ -139,14 +139,15 @@ std::string plan_to_text(const Plan& p) {
   if (p.libtorch())
     out += fmt::format("libtorch  Torch_DIR={} ({}){}\n", p.torch_dir, p.torch_dir_how,
                        p.torch_arch_list.empty() ? "" : ", TORCH_CUDA_ARCH_LIST=" + p.torch_arch_list);
-  std::string cmd;
-  for (const auto& a : p.build_argv()) cmd += (cmd.empty() ? "" : " ") + a;
-  out += "command   " + cmd + (p.kind == ProjectKind::extension ? "  [the project's PEP 517 backend builds the wheel once]" : "") + "\n";
-  if (p.kind == ProjectKind::extension) {
-    std::string inst;
-    for (const auto& a : wheel_install_argv(p.python, p.wheel_dir() + "/*.whl")) inst += (inst.empty() ? "" : " ") + a;
-    out += "install   " + inst + "\n";
-  }
+  auto joined = [](const std::vector<std::string>& argv) {
+    std::string line;
+    for (const auto& a : argv) line += (line.empty() ? "" : " ") + a;
+    return line;
+  };
+  out += "command   " + joined(p.build_argv()) +
+         (p.kind == ProjectKind::extension ? "  [the project's PEP 517 backend builds the wheel once]" : "") + "\n";
+  if (p.kind == ProjectKind::extension)
+    out += "install   " + joined(wheel_install_argv(p.python, p.wheel_dir() + "/*.whl")) + "\n";
   out += fmt::format("cache     {}\n", p.ccache.empty() ? std::string("none") : "ccache " + p.ccache +
                                                                                  (p.cache_dir.empty() ? "" : " in " + p.cache_dir));
   if (p.governed())

@@ -2,6 +2,7 @@
 
 #include "core/arch_spec.hpp"
 #include "probe/torch_install.hpp"
+#include "probe/version_text.hpp"
 #include "run/pytorch_options.hpp"
 
 namespace kiln::run {
@@ -13,20 +14,14 @@ std::string torch_package_dir(const Plan& p, const io::Seams& s) {
   spec.argv = {p.python, "-c", "import importlib.util as u; s = u.find_spec('torch'); print(s.origin if s else '')"};
   auto r = s.proc.run(spec);
   if (!r.ok()) return "";
-  std::string origin = r.out.substr(0, r.out.find('\n'));
-  while (!origin.empty() && (origin.back() == '\r' || origin.back() == ' ')) origin.pop_back();
+  const std::string origin = probe::first_line(r.out);
   if (origin.size() < 12) return "";
   return origin.substr(0, origin.find_last_of('/'));
 }
 
 std::string torch_version_for(const Plan& p, const io::Seams& s) {
-  auto first_line = [](std::string t) {
-    t = t.substr(0, t.find('\n'));
-    while (!t.empty() && (t.back() == '\r' || t.back() == ' ')) t.pop_back();
-    return t;
-  };
   if (p.kind == ProjectKind::pytorch)
-    if (auto v = s.fs.read(p.project_dir + "/version.txt")) return first_line(*v);
+    if (auto v = s.fs.read(p.project_dir + "/version.txt")) return probe::first_line(*v);
   if (p.torch_package.empty()) return "";
   auto text = s.fs.read(p.torch_package + "/version.py");
   if (!text) return "";

@@ -49,7 +49,7 @@ std::optional<std::string> built_wheel_name(std::string_view line) {
   std::string name(line.substr(kTag.size()));
   while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
   // A file name in the wheel folder, nothing else: the install step joins it to that folder.
-  if (name.size() < 5 || name.find('/') != std::string::npos || name.compare(name.size() - 4, 4, ".whl") != 0)
+  if (name.size() < 5 || name.find('/') != std::string::npos || !name.ends_with(".whl"))
     return std::nullopt;
   return name;
 }

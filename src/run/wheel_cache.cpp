@@ -6,15 +6,11 @@
 #include <set>
 
 #include "core/arch_spec.hpp"
+#include "core/fnv.hpp"
+#include "probe/version_text.hpp"
 
 namespace kiln::run {
 namespace {
-
-std::uint64_t fnv64(std::string_view data) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : data) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
 
 // FNV-1a 128 over the manifest: the per-file hashes are 64-bit, the key wider so that two inputs
 // never share an entry by accident across a long-lived cache.
@@ -25,15 +21,11 @@ std::string fnv128_hex(std::string_view data) {
   return fmt::format("{:016x}{:016x}", static_cast<std::uint64_t>(h >> 64), static_cast<std::uint64_t>(h));
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Folders that hold no input of the build: version control, the build's own outputs and caches.
 bool skipped_dir(const std::string& name, bool top) {
   static const std::set<std::string> anywhere = {".git", ".hg", ".svn", "__pycache__", ".eggs", ".pytest_cache",
                                                  ".mypy_cache", ".tox", ".nox", ".venv", ".kiln"};
-  if (anywhere.count(name) || ends_with(name, ".egg-info")) return true;
+  if (anywhere.count(name) || name.ends_with(".egg-info")) return true;
   return top && (name == "build" || name == "dist");
 }
 
@@ -52,13 +44,13 @@ void walk(const io::Filesystem& fs, const std::string& root, const std::string& 
       if (!skipped_dir(name, rel.empty())) walk(fs, root, r, build_dir, out, files);
       continue;
     }
-    if (ends_with(name, ".pyc")) continue;
+    if (name.ends_with(".pyc")) continue;
     auto content = fs.read(path);
     if (!content) {
       out += "unreadable " + r + "\n";
       continue;
     }
-    out += fmt::format("file {} {} {:016x}\n", r, content->size(), fnv64(*content));
+    out += fmt::format("file {} {} {:016x}\n", r, content->size(), core::fnv1a64(*content));
     ++files;
   }
 }
@@ -68,8 +60,6 @@ std::string replace_all(std::string s, const std::string& what, const std::strin
   for (size_t pos = 0; (pos = s.find(what, pos)) != std::string::npos; pos += with.size()) s.replace(pos, what.size(), with);
   return s;
 }
-
-std::string first_line(const std::string& t) { return t.substr(0, t.find('\n')); }
 
 constexpr std::string_view kManifestHead = "kiln wheel cache 1\n";
 
@@ -83,12 +73,12 @@ WheelKey wheel_key(const Plan& p, const io::Seams& s) {
   m += "python " + p.python + "\n";
   if (!p.torch_package.empty()) {
     auto v = s.fs.read(p.torch_package + "/version.py");
-    m += fmt::format("torch {} {:016x}\n", p.torch_package, v ? fnv64(*v) : 0);
+    m += fmt::format("torch {} {:016x}\n", p.torch_package, v ? core::fnv1a64(*v) : 0);
   }
   m += fmt::format("nvcc {} {}\n", p.nvcc, p.nvcc_version);
   if (!p.real_cxx.empty()) {
     auto r = s.proc.run({.argv = {p.real_cxx, "--version"}});
-    m += fmt::format("cxx {} {}\n", p.real_cxx, r.ok() ? first_line(r.out) : std::string("(no --version)"));
+    m += fmt::format("cxx {} {}\n", p.real_cxx, r.ok() ? probe::first_line(r.out) : std::string("(no --version)"));
   }
   // What the build reads from its environment: kiln's own variables (build-folder paths made
   // relative, so another folder hits), the user's compiler variables and every variable the
@@ -135,7 +125,7 @@ std::optional<CachedWheel> find_cached_wheel(const io::Filesystem& fs, const std
   const auto sp = head.rfind(' ');
   CachedWheel w{root + "/" + key.hex + ".whl", head.substr(6, sp - 6)};
   auto size = fs.size(w.path);
-  if (!size || std::to_string(*size) != head.substr(sp + 1) || w.name.find('/') != std::string::npos || !ends_with(w.name, ".whl"))
+  if (!size || std::to_string(*size) != head.substr(sp + 1) || w.name.find('/') != std::string::npos || !w.name.ends_with(".whl"))
     return std::nullopt;
   return w;
 }
