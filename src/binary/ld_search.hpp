@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "binary/deps.hpp"
+#include "binary/resolved_library.hpp"
 #include "binary/elf.hpp"
 #include "binary/ld_cache.hpp"
 #include "binary/mapped_file.hpp"

@@ -17,9 +17,9 @@
 #include "probe/machine.hpp"
 #include "report/bench.hpp"
 #include "report/load.hpp"
-#include "run/cmake_build.hpp"
-#include "run/plan.hpp"
-#include "run/project_kind.hpp"
+#include "drive/cmake_build.hpp"
+#include "plan/plan.hpp"
+#include "read/project_kind.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -55,11 +55,11 @@ class BenchCommand final : public Command {
     if (!axes) throw UsageError(axes.error());
     const auto configs = report::expand(*axes);
     const std::string project = resolve_project_dir(dir_, s).dir;
-    const auto kind = run::detect_project_kind(s.fs, project);
-    if (kind == run::ProjectKind::pytorch)
+    const auto kind = read::detect_project_kind(s.fs, project);
+    if (kind == read::ProjectKind::pytorch)
       throw UsageError(fmt::format("{} is a PyTorch checkout; kiln bench compares CMake projects and torch extensions", project));
     // An extension builds inside its own tree, so each run builds a copy, and the copies live beside it.
-    const bool copy = kind == run::ProjectKind::extension;
+    const bool copy = kind == read::ProjectKind::extension;
     std::string bench_dir = !bench_dir_.empty() ? bench_dir_ : copy ? project + "-kiln-bench" : project + "/build-kiln-bench";
     while (bench_dir.size() > 1 && bench_dir.back() == '/') bench_dir.pop_back();
     if (copy && (bench_dir + "/").rfind(project + "/", 0) == 0)
@@ -83,7 +83,7 @@ class BenchCommand final : public Command {
       // A fresh folder per configuration: an up-to-date build or a left-over cache would measure nothing.
       s.proc.run(io::ProcessSpec{.argv = {*cmake, "-E", "rm", "-rf", dir}});
       s.fs.make_dirs(dir);
-      run::BuildRequest req;
+      plan::BuildRequest req;
       req.project_dir = project;
       req.archs = cfg.arch_spec();
       if (cfg.jobs) req.jobs = cfg.jobs;
@@ -169,7 +169,7 @@ class BenchCommand final : public Command {
  private:
   // One build in `run_dir`; an extension (`copy_from` set) is first copied to run_dir/src, without
   // the build/ folder a previous build of it left, and built there.
-  report::RunResult build_once(run::BuildRequest req, const std::string& run_dir, const std::string& copy_from,
+  report::RunResult build_once(plan::BuildRequest req, const std::string& run_dir, const std::string& copy_from,
                                io::Seams& s, const probe::MachineInfo& machine, probe::GpuQuery& gpus) {
     report::RunResult r;
     req.build_dir = run_dir;
@@ -181,12 +181,12 @@ class BenchCommand final : public Command {
       if (!c.ok()) throw Failure(fmt::format("could not copy {} to {}: {}", copy_from, req.project_dir, c.err));
       s.proc.run(io::ProcessSpec{.argv = {cmake, "-E", "rm", "-rf", req.project_dir + "/build"}});
     }
-    auto plan = run::make_plan(req, s, gpus, machine);
+    auto plan = plan::make_plan(req, s, gpus, machine);
     if (!plan) {
       if (plan.error().usage) throw UsageError(plan.error().message);
       throw Failure(plan.error().message);
     }
-    auto o = run::run_cmake_build(*plan, s, run::ProgressSink{});
+    auto o = drive::run_cmake_build(*plan, s, drive::ProgressSink{});
     r.ok = o.ok;
     if (!o.ok) r.error = fmt::format("{} failed, see {}", o.failed_step, plan->log_path());
     r.configure_s = o.configure_time.count() / 1000.0;
@@ -197,7 +197,7 @@ class BenchCommand final : public Command {
       if (auto size = s.fs.size(a)) r.libraries[a.substr(a.find_last_of('/') + 1)] = *size;
     // The Ninja folder: the build folder, or the one torch.utils.cpp_extension made under build/.
     std::string ninja_dir = plan->build_dir;
-    if (plan->kind == run::ProjectKind::extension)
+    if (plan->kind == read::ProjectKind::extension)
       for (const auto& d : s.fs.list(plan->project_dir + "/build"))
         if (s.fs.exists(plan->project_dir + "/build/" + d + "/.ninja_log")) ninja_dir = plan->project_dir + "/build/" + d;
     if (o.ok && plan->generator == "Ninja" && s.fs.exists(ninja_dir + "/.ninja_log"))
@@ -214,7 +214,7 @@ class BenchCommand final : public Command {
   // (no launcher, no ccache, no arch or job settings). A torch extension: a fresh copy and
   // `pip install --no-build-isolation --no-deps -v .` (its archs, torch's default job count); a
   // CMake project: `cmake -S -B` then `cmake --build` with CMake's default generator and jobs.
-  report::RunResult default_once(const std::string& project, run::ProjectKind kind, const std::string& run_dir,
+  report::RunResult default_once(const std::string& project, read::ProjectKind kind, const std::string& run_dir,
                                  io::Seams& s, const probe::MachineInfo& machine) {
     report::RunResult r;
     r.build_dir = run_dir;
@@ -236,7 +236,7 @@ class BenchCommand final : public Command {
       return p.ok();
     };
     std::string artifacts_dir, ninja_dir;
-    if (kind == run::ProjectKind::extension) {
+    if (kind == read::ProjectKind::extension) {
       const std::string src = run_dir + "/src";
       auto c = s.proc.run(io::ProcessSpec{.argv = {cmake, "-E", "copy_directory", project, src}});
       if (!c.ok()) throw Failure(fmt::format("could not copy {} to {}: {}", project, src, c.err));
@@ -254,7 +254,7 @@ class BenchCommand final : public Command {
       if (s.fs.exists(b + "/.ninja_log")) ninja_dir = b;
     }
     if (!r.ok) return r;
-    for (const auto& a : run::find_artifacts(s.fs, artifacts_dir))
+    for (const auto& a : drive::find_artifacts(s.fs, artifacts_dir))
       if (auto size = s.fs.size(a)) r.libraries[a.substr(a.find_last_of('/') + 1)] = *size;
     if (!ninja_dir.empty())
       if (auto in = report::load_build(ninja_dir, s, machine.usable_cores())) {

@@ -22,10 +22,10 @@
 #include "core/compat.hpp"
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
-#include "run/build_lock.hpp"
-#include "run/cmake_build.hpp"
-#include "run/plan.hpp"
-#include "run/plan_report.hpp"
+#include "drive/build_lock.hpp"
+#include "drive/cmake_build.hpp"
+#include "plan/plan.hpp"
+#include "plan/plan_report.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -51,26 +51,26 @@ class BuildCommand final : public Command {
   }
 
   int run(io::Seams& s) override {
-    const run::Plan plan = plan_or_throw(dir_, req_, s);
-    if (!json_) s.err << run::plan_to_text(plan) << "\n";
+    const plan::Plan plan = plan_or_throw(dir_, req_, s);
+    if (!json_) s.err << plan::plan_to_text(plan) << "\n";
     // One build per folder: a second run would overwrite the first one's files and log.
-    auto lock = run::BuildLock::acquire(plan.build_dir, run::own_command_line());
+    auto lock = drive::BuildLock::acquire(plan.build_dir, drive::own_command_line());
     if (!lock) throw Failure(lock.error());
 
     // The ETA learns from the previous build in this folder: what each output took last time.
     std::map<std::string, long> learned;
     if (auto text = s.fs.read(plan.build_dir + "/.ninja_log")) learned = report::last_durations(*text);
     std::optional<BuildProgress> progress;
-    run::ProgressSink sink;
+    drive::ProgressSink sink;
     if (!json_) {
       progress.emplace(s, [&s] { return io::terminal_for(STDERR_FILENO, s.env); },
-                       run::EtaModel(std::move(learned), plan.jobs.jobs));
+                       drive::EtaModel(std::move(learned), plan.jobs.jobs));
       sink = progress->sink();
     }
     // SIGINT, SIGTERM and SIGHUP stop the whole build tree (Ninja and every compile under it),
     // not just kiln; kiln leaves only when none of it runs.
     io::BuildInterrupts interrupts(kStopGrace);
-    auto outcome = run::run_cmake_build(plan, s, sink);
+    auto outcome = drive::run_cmake_build(plan, s, sink);
     if (progress) progress->finish();
 
     if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig);
@@ -107,7 +107,7 @@ class BuildCommand final : public Command {
  private:
   // Waits for the tree to stop, records it in the build log, and exits 128 + signal only when
   // nothing of the build still runs.
-  static int stopped(io::Seams& s, const run::Plan& plan, const io::BuildInterrupts& interrupts, int sig) {
+  static int stopped(io::Seams& s, const plan::Plan& plan, const io::BuildInterrupts& interrupts, int sig) {
     const auto settled = interrupts.settle(kAfterKill);
     const std::string name = io::signal_name(sig);
     std::string line = fmt::format("kiln: build stopped by {} after it was forwarded to the build tree", name);
@@ -125,7 +125,7 @@ class BuildCommand final : public Command {
     return 128 + sig;
   }
 
-  static json diagnosis_json(const run::Plan& p, const run::BuildOutcome& o) {
+  static json diagnosis_json(const plan::Plan& p, const drive::BuildOutcome& o) {
     if (o.ok) return nullptr;
     auto d = diagnose_log(p);
     const auto* root = d.root_cause();
@@ -133,17 +133,17 @@ class BuildCommand final : public Command {
     return {{"id", root->signature->id}, {"line", root->first_line}, {"cause", root->cause}, {"fix", root->fix}};
   }
 
-  static json outcome_json(const run::Plan& p, const run::BuildOutcome& o) {
+  static json outcome_json(const plan::Plan& p, const drive::BuildOutcome& o) {
     json artifacts = json::array();
     for (const auto& a : o.artifacts) artifacts.push_back(a);
-    return {{"plan", run::plan_to_json(p)},
+    return {{"plan", plan::plan_to_json(p)},
             {"outcome",
              {{"ok", o.ok},
               {"failed_step", o.ok ? json(nullptr) : json(o.failed_step)},
               {"exit_code", o.exit_code},
               {"configure_s", o.configure_time.count() / 1000.0},
               {"build_s", o.build_time.count() / 1000.0},
-              {"install_s", p.kind == run::ProjectKind::extension ? json(o.install_time.count() / 1000.0) : json(nullptr)},
+              {"install_s", p.kind == read::ProjectKind::extension ? json(o.install_time.count() / 1000.0) : json(nullptr)},
               {"wheel", o.wheel.empty() ? json(nullptr) : json(o.wheel)},
               {"wheel_cache", o.wheel_cache.key.empty() ? json(nullptr)
                                                         : json{{"key", o.wheel_cache.key},
@@ -151,7 +151,7 @@ class BuildCommand final : public Command {
                                                                {"hit", o.wheel_cache.hit},
                                                                {"stored", o.wheel_cache.stored}}},
               {"steps", o.steps_run},
-              {"up_to_date", o.ok && o.steps_run == 0 && p.kind == run::ProjectKind::cmake},
+              {"up_to_date", o.ok && o.steps_run == 0 && p.kind == read::ProjectKind::cmake},
               {"configure_skipped", o.configure_skipped},
               {"peak_rss_bytes", o.peak_rss_kib * 1024},
               {"cache", o.has_cache_stats ? json{{"hits", o.cache.hits},
@@ -165,7 +165,7 @@ class BuildCommand final : public Command {
   }
 
   // What the diagnosis needs to word its fix in this plan's terms.
-  static diagnose::PlanContext plan_context(const run::Plan& p) {
+  static diagnose::PlanContext plan_context(const plan::Plan& p) {
     diagnose::PlanContext c;
     c.jobs = p.jobs.jobs;
     c.memory_gib = p.governed() ? p.mem_budget_kib / 1048576.0 : p.jobs.budget_gib;
@@ -178,14 +178,14 @@ class BuildCommand final : public Command {
     return c;
   }
 
-  static diagnose::Diagnosis diagnose_log(const run::Plan& p) {
+  static diagnose::Diagnosis diagnose_log(const plan::Plan& p) {
     std::ifstream in(p.log_path(), std::ios::binary);
     diagnose::Options opts;
     opts.plan = plan_context(p);
     return diagnose::diagnose_stream(in, opts);
   }
 
-  static void print_failure(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o) {
+  static void print_failure(io::Seams& s, const plan::Plan& p, const drive::BuildOutcome& o) {
     s.err << fmt::format("kiln build: {} failed ({}). Full log: {}\n\n", o.failed_step,
                          o.term_signal ? fmt::format("killed by signal {}", o.term_signal) : fmt::format("exit {}", o.exit_code),
                          p.log_path());
@@ -195,13 +195,13 @@ class BuildCommand final : public Command {
 
   // What the built binaries really hold, and whether they run on the planned GPUs with every
   // library they need resolvable: the same check as `kiln verify`.
-  static binary::VerifyReport verify(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o) {
+  static binary::VerifyReport verify(io::Seams& s, const plan::Plan& p, const drive::BuildOutcome& o) {
     std::vector<std::pair<std::string, core::GpuModel>> gpus;
     for (const auto& g : p.gpus) gpus.emplace_back(g.name, g);
     binary::VerifyOptions opt;
     // Modules in the build tree are imported after torch: its lib folder is already loaded. The
     // plan found the package without importing torch (an import costs seconds of every build).
-    if (p.kind != run::ProjectKind::cmake && !p.torch_package.empty()) opt.preloaded.push_back(p.torch_package + "/lib");
+    if (p.kind != read::ProjectKind::cmake && !p.torch_package.empty()) opt.preloaded.push_back(p.torch_package + "/lib");
     auto report = binary::verify_files(o.artifacts, gpus, opt, s);
     // A project may build no CUDA code at all (a C++ library, the cpu profile): not a failure of
     // the build, so it is said as a note in the summary instead.
@@ -212,9 +212,9 @@ class BuildCommand final : public Command {
   // A project with CUDA code whose build compiled none, though the plan has targets: the build
   // did not do what was asked (a switch off, a skip switch on, a GPU probe), so it fails, naming
   // the gate and the variable that turns it on.
-  static std::optional<std::string> no_cuda_failure(io::Seams& s, const run::Plan& p, const binary::VerifyReport& v) {
+  static std::optional<std::string> no_cuda_failure(io::Seams& s, const plan::Plan& p, const binary::VerifyReport& v) {
     if (!p.cuda() || !v.files.empty() || p.knobs.cuda_evidence.empty()) return std::nullopt;
-    std::string gate = run::cuda_gate_reason(p.knobs, s.env);
+    std::string gate = read::cuda_gate_reason(p.knobs, s.env);
     return fmt::format("{} has CUDA code ({}) but the build compiled none for {}: {}", p.project_dir, p.knobs.cuda_evidence,
                        core::format_cmake(p.targets),
                        gate.empty() ? "kiln found no switch in setup.py or CMakeLists.txt that gates it; read the log for "
@@ -235,13 +235,13 @@ class BuildCommand final : public Command {
     return {{"ok", v.ok()}, {"files", files}, {"problems", problems}};
   }
 
-  static void print_summary(io::Seams& s, const run::Plan& p, const run::BuildOutcome& o,
+  static void print_summary(io::Seams& s, const plan::Plan& p, const drive::BuildOutcome& o,
                             const binary::VerifyReport& v) {
-    if (p.kind == run::ProjectKind::extension && o.wheel_cache.hit)
+    if (p.kind == read::ProjectKind::extension && o.wheel_cache.hit)
       s.out << fmt::format("installed {} in {}: its wheel was built before from the same inputs (kiln's wheel cache, "
                            "key {}); nothing compiled, --no-wheel-cache builds it\n",
                            p.project_dir, seconds(o.build_time), o.wheel_cache.key.substr(0, 12));
-    else if (p.kind == run::ProjectKind::extension)  // the backend runs and pip installs
+    else if (p.kind == read::ProjectKind::extension)  // the backend runs and pip installs
       s.out << fmt::format("built {} in {} (wheel {}, pip install {}), {} compile step{}\n", p.project_dir,
                            seconds(o.build_time), seconds(o.build_time - o.install_time), seconds(o.install_time),
                            o.steps_run, o.steps_run == 1 ? "" : "s");

@@ -7,10 +7,10 @@ namespace kiln::cli {
 std::string configure_line(std::chrono::seconds elapsed, const std::string& last_output, size_t width) {
   std::string line = fmt::format("configuring (CMake) {}s", elapsed.count());
   if (!last_output.empty()) line += "  " + last_output;
-  return run::fit_columns(line, width > 1 ? width - 1 : 0);
+  return drive::fit_columns(line, width > 1 ? width - 1 : 0);
 }
 
-BuildProgress::BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, run::EtaModel eta)
+BuildProgress::BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, drive::EtaModel eta)
     : s_(s), terminal_(std::move(terminal)), eta_(std::move(eta)) {
   last_plain_ = s_.clock.now() - std::chrono::hours(1);
   ticker_ = std::thread([this] { tick_loop(); });
@@ -53,8 +53,8 @@ void BuildProgress::tick_loop() {
   }
 }
 
-run::ProgressSink BuildProgress::sink() {
-  run::ProgressSink sink;
+drive::ProgressSink BuildProgress::sink() {
+  drive::ProgressSink sink;
   sink.on_step = [this](std::string_view step, bool begin) {
     std::lock_guard lock(mu_);
     configuring_ = begin && step == "configure";
@@ -69,10 +69,10 @@ run::ProgressSink BuildProgress::sink() {
     const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(s_.clock.now() - step_start_);
     draw(configure_line(elapsed, last_output_, terminal_().columns), false);
   };
-  sink.on_status = [this](const run::NinjaStatus& st, std::chrono::milliseconds elapsed) {
+  sink.on_status = [this](const drive::NinjaStatus& st, std::chrono::milliseconds elapsed) {
     std::lock_guard lock(mu_);
     const auto eta = eta_.update(st, elapsed);
-    draw(run::progress_line(st, eta, terminal_().columns), st.done == st.total);
+    draw(drive::progress_line(st, eta, terminal_().columns), st.done == st.total);
   };
   return sink;
 }

@@ -12,8 +12,8 @@
 
 #include "io/seams.hpp"
 #include "io/terminal.hpp"
-#include "run/cmake_build.hpp"
-#include "run/eta.hpp"
+#include "drive/cmake_build.hpp"
+#include "drive/eta.hpp"
 
 namespace kiln::cli {
 
@@ -23,12 +23,12 @@ std::string configure_line(std::chrono::seconds elapsed, const std::string& last
 class BuildProgress {
  public:
   // `terminal` is asked at each redraw (the window may be resized).
-  BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, run::EtaModel eta);
+  BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, drive::EtaModel eta);
   ~BuildProgress();
   BuildProgress(const BuildProgress&) = delete;
   BuildProgress& operator=(const BuildProgress&) = delete;
 
-  run::ProgressSink sink();
+  drive::ProgressSink sink();
   void finish();  // stops the ticker and clears the line
 
  private:
@@ -37,7 +37,7 @@ class BuildProgress {
 
   io::Seams& s_;
   std::function<io::Terminal()> terminal_;
-  run::EtaModel eta_;
+  drive::EtaModel eta_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread ticker_;

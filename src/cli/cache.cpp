@@ -7,7 +7,7 @@
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
 #include "core/size_text.hpp"
-#include "run/ccache_admin.hpp"
+#include "launch/ccache_admin.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -32,15 +32,15 @@ class CacheCommand final : public Command {
   }
 
   int run(io::Seams& s) override {
-    auto cc = run::Ccache::find(s, dir_);
+    auto cc = launch::Ccache::find(s, dir_);
     if (!cc) throw Failure(cc.error());
     if (action_ == "config") {
       if (remote_.empty() && max_size_.empty() && remote_only_.empty())
         throw UsageError("kiln cache config: nothing to set; give --remote URL, --max-size SIZE or --remote-only true|false");
       if (!remote_.empty())
-        if (auto ok = run::check_remote_url(remote_); !ok) throw UsageError(ok.error());
+        if (auto ok = launch::check_remote_url(remote_); !ok) throw UsageError(ok.error());
       if (!max_size_.empty())
-        if (auto ok = run::check_max_size(max_size_); !ok) throw UsageError(ok.error());
+        if (auto ok = launch::check_max_size(max_size_); !ok) throw UsageError(ok.error());
       auto apply = [&](const char* key, const std::string& value) {
         if (value.empty()) return;
         if (auto ok = cc->set(key, value == "none" ? "" : value); !ok) throw Failure(ok.error());
@@ -64,17 +64,17 @@ class CacheCommand final : public Command {
   }
 
  private:
-  static std::string origin(const run::CcacheStatus& st, const std::string& key) {
+  static std::string origin(const launch::CcacheStatus& st, const std::string& key) {
     auto it = st.config.find(key);
     return it == st.config.end() ? "unknown" : it->second.origin;
   }
 
-  static long long counter(const run::CcacheStatus& st, const char* k) {
+  static long long counter(const launch::CcacheStatus& st, const char* k) {
     auto it = st.counters.find(k);
     return it == st.counters.end() ? 0 : it->second;
   }
 
-  static json to_json(const run::CcacheStatus& st) {
+  static json to_json(const launch::CcacheStatus& st) {
     auto conf = [&](const char* k) {
       auto it = st.config.find(k);
       if (it == st.config.end()) return json(nullptr);
@@ -104,7 +104,7 @@ class CacheCommand final : public Command {
               {"remote_errors", counter(st, "remote_storage_error") + counter(st, "remote_storage_timeout")}}}};
   }
 
-  static void print(io::Seams& s, const run::CcacheStatus& st) {
+  static void print(io::Seams& s, const launch::CcacheStatus& st) {
     auto line = [&](std::string_view k, const std::string& v) { s.out << fmt::format("{:<9}{}\n", k, v); };
     line("ccache", st.ccache);
     line("dir", fmt::format("{} ({})", st.value("cache_dir"), origin(st, "cache_dir")));

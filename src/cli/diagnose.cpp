@@ -14,7 +14,7 @@
 #include "cli/json_out.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/render.hpp"
-#include "run/project_knobs.hpp"
+#include "read/project_knobs.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -78,7 +78,7 @@ class DiagnoseCommand final : public Command {
     std::string dir = project_.empty() ? "." : project_;
     if (!project_.empty() && !s.fs.is_directory(dir)) throw UsageError("--project '" + project_ + "' is not a directory");
     if (!s.fs.exists(dir + "/setup.py")) return std::nullopt;
-    auto kp = run::decide_knobs(run::read_project(s.fs, dir, false), {});
+    auto kp = read::decide_knobs(read::read_project(s.fs, dir, false), {});
     for (const auto& k : kp.knobs)
       if (k.role == "force-build" && !k.on_value.empty()) return k.name + "=" + k.on_value;
     return std::nullopt;

@@ -2,8 +2,8 @@
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
 #include "cli/plan_options.hpp"
-#include "run/emit.hpp"
-#include "run/plan_report.hpp"
+#include "plan/emit.hpp"
+#include "plan/plan_report.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -21,12 +21,12 @@ class PlanCommand final : public Command {
     app.add_flag("--json", json_, "Same as --emit json");
   }
   int run(io::Seams& s) override {
-    const run::Plan plan = plan_or_throw(dir_, req_, s);
+    const plan::Plan plan = plan_or_throw(dir_, req_, s);
     if (json_ || emit_ == "json") {
-      print_json(s.out, "plan", run::plan_to_json(plan));
+      print_json(s.out, "plan", plan::plan_to_json(plan));
       return kOk;
     }
-    auto out = run::emit(plan, emit_);
+    auto out = plan::emit(plan, emit_);
     if (!out) throw UsageError(out.error());
     s.out << *out;
     return kOk;

@@ -87,7 +87,7 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
   app.add_flag("--pip", o.pip, "Build a PyTorch checkout with pip install -e . --no-build-isolation -v");
 }
 
-run::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
+plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
   auto where = resolve_project_dir(dir, s, o.example);
   o.project_dir = where.dir;
   o.project_reason = where.reason;
@@ -120,7 +120,7 @@ run::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
   };
   probe::SystemGpuQuery gpus(s);
   const auto machine = probe::probe_machine(s.fs, probe::online_cpus());
-  auto plan = run::make_plan(o, s, gpus, machine);
+  auto plan = plan::make_plan(o, s, gpus, machine);
   if (!plan) {
     if (plan.error().usage) throw UsageError(plan.error().message);
     throw Failure(plan.error().message);

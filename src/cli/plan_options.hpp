@@ -4,11 +4,11 @@
 #include <CLI/CLI.hpp>
 
 #include "io/seams.hpp"
-#include "run/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace kiln::cli {
 
-struct PlanOptions : run::BuildRequest {
+struct PlanOptions : plan::BuildRequest {
   int jobs_flag = 0;
   bool no_ccache = false;
   bool no_governor = false;
@@ -24,6 +24,6 @@ std::optional<std::uint64_t> parse_size_kib(const std::string& text);
 void add_plan_options(CLI::App& app, PlanOptions& o);
 
 // Resolves DIR, probes the machine and GPUs, and plans; throws UsageError / Failure on errors.
-run::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s);
+plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s);
 
 }  // namespace kiln::cli

@@ -8,7 +8,7 @@
 #include "cli/config_file.hpp"
 #include "cli/json_out.hpp"
 #include "core/spelling.hpp"
-#include "run/exec_launcher.hpp"
+#include "launch/exec_launcher.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -53,7 +53,7 @@ struct Parsed {
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, io::Seams& s) {
-  // Invoked through a compiler link (BUILD/.kiln/bin/c++ or nvcc, see run::Plan::wrapper_dir):
+  // Invoked through a compiler link (BUILD/.kiln/bin/c++ or nvcc, see plan::Plan::wrapper_dir):
   // run the launchers and the real compiler that KILN_WRAP_CXX / KILN_WRAP_NVCC name.
   if (argc >= 1) {
     const std::string_view self = argv[0];
@@ -71,7 +71,7 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
         command.push_back(wrap->substr(start, sep - start));
       command.push_back(wrap->substr(start));
       for (int i = 1; i < argc; ++i) command.emplace_back(argv[i]);
-      return run::exec_compiler(command, s);
+      return launch::exec_compiler(command, s);
     }
   }
   // `kiln exec -- compiler args...` is a compiler launcher: its arguments are the compiler's, so
@@ -84,7 +84,7 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
       s.err << "kiln exec: error: no command given; usage: kiln exec -- COMPILER ARGS...\n";
       return kUsage;
     }
-    return run::exec_compiler(command, s);
+    return launch::exec_compiler(command, s);
   }
   CLI::App app{"kiln: build PyTorch and CUDA extensions for the GPUs you run on", "kiln"};
   app.require_subcommand(0, 1);

@@ -1,7 +1,7 @@
 #pragma once
 // How many compile jobs fit in the memory a build will see, with the arithmetic spelled out so a
 // user can check it. The per-job figures and the margin are data/build_jobs.toml, the table the
-// planner (run::decide_jobs) sizes -j from, and the formula is the same, so `kiln doctor` and
+// planner (plan::decide_jobs) sizes -j from, and the formula is the same, so `kiln doctor` and
 // `kiln plan` agree (a unit test holds them to it).
 #include <string>
 

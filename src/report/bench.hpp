@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <tl/expected.hpp>
 
-#include "run/ccache_stats.hpp"
+#include "launch/ccache_stats.hpp"
 
 namespace kiln::report {
 
@@ -50,7 +50,7 @@ struct RunResult {
   long peak_rss_kib = 0;                // largest single process
   std::optional<long> peak_concurrent_kib;  // from kiln-exec.jsonl, when the launcher recorded it
   std::optional<double> critical_path_s, efficiency;  // Ninja builds
-  std::optional<run::CacheStats> cache;
+  std::optional<launch::CacheStats> cache;
   std::map<std::string, std::uint64_t> libraries;  // file name -> bytes
   std::string build_dir;
   double total_s() const { return configure_s + build_s; }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "run/nvcc_phases.hpp"
+#include "launch/nvcc_phases.hpp"
 
 namespace kiln::report {
 
@@ -22,7 +22,7 @@ struct ExecRecord {
   int archs = 0;  // device targets of an nvcc compile; 0 for host compilers
   int split = 0, threads = 0, cores = 1;  // what kiln's launcher granted (0: nothing)
   std::string grant;                      // why; empty when the launcher did not consider it
-  run::NvccPhases phases;                 // nvcc --time, when recorded
+  launch::NvccPhases phases;                 // nvcc --time, when recorded
 };
 
 struct ExecLog {

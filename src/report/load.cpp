@@ -62,7 +62,7 @@ tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir,
   }
   if (auto t = s.fs.read(exec_log)) in.exec = parse_exec_log(*t);
   if (auto t = s.fs.read(ccache_log); t && !t->empty())
-    in.cache = run::parse_ccache_stats_log(*t);
+    in.cache = launch::parse_ccache_stats_log(*t);
   if (auto t = s.fs.read(build_dir + "/kiln-nvcc-time.csv")) in.nvcc = parse_nvcc_time(*t);
   return in;
 }

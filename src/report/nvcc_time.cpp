@@ -1,6 +1,6 @@
 #include "report/nvcc_time.hpp"
 
-#include "run/nvcc_phases.hpp"
+#include "launch/nvcc_phases.hpp"
 
 #include <charconv>
 #include <sstream>
@@ -26,8 +26,8 @@ NvccTimes parse_nvcc_time(const std::string& csv) {
   std::istringstream in(csv);
   std::string line;
   while (std::getline(in, line)) {
-    if (run::nvcc_time_filler(line)) continue;
-    auto row = run::nvcc_time_row(line);
+    if (launch::nvcc_time_filler(line)) continue;
+    auto row = launch::nvcc_time_row(line);
     if (!row) {
       ++out.skipped;
       continue;
@@ -59,7 +59,7 @@ NvccTimes parse_nvcc_time(const std::string& csv) {
     const std::string& phase = f[1];
     const bool device = phase == "cicc" || phase == "ptxas" || phase.find("(preprocessing 1)") != std::string::npos ||
                         phase == "nvvm" || phase == "ptxas (device)";
-    const int arch = run::nvcc_time_arch(f[4]);
+    const int arch = launch::nvcc_time_arch(f[4]);
     if (device && arch) out.units[idx].device_ms[arch] += ms;
     else out.units[idx].host_ms += ms;
   }

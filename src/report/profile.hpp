@@ -11,7 +11,7 @@
 #include "report/ninja_graph.hpp"
 #include "report/ninja_log.hpp"
 #include "report/nvcc_time.hpp"
-#include "run/ccache_stats.hpp"
+#include "launch/ccache_stats.hpp"
 
 namespace kiln::report {
 
@@ -31,7 +31,7 @@ struct Unit {
   std::map<int, double> arch_ms;  // measured by nvcc --time
   double host_ms = 0;
   double per_arch_estimate_ms = 0;  // without nvcc --time: (duration - waited) / archs
-  run::NvccPhases phases;           // per unit, recorded by kiln exec (nvcc --time)
+  launch::NvccPhases phases;           // per unit, recorded by kiln exec (nvcc --time)
   int split = 0, threads = 0, cores = 1;  // the launcher's thread grant
   std::string grant;
   // With its device phases spread over every core: what splitting could make of this unit.
@@ -63,7 +63,7 @@ struct ProfileInput {
   std::optional<BuildGraph> graph;  // nullopt: ninja was not found
   std::string graph_problem;        // why there is no graph
   std::optional<ExecLog> exec;
-  std::optional<run::CacheStats> cache;
+  std::optional<launch::CacheStats> cache;
   std::optional<NvccTimes> nvcc;
   int cores = 1;
   std::string cores_source = "--cores";
@@ -101,7 +101,7 @@ struct Profile {
   std::vector<std::string> exec_problems;
   long peak_memory_kib = -1;  // concurrent sum of per-unit peaks; -1 unknown
   std::vector<Sample> memory;  // KiB
-  std::optional<run::CacheStats> cache;
+  std::optional<launch::CacheStats> cache;
   std::string arch_method;  // "nvcc --time", "even split of the exec log's archs", "" (cannot be told)
   std::vector<ArchTime> arch_times;
   std::vector<std::string> notes;

@@ -17,7 +17,7 @@ json series(const std::vector<Sample>& v, double scale) {
   return a;
 }
 
-json phases_json(const run::NvccPhases& ph) {
+json phases_json(const launch::NvccPhases& ph) {
   if (ph.empty()) return nullptr;
   json archs = json::object();
   for (const auto& [a, p] : ph.archs)

@@ -7,7 +7,7 @@
 #include "binary_fixtures.hpp"
 #include "cli/command.hpp"
 #include "io/process.hpp"
-#include "run/emit.hpp"
+#include "plan/emit.hpp"
 
 using namespace kiln;
 
@@ -82,7 +82,7 @@ TEST(EmitEnv, QuotedValuesSurviveSourcingInBash) {
                                                       {"SPACED", "a b  c"},
                                                       {"QUOTE", "it's \"x\" $HOME `id` \\n"},
                                                       {"EMPTY", ""}};
-  for (const auto& [k, v] : tricky) file += k + "=" + run::shell_quote(v) + "\n";
+  for (const auto& [k, v] : tricky) file += k + "=" + plan::shell_quote(v) + "\n";
   auto path = dir.write("plan.env", file);
   for (const auto& [k, v] : tricky)
     EXPECT_EQ(bash("set -a; . " + path + "; printf %s \"$" + k + "\""), v) << k;

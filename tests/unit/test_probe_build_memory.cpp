@@ -1,6 +1,6 @@
 // The doctor's machine view: memory as a build sees it (cgroup v2 memory.max, v1 limit_in_bytes in
 // a nested group, a real tree in a temporary folder) and the safe job count with its arithmetic
-// (the planner's run::decide_jobs is this same function).
+// (the planner's plan::decide_jobs is this same function).
 #include <gtest/gtest.h>
 
 #include "doctor_test_util.hpp"

@@ -56,7 +56,7 @@ TEST(BenchSummary, MediansPeaksAndCost) {
     runs[i].configure_s = 2;
     runs[i].build_s = totals[i] - 2;
     runs[i].peak_rss_kib = 1000 * (i + 1);
-    runs[i].cache = kiln::run::CacheStats{i, 0, 3 - i, 0};
+    runs[i].cache = kiln::launch::CacheStats{i, 0, 3 - i, 0};
     runs[i].libraries = {{"libk.so", 4096u * (i + 1)}};
   }
   RunResult failed;

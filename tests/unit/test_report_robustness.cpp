@@ -9,7 +9,7 @@
 #include "report/ninja_log.hpp"
 #include "report/nvcc_time.hpp"
 #include "report/profile.hpp"
-#include "run/ccache_admin.hpp"
+#include "launch/ccache_admin.hpp"
 
 using namespace kiln;
 
@@ -30,8 +30,8 @@ void feed(const std::string& text) {
   auto graph = report::parse_ninja_graph(text);
   auto exec = report::parse_exec_log(text);
   auto nvcc = report::parse_nvcc_time(text);
-  (void)run::parse_print_stats(text);
-  (void)run::parse_show_config(text);
+  (void)launch::parse_print_stats(text);
+  (void)launch::parse_show_config(text);
   if (log) {
     report::ProfileInput in;
     in.log = *log;

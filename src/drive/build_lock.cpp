@@ -1,0 +1,81 @@
+#include "drive/build_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace kiln::drive {
+namespace {
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string field(const std::string& text, const std::string& key) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key + " ", 0) == 0) return line.substr(key.size() + 1);
+  return {};
+}
+
+}  // namespace
+
+tl::expected<BuildLock, std::string> BuildLock::acquire(const std::string& build_dir, const std::string& command) {
+  std::error_code ec;
+  std::filesystem::create_directories(build_dir + "/.kiln", ec);
+  const std::string path = build_dir + "/.kiln/lock";
+  // O_CLOEXEC: the compilers kiln starts must not inherit the lock and outlive it.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return tl::unexpected(path + ": cannot open the build lock: " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err != EWOULDBLOCK) return tl::unexpected(path + ": cannot lock: " + std::strerror(err));
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str(), pid = field(text, "pid"), cmd = field(text, "command"), since = field(text, "since");
+    std::string who = pid.empty() ? "another process (it has not written its name yet)"
+                                  : "pid " + pid + (cmd.empty() ? "" : " (" + cmd + ")") + (since.empty() ? "" : ", running since " + since);
+    return tl::unexpected("build folder " + build_dir + " is in use by another build: " + who +
+                          "; wait for it to finish, or pass --build-dir for a separate folder");
+  }
+  std::string info = "pid " + std::to_string(::getpid()) + "\ncommand " + command + "\nsince " + utc_now() + "\n";
+  if (::ftruncate(fd, 0) == 0) {
+    ssize_t w = ::pwrite(fd, info.data(), info.size(), 0);
+    (void)w;  // the lock holds without the note; only the message to a second run is poorer
+  }
+  return BuildLock(fd, path);
+}
+
+BuildLock::~BuildLock() {
+  if (fd_ >= 0) {
+    // Say the folder is free before the kernel drops the lock on close.
+    if (::ftruncate(fd_, 0) != 0) {
+    }
+    ::close(fd_);
+  }
+}
+
+std::string own_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), out;
+  for (char c : raw) out += c == '\0' ? ' ' : c;
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+}  // namespace kiln::drive

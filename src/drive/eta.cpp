@@ -1,0 +1,52 @@
+#include "drive/eta.hpp"
+
+#include <algorithm>
+
+namespace kiln::drive {
+
+std::string output_of(const std::string& description) {
+  const auto end = description.find_last_not_of(' ');
+  if (end == std::string::npos) return {};
+  const auto start = description.find_last_of(' ', end);
+  return description.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+EtaModel::EtaModel(std::map<std::string, long> learned_ms, int jobs)
+    : learned_(std::move(learned_ms)), jobs_(std::max(1, jobs)) {
+  for (const auto& [_, ms] : learned_) unseen_ms_ += static_cast<double>(ms);
+  if (!learned_.empty()) mean_ms_ = unseen_ms_ / static_cast<double>(learned_.size());
+}
+
+std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::chrono::milliseconds elapsed) {
+  if (learned_.empty()) return estimate_remaining(s, elapsed);
+  const std::string out = output_of(s.description);
+  if (auto it = learned_.find(out); it != learned_.end() && seen_.insert(out).second) {
+    seen_ms_ += static_cast<double>(it->second);
+    unseen_ms_ -= static_cast<double>(it->second);
+  }
+  const long left = s.total - s.done;
+  if (left <= 0) return std::chrono::seconds(0);
+  const size_t unseen = learned_.size() - seen_.size();
+  // The steps left: the learned outputs not finished yet when as many remain (a full rebuild),
+  // else that many steps of their average length (which ones will run is not known).
+  double work_ms;
+  if (static_cast<size_t>(left) >= unseen)
+    work_ms = unseen_ms_ + static_cast<double>(left - static_cast<long>(unseen)) * mean_ms_;
+  else
+    work_ms = static_cast<double>(left) * (unseen ? unseen_ms_ / static_cast<double>(unseen) : mean_ms_);
+  // This build's pace against the last one: cache hits make it faster, a loaded machine slower.
+  // Judged only once a few seconds of learned work have finished, and bounded, so one odd step
+  // cannot swing the estimate.
+  double pace = 1.0;
+  const double expected_so_far = seen_ms_ / jobs_;
+  if (seen_.size() >= 3 && expected_so_far >= 2000)
+    pace = std::clamp(static_cast<double>(elapsed.count()) / expected_so_far, 0.05, 20.0);
+  const double left_ms = work_ms * pace / std::min<long>(jobs_, left);
+  // Smooth the predicted end, not the countdown, so the figure ticks down steadily.
+  const double end_ms = static_cast<double>(elapsed.count()) + left_ms;
+  smoothed_end_ms_ = smoothed_end_ms_ ? 0.7 * *smoothed_end_ms_ + 0.3 * end_ms : end_ms;
+  const double shown = std::max(0.0, *smoothed_end_ms_ - static_cast<double>(elapsed.count()));
+  return std::chrono::seconds(static_cast<long>(shown / 1000.0 + 0.5));
+}
+
+}  // namespace kiln::drive

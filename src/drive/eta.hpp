@@ -1,0 +1,43 @@
+#pragma once
+// The time left in a build, from what each step took last time. Extrapolating the rate so far
+// jumps around: code generation and C++ steps finish first and fast, CUDA steps come later and are
+// slow, so the rate early on says 18 s when 117 s are left. Ninja's own log of the previous build
+// (.ninja_log) knows each output's duration; weighting the steps left by it, and scaling by how
+// this build's finished steps compare with their last durations (ccache hits, a busier machine),
+// gives an estimate that holds still.
+#include <chrono>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "drive/ninja_progress.hpp"
+
+namespace kiln::drive {
+
+class EtaModel {
+ public:
+  // `learned_ms`: output path (relative to the build folder, as .ninja_log writes it) -> duration.
+  // `jobs`: how many steps run at once.
+  EtaModel(std::map<std::string, long> learned_ms, int jobs);
+
+  // Feed every status line as it arrives (ninja prints it when a step finishes); returns the time
+  // left, or nullopt while there is nothing to go on yet.
+  std::optional<std::chrono::seconds> update(const NinjaStatus& s, std::chrono::milliseconds elapsed);
+
+  bool learned() const { return !learned_.empty(); }
+
+ private:
+  std::map<std::string, long> learned_;
+  int jobs_;
+  std::set<std::string> seen_;
+  double seen_ms_ = 0;       // last durations of the outputs finished so far
+  double unseen_ms_ = 0;     // of the learned outputs not finished yet
+  double mean_ms_ = 0;       // of all learned outputs
+  std::optional<double> smoothed_end_ms_;
+};
+
+// The output a status line names: its last word ("Building CUDA object CMakeFiles/k.dir/k.cu.o").
+std::string output_of(const std::string& description);
+
+}  // namespace kiln::drive

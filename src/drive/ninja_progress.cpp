@@ -1,0 +1,70 @@
+#include "drive/ninja_progress.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace kiln::drive {
+
+std::optional<NinjaStatus> parse_ninja_status(std::string_view line) {
+  // Ninja's default NINJA_STATUS is "[%f/%t] "; `pip -v` indents its subprocess output.
+  while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+  if (line.size() < 6 || line[0] != '[') return std::nullopt;
+  auto slash = line.find('/');
+  auto close = line.find(']');
+  if (slash == std::string_view::npos || close == std::string_view::npos || slash > close) return std::nullopt;
+  NinjaStatus s;
+  auto r1 = std::from_chars(line.data() + 1, line.data() + slash, s.done);
+  auto r2 = std::from_chars(line.data() + slash + 1, line.data() + close, s.total);
+  if (r1.ec != std::errc() || r1.ptr != line.data() + slash || r2.ec != std::errc() || r2.ptr != line.data() + close)
+    return std::nullopt;
+  if (s.total <= 0 || s.done < 0 || s.done > s.total) return std::nullopt;
+  std::string_view rest = line.substr(close + 1);
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  s.description = std::string(rest);
+  return s;
+}
+
+std::optional<std::chrono::seconds> estimate_remaining(const NinjaStatus& s, std::chrono::milliseconds elapsed) {
+  if (s.done < 2 || elapsed.count() < 1000) return std::nullopt;
+  const double per_step = static_cast<double>(elapsed.count()) / s.done;
+  return std::chrono::seconds(static_cast<long>(per_step * (s.total - s.done) / 1000.0 + 0.5));
+}
+
+static std::string duration_text(std::chrono::seconds d) {
+  long s = d.count();
+  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60);
+  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
+}
+
+std::string fit_columns(std::string_view text, size_t columns) {
+  // One column per code point: UTF-8 continuation bytes (10xxxxxx) take none, and a cut never
+  // lands inside a character.
+  size_t used = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (used == columns) return std::string(text.substr(0, i));
+    ++used;
+  }
+  return std::string(text);
+}
+
+std::string progress_line(const NinjaStatus& s, std::optional<std::chrono::seconds> eta, size_t width) {
+  // Never the last column: a row filled to the edge wraps on many terminals, and each \r redraw
+  // would then scroll a new line.
+  const size_t room = width > 1 ? width - 1 : 0;
+  std::string counts = fmt::format("{}/{}", s.done, s.total);
+  if (eta) counts += "  " + duration_text(*eta) + " left";
+  std::string line;
+  constexpr int bar = 20;
+  if (room >= counts.size() + bar + 3 + 20) {  // the bar only when the description keeps some room
+    const int filled = s.total ? s.done * bar / s.total : 0;
+    line = "[" + std::string(filled, '=') + (filled < bar ? ">" : "") +
+           std::string(bar - filled - (filled < bar ? 1 : 0), ' ') + "] ";
+  }
+  line += counts + "  " + s.description;
+  return fit_columns(line, room);
+}
+
+}  // namespace kiln::drive

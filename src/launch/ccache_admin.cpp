@@ -1,0 +1,138 @@
+#include "launch/ccache_admin.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <regex>
+#include <sstream>
+
+namespace kiln::launch {
+
+long long CcacheStatus::hits() const {
+  auto get = [&](const char* k) { auto it = counters.find(k); return it == counters.end() ? 0LL : it->second; };
+  return get("direct_cache_hit") + get("preprocessed_cache_hit");
+}
+long long CcacheStatus::misses() const {
+  auto it = counters.find("cache_miss");
+  return it == counters.end() ? 0 : it->second;
+}
+long long CcacheStatus::remote_hits() const {
+  auto it = counters.find("remote_storage_hit");
+  return it == counters.end() ? 0 : it->second;
+}
+double CcacheStatus::hit_rate() const {
+  const long long t = hits() + misses();
+  return t ? static_cast<double>(hits()) / t : 0.0;
+}
+std::string CcacheStatus::value(const std::string& key) const {
+  auto it = config.find(key);
+  return it == config.end() ? std::string() : it->second.value;
+}
+
+tl::expected<std::map<std::string, long long>, std::string> parse_print_stats(const std::string& text) {
+  std::map<std::string, long long> out;
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty()) continue;
+    auto tab = line.find('\t');
+    long long v = 0;
+    if (tab == std::string::npos || tab == 0 ||
+        std::from_chars(line.data() + tab + 1, line.data() + line.size(), v).ec != std::errc())
+      return tl::unexpected(fmt::format("ccache --print-stats line {}: expected 'counter<TAB>number', got '{}'", lineno,
+                                        line.substr(0, 80)));
+    out[line.substr(0, tab)] = v;
+  }
+  if (out.empty()) return tl::unexpected(std::string("ccache --print-stats printed nothing"));
+  return out;
+}
+
+std::map<std::string, ConfigValue> parse_show_config(const std::string& text) {
+  std::map<std::string, ConfigValue> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '(') continue;
+    auto close = line.find(") ");
+    auto eq = line.find(" = ", close == std::string::npos ? 0 : close);
+    if (close == std::string::npos || eq == std::string::npos) continue;
+    out[line.substr(close + 2, eq - close - 2)] = ConfigValue{line.substr(eq + 3), line.substr(1, close - 1)};
+  }
+  return out;
+}
+
+tl::expected<void, std::string> check_remote_url(const std::string& url) {
+  if (url == "none") return {};
+  // A host name or a bracketed IPv6 address, then an optional numeric port.
+  static const std::string host = R"((\[[0-9A-Fa-f:]+\]|[A-Za-z0-9._\-]+)(:\d{1,5})?)";
+  static const std::regex redis(R"(^redis://([^@/\s]+@)?)" + host + R"((/\d+)?(\|.*)?$)");
+  static const std::regex http(R"(^https?://([^@/\s]+@)?)" + host + R"((/[^|\s]*)?(\|.*)?$)");
+  static const std::regex other(R"(^(redis\+unix|file):/?\S+$)");
+  if (std::regex_match(url, redis) || std::regex_match(url, http) || std::regex_match(url, other)) return {};
+  return tl::unexpected(fmt::format("--remote '{}': expected redis://HOST:PORT, http://HOST/PATH, redis+unix:PATH, "
+                                    "file:PATH or none",
+                                    url));
+}
+
+tl::expected<void, std::string> check_max_size(const std::string& size) {
+  static const std::regex re(R"(^\d+(\.\d+)?\s*(k|K|M|G|T|Ki|Mi|Gi|Ti)?$)");
+  if (std::regex_match(size, re)) return {};
+  return tl::unexpected(fmt::format("--max-size '{}': expected a size such as 20G, 500M or 0 for no limit", size));
+}
+
+tl::expected<Ccache, std::string> Ccache::find(io::Seams& s, const std::string& dir) {
+  auto path = io::which(s, "ccache");
+  if (!path) return tl::unexpected(std::string("ccache not found on PATH; install it (apt-get install ccache)"));
+  return Ccache(s, *path, dir);
+}
+
+io::ProcessResult Ccache::run(const std::vector<std::string>& args) {
+  io::ProcessSpec spec;
+  spec.argv = {path_};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  auto env = s_->env.all();
+  if (!dir_.empty()) env["CCACHE_DIR"] = dir_;
+  spec.env = env;
+  return s_->proc.run(spec);
+}
+
+namespace {
+std::string why(const io::ProcessResult& r) {
+  if (!r.started) return r.spawn_error;
+  std::string text = r.err.empty() ? r.out : r.err;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text.empty() ? fmt::format("exit {}", r.exit_code) : text;
+}
+}  // namespace
+
+tl::expected<CcacheStatus, std::string> Ccache::status() {
+  CcacheStatus st;
+  st.ccache = path_;
+  auto stats = run({"--print-stats"});
+  if (!stats.ok()) return tl::unexpected("ccache --print-stats failed: " + why(stats));
+  auto counters = parse_print_stats(stats.out);
+  if (!counters) return tl::unexpected(counters.error());
+  st.counters = std::move(*counters);
+  auto conf = run({"--show-config"});
+  if (!conf.ok()) return tl::unexpected("ccache --show-config failed: " + why(conf));
+  st.config = parse_show_config(conf.out);
+  return st;
+}
+
+tl::expected<void, std::string> Ccache::clear() {
+  for (const char* flag : {"--clear", "--zero-stats"}) {
+    auto r = run({flag});
+    if (!r.ok()) return tl::unexpected(fmt::format("ccache {} failed: {}", flag, why(r)));
+  }
+  return {};
+}
+
+tl::expected<void, std::string> Ccache::set(const std::string& key, const std::string& value) {
+  auto r = run({"--set-config", key + "=" + value});
+  if (!r.ok()) return tl::unexpected(fmt::format("ccache --set-config {}={} failed: {}", key, value, why(r)));
+  return {};
+}
+
+}  // namespace kiln::launch

@@ -1,0 +1,318 @@
+#include "launch/exec_launcher.hpp"
+
+#include "core/fnv.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "core/arch_spec.hpp"
+#include "core/json_text.hpp"
+#include "probe/build_memory.hpp"
+#include "launch/gencode_rewrite.hpp"
+#include "launch/governor.hpp"
+#include "launch/thread_grant.hpp"
+
+namespace kiln::launch {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string basename(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
+
+bool is_nvcc(const std::vector<std::string>& args) {
+  for (const auto& a : args)
+    if (basename(a) == "nvcc") return true;
+  return false;
+}
+
+std::optional<std::uint64_t> env_u64(const io::Environment& env, const char* name) {
+  auto v = env.get(name);
+  if (!v || v->empty()) return std::nullopt;
+  try {
+    return std::stoull(*v);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+// One write with O_APPEND: concurrent launchers never interleave within a line.
+void append_line(const std::string& path, const std::string& line) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  ssize_t n = ::write(fd, line.data(), line.size());
+  (void)n;
+  ::close(fd);
+}
+
+// A ledger lock is held for microseconds; one held for seconds belongs to a stopped or hung process.
+constexpr std::chrono::milliseconds kLedgerLockTimeout{5000};
+
+long long epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::string output_of(const std::vector<std::string>& args) {
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "-o") return args[i + 1];
+  for (const auto& a : args)
+    if (a.size() > 2 && a.rfind("-o", 0) == 0 && a[2] != '-') return a.substr(2);
+  return "";
+}
+
+std::string source_of(const std::vector<std::string>& args) {
+  for (const char* ext : {".cu", ".cpp", ".cc", ".cxx", ".c", ".C"})
+    for (const auto& a : args)
+      if (a[0] != '-' && ends_with(a, ext)) return a;
+  return "";
+}
+
+int device_targets_of(const std::vector<std::string>& args) {
+  if (!is_nvcc(args)) return 0;
+  auto set = core::parse_nvcc_args(split_arch_args(args).arch, {});
+  return set ? std::max<int>(1, static_cast<int>(set->size())) : 1;
+}
+
+std::vector<std::string> ccache_friendly_nvcc_args(const std::vector<std::string>& args) {
+  if (!is_nvcc(args)) return args;
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    if (a == "--generate-dependencies-with-compile") out.push_back("-MD");
+    else if (a == "--dependency-output") out.push_back("-MF");
+    else if (a.rfind("--dependency-output=", 0) == 0) out.push_back("-MF"), out.push_back(a.substr(20));
+    else out.push_back(a);
+  }
+  return out;
+}
+
+std::string history_key(const std::string& output) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(core::fnv1a64(output)));
+  return buf;
+}
+
+std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir, const std::string& output) {
+  if (history_dir.empty() || output.empty()) return std::nullopt;
+  auto text = fs.read(history_dir + "/" + history_key(output));
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
+  UnitHistory h;
+  long long peak = -1;
+  if (!(in >> peak) || peak < 0) return std::nullopt;
+  h.peak_kib = static_cast<std::uint64_t>(peak);
+  long long cpu = -1, wall = -1;
+  int cores = 1;
+  if (in >> cpu >> wall >> cores) {
+    h.cpu_ms = cpu >= 0 ? static_cast<long>(cpu) : -1;
+    h.wall_ms = wall >= 0 ? static_cast<long>(wall) : -1;
+    h.cores = std::max(1, cores);
+  }
+  return h;
+}
+
+std::string format_history(const UnitHistory& h) {
+  return fmt::format("{} {} {} {}\n", h.peak_kib, h.cpu_ms, h.wall_ms, h.cores);
+}
+
+std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir, const std::vector<std::string>& args) {
+  // 10% headroom over what this unit peaked at last time.
+  if (auto h = read_history(fs, history_dir, output_of(args)); h && h->peak_kib > 0)
+    return static_cast<std::uint64_t>(h->peak_kib * 1.1);
+  const int targets = device_targets_of(args);
+  const double gib = targets > 0 ? probe::gib_per_job(probe::JobKind::cuda, targets) : probe::gib_per_job(probe::JobKind::cxx, 0);
+  return static_cast<std::uint64_t>(gib * 1024 * 1024);
+}
+
+std::string record_json_line(const ExecRecord& r) {
+  nlohmann::ordered_json j = {{"output", r.output},     {"source", r.source},       {"start_ms", r.start_ms},
+                              {"wall_ms", r.wall_ms},   {"cpu_ms", r.cpu_ms},       {"peak_rss_kib", r.peak_rss_kib},
+                              {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
+                              {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
+  if (!r.warning.empty()) j["warning"] = r.warning;
+  if (!r.grant_why.empty()) {
+    j["split"] = r.split;
+    j["threads"] = r.threads;
+    j["cores"] = r.cores;
+    j["grant"] = r.grant_why;
+  }
+  if (!r.phases.empty()) {
+    nlohmann::ordered_json archs = nlohmann::ordered_json::object();
+    for (const auto& [a, p] : r.phases.archs)
+      archs[std::to_string(a)] = {{"device_ms", std::lround(p.device_ms)}, {"ptxas_ms", std::lround(p.ptxas_ms)}};
+    j["phases"] = {{"front_end_ms", std::lround(r.phases.front_end_ms)},
+                   {"host_ms", std::lround(r.phases.host_ms)},
+                   {"link_ms", std::lround(r.phases.link_ms)},
+                   {"other_ms", std::lround(r.phases.other_ms)},
+                   {"archs", archs}};
+  }
+  // Paths are bytes: an argument that is not UTF-8 must not make the launcher throw (core/json_text).
+  return core::dump_json(std::move(j)) + "\n";
+}
+
+namespace {
+
+int build_cores(const io::Environment& env) {
+  if (auto n = env_u64(env, "KILN_CORES"); n && *n > 0) return static_cast<int>(std::min<std::uint64_t>(*n, 4096));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
+  std::vector<std::string> argv = command;
+  ExecRecord rec;
+  std::optional<FileLedger> ledger;
+  bool reserved = false;
+  std::optional<std::map<std::string, std::string>> child_env;  // set only when kiln adds nvcc flags
+  std::string time_file;
+  std::optional<UnitHistory> history_before;
+  // Everything kiln adds is best effort: an exception here falls through to running `command`.
+  try {
+    const bool nvcc = is_nvcc(argv);
+    if (auto prune = s.env.get("KILN_PRUNE_ARCHS"); prune && !prune->empty() && nvcc) {
+      if (auto planned = core::parse_cmake(*prune, {})) {
+        auto r = prune_arch_args(argv, *planned);
+        if (r.changed) {
+          argv = r.args;
+          rec.pruned = true;
+        }
+      }
+    }
+    // Targets torch cannot spell, planned by kiln, added to each device compile (run/python_env).
+    if (auto extra = s.env.get("KILN_EXTRA_ARCHS"); extra && !extra->empty() && is_nvcc(argv))
+      if (auto set = core::parse_cmake(*extra, {})) argv = add_arch_args(argv, *set).args;
+    argv = ccache_friendly_nvcc_args(argv);
+    rec.output = output_of(argv);
+    rec.source = source_of(argv);
+    rec.archs = device_targets_of(argv);
+    const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
+    history_before = read_history(s.fs, history, rec.output);
+    rec.expected_kib = expected_peak_kib(s.fs, history, argv);
+    const std::string user_append = s.env.get("NVCC_APPEND_FLAGS").value_or("");
+    const bool split = nvcc && s.env.get("KILN_SPLIT").value_or("") == "1";
+    auto budget = env_u64(s.env, "KILN_MEM_BUDGET_KIB");
+    std::string flags;
+    if (auto path = s.env.get("KILN_LEDGER"); path && !path->empty() && budget) {
+      ledger.emplace(*path, io::system_processes(), kLedgerLockTimeout);
+      const long pid = static_cast<long>(::getpid());
+      UnitShape unit{.nvcc = nvcc, .device_targets = rec.archs, .project = project_threads(argv, user_append),
+                     .base_kib = rec.expected_kib, .serial_cpu_ms = std::nullopt};
+      if (history_before && history_before->cpu_ms >= 0) unit.serial_cpu_ms = history_before->cpu_ms;
+      const int cores = build_cores(s.env);
+      const auto policy = GrantPolicy::from_data();
+      Grant grant;
+      Reservation plain{pid, rec.expected_kib};
+      Reservation decided = plain;
+      auto g = acquire_decided(
+          *ledger, s.clock, pid,
+          [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
+            const long long now = epoch_ms();
+            grant = split ? decide_grant(unit, running, cores, *budget, now, policy) : Grant{.kib = rec.expected_kib};
+            if (!split) grant.why.clear();
+            if (!admits(running, grant.kib, *budget)) return std::nullopt;
+            Reservation r{pid, grant.kib, grant.cores, 0};
+            // Expected end: the learned CPU time spread over its cores (optimistic, so later units
+            // are not denied threads by a pessimistic guess).
+            if (unit.serial_cpu_ms) r.until_ms = now + *unit.serial_cpu_ms / std::max(1, grant.cores);
+            return r;
+          },
+          plain, decided);
+      reserved = g.governed;
+      rec.waited_ms = g.waited.count();
+      if (!g.warning.empty()) {
+        // Ninja passes this on to the build log, beside the compile it concerns.
+        rec.warning = g.warning;
+        s.err << "kiln exec: warning: " << g.warning << "\n";
+      }
+      if (reserved && decided.kib == grant.kib) {
+        flags = grant_flags(grant);
+        rec.split = grant.split;
+        rec.threads = grant.threads;
+        rec.cores = grant.cores;
+        rec.grant_why = grant.why;
+      }
+    }
+    // A --time of the project's own (or the user's NVCC_APPEND_FLAGS) is left alone: a second one
+    // would take its file away, and nvcc warns about the redefinition.
+    auto names_time = [](const std::string& a) {
+      return a == "--time" || a == "-time" || a.rfind("--time=", 0) == 0 || a.rfind("-time=", 0) == 0;
+    };
+    bool own_time = std::any_of(argv.begin(), argv.end(), names_time);
+    {
+      std::istringstream words(user_append);
+      for (std::string w; words >> w;) own_time = own_time || names_time(w);
+    }
+    if (auto dir = s.env.get("KILN_NVCC_TIME"); nvcc && !own_time && dir && !dir->empty() && !rec.output.empty()) {
+      s.fs.make_dirs(*dir);
+      time_file = fmt::format("{}/{}-{}.csv", *dir, history_key(rec.output), ::getpid());
+      flags += (flags.empty() ? "" : " ") + std::string("--time=") + time_file;
+    }
+    if (!flags.empty()) {
+      child_env = s.env.all();
+      (*child_env)["NVCC_APPEND_FLAGS"] = user_append.empty() ? flags : user_append + " " + flags;
+    }
+  } catch (...) {
+    argv = command;
+    child_env.reset();
+    time_file.clear();
+  }
+
+  rec.start_ms = epoch_ms();
+  io::ProcessSpec spec{.argv = argv, .env = child_env};
+  spec.inherit_stdio = true;
+  spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
+  auto result = s.proc.run(spec);
+  if (!result.started && argv != command) {
+    // kiln's rewrite is at fault only if the original would have started: try it as given.
+    argv = command;
+    spec.argv = argv;
+    result = s.proc.run(spec);
+  }
+  try {
+    if (reserved) ledger->release(static_cast<long>(::getpid()));
+    rec.wall_ms = result.wall.count();
+    rec.cpu_ms = result.cpu.count();
+    rec.peak_rss_kib = result.peak_rss_kib;
+    rec.exit = result.term_signal ? 128 + result.term_signal : result.exit_code;
+    if (!time_file.empty()) {
+      if (auto csv = s.fs.read(time_file)) rec.phases = parse_nvcc_phases(*csv);
+      ::unlink(time_file.c_str());
+    }
+    const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
+    // A ccache hit peaks at a few MiB and takes a fraction of a second: it must not teach the
+    // governor that this unit is cheap or short, so only real compiles are recorded.
+    constexpr long kSmallestRealCompileKib = 32 * 1024;
+    if (result.ok() && !history.empty() && !rec.output.empty() && result.peak_rss_kib >= kSmallestRealCompileKib) {
+      UnitHistory h = history_before.value_or(UnitHistory{});
+      h.peak_kib = std::max<std::uint64_t>(h.peak_kib, static_cast<std::uint64_t>(result.peak_rss_kib));
+      h.cpu_ms = static_cast<long>(result.cpu.count());
+      h.wall_ms = static_cast<long>(result.wall.count());
+      h.cores = rec.cores;
+      s.fs.make_dirs(history);
+      s.fs.write(history + "/" + history_key(rec.output), format_history(h));
+    }
+    // Version probes and the like (no output, no source) are not units of the build.
+    if (auto log = s.env.get("KILN_EXEC_LOG"); log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))
+      append_line(*log, record_json_line(rec));
+  } catch (...) {
+  }
+  if (!result.started) {
+    s.err << "kiln exec: cannot run " << command[0] << ": " << result.spawn_error << "\n";
+    return 127;
+  }
+  return result.term_signal ? 128 + result.term_signal : result.exit_code;
+}
+
+}  // namespace kiln::launch

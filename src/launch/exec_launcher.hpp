@@ -1,0 +1,71 @@
+#pragma once
+// `kiln exec -- <compiler> ARGS...`: the compiler launcher kiln build places before ccache. It
+// prunes nvcc architecture flags to the plan (KILN_PRUNE_ARCHS), waits for the memory governor,
+// runs the compiler with its output untouched, and records wall time, CPU time and peak memory.
+// It never breaks a build: if any part of its own fails, the compiler still runs as given.
+//
+// Environment (set by kiln build): KILN_EXEC_LOG (JSON lines, one per compile), KILN_LEDGER (the
+// governor's shared ledger; absent: no governing), KILN_MEM_BUDGET_KIB, KILN_MEM_HISTORY (folder of
+// learned peaks and durations per output), KILN_PRUNE_ARCHS (targets in CMake spelling), KILN_CORES
+// (the build's cores, for thread grants), KILN_SPLIT (1: grant long nvcc units extra threads, see
+// run/thread_grant.hpp), KILN_NVCC_TIME (a folder: record nvcc's phase times per unit).
+//
+// kiln's own nvcc flags (the thread grant, --time) travel in NVCC_APPEND_FLAGS, after any the user
+// set there: ccache does not hash that variable, so a compile hits the same cache entry whatever
+// threads it was granted (the objects are equivalent: see thread_grant.hpp).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/seams.hpp"
+#include "launch/nvcc_phases.hpp"
+
+namespace kiln::launch {
+
+struct ExecRecord {
+  std::string output, source;
+  long long start_ms = 0, wall_ms = 0, cpu_ms = 0, waited_ms = 0;
+  long peak_rss_kib = 0;
+  int exit = 0;
+  int archs = 0;
+  std::uint64_t expected_kib = 0;
+  bool pruned = false;
+  int split = 0, threads = 0;  // what kiln added (0: nothing)
+  int cores = 1;               // the cores its ledger entry counted
+  std::string grant_why;       // why it got (or did not get) extra threads; empty: not considered
+  NvccPhases phases;           // nvcc --time, when recorded
+  std::string warning;         // the governor could not be used (the compile ran anyway)
+};
+
+// What a unit's last real compile (not a cache hit) cost, kept in the history folder as one line
+// "peak_kib cpu_ms wall_ms cores" (older files hold the peak alone).
+struct UnitHistory {
+  std::uint64_t peak_kib = 0;
+  long cpu_ms = -1, wall_ms = -1;
+  int cores = 1;
+};
+std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir, const std::string& output);
+std::string format_history(const UnitHistory& h);
+
+// The compile's output (-o) and first source file, and how many device targets an nvcc call has.
+std::string output_of(const std::vector<std::string>& args);
+std::string source_of(const std::vector<std::string>& args);
+int device_targets_of(const std::vector<std::string>& args);
+
+// What a compile is expected to peak at: learned from an earlier build when known, else the
+// conservative default of data/build_jobs.toml for its kind.
+std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir, const std::vector<std::string>& args);
+std::string history_key(const std::string& output);  // file name under the history folder
+
+std::string record_json_line(const ExecRecord& r);
+
+// nvcc's long dependency flags as torch.utils.cpp_extension writes them
+// (--generate-dependencies-with-compile --dependency-output X) make ccache 4.x give up
+// ("Unsupported source extension: X.d"); the equivalent short forms -MD -MF X are cached.
+std::vector<std::string> ccache_friendly_nvcc_args(const std::vector<std::string>& args);
+
+// Runs the launcher; returns the exit status to leave with (the compiler's, or 128 + signal).
+int exec_compiler(const std::vector<std::string>& command, io::Seams& s);
+
+}  // namespace kiln::launch

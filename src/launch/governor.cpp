@@ -1,0 +1,265 @@
+#include "launch/governor.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+namespace kiln::launch {
+
+std::string Reservation::field(const std::string& key) const {
+  for (const auto& [k, v] : extra)
+    if (k == key) return v;
+  return "";
+}
+
+bool holds(const Reservation& r, const io::ProcessTable& procs) {
+  auto start = procs.start_time(r.pid);
+  return start && *start == r.start;
+}
+
+bool admits(const std::vector<Reservation>& running, std::uint64_t want_kib, std::uint64_t budget_kib) {
+  if (running.empty()) return true;
+  std::uint64_t used = 0;
+  for (const auto& r : running) used += r.kib;
+  return used + want_kib <= budget_kib;
+}
+
+namespace {
+
+std::optional<std::uint64_t> number(const std::string& s) {
+  if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  try {
+    return std::stoull(s);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::vector<Reservation> parse_ledger(const std::string& text) {
+  std::vector<Reservation> out;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream in(line);
+    Reservation r;
+    bool has_pid = false, has_kib = false;
+    std::vector<std::string> bare;
+    for (std::string tok; in >> tok;) {
+      auto eq = tok.find('=');
+      if (eq == std::string::npos) {
+        bare.push_back(tok);  // the first format: "pid kib"
+        continue;
+      }
+      const std::string k = tok.substr(0, eq), v = tok.substr(eq + 1);
+      auto n = number(v);
+      if (k == "pid" && n) r.pid = static_cast<long>(*n), has_pid = true;
+      else if (k == "kib" && n) r.kib = *n, has_kib = true;
+      else if (k == "start" && n) r.start = *n;
+      else if (k == "threads" && n && *n >= 1 && *n <= 4096) r.threads = static_cast<int>(*n);
+      else if (k == "until" && n) r.until_ms = static_cast<long long>(*n);
+      else if (k != "pid" && k != "kib" && k != "start" && k != "threads" && k != "until") r.extra.emplace_back(k, v);
+    }
+    if (!has_pid && bare.size() >= 2) {  // "pid kib [threads until_ms]": no start time, so stale
+      auto p = number(bare[0]), k = number(bare[1]);
+      if (p && k) r.pid = static_cast<long>(*p), r.kib = *k, has_pid = has_kib = true;
+      if (bare.size() >= 3)
+        if (auto t = number(bare[2]); t && *t >= 1 && *t <= 4096) r.threads = static_cast<int>(*t);
+      if (bare.size() >= 4)
+        if (auto u = number(bare[3])) r.until_ms = static_cast<long long>(*u);
+    }
+    if (has_pid && has_kib && r.pid > 0) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string format_ledger(const std::vector<Reservation>& rs) {
+  std::string s;
+  for (const auto& r : rs) {
+    s += "pid=" + std::to_string(r.pid) + " kib=" + std::to_string(r.kib) + " start=" + std::to_string(r.start) +
+         " threads=" + std::to_string(r.threads) + " until=" + std::to_string(r.until_ms);
+    for (const auto& [k, v] : r.extra) s += " " + k + "=" + v;
+    s += "\n";
+  }
+  return s;
+}
+
+std::optional<bool> Ledger::try_reserve_decided(
+    long pid, const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide) {
+  Reservation slot{pid, 0};
+  return try_reserve(slot, [&](const std::vector<Reservation>& live) {
+    auto d = decide(live);
+    if (!d) return false;
+    slot = *d;
+    slot.pid = pid;
+    return true;
+  });
+}
+
+namespace {
+
+// The ledger file, opened and locked for the lifetime of this object, if the lock came in time.
+struct LockedFile {
+  int fd = -1;
+  std::string error;
+  LockedFile(const std::string& path, std::chrono::milliseconds timeout) {
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      error = "cannot open " + path + ": " + std::strerror(errno);
+      return;
+    }
+    // Polled rather than blocking: a holder that is stopped (Ctrl-Z, a debugger) or hung must not
+    // stop every compile of the build.
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(50))) {
+      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return;
+      if (errno != EWOULDBLOCK && errno != EINTR) {
+        error = "cannot lock " + path + ": " + std::strerror(errno);
+        break;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) {
+        error = "the lock on " + path + " was held for more than " + std::to_string(timeout.count()) + " ms";
+        break;
+      }
+      std::this_thread::sleep_for(pause);
+    }
+    ::close(fd);
+    fd = -1;
+  }
+  ~LockedFile() {
+    if (fd >= 0) ::close(fd);  // closing releases the lock
+  }
+  std::optional<std::string> read_all() const {
+    std::string s;
+    char buf[4096];
+    if (::lseek(fd, 0, SEEK_SET) < 0) return std::nullopt;
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return std::nullopt;
+      }
+      s.append(buf, static_cast<size_t>(n));
+    }
+    return s;
+  }
+  bool write_all(const std::string& s) const {
+    if (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) < 0) return false;
+    size_t off = 0;
+    while (off < s.size()) {
+      ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      off += static_cast<size_t>(n);
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::optional<bool> FileLedger::try_reserve(const Reservation& mine,
+                                            const std::function<bool(const std::vector<Reservation>&)>& admit) {
+  error_.clear();
+  LockedFile f(path_, lock_timeout_);
+  if (f.fd < 0) {
+    error_ = f.error;
+    return std::nullopt;
+  }
+  auto text = f.read_all();
+  if (!text) {
+    error_ = "cannot read " + path_;
+    return std::nullopt;
+  }
+  // Stale entries (dead, reused or made-up pids, lines without a start time) are cleared here, by
+  // whoever takes the lock next.
+  std::vector<Reservation> live;
+  for (auto& r : parse_ledger(*text))
+    if (r.pid != mine.pid && holds(r, procs_)) live.push_back(std::move(r));
+  const bool ok = admit(live);
+  if (ok) {
+    Reservation m = mine;  // read after admit: a decided reservation was written into it
+    if (m.start == 0) m.start = procs_.start_time(m.pid).value_or(0);
+    live.push_back(std::move(m));
+  }
+  if (!f.write_all(format_ledger(live))) {
+    error_ = "cannot write " + path_;
+    return std::nullopt;
+  }
+  return ok;
+}
+
+void FileLedger::release(long pid) {
+  LockedFile f(path_, lock_timeout_);
+  if (f.fd < 0) return;  // the entry goes stale when this process exits, and is cleared then
+  auto text = f.read_all();
+  if (!text) return;
+  std::vector<Reservation> keep;
+  for (auto& r : parse_ledger(*text))
+    if (r.pid != pid && holds(r, procs_)) keep.push_back(std::move(r));
+  f.write_all(format_ledger(keep));
+}
+
+namespace {
+
+std::string skipped(const Ledger& ledger) {
+  const std::string why = ledger.error();
+  return "memory governor skipped: " + (why.empty() ? std::string("the ledger is unusable") : why) +
+         "; compiling without a reservation";
+}
+
+}  // namespace
+
+GovernorResult acquire(Ledger& ledger, io::Clock& clock, long pid, std::uint64_t want_kib, std::uint64_t budget_kib,
+                       std::chrono::milliseconds poll, std::chrono::milliseconds max_wait) {
+  GovernorResult g;
+  const auto t0 = clock.now();
+  for (;;) {
+    auto r = ledger.try_reserve({pid, want_kib}, [&](const std::vector<Reservation>& running) {
+      return admits(running, want_kib, budget_kib) || clock.now() - t0 >= max_wait;
+    });
+    g.waited = std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - t0);
+    if (!r) {  // ledger unusable: run ungoverned
+      g.warning = skipped(ledger);
+      return g;
+    }
+    if (*r) {
+      g.governed = true;
+      return g;
+    }
+    clock.sleep_for(poll);
+  }
+}
+
+GovernorResult acquire_decided(Ledger& ledger, io::Clock& clock, long pid,
+                               const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide,
+                               const Reservation& fallback, Reservation& decided, std::chrono::milliseconds poll,
+                               std::chrono::milliseconds max_wait) {
+  GovernorResult g;
+  const auto t0 = clock.now();
+  for (;;) {
+    auto r = ledger.try_reserve_decided(pid, [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
+      if (auto d = decide(running)) return decided = *d;
+      // Waited long enough: run anyway with the plain reservation, as acquire does.
+      if (clock.now() - t0 >= max_wait) return decided = fallback;
+      return std::nullopt;
+    });
+    g.waited = std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - t0);
+    if (!r) {
+      g.warning = skipped(ledger);
+      return g;
+    }
+    if (*r) {
+      g.governed = true;
+      return g;
+    }
+    clock.sleep_for(poll);
+  }
+}
+
+}  // namespace kiln::launch

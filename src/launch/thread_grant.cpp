@@ -1,0 +1,148 @@
+#include "launch/thread_grant.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "core/data_toml.hpp"
+
+namespace kiln::launch {
+namespace {
+
+std::optional<int> to_int(std::string_view s) {
+  int n = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (ec != std::errc() || p != s.data() + s.size() || n < 0) return std::nullopt;
+  return n;
+}
+
+// "--split-compile=4", "-split-compile 4", "--threads 2", "-t 2", "-t=2".
+void scan(const std::vector<std::string>& args, ProjectThreads& out) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    for (auto [names, slot] : {std::pair{std::vector<std::string>{"--split-compile", "-split-compile"}, &out.split},
+                               std::pair{std::vector<std::string>{"--threads", "-t"}, &out.threads}}) {
+      for (const auto& name : names) {
+        if (a == name && i + 1 < args.size()) {
+          if (auto n = to_int(args[i + 1])) *slot = n;
+        } else if (a.size() > name.size() + 1 && a.compare(0, name.size() + 1, name + "=") == 0) {
+          if (auto n = to_int(std::string_view(a).substr(name.size() + 1))) *slot = n;
+        }
+      }
+    }
+  }
+}
+
+std::string seconds(long ms) { return fmt::format("{:.0f} s", ms / 1000.0); }
+
+}  // namespace
+
+ProjectThreads project_threads(const std::vector<std::string>& args, const std::string& nvcc_append_flags) {
+  ProjectThreads out;
+  scan(args, out);
+  std::vector<std::string> env_args;
+  std::istringstream in(nvcc_append_flags);
+  for (std::string w; in >> w;) env_args.push_back(w);
+  scan(env_args, out);  // nvcc appends these last, so they win
+  return out;
+}
+
+GrantPolicy GrantPolicy::from_data() {
+  GrantPolicy p;
+  try {
+    static const toml::table t = data::load_toml("build_jobs.toml");
+    const auto s = t["split"];
+    p.min_serial_ms = static_cast<long>(s["min_serial_seconds"].value_or(20.0) * 1000);
+    p.max_threads = static_cast<int>(s["max_threads"].value_or(int64_t{32}));
+    p.oversubscribe = s["oversubscribe"].value_or(4.0);
+    p.thread_memory_fraction = s["thread_memory_fraction"].value_or(0.25);
+    p.memory_share = s["memory_share"].value_or(0.5);
+  } catch (...) {
+  }
+  return p;
+}
+
+Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores,
+                   std::uint64_t budget_kib, long long now_ms, const GrantPolicy& policy) {
+  Grant g;
+  g.kib = unit.base_kib;
+  cores = std::max(1, cores);
+  if (!unit.nvcc || unit.device_targets <= 0) {
+    g.why = "host compile";
+    return g;
+  }
+  const int targets = std::max(1, unit.device_targets);
+  const int own_threads = unit.project.threads ? (*unit.project.threads == 0 ? targets : std::clamp(*unit.project.threads, 1, targets)) : 1;
+  const auto per_thread_kib = static_cast<std::uint64_t>(static_cast<double>(unit.base_kib) * policy.thread_memory_fraction);
+  g.cores = own_threads;
+  if (unit.project.split) {
+    const int split = *unit.project.split == 0 ? cores : std::max(1, *unit.project.split);
+    g.cores = own_threads * split;
+    g.kib = unit.base_kib + per_thread_kib * static_cast<std::uint64_t>(g.cores - own_threads);
+    g.why = fmt::format("the project passes --split-compile={}: kept", *unit.project.split);
+    return g;
+  }
+  if (unit.serial_cpu_ms && *unit.serial_cpu_ms < policy.min_serial_ms) {
+    g.why = fmt::format("short: {} of CPU in its last compile", seconds(*unit.serial_cpu_ms));
+    return g;
+  }
+  long long longest_remaining = 0;
+  int others_threads = 0;
+  std::uint64_t used = 0;
+  for (const auto& r : running) {
+    if (r.until_ms > now_ms) longest_remaining = std::max(longest_remaining, r.until_ms - now_ms);
+    others_threads += std::max(1, r.threads);
+    used += r.kib;
+  }
+  if (unit.serial_cpu_ms && *unit.serial_cpu_ms / own_threads <= longest_remaining) {
+    g.why = fmt::format("not on the critical path: a running compile needs {} more, this one {}",
+                        seconds(static_cast<long>(longest_remaining)), seconds(*unit.serial_cpu_ms / own_threads));
+    return g;
+  }
+  const int others = static_cast<int>(running.size());
+  int n = std::min(cores - others, policy.max_threads);
+  n = std::min(n, static_cast<int>(std::floor(policy.oversubscribe * cores)) - others_threads);
+  if (n <= own_threads) {
+    g.why = fmt::format("no free cores: {} other compile{} ({} threads) on {} cores", others, others == 1 ? "" : "s",
+                        others_threads, cores);
+    return g;
+  }
+  const std::uint64_t left = budget_kib > used + unit.base_kib ? budget_kib - used - unit.base_kib : 0;
+  const auto extra_allowed = static_cast<std::uint64_t>(static_cast<double>(left) * policy.memory_share);
+  const int by_cores = n;
+  if (per_thread_kib > 0) {
+    const std::uint64_t by_memory = extra_allowed / per_thread_kib;
+    n = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(n), own_threads + by_memory));
+  }
+  if (n <= own_threads) {
+    g.why = fmt::format("memory: {} MiB left in the budget beside the running compiles", left / 1024);
+    return g;
+  }
+  // Architectures in parallel first (independent pipelines, near-perfect speedup), then each
+  // architecture's optimisation split over the remaining threads.
+  int threads = own_threads;
+  if (!unit.project.threads && targets > 1) {
+    threads = std::min(targets, n);
+    if (threads > 1) g.threads = threads;
+  }
+  const int split = n / threads;
+  if (split > 1) g.split = split;
+  g.cores = threads * std::max(1, split);
+  g.kib = unit.base_kib + per_thread_kib * static_cast<std::uint64_t>(g.cores - own_threads);
+  g.why = fmt::format("{} cores free of {} ({} other compile{} running){}", cores - others, cores, others,
+                      others == 1 ? "" : "s",
+                      n < by_cores ? fmt::format("; memory allows {} threads of {}", n, by_cores) : std::string());
+  return g;
+}
+
+std::string grant_flags(const Grant& g) {
+  std::string s;
+  if (g.split > 1) s += fmt::format("--split-compile={}", g.split);
+  if (g.threads > 1) s += fmt::format("{}--threads={}", s.empty() ? "" : " ", g.threads);
+  return s;
+}
+
+}  // namespace kiln::launch

@@ -1,0 +1,77 @@
+#pragma once
+// Extra nvcc threads for a compile that would otherwise hold the build back: at launch, a long
+// CUDA unit gets `--split-compile=N` (device optimisation in parallel) and, with several
+// architectures, `--threads=N` (architectures in parallel) from the cores and memory that the
+// compiles already running leave free. Only how nvcc schedules its work changes: the same targets
+// from the same code (kiln checked the device code of split and unsplit objects: same kernels,
+// registers and SASS size). The rule is a pure function of what is running, so it is unit-tested
+// with a fake clock and ledger; `kiln exec` applies it under the governor's lock.
+//
+// The rule, in order:
+//   1. Host compiles (no device targets) get nothing: gcc/clang have no such lever.
+//   2. The project's own --split-compile (or -split-compile) is its decision: kept, and counted.
+//      Its --threads/-t is kept too (effective threads: at most one per remaining target after
+//      pruning); kiln may still add --split-compile beside it, since that is a different lever.
+//   3. A unit known from an earlier build to be short (CPU time < min_serial) gets nothing: the
+//      split's fixed cost would not pay off. Unknown units (first build) are treated as long:
+//      a torch extension's nvcc unit is rarely short, and memory is still bounded.
+//   4. A unit that a running compile will outlast anyway (its serial time is below the longest
+//      expected remaining time of the others) gets nothing: it is not on the critical path.
+//   5. Cores: every other running compile holds at least one core; the unit may take the rest
+//      (total threads n = cores - others), up to max_threads, and while the threads of all
+//      running compiles stay within oversubscribe x cores. Early arrivals in a small build thus
+//      overlap (the kernel time-shares; when the short ones end, the long one has the cores),
+//      and a full build (every core busy with its own compile) grants nothing.
+//   6. Memory: each extra thread reserves thread_memory_fraction x the unit's expected peak; the
+//      extra may use at most memory_share of what the budget has left beside the running
+//      reservations and the unit's own base, so the total always fits the budget.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launch/governor.hpp"
+
+namespace kiln::launch {
+
+// What the compile's own arguments (and NVCC_APPEND_FLAGS) already ask for.
+struct ProjectThreads {
+  std::optional<int> split;    // --split-compile N (0: nvcc picks, i.e. all cores)
+  std::optional<int> threads;  // --threads N (0: one per architecture)
+};
+ProjectThreads project_threads(const std::vector<std::string>& args, const std::string& nvcc_append_flags = "");
+
+struct GrantPolicy {
+  long min_serial_ms = 20'000;
+  int max_threads = 32;
+  double oversubscribe = 4.0;
+  double thread_memory_fraction = 0.25;
+  double memory_share = 0.5;
+  static GrantPolicy from_data();  // data/build_jobs.toml [split]
+};
+
+struct UnitShape {
+  bool nvcc = false;
+  int device_targets = 0;
+  ProjectThreads project;
+  std::uint64_t base_kib = 0;         // expected peak with one thread
+  std::optional<long> serial_cpu_ms;  // learned CPU time of a real compile of this unit
+};
+
+struct Grant {
+  int split = 0;    // --split-compile=N kiln adds; 0: none
+  int threads = 0;  // --threads=N kiln adds; 0: none
+  int cores = 1;    // cores the compile may keep busy (its ledger thread count)
+  std::uint64_t kib = 0;  // what to reserve: the base plus the extra threads' memory
+  std::string why;
+  bool granted() const { return split > 1 || threads > 1; }
+};
+
+// `running`: the other live reservations (not this compile); `now_ms`: the clock their until_ms use.
+Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores,
+                   std::uint64_t budget_kib, long long now_ms, const GrantPolicy& policy);
+
+// The flags to append for a grant ("--split-compile=4 --threads=2"), empty when none.
+std::string grant_flags(const Grant& g);
+
+}  // namespace kiln::launch

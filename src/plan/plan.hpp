@@ -1,0 +1,129 @@
+#pragma once
+// A build plan: what kiln will build, for which targets, with how many jobs and which cache, and
+// the reason for each choice. `kiln build` executes it; `kiln plan` prints it.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+#include "core/arch.hpp"
+#include "core/gpu_table.hpp"
+#include "io/seams.hpp"
+#include "probe/local_gpus.hpp"
+#include "probe/machine.hpp"
+#include "plan/jobs.hpp"
+#include "read/checkout_options.hpp"
+#include "read/options.hpp"
+#include "read/project_kind.hpp"
+#include "plan/stale_config.hpp"
+#include "read/project_knobs.hpp"
+
+namespace kiln::plan {
+
+struct BuildRequest {
+  std::string project_dir;
+  std::string project_reason;       // why this folder (the DIR argument, the current folder, the bundled example)
+  std::string build_dir;            // empty: <project>/build-kiln
+  std::vector<std::string> gpus;    // --gpu names or compute capabilities
+  std::string archs;                // --archs spec
+  std::string archs_from = "auto";  // --from
+  std::optional<int> jobs;          // --jobs
+  std::string build_type;           // empty: the profile's, else Release
+  std::string profile;              // production, distribution, dev, cpu (data/profiles.toml); empty: none
+  std::vector<std::string> sets;    // --set KEY=VALUE: PyTorch options / env for Python builds, -D for CMake
+  bool set_unknown = false;         // --set-unknown: pass USE_*/BUILD_* names the checkout does not declare
+  std::optional<read::Platform> platform; // for the checkout's if() conditions; unset: this machine (uname)
+  std::string python;               // interpreter for Python builds; empty: $PYTHON, else python3 on PATH
+  bool pip = false;                 // drive PyTorch with `pip install -e . --no-build-isolation` instead of setup.py develop
+  read::LibraryCheck library_check;       // whether a runtime library exists and loads (doctor); may be empty
+  bool ccache = true;
+  bool governor = true;             // run compiles through `kiln exec` under the memory governor
+  std::string kiln_exe;             // this binary, for the launcher; empty: no launcher
+  std::optional<std::uint64_t> mem_budget_kib;  // --mem-budget; default: available memory less margin
+  bool prune_archs = false;         // rewrite hard-coded nvcc -gencode flags to the planned targets
+  bool split_threads = true;        // give long nvcc units idle cores (run/thread_grant.hpp)
+  bool wheel_cache = true;          // a torch extension rebuilt from the same inputs installs its kept wheel
+  std::string cache_dir;                    // CCACHE_DIR for this build; empty: ccache's own
+  std::vector<std::string> cmake_defines;   // extra -D KEY=VALUE
+  std::string generator = "Ninja";          // CMake generator: Ninja or "Unix Makefiles" (kiln bench compares them)
+  std::vector<std::string> knobs;           // --knob NAME=VALUE: a project switch, overriding kiln's choice
+  bool no_knobs = false;                    // --no-knobs: set none of the project's switches
+};
+
+struct Plan {
+  std::string project_dir, build_dir, project_kind;
+  std::string project_reason;
+  read::ProjectKind kind = read::ProjectKind::cmake;
+  std::string profile;
+  std::vector<read::ResolvedOption> options;      // PyTorch checkouts only
+  std::map<std::string, std::string> env;   // variables kiln sets for the build (Python builds)
+  std::string python;
+  std::string torch_package;  // the interpreter's torch package folder ("" none found)
+  std::string torch_version;  // the torch that reads TORCH_CUDA_ARCH_LIST ("" unknown: the newest kiln knows)
+  bool pip = false;
+  core::TargetSet targets;
+  std::string arch_source;  // "--archs", "--gpu", "TORCH_CUDA_ARCH_LIST", "local GPUs", "default"
+  std::string arch_reason;
+  std::vector<core::GpuModel> gpus;  // what verification checks against
+  JobsDecision jobs;
+  bool jobs_forced = false;
+  std::string build_type;
+  std::string cmake, ninja, nvcc, nvcc_version, ccache;
+  std::string generator = "Ninja";  // CMake projects: Ninja, or "Unix Makefiles" (built with cmake --build)
+  std::string cache_dir;
+  std::string kiln_exe;           // this binary: the launcher and the compiler masquerade
+  bool governor = false;          // compiles go through `kiln exec` under the memory governor
+  std::uint64_t mem_budget_kib = 0;
+  bool prune_archs = false;
+  bool split_threads = false;  // the launcher may grant nvcc --split-compile / --threads (nvcc 12.0+)
+  bool wheel_cache = false;    // run/wheel_cache: torch extensions only
+  bool nvcc_time = false;      // the launcher records nvcc --time phases per unit (nvcc 12.0+)
+  int cores = 1;               // the machine's usable cores when planned: recorded for kiln report
+  std::vector<std::string> cmake_defines;
+  read::KnobPlan knobs;  // the project's own switches and what kiln does with each (project_knobs.hpp)
+  std::vector<std::string> notes;
+  // libtorch projects (CMake projects that find_package(Torch)): the package kiln points CMake at,
+  // and the targets in the spelling Torch's CMake reads (TORCH_CUDA_ARCH_LIST).
+  std::string torch_dir, torch_dir_how, torch_arch_list;
+  bool libtorch() const { return !torch_dir.empty(); }
+  // The existing CMake cache against this plan (run/stale_config), and what kiln does about it.
+  ConfigCheck config;
+
+  bool governed() const { return governor && !kiln_exe.empty(); }
+  // cpp_extension takes CXX and PYTORCH_NVCC for compilers and checks their versions, so a launcher
+  // prefix ("ccache c++") reads as compiler "ccache", version 0.0.0. Instead CXX and PYTORCH_NVCC
+  // name links to kiln in this folder, which run the launchers and then the real compiler.
+  std::string wrapper_dir() const { return build_dir + "/.kiln/bin"; }
+  bool wraps_compilers() const { return kind == read::ProjectKind::extension && !kiln_exe.empty() && !launcher().empty(); }
+  std::string real_cxx;  // the compiler behind the c++ wrapper
+  std::string ccache_basedir() const;  // the deepest folder holding both project and build folder
+  std::string exec_log_path() const { return build_dir + "/kiln-exec.jsonl"; }
+  // The launcher chain for one compile, before the compiler: kiln exec --, then ccache.
+  std::vector<std::string> launcher() const;
+
+  std::string log_path() const { return build_dir + "/kiln-build.log"; }
+  std::string ccache_log_path() const { return build_dir + "/kiln-ccache-stats.log"; }
+  // What kiln report needs to know about the build machine and where kiln's records are
+  // (kiln-build.json, written into the build folder and into each Ninja folder of the build).
+  std::string build_record_json() const;
+  bool cuda() const { return !targets.empty(); }
+  std::vector<std::string> configure_argv() const;  // CMake projects only
+  std::vector<std::string> build_argv() const;      // ninja, or the Python build
+  // A torch extension is built into a wheel by its own backend (run/wheel_build), then pip installs it.
+  std::string wheel_dir() const { return build_dir + "/wheel"; }
+  std::string wheel_script_path() const { return build_dir + "/.kiln/wheel_build.py"; }
+  // The child environment: kiln's own plus the cache settings and nvcc's folder on PATH.
+  std::map<std::string, std::string> child_env(const io::Environment& env) const;
+};
+
+struct PlanError {
+  std::string message;
+  bool usage = false;  // bad input (exit 2) rather than an environment problem (exit 1)
+};
+
+tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpus,
+                                        const probe::MachineInfo& machine);
+
+}  // namespace kiln::plan

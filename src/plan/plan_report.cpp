@@ -1,0 +1,175 @@
+#include "plan/plan_report.hpp"
+#include "plan/install_command.hpp"
+
+#include <fmt/format.h>
+
+#include "core/arch_spec.hpp"
+#include "core/compat.hpp"
+#include "read/pytorch_options.hpp"
+
+namespace kiln::plan {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+json configuration_json(const ConfigCheck& c) {
+  if (c.cmake_dir.empty()) return nullptr;
+  json changed = json::array();
+  for (const auto& e : c.changed)
+    changed.push_back({{"key", e.key}, {"cached", e.cached}, {"planned", e.planned}, {"source", e.source}});
+  return {{"cache", c.cache_path()},
+          {"exists", c.cache_exists},
+          {"changed", changed},
+          {"dropped", c.dropped},
+          {"changed_by_cmake", c.cmake_changed},
+          {"reconfigure", c.reconfigure},
+          {"how", c.how.empty() ? json(nullptr) : json(c.how)}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json plan_to_json(const Plan& p) {
+  json targets = json::array();
+  for (const auto& t : p.targets) targets.push_back({{"arch", t.arch.sm()}, {"kind", core::to_string(t.kind)}});
+  json gpus = json::array();
+  for (const auto& g : p.gpus) {
+    auto c = core::coverage(p.targets, g.cc);
+    gpus.push_back({{"gpu", g.name},
+                    {"cc", core::cc_string(g.cc)},
+                    {"verdict", core::to_string(c.verdict)},
+                    {"via", c.via ? json(c.via->name())
+                                  : json(nullptr)}});
+  }
+  json options = json::array();
+  for (const auto& o : p.options) {
+    json j = {{"name", o.name}, {"on", o.on}, {"origin", o.origin}, {"reason", o.reason}, {"default", o.default_on},
+              {"declared_at", o.declared_at}, {"condition", o.condition.empty() ? json(nullptr) : json(o.condition)},
+              {"guard", o.guard.empty() ? json(nullptr) : json(o.guard)}, {"active", o.active},
+              {"passed", read::option_is_passed(o)}, {"note", o.note.empty() ? json(nullptr) : json(o.note)}};
+    options.push_back(std::move(j));
+  }
+  json knobs = json::array();
+  for (const auto& k : p.knobs.knobs)
+    knobs.push_back({{"name", k.name},
+                     {"role", k.role},
+                     {"value", k.origin.empty() ? json(nullptr) : json(k.value)},
+                     {"origin", k.origin.empty() ? json(nullptr) : json(k.origin)},
+                     {"kind", k.cmake ? "cmake" : "env"},
+                     {"where", k.where},
+                     {"default", k.has_default ? json(k.default_value) : json(nullptr)},
+                     {"reason", k.reason}});
+  return {{"project", p.project_dir},
+          {"project_reason", p.project_reason.empty() ? json(nullptr) : json(p.project_reason)},
+          {"kind", p.project_kind},
+          {"profile", p.profile.empty() ? json(nullptr) : json(p.profile)},
+          {"build_dir", p.build_dir},
+          {"build_type", p.build_type},
+          {"targets", targets},
+          {"archs", {{"source", p.arch_source},
+                     {"reason", p.arch_reason},
+                     {"torch", core::format_torch(p.targets).value_or("")},
+                     {"cmake", core::format_cmake(p.targets)}}},
+          {"gpus", gpus},
+          {"jobs", {{"jobs", p.jobs.jobs},
+                    {"forced", p.jobs_forced},
+                    {"by_cores", p.jobs.by_cores},
+                    {"by_memory", p.jobs.by_memory},
+                    {"bytes_per_job", static_cast<std::int64_t>(p.jobs.gib_per_job * 1073741824.0 + 0.5)},
+                    {"arithmetic", p.jobs.arithmetic}}},
+          {"tools", {{"cmake", p.cmake}, {"ninja", p.ninja}, {"nvcc", p.nvcc}, {"nvcc_version", p.nvcc_version},
+                     {"ccache", p.ccache.empty() ? json(nullptr) : json(p.ccache)}}},
+          {"cache_dir", p.cache_dir.empty() ? json(nullptr) : json(p.cache_dir)},
+          {"governor", p.governed() ? json{{"budget_bytes", static_cast<std::int64_t>(p.mem_budget_kib) * 1024}, {"prune_archs", p.prune_archs},
+                                           {"exec_log", p.exec_log_path()}}
+                                    : json(nullptr)},
+          {"libtorch", p.libtorch() ? json{{"torch_dir", p.torch_dir}, {"found_by", p.torch_dir_how},
+                                             {"torch_cuda_arch_list", p.torch_arch_list}}
+                                      : json(nullptr)},
+          {"configuration", configuration_json(p.config)},
+          {"options", options},
+          {"knobs", knobs},
+          {"gpu_probes", p.knobs.probes},
+          {"cuda_evidence", p.knobs.cuda_evidence.empty() ? json(nullptr) : json(p.knobs.cuda_evidence)},
+          {"env", p.env},
+          {"build_command", p.build_argv()},
+          {"install_command", p.kind == read::ProjectKind::extension
+                                  ? json(wheel_install_argv(p.python, p.wheel_dir() + "/*.whl"))
+                                  : json(nullptr)},
+          {"notes", p.notes}};
+}
+
+std::string knobs_to_text(const read::KnobPlan& kp) {
+  std::string out, unknown;
+  bool first = true;
+  for (const auto& k : kp.knobs) {
+    if (k.role == "unrelated" || k.role == "kiln-sets") continue;  // in --json; in text they would bury the gates
+    if (k.role == "unknown" && k.origin.empty()) {
+      unknown += (unknown.empty() ? "" : ", ") + k.name + (k.flag.empty() ? "" : " (" + k.flag + ")") + " at " + k.where;
+      continue;
+    }
+    std::string what = k.origin.empty() ? k.name + " left" : (k.cmake ? "-D" : "") + k.name + "=" + k.value;
+    out += fmt::format("{}{}  [{} {}: {}]\n", first ? "knobs     " : "          ", what, k.where.empty() ? k.origin : k.where,
+                       k.role, k.reason);
+    first = false;
+  }
+  for (const auto& probe : kp.probes)
+    out += "gate      " + probe + "  [CUDA is compiled only where torch sees a GPU]\n";
+  if (!unknown.empty()) out += "note: switches kiln cannot classify, left as they are: " + unknown + "\n";
+  return out;
+}
+
+std::string plan_to_text(const Plan& p) {
+  std::string out;
+  out += fmt::format("project   {} ({}){}\n", p.project_dir, p.project_kind,
+                     p.project_reason.empty() ? "" : "  [" + p.project_reason + "]");
+  out += fmt::format("build dir {} ({})\n", p.build_dir, p.build_type);
+  out += fmt::format("targets   {}  [{}: {}]\n", core::format_cmake(p.targets), p.arch_source, p.arch_reason);
+  for (const auto& g : p.gpus) {
+    auto c = core::coverage(p.targets, g.cc);
+    out += fmt::format("  runs on {} (cc {}): {}\n", g.name, core::cc_string(g.cc), core::to_string(c.verdict));
+  }
+  out += fmt::format("jobs      {}  [{}{}]\n", p.jobs.jobs, p.jobs_forced ? "forced by --jobs; memory allows: " : "",
+                     p.jobs.arithmetic);
+  if (p.kind == read::ProjectKind::cmake)
+    out += fmt::format("tools     cmake {}, ninja {}, nvcc {} ({})\n", p.cmake, p.ninja, p.nvcc, p.nvcc_version);
+  else
+    out += fmt::format("tools     {}, ninja {}, nvcc {} ({})\n", p.python, p.ninja.empty() ? "none" : p.ninja,
+                       p.nvcc.empty() ? "none" : p.nvcc, p.nvcc_version);
+  if (p.libtorch())
+    out += fmt::format("libtorch  Torch_DIR={} ({}){}\n", p.torch_dir, p.torch_dir_how,
+                       p.torch_arch_list.empty() ? "" : ", TORCH_CUDA_ARCH_LIST=" + p.torch_arch_list);
+  auto joined = [](const std::vector<std::string>& argv) {
+    std::string line;
+    for (const auto& a : argv) line += (line.empty() ? "" : " ") + a;
+    return line;
+  };
+  out += "command   " + joined(p.build_argv()) +
+         (p.kind == read::ProjectKind::extension ? "  [the project's PEP 517 backend builds the wheel once]" : "") + "\n";
+  if (p.kind == read::ProjectKind::extension)
+    out += "install   " + joined(wheel_install_argv(p.python, p.wheel_dir() + "/*.whl")) + "\n";
+  out += fmt::format("cache     {}\n", p.ccache.empty() ? std::string("none") : "ccache " + p.ccache +
+                                                                                 (p.cache_dir.empty() ? "" : " in " + p.cache_dir));
+  if (p.governed())
+    out += fmt::format("governor  compiles reserve their learned peak memory within {:.1f} GiB{}\n", p.mem_budget_kib / 1048576.0,
+                       p.prune_archs ? "; nvcc -gencode flags pruned to the targets" : "");
+  for (const auto& o : p.options)
+    if (!o.reason.empty()) out += fmt::format("option    {}={}  [{}]\n", o.name, o.on ? 1 : 0, o.reason);
+  out += knobs_to_text(p.knobs);
+  if (!p.env.empty()) {
+    out += "env      ";
+    for (const auto& [k, v] : p.env) out += " " + k + "=" + v;
+    out += "\n";
+  }
+  for (const auto& c : p.config.changed)
+    out += fmt::format("config    {} is {} in {}, planned {}\n", c.key, c.cached.empty() ? "unset" : c.cached,
+                       c.source == "CMakeCache.txt" ? p.config.cache_path() : "the last configure", c.planned);
+  for (const auto& k : p.config.dropped) out += fmt::format("config    {} was passed by the last configure, not now\n", k);
+  if (!p.config.how.empty()) out += "config    -> " + p.config.how + "\n";
+  for (const auto& c : p.config.cmake_changed) out += "config    CMake changed " + c + "\n";
+  if (!p.profile.empty()) out += "profile   " + p.profile + "\n";
+  for (const auto& n : p.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+}  // namespace kiln::plan

@@ -1,0 +1,271 @@
+#include "read/project_knobs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "core/data_toml.hpp"
+
+namespace kiln::read {
+namespace {
+
+using Use = KnobSighting::Use;
+
+struct Role {
+  std::string id, action, reason, spelling;
+  std::vector<std::string> names, flags;
+};
+
+const std::vector<Role>& roles() {
+  static const std::vector<Role> r = [] {
+    std::vector<Role> out;
+    const toml::table t = data::load_toml("project_knobs.toml");
+    if (auto arr = t["role"].as_array())
+      for (const auto& node : *arr) {
+        const auto* tbl = node.as_table();
+        if (!tbl) continue;
+        Role role;
+        role.id = (*tbl)["id"].value_or(std::string());
+        role.action = (*tbl)["action"].value_or(std::string("leave"));
+        role.reason = (*tbl)["reason"].value_or(std::string());
+        role.spelling = (*tbl)["spelling"].value_or(std::string());
+        for (const char* key : {"names", "flags"})
+          if (auto a = (*tbl)[key].as_array())
+            for (const auto& v : *a)
+              (std::string(key) == "names" ? role.names : role.flags).push_back(v.value_or(std::string()));
+        out.push_back(std::move(role));
+      }
+    return out;
+  }();
+  return r;
+}
+
+const Role* find_role(const std::string& name, const std::string& flag) {
+  for (const auto& r : roles()) {
+    if (!flag.empty() && std::find(r.flags.begin(), r.flags.end(), flag) != r.flags.end()) return &r;
+    for (const auto& n : r.names)
+      if (glob_match(n, name)) return &r;
+  }
+  return nullptr;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+const std::vector<std::pair<std::string, std::string>>& opposites() {
+  static const std::vector<std::pair<std::string, std::string>> o = {
+      {"TRUE", "FALSE"}, {"true", "false"}, {"True", "False"}, {"1", "0"}, {"ON", "OFF"}, {"on", "off"}, {"yes", "no"}, {"YES", "NO"}};
+  return o;
+}
+
+std::string opposite(const std::string& v) {
+  for (const auto& [on, off] : opposites()) {
+    if (v == on) return off;
+    if (v == off) return on;
+  }
+  return {};
+}
+
+bool off_looking(const std::string& v) {
+  if (v.empty()) return true;
+  for (const auto& [on, off] : opposites())
+    if (v == off) return true;
+  return false;
+}
+
+// The value that turns a switch on; empty when the text does not say. The literal a switch is
+// compared with is its significant value whichever way the code branches (`== "TRUE"` and
+// `not in ("1", "true")` both name the on value), unless the literal is itself an off value
+// (`!= "0"`), whose opposite is then the on value.
+std::string on_value(const KnobSighting& s) {
+  switch (s.use) {
+    case Use::compare: return off_looking(s.true_value) ? opposite(s.true_value) : s.true_value;
+    case Use::cmake_option: return "ON";
+    case Use::cmake_cache:
+      for (const auto& c : s.choices)
+        if (lower(c) == "cuda") return c;
+      return {};
+    default: return {};
+  }
+}
+
+// The value that keeps a switch off: the project's default when it is not the on value, else the
+// opposite of the on value.
+std::string off_value(const KnobSighting& s) {
+  if (s.use == Use::cmake_option) return "OFF";
+  if (s.use != Use::compare) return {};
+  const std::string on = on_value(s);
+  if (s.has_default && !s.default_value.empty() && s.default_value != on) return s.default_value;
+  return opposite(on);
+}
+
+// The planned targets in the spelling of the project's own default list ("80;90;100" -> "90").
+std::string targets_like(const std::string& example, const std::vector<int>& sass) {
+  static const std::regex numbers(R"re(^\d+(?:([;, ])\d+)*$)re");
+  static const std::regex dotted(R"re(^\d+\.\d+(?:([;, ])\d+\.\d+)*$)re");
+  std::smatch m;
+  const bool num = std::regex_match(example, m, numbers);
+  const bool dot = !num && std::regex_match(example, m, dotted);
+  if ((!num && !dot) || sass.empty()) return {};
+  const std::string sep = m[1].matched ? std::string(m[1]) : std::string(";");
+  std::string out;
+  for (int a : sass) out += (out.empty() ? "" : sep) + (num ? std::to_string(a) : fmt::format("{}.{}", a / 10, a % 10));
+  return out;
+}
+
+}  // namespace
+
+bool glob_match(std::string_view p, std::string_view n) {
+  // Iterative '*' matching with one backtrack point: enough for name patterns.
+  size_t i = 0, j = 0, star = std::string_view::npos, mark = 0;
+  while (j < n.size()) {
+    if (i < p.size() && p[i] == '*') {
+      star = i++;
+      mark = j;
+    } else if (i < p.size() && p[i] == n[j]) {
+      ++i, ++j;
+    } else if (star != std::string_view::npos) {
+      i = star + 1;
+      j = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (i < p.size() && p[i] == '*') ++i;
+  return i == p.size();
+}
+
+std::optional<std::string> knob_role(const std::string& name, const std::string& flag) {
+  if (const Role* r = find_role(name, flag)) return r->id;
+  return std::nullopt;
+}
+
+KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
+  KnobPlan kp;
+  kp.cuda_evidence = reading.cuda_evidence;
+  kp.hardcoded_archs = reading.hardcoded_archs;
+  // One entry per name: the sighting that says most (a comparison or a CMake declaration beats a read).
+  std::vector<KnobSighting> merged;
+  for (const auto& s : reading.sightings) {
+    if (s.use == Use::probe) {
+      kp.probes.push_back(fmt::format("{}:{} {}", s.file, s.line, s.text));
+      continue;
+    }
+    auto it = std::find_if(merged.begin(), merged.end(), [&](const KnobSighting& m) { return m.name == s.name; });
+    if (it == merged.end()) merged.push_back(s);
+    else if (it->use == Use::value && s.use != Use::value) *it = s;
+    else if (!it->has_default && s.has_default && it->use == s.use) it->default_value = s.default_value, it->has_default = true;
+  }
+
+  for (const auto& s : merged) {
+    Knob k;
+    k.name = s.name;
+    k.where = fmt::format("{}:{}", s.file, s.line);
+    k.cmake = s.use == Use::cmake_option || s.use == Use::cmake_cache;
+    k.flag = s.flag;
+    k.default_value = s.default_value;
+    k.has_default = s.has_default;
+    const Role* role = find_role(s.name, s.flag);
+    std::string value;
+    if (!role) {
+      // Reads of values (paths, versions) are not switches. Of a CMake project's many options,
+      // only those that speak of CUDA or GPUs can be gates worth a word.
+      const bool cmake_gate = k.cmake && (s.name.find("CUDA") != std::string::npos || s.name.find("GPU") != std::string::npos);
+      if (s.use != Use::compare && !cmake_gate) continue;
+      k.role = "unknown";
+      k.on_value = on_value(s);
+      k.reason = s.flag.empty() ? "a switch kiln cannot classify; left as it is"
+                                : "a switch (setup.py " + s.flag + ") kiln cannot classify; left as it is";
+    } else {
+      k.role = role->id;
+      k.reason = role->reason;
+      const std::string& a = role->action;
+      if (a == "on") {
+        k.on_value = on_value(s);
+        if (!ctx.cuda) k.reason = "CUDA is off in this plan; left as it is";
+        else if (k.on_value.empty()) k.reason = "a " + role->id + " switch whose 'on' value kiln cannot read; left as it is";
+        else value = k.on_value;
+      } else if (a == "off") {
+        k.on_value = on_value(s);
+        value = off_value(s);
+        if (value.empty()) k.reason = "a " + role->id + " switch whose 'off' value kiln cannot read; left as it is";
+      } else if (a == "jobs") {
+        value = std::to_string(ctx.jobs);
+      } else if (a == "threads") {
+        if (ctx.cuda) value = std::to_string(std::max(1, ctx.targets));
+      } else if (a == "targets") {
+        if (ctx.cuda) value = targets_like(s.default_value, ctx.sass);
+        if (ctx.cuda && value.empty() && !role->spelling.empty())
+          value = targets_like(role->spelling == "dotted" ? "9.0" : "90", ctx.sass);
+        if (ctx.cuda && value.empty())
+          k.reason = "the project's own architecture list, in a spelling kiln cannot read; left as it is (it may override "
+                     "the planned targets)";
+      }
+      if (s.has_default && !value.empty() && value == s.default_value && a != "jobs" && a != "threads")
+        k.reason += " (the project's default already)";
+    }
+    if (auto o = ctx.overrides.find(k.name); o != ctx.overrides.end()) {
+      k.value = o->second;
+      k.origin = "--knob";
+      k.reason = "given with --knob";
+    } else if (auto e = ctx.env ? ctx.env->get(k.name) : std::nullopt; e && !k.cmake) {
+      k.value = *e;
+      k.origin = "environment";
+      k.reason = "already set in the environment, which wins" + (value.empty() ? std::string() : "; kiln would set " + value);
+    } else if (!value.empty() && ctx.no_knobs) {
+      k.reason = "--no-knobs: left as the project's default; kiln would set " + value;
+    } else if (!value.empty()) {
+      k.value = value;
+      k.origin = "kiln";
+    }
+    kp.knobs.push_back(std::move(k));
+  }
+  for (const auto& [name, v] : ctx.overrides) {
+    if (std::any_of(kp.knobs.begin(), kp.knobs.end(), [&](const Knob& k) { return k.name == name; })) continue;
+    Knob k;
+    k.name = name;
+    k.value = v;
+    k.origin = "--knob";
+    k.role = knob_role(name).value_or("unknown");
+    k.reason = "given with --knob (kiln did not see the project read it)";
+    kp.knobs.push_back(std::move(k));
+  }
+  return kp;
+}
+
+std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env) {
+  std::vector<std::string> parts;
+  for (const auto& k : kp.knobs) {
+    if (k.role != "cuda-enable" && k.role != "cuda-skip") continue;
+    std::string seen, how;
+    if (k.sets() || k.origin == "environment") {
+      seen = k.value;
+      how = k.origin == "kiln" ? "set by kiln" : k.origin == "--knob" ? "from --knob" : "from the environment";
+    } else if (auto e = env.get(k.name); e && !k.cmake) {
+      seen = *e;
+      how = "from the environment";
+    } else {
+      seen = k.has_default ? k.default_value : "";
+      how = k.has_default ? "the project's default" : "unset";
+    }
+    const bool on = !k.on_value.empty() && lower(seen) == lower(k.on_value);
+    const std::string where = k.cmake ? "-D" + k.name : k.name;
+    if (k.role == "cuda-enable" && !on)
+      parts.push_back(fmt::format("{} was '{}' ({}, {}): the CUDA code is compiled only with {}={}{}", where, seen, how, k.where,
+                                  k.name, k.on_value.empty() ? "<its on value>" : k.on_value,
+                                  k.origin.empty() ? " (kiln sets it unless --no-knobs)" : ""));
+    if (k.role == "cuda-skip" && on)
+      parts.push_back(fmt::format("{} was '{}' ({}, {}): it skips the CUDA build; unset it", where, seen, how, k.where));
+  }
+  for (const auto& p : kp.probes)
+    parts.push_back("the project compiles CUDA only where torch sees a GPU (" + p +
+                    "); build on a machine with a GPU, or set the project's force switch if it has one");
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+}  // namespace kiln::read

@@ -1,0 +1,60 @@
+#pragma once
+// What kiln does with each knob a project's build files read (project_knobs_read.hpp): set it so the
+// planned targets are compiled from source, keep it off, size it from the plan, or leave it, each
+// with its reason, by the roles in data/project_knobs.toml. The user's --knob and the environment
+// already set win; --no-knobs sets nothing. A switch in no role is reported, not guessed.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/environment.hpp"
+#include "read/project_knobs_read.hpp"
+
+namespace kiln::read {
+
+struct Knob {
+  std::string name;
+  std::string role;        // a role id from data/project_knobs.toml, or "unknown"
+  std::string value;       // what the build gets; empty with origin "" when nothing is set
+  std::string origin;      // "kiln", "--knob", "environment", "" (left as the project's default)
+  std::string reason;
+  std::string where;       // setup.py:43
+  std::string on_value;    // the value that turns a gate (enable/skip/force-build) true, when known
+  std::string default_value;
+  bool has_default = false;
+  bool cmake = false;      // a CMake cache entry (-D), not an environment variable
+  std::string flag;        // setup.py flag it becomes
+
+  bool sets() const { return origin == "kiln" || origin == "--knob"; }
+  bool gate() const { return role == "force-build" || role == "cuda-enable" || role == "cuda-skip" || role == "cpp-enable"; }
+};
+
+struct KnobContext {
+  bool cuda = true;                      // the plan compiles CUDA code
+  bool no_knobs = false;                 // --no-knobs
+  int jobs = 1;
+  int targets = 1;                       // number of planned targets
+  std::vector<int> sass;                 // planned SASS architectures (90, 100)
+  std::map<std::string, std::string> overrides;  // --knob NAME=VALUE
+  const io::Environment* env = nullptr;  // what is already set wins
+};
+
+struct KnobPlan {
+  std::vector<Knob> knobs;    // in the order the project reads them; one per name
+  std::vector<std::string> probes;  // "setup.py:18 if torch.cuda.is_available():"
+  std::string cuda_evidence;
+  std::string hardcoded_archs;  // setup.py's own -gencode flags (see project_knobs_read.hpp)
+};
+
+// The role a variable name (or setup.py flag) has in data/project_knobs.toml, if any.
+std::optional<std::string> knob_role(const std::string& name, const std::string& flag = "");
+bool glob_match(std::string_view pattern, std::string_view name);  // '*' matches any run
+
+KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx);
+
+// Why a CUDA project built no CUDA code: each gate with the value the build saw and the one that
+// turns it on. Empty when kiln knows no gate.
+std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env);
+
+}  // namespace kiln::read

@@ -1,0 +1,291 @@
+#include "read/project_knobs_read.hpp"
+
+#include <map>
+#include <regex>
+
+#include <toml++/toml.h>
+
+namespace kiln::read {
+namespace {
+
+using Use = KnobSighting::Use;
+
+std::string trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+  return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
+}
+
+// The line without its comment: '#' outside a string literal starts one (Python and CMake alike).
+std::string strip_comment(std::string_view line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      return std::string(line.substr(0, i));
+    }
+  }
+  return std::string(line);
+}
+
+template <class F>
+void each_line(std::string_view text, F&& f) {
+  int n = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    f(++n, line);
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+}
+
+// String literals at the start of `rest` up to the closing bracket: ("1", "true", "yes").
+std::vector<std::string> literal_list(const std::string& rest) {
+  static const std::regex lit(R"re((["'])([^"']*)\1)re");
+  std::vector<std::string> out;
+  size_t end = rest.find_first_of(")]}");
+  std::string inside = rest.substr(0, end);
+  for (std::sregex_iterator it(inside.begin(), inside.end(), lit), e; it != e; ++it) out.push_back((*it)[2]);
+  return out;
+}
+
+// What follows an os.getenv(...) call: a comparison, `or "default"`, or nothing.
+void read_use(KnobSighting& k, const std::string& before, const std::string& rest) {
+  static const std::regex cmp(R"re(^\s*(?:\.\s*(?:lower|upper|strip|casefold)\s*\(\s*\)\s*)*(==|!=|not\s+in\b|in\b)\s*(.*))re");
+  static const std::regex lit(R"re(^(["'])([^"']*)\1)re");
+  static const std::regex num(R"re(^(\d+))re");
+  static const std::regex orr(R"re(^\s*or\s+(["'])([^"']*)\1)re");
+  std::smatch m;
+  if (std::regex_search(rest, m, cmp)) {
+    const std::string op = m[1], rhs = m[2];
+    k.use = Use::compare;
+    k.negated = op == "!=" || op.rfind("not", 0) == 0;
+    std::smatch v;
+    if (op == "==" || op == "!=") {
+      if (std::regex_search(rhs, v, lit) || std::regex_search(rhs, v, num)) k.true_value = v[v.size() - 1];
+    } else if (!rhs.empty() && (rhs[0] == '(' || rhs[0] == '[' || rhs[0] == '{')) {
+      auto values = literal_list(rhs.substr(1));
+      if (!values.empty()) k.true_value = values.front();
+    }
+    return;
+  }
+  if (std::regex_search(rest, m, orr)) {
+    k.use = Use::value;
+    k.default_value = m[2];
+    k.has_default = true;
+    return;
+  }
+  // int(os.getenv("X", "0")) / bool(int(...)) used as a truth value: true when it is 1.
+  static const std::regex as_int(R"re((?:^|[^\w.])(?:bool\s*\(\s*)?int\s*\(\s*$)re");
+  if (std::regex_search(before, as_int)) {
+    k.use = Use::compare;
+    k.true_value = "1";
+    return;
+  }
+  k.use = Use::value;
+}
+
+}  // namespace
+
+std::vector<KnobSighting> read_setup_py(std::string_view text, const std::string& file) {
+  static const std::regex get(
+      R"re(os\s*\.\s*(?:getenv|environ\s*\.\s*get)\s*\(\s*(["'])([A-Za-z_][A-Za-z0-9_]*)\1\s*(?:,\s*(?:(["'])([^"']*)\3|(\d+)|None)\s*)?\))re");
+  static const std::regex index(R"re(os\s*\.\s*environ\s*\[\s*(["'])([A-Za-z_][A-Za-z0-9_]*)\1\s*\])re");
+  static const std::regex presence(R"re((["'])([A-Za-z_][A-Za-z0-9_]*)\1\s+(not\s+)?in\s+os\s*\.\s*environ\b)re");
+  static const std::regex to_flag(R"re(^\s*(["'])([A-Z][A-Z0-9_]*)\1\s*:\s*(["'])(--[A-Za-z0-9_-]+)\3)re");
+  // The loop that applies such a table: os.environ.get(env_var, "0") == "1" (a name, not a literal).
+  static const std::regex indirect(
+      R"re(os\s*\.\s*(?:getenv|environ\s*\.\s*get)\s*\(\s*[A-Za-z_]\w*\s*,\s*(["'])([^"']*)\1\s*\)\s*==\s*(["'])([^"']*)\3)re");
+  std::vector<KnobSighting> out;
+  std::string indirect_default, indirect_true;
+  bool probe_seen = false;
+  each_line(text, [&](int n, std::string_view raw) {
+    const std::string line = strip_comment(raw);
+    auto base = [&](std::string name) {
+      KnobSighting k;
+      k.name = std::move(name);
+      k.file = file;
+      k.line = n;
+      k.text = trim(raw);
+      return k;
+    };
+    for (std::sregex_iterator it(line.begin(), line.end(), get), e; it != e; ++it) {
+      const auto& m = *it;
+      KnobSighting k = base(m[2]);
+      if (m[3].matched) k.default_value = m[4], k.has_default = true;
+      else if (m[5].matched) k.default_value = m[5], k.has_default = true;
+      read_use(k, line.substr(0, m.position(0)), line.substr(m.position(0) + m.length(0)));
+      out.push_back(std::move(k));
+    }
+    for (std::sregex_iterator it(line.begin(), line.end(), index), e; it != e; ++it) {
+      // os.environ["X"] = ...: the project sets it for itself; only reads are knobs.
+      std::string after = line.substr((*it).position(0) + (*it).length(0));
+      auto eq = after.find_first_not_of(" \t");
+      if (eq != std::string::npos && after[eq] == '=' && (eq + 1 >= after.size() || after[eq + 1] != '=')) continue;
+      KnobSighting k = base((*it)[2]);
+      k.use = Use::value;
+      out.push_back(std::move(k));
+    }
+    for (std::sregex_iterator it(line.begin(), line.end(), presence), e; it != e; ++it) {
+      KnobSighting k = base((*it)[2]);
+      k.use = Use::compare;
+      k.true_value = "1";  // any value makes it true; 1 is the conventional one
+      k.negated = (*it)[3].matched;
+      out.push_back(std::move(k));
+    }
+    std::smatch m;
+    if (std::regex_search(line, m, to_flag)) {
+      KnobSighting k = base(m[2]);
+      k.use = Use::compare;
+      k.flag = m[4];
+      out.push_back(std::move(k));
+    }
+    if (std::regex_search(line, m, indirect) && indirect_true.empty()) {
+      indirect_default = m[2];
+      indirect_true = m[4];
+    }
+    if (!probe_seen && line.find("torch.cuda.is_available()") != std::string::npos) {
+      probe_seen = true;
+      KnobSighting k = base("");
+      k.use = Use::probe;
+      out.push_back(std::move(k));
+    }
+  });
+  // Table entries take the comparison of the loop that applies them.
+  for (auto& k : out)
+    if (!k.flag.empty() && !indirect_true.empty()) {
+      k.true_value = indirect_true;
+      k.default_value = indirect_default;
+      k.has_default = true;
+    }
+  return out;
+}
+
+std::vector<KnobSighting> read_cmakelists(std::string_view text, const std::string& file) {
+  static const std::regex option(
+      R"re(\boption\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s+"[^"]*"\s*([A-Za-z0-9]*)\s*\))re", std::regex::icase);
+  static const std::regex cache(
+      R"re(\bset\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s+(?:"([^"]*)"|([^\s")]+))\s+CACHE\s+(STRING|BOOL))re", std::regex::icase);
+  static const std::regex strings(R"re(set_property\s*\(\s*CACHE\s+([A-Za-z_]\w*)\s+PROPERTY\s+STRINGS\s+([^)]*)\))re",
+                                  std::regex::icase);
+  static const std::regex env(R"re(\$?ENV\{([A-Za-z_][A-Za-z0-9_]*)\})re");
+  std::vector<KnobSighting> out;
+  std::map<std::string, std::vector<std::string>> choices;
+  each_line(text, [&](int n, std::string_view raw) {
+    const std::string line = strip_comment(raw);
+    auto base = [&](std::string name, Use use) {
+      KnobSighting k;
+      k.name = std::move(name);
+      k.use = use;
+      k.file = file;
+      k.line = n;
+      k.text = trim(raw);
+      return k;
+    };
+    std::smatch m;
+    if (std::regex_search(line, m, option)) {
+      KnobSighting k = base(m[1], Use::cmake_option);
+      std::string d = m[2];
+      for (auto& c : d) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      k.default_value = d.empty() ? "OFF" : d;
+      k.has_default = true;
+      k.true_value = "ON";
+      out.push_back(std::move(k));
+    }
+    if (std::regex_search(line, m, cache)) {
+      KnobSighting k = base(m[1], Use::cmake_cache);
+      k.default_value = m[2].matched ? std::string(m[2]) : std::string(m[3]);
+      k.has_default = true;
+      std::string type = m[4];
+      for (auto& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (type == "BOOL") k.use = Use::cmake_option, k.true_value = "ON";
+      out.push_back(std::move(k));
+    }
+    if (std::regex_search(line, m, strings)) {
+      std::string list = m[2];
+      std::vector<std::string> values;
+      static const std::regex word(R"re("?([A-Za-z0-9_.+-]+)"?)re");
+      for (std::sregex_iterator it(list.begin(), list.end(), word), e; it != e; ++it) values.push_back((*it)[1]);
+      choices[m[1]] = values;
+    }
+    for (std::sregex_iterator it(line.begin(), line.end(), env), e; it != e; ++it)
+      out.push_back(base((*it)[1], Use::value));
+  });
+  for (auto& k : out)
+    if (k.use == Use::cmake_cache)
+      if (auto c = choices.find(k.name); c != choices.end()) k.choices = c->second;
+  return out;
+}
+
+std::vector<KnobSighting> read_pyproject(std::string_view text, const std::string& file) {
+  std::vector<KnobSighting> out;
+  auto parsed = toml::parse(text);
+  if (!parsed) return out;  // not ours to judge; pip will say what is wrong with it
+  const toml::table& t = parsed.table();
+  // scikit-build-core: [tool.scikit-build] cmake.define = { X = "Y" }
+  if (auto define = t["tool"]["scikit-build"]["cmake"]["define"].as_table())
+    for (const auto& [k, v] : *define) {
+      KnobSighting s;
+      s.use = Use::cmake_cache;
+      s.name = std::string(k.str());
+      s.file = file;
+      s.line = static_cast<int>(v.source().begin.line);
+      s.default_value = v.value_or(std::string());
+      if (auto b = v.value<bool>()) s.default_value = *b ? "ON" : "OFF";
+      s.has_default = true;
+      s.text = s.name + " = " + s.default_value;
+      out.push_back(std::move(s));
+    }
+  return out;
+}
+
+std::string cuda_evidence(std::string_view text, const std::string& file) {
+  static const std::regex py(R"re(\bCUDAExtension\s*\(|\.cu["']|["']nvcc["']\s*:)re");
+  static const std::regex cm(
+      R"re(\bLANGUAGES\b[^)]*\bCUDA\b|enable_language\s*\(\s*CUDA|check_language\s*\(\s*CUDA|find_package\s*\(\s*CUDAToolkit|\.cu\b)re",
+      std::regex::icase);
+  const bool cmake = file.find("CMakeLists") != std::string::npos;
+  std::string found;
+  each_line(text, [&](int n, std::string_view raw) {
+    if (!found.empty()) return;
+    const std::string line = strip_comment(raw);
+    if (std::regex_search(line, cmake ? cm : py)) found = file + ":" + std::to_string(n) + " " + trim(raw);
+  });
+  return found;
+}
+
+std::string hardcoded_archs(std::string_view text, const std::string& file) {
+  static const std::regex flags(R"re(arch=compute_\d+|["']-gencode["']|--generate-code)re");
+  std::string found;
+  each_line(text, [&](int n, std::string_view raw) {
+    if (!found.empty()) return;
+    const std::string line = strip_comment(raw);
+    if (std::regex_search(line, flags)) found = file + ":" + std::to_string(n) + " " + trim(raw);
+  });
+  return found;
+}
+
+ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bool cmake_project) {
+  ProjectReading r;
+  auto add = [&](std::vector<KnobSighting> v) { r.sightings.insert(r.sightings.end(), v.begin(), v.end()); };
+  if (auto t = fs.read(dir + "/setup.py")) {
+    if (!cmake_project) add(read_setup_py(*t));
+    r.cuda_evidence = cuda_evidence(*t, "setup.py");
+    if (!cmake_project) r.hardcoded_archs = hardcoded_archs(*t, "setup.py");
+  }
+  if (auto t = fs.read(dir + "/pyproject.toml"))
+    if (cmake_project) add(read_pyproject(*t));
+  if (auto t = fs.read(dir + "/CMakeLists.txt")) {
+    if (cmake_project) add(read_cmakelists(*t));
+    if (r.cuda_evidence.empty()) r.cuda_evidence = cuda_evidence(*t, "CMakeLists.txt");
+  }
+  return r;
+}
+
+}  // namespace kiln::read

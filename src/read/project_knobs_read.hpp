@@ -1,0 +1,58 @@
+#pragma once
+// Reading a project's build files for the switches that steer its build: environment variables
+// setup.py compares or reads, environment variables turned into setup.py flags, CMake options and
+// cache entries, and the GPU probe that gates CUDA on "torch sees a GPU". Read as text, never run:
+// planning must not execute a project's code. What each one means is decided elsewhere
+// (project_knobs.hpp, data/project_knobs.toml).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/fs.hpp"
+
+namespace kiln::read {
+
+struct KnobSighting {
+  enum class Use {
+    compare,       // os.getenv("X", "FALSE") == "TRUE", .lower() in ("1", "true"): a switch
+    value,         // os.getenv("X") or "4", os.environ["X"], $ENV{X}: a value read
+    cmake_option,  // option(X "..." OFF)
+    cmake_cache,   // set(X "cpu" CACHE STRING ...), with STRINGS choices when declared
+    probe,         // torch.cuda.is_available(): CUDA only where torch sees a GPU; no name
+  };
+  Use use = Use::compare;
+  std::string name;           // variable; empty for a probe
+  std::string file;           // setup.py, CMakeLists.txt, pyproject.toml
+  int line = 0;               // 1-based
+  std::string text;           // the line, trimmed
+  std::string default_value;  // what the project assumes when it is unset ("" when none is written)
+  bool has_default = false;
+  std::string true_value;     // compare: the value that makes the switch true
+  bool negated = false;       // compare with != / not in: true for every value but true_value
+  std::string flag;           // setup.py flag the variable becomes (--cuda_ext), if any
+  std::vector<std::string> choices;  // cmake_cache: the STRINGS property
+};
+
+struct ProjectReading {
+  std::vector<KnobSighting> sightings;  // in file order; a name may appear more than once
+  std::string cuda_evidence;            // where the project shows it has CUDA code ("setup.py:136 CUDAExtension"), or ""
+  std::string hardcoded_archs;          // where setup.py writes its own -gencode / arch=compute_XX flags, or ""
+};
+
+std::vector<KnobSighting> read_setup_py(std::string_view text, const std::string& file = "setup.py");
+std::vector<KnobSighting> read_cmakelists(std::string_view text, const std::string& file = "CMakeLists.txt");
+// [tool.scikit-build] cmake.define / cmake.args entries (-DX=Y) and [tool.*.env] tables.
+std::vector<KnobSighting> read_pyproject(std::string_view text, const std::string& file = "pyproject.toml");
+// The first line that shows CUDA code will be compiled: CUDAExtension / .cu sources in setup.py,
+// LANGUAGES CUDA / enable_language(CUDA) / .cu in CMakeLists.txt.
+std::string cuda_evidence(std::string_view text, const std::string& file);
+// The first line that hard-codes nvcc architecture flags (arch=compute_90, -gencode, --generate-code),
+// which torch passes to nvcc beside TORCH_CUDA_ARCH_LIST's: "setup.py:99 cc_flag.append(...)".
+std::string hardcoded_archs(std::string_view text, const std::string& file);
+
+// The files that drive the build kiln runs: setup.py and pyproject.toml for a Python build
+// (`cmake_project` false), CMakeLists.txt and pyproject.toml's CMake defines for a CMake project.
+// CUDA evidence comes from whichever of setup.py and CMakeLists.txt shows it first.
+ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bool cmake_project);
+
+}  // namespace kiln::read

@@ -1,0 +1,60 @@
+#include <gtest/gtest.h>
+
+#include "drive/ninja_progress.hpp"
+
+using namespace kiln::drive;
+
+TEST(NinjaProgress, ParsesStatusLines) {
+  auto s = parse_ninja_status("[12/340] Building CUDA object mt_cuda/CMakeFiles/mt_cuda.dir/sobel.cu.o");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->done, 12);
+  EXPECT_EQ(s->total, 340);
+  EXPECT_EQ(s->description, "Building CUDA object mt_cuda/CMakeFiles/mt_cuda.dir/sobel.cu.o");
+}
+
+TEST(NinjaProgress, IndentedByPip) {
+  auto s = parse_ninja_status("  [2/3] /usr/local/cuda/bin/nvcc -c a.cu");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->done, 2);
+}
+
+TEST(NinjaProgress, IgnoresOtherLines) {
+  EXPECT_FALSE(parse_ninja_status("FAILED: mt_cuda/CMakeFiles/x.o"));
+  EXPECT_FALSE(parse_ninja_status("[ 50%] Building CXX object x.o"));  // make's format
+  EXPECT_FALSE(parse_ninja_status("[3/2] impossible"));
+  EXPECT_FALSE(parse_ninja_status("[a/b] x"));
+  EXPECT_FALSE(parse_ninja_status("ninja: build stopped: subcommand failed."));
+}
+
+TEST(NinjaProgress, EtaFromRate) {
+  NinjaStatus s{10, 40, "x"};
+  auto eta = estimate_remaining(s, std::chrono::milliseconds(20000));
+  ASSERT_TRUE(eta);
+  EXPECT_EQ(eta->count(), 60);
+  EXPECT_FALSE(estimate_remaining(NinjaStatus{1, 40, "x"}, std::chrono::milliseconds(20000)));
+}
+
+TEST(NinjaProgress, LineFitsWidth) {
+  NinjaStatus s{20, 40, std::string(200, 'x')};
+  auto line = progress_line(s, std::chrono::seconds(75), 80);
+  EXPECT_EQ(line.size(), 79u);  // the last column stays free: a full row wraps
+  EXPECT_EQ(line.substr(0, 23), "[==========>         ] ");
+  EXPECT_NE(line.find("20/40  1m15s left"), std::string::npos) << line;
+}
+
+TEST(NinjaProgress, NarrowTerminalsDropTheBarAndNeverWrap) {
+  NinjaStatus s{3, 340, "Building CUDA object CMakeFiles/minitorch_kernels.dir/kernels/softmax.cu.o"};
+  for (size_t width : {20u, 40u, 60u, 80u, 132u}) {
+    auto line = progress_line(s, std::chrono::seconds(117), width);
+    EXPECT_LT(line.size(), width) << line;
+    EXPECT_NE(line.find("3/340"), std::string::npos) << line;
+  }
+  EXPECT_EQ(progress_line(s, std::nullopt, 40).front(), '3');  // no room for the bar
+  EXPECT_EQ(progress_line(s, std::nullopt, 132).front(), '[');
+}
+
+TEST(NinjaProgress, CutsNeverSplitACharacter) {
+  EXPECT_EQ(fit_columns("caf\xc3\xa9s", 4), "caf\xc3\xa9");
+  EXPECT_EQ(fit_columns("\xe2\x82\xac\xe2\x82\xac", 1), "\xe2\x82\xac");
+  EXPECT_EQ(fit_columns("abc", 10), "abc");
+}

@@ -1,0 +1,233 @@
+// The thread-grant rule (run/thread_grant.hpp) with fake reservations, and the launcher's use of it
+// under the governor with a fake clock and ledger: a grant never breaks the memory budget.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "launch/thread_grant.hpp"
+
+using namespace kiln;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::uint64_t GiB = 1024 * 1024;
+
+launch::UnitShape cuda_unit(int targets = 1, std::uint64_t base = 4 * GiB) {
+  launch::UnitShape u;
+  u.nvcc = true;
+  u.device_targets = targets;
+  u.base_kib = base;
+  return u;
+}
+
+launch::GrantPolicy policy() { return launch::GrantPolicy{}; }  // the defaults: 20 s, 32, 4.0, 0.25, 0.5
+
+}  // namespace
+
+TEST(ThreadGrant, ReadsTheProjectsOwnFlagsInEverySpelling) {
+  auto p = launch::project_threads({"nvcc", "--threads", "4", "-c", "a.cu"});
+  EXPECT_EQ(p.threads, 4);
+  EXPECT_FALSE(p.split);
+  p = launch::project_threads({"nvcc", "-t=2", "--split-compile=0"});
+  EXPECT_EQ(p.threads, 2);
+  EXPECT_EQ(p.split, 0);
+  p = launch::project_threads({"nvcc", "-split-compile", "8"}, "--threads=3");
+  EXPECT_EQ(p.split, 8);
+  EXPECT_EQ(p.threads, 3);  // NVCC_APPEND_FLAGS counts as the user's too
+  p = launch::project_threads({"nvcc", "-t", "x", "--threads"});  // malformed: ignored, not a crash
+  EXPECT_FALSE(p.threads);
+}
+
+TEST(ThreadGrant, AloneOnAnIdleMachineALongUnitTakesTheCores) {
+  auto g = launch::decide_grant(cuda_unit(), {}, 16, 100 * GiB, 0, policy());
+  EXPECT_EQ(g.split, 16);
+  EXPECT_EQ(g.threads, 0);  // one architecture: nothing to run in parallel
+  EXPECT_EQ(g.cores, 16);
+  EXPECT_EQ(g.kib, 4 * GiB + 15 * GiB);  // 15 extra threads at a quarter of the 4 GiB peak each
+  EXPECT_EQ(launch::grant_flags(g), "--split-compile=16");
+}
+
+TEST(ThreadGrant, HostCompilesAndShortUnitsGetNothing) {
+  launch::UnitShape cxx;
+  cxx.base_kib = 2 * GiB;
+  EXPECT_FALSE(launch::decide_grant(cxx, {}, 16, 100 * GiB, 0, policy()).granted());
+  auto short_unit = cuda_unit();
+  short_unit.serial_cpu_ms = 5'000;
+  auto g = launch::decide_grant(short_unit, {}, 16, 100 * GiB, 0, policy());
+  EXPECT_FALSE(g.granted());
+  EXPECT_NE(g.why.find("short"), std::string::npos);
+  EXPECT_EQ(g.kib, 4 * GiB);
+}
+
+TEST(ThreadGrant, NotOnTheCriticalPathWhenARunningCompileEndsLater) {
+  auto u = cuda_unit();
+  u.serial_cpu_ms = 60'000;
+  // A running compile expected to need 200 s more: this 60 s unit will not be last.
+  std::vector<launch::Reservation> running = {{1, 4 * GiB, 1, 1'000'000 + 200'000}};
+  auto g = launch::decide_grant(u, running, 16, 100 * GiB, 1'000'000, policy());
+  EXPECT_FALSE(g.granted());
+  EXPECT_NE(g.why.find("critical path"), std::string::npos);
+  // The same unit when the other ends in 30 s: it becomes the long pole and gets the free cores.
+  running[0].until_ms = 1'000'000 + 30'000;
+  g = launch::decide_grant(u, running, 16, 100 * GiB, 1'000'000, policy());
+  EXPECT_EQ(g.split, 15);
+}
+
+TEST(ThreadGrant, AFullBuildGrantsNothing) {
+  std::vector<launch::Reservation> running;
+  for (long pid = 1; pid <= 15; ++pid) running.push_back({pid, 2 * GiB});
+  auto g = launch::decide_grant(cuda_unit(), running, 16, 100 * GiB, 0, policy());
+  EXPECT_FALSE(g.granted());
+  EXPECT_NE(g.why.find("no free cores"), std::string::npos);
+}
+
+TEST(ThreadGrant, EarlyArrivalsOverlapWithinTheOversubscriptionCap) {
+  // Five units arrive at once on 16 cores: 16, 15, 14, 13, then the cap (4 x 16 = 64 threads) leaves 6.
+  std::vector<launch::Reservation> running;
+  std::vector<int> got;
+  for (long pid = 1; pid <= 5; ++pid) {
+    auto g = launch::decide_grant(cuda_unit(), running, 16, 1000 * GiB, 0, policy());
+    got.push_back(g.cores);
+    running.push_back({pid, g.kib, g.cores, 0});
+  }
+  EXPECT_EQ(got, (std::vector<int>{16, 15, 14, 13, 6}));
+}
+
+TEST(ThreadGrant, TheLongUnitArrivingLastStillGetsTheCores) {
+  // causal-conv1d on the H100, as launched: the host .cpp (1 thread), _update.cu (14), _fwd.cu (15),
+  // then _bwd.cu, the 5-minute one. The 2 x cores cap left it 2 threads (356.9 s build); at 4 x, 13.
+  std::vector<launch::Reservation> running = {{1, 2 * GiB, 1, 0}, {2, 10 * GiB, 14, 0}, {3, 10 * GiB, 15, 0}};
+  auto g = launch::decide_grant(cuda_unit(), running, 16, 112 * GiB, 0, policy());
+  EXPECT_EQ(g.split, 13);
+  auto old = policy();
+  old.oversubscribe = 2.0;
+  EXPECT_EQ(launch::decide_grant(cuda_unit(), running, 16, 112 * GiB, 0, old).split, 2);
+}
+
+TEST(ThreadGrant, SeveralArchitecturesRunInParallelFirst) {
+  auto g = launch::decide_grant(cuda_unit(4), {}, 16, 100 * GiB, 0, policy());
+  EXPECT_EQ(g.threads, 4);
+  EXPECT_EQ(g.split, 4);
+  EXPECT_EQ(g.cores, 16);
+  EXPECT_EQ(launch::grant_flags(g), "--split-compile=4 --threads=4");
+}
+
+TEST(ThreadGrant, TheProjectsChoicesAreKept) {
+  auto u = cuda_unit(1);
+  u.project.split = 4;
+  auto g = launch::decide_grant(u, {}, 16, 100 * GiB, 0, policy());
+  EXPECT_FALSE(g.granted());
+  EXPECT_EQ(g.cores, 4);  // counted in the ledger all the same
+  EXPECT_EQ(g.kib, 4 * GiB + 3 * GiB);
+  // --threads 4 after pruning to one architecture is one lane; kiln adds the split, not threads.
+  auto t = cuda_unit(1);
+  t.project.threads = 4;
+  g = launch::decide_grant(t, {}, 16, 100 * GiB, 0, policy());
+  EXPECT_EQ(g.threads, 0);
+  EXPECT_EQ(g.split, 16);
+  // --threads 2 on four architectures: two lanes, each split over the rest.
+  auto four = cuda_unit(4);
+  four.project.threads = 2;
+  g = launch::decide_grant(four, {}, 16, 100 * GiB, 0, policy());
+  EXPECT_EQ(g.threads, 0);
+  EXPECT_EQ(g.split, 8);
+  EXPECT_EQ(g.cores, 16);
+}
+
+TEST(ThreadGrant, MemoryLimitsTheGrant) {
+  // 16 GiB budget, 8 GiB already reserved, a 4 GiB unit: 4 GiB left, half of it (2 GiB) for extra
+  // threads at 1 GiB each: 1 + 2 threads.
+  std::vector<launch::Reservation> running = {{1, 8 * GiB, 1, 0}};
+  auto g = launch::decide_grant(cuda_unit(), running, 16, 16 * GiB, 0, policy());
+  EXPECT_EQ(g.split, 3);
+  EXPECT_EQ(g.kib, 6 * GiB);
+  // No room at all: no grant, the plain reservation (the governor then waits for it).
+  running[0].kib = 13 * GiB;
+  g = launch::decide_grant(cuda_unit(), running, 16, 16 * GiB, 0, policy());
+  EXPECT_FALSE(g.granted());
+  EXPECT_EQ(g.kib, 4 * GiB);
+}
+
+TEST(ThreadGrant, NeverBreaksTheBudgetRandomised) {
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int cores = 1 + static_cast<int>(rng() % 64);
+    const std::uint64_t budget = (1 + rng() % 200) * GiB;
+    std::vector<launch::Reservation> running;
+    std::uint64_t used = 0;
+    const int n = static_cast<int>(rng() % 20);
+    for (int i = 0; i < n; ++i) {
+      launch::Reservation r{i + 1, (1 + rng() % 8) * GiB, 1 + static_cast<int>(rng() % 8), 0};
+      running.push_back(r);
+      used += r.kib;
+    }
+    auto u = cuda_unit(1 + static_cast<int>(rng() % 4), (1 + rng() % 8) * GiB);
+    if (rng() % 3 == 0) u.serial_cpu_ms = static_cast<long>(rng() % 400'000);
+    auto g = launch::decide_grant(u, running, cores, budget, 0, policy());
+    ASSERT_GE(g.kib, u.base_kib);
+    if (g.granted()) {
+      ASSERT_LE(used + g.kib, budget) << "trial " << trial;
+      ASSERT_LE(g.cores, std::max(1, cores - n)) << "trial " << trial;
+    } else {
+      ASSERT_EQ(g.kib, u.base_kib);
+    }
+  }
+}
+
+namespace {
+
+// Compiles end at set times on the fake clock; the sum of reservations is checked at every admission.
+struct RecordingLedger : launch::Ledger {
+  io::FakeClock& clock;
+  std::uint64_t budget;
+  struct Entry {
+    launch::Reservation r;
+    std::chrono::steady_clock::time_point ends;
+  };
+  std::vector<Entry> running;
+  std::uint64_t worst_over_budget = 0;  // how far any admission with company went over; 0 = never
+  RecordingLedger(io::FakeClock& c, std::uint64_t b) : clock(c), budget(b) {}
+  std::optional<bool> try_reserve(const launch::Reservation& mine,
+                                  const std::function<bool(const std::vector<launch::Reservation>&)>& admit) override {
+    std::erase_if(running, [&](const Entry& e) { return e.ends <= clock.now(); });
+    std::vector<launch::Reservation> live;
+    for (const auto& e : running) live.push_back(e.r);
+    if (!admit(live)) return false;
+    std::uint64_t total = mine.kib;
+    for (const auto& r : live) total += r.kib;
+    if (!live.empty() && total > budget) worst_over_budget = std::max(worst_over_budget, total - budget);
+    running.push_back({mine, clock.now() + std::chrono::seconds(30 + mine.pid % 90)});
+    return true;
+  }
+  void release(long) override {}
+};
+
+}  // namespace
+
+TEST(ThreadGrant, TheLaunchersAdmissionNeverBreaksTheBudget) {
+  io::FakeClock clock;
+  const std::uint64_t budget = 24 * GiB;
+  RecordingLedger ledger(clock, budget);
+  std::mt19937 rng(7);
+  int granted = 0;
+  for (long pid = 1; pid <= 400; ++pid) {
+    auto unit = cuda_unit(1 + static_cast<int>(rng() % 3), (1 + rng() % 6) * GiB);
+    launch::Reservation plain{pid, unit.base_kib}, decided;
+    launch::Grant grant;
+    // As exec_compiler decides: the grant from what runs, admitted only when it fits.
+    auto g = launch::acquire_decided(
+        ledger, clock, pid,
+        [&](const std::vector<launch::Reservation>& running) -> std::optional<launch::Reservation> {
+          grant = launch::decide_grant(unit, running, 16, budget, 0, policy());
+          if (!launch::admits(running, grant.kib, budget)) return std::nullopt;
+          return launch::Reservation{pid, grant.kib, grant.cores, 0};
+        },
+        plain, decided, 200ms, 1h);
+    ASSERT_TRUE(g.governed);
+    if (grant.granted() && decided.kib == grant.kib) ++granted;
+    clock.advance(std::chrono::milliseconds(rng() % 5000));
+  }
+  EXPECT_EQ(ledger.worst_over_budget, 0u);
+  EXPECT_GT(granted, 0);  // the test exercised grants, not only plain reservations
+}

@@ -1,0 +1,203 @@
+// Planning against fake tools, GPUs and machines: no nvcc, GPU or CMake needed.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "plan/plan.hpp"
+
+using namespace kiln;
+
+namespace {
+
+struct FakeGpus : probe::GpuQuery {
+  probe::LocalGpus answer;
+  probe::LocalGpus query() override { return answer; }
+};
+
+struct Harness {
+  io::FakeFilesystem fs;
+  io::FakeProcessRunner proc;
+  io::FakeClock clock;
+  io::FakeEnvironment env{{{"PATH", "/usr/bin"}}};
+  std::ostringstream out, err;
+  io::Seams seams{fs, proc, clock, env, out, err};
+  FakeGpus gpus;
+  probe::MachineInfo machine;
+
+  explicit Harness(const std::string& nvcc_list = "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_110 sm_103 sm_120 sm_121") {
+    fs.add_file("/proj/CMakeLists.txt", "project(x)");
+    fs.add_file("/usr/bin/cmake", "", true);
+    fs.add_file("/usr/bin/ninja", "", true);
+    fs.add_file("/usr/bin/ccache", "", true);
+    fs.add_file("/usr/local/cuda/bin/nvcc", "", true);
+    proc.on("/usr/local/cuda/bin/nvcc --version", io::ran("Cuda compilation tools, release 13.0, V13.0.88\n"));
+    proc.on("/usr/local/cuda/bin/nvcc --list-gpu-code", io::ran(nvcc_list));
+    proc.on("/usr/local/cuda/bin/nvcc --list-gpu-arch", io::ran(""));
+    machine.cores = 16;
+    machine.mem_total = machine.mem_available = 64ULL << 30;
+  }
+  tl::expected<plan::Plan, plan::PlanError> plan(plan::BuildRequest r) {
+    r.project_dir = "/proj";
+    return plan::make_plan(r, seams, gpus, machine);
+  }
+};
+
+std::string cmake_of(const plan::Plan& p) {
+  std::string s;
+  for (const auto& t : p.targets) s += (s.empty() ? "" : ";") + t.name();
+  return s;
+}
+
+}  // namespace
+
+TEST(Plan, GpusGiveOneNativeTargetPerComputeCapability) {
+  Harness h;
+  auto p = h.plan({.gpus = {"h100", "H100 PCIe", "a100", "RTX 4090"}});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(cmake_of(*p), "sm_80;sm_89;sm_90");
+  EXPECT_EQ(p->arch_source, "--gpu");
+  EXPECT_EQ(p->gpus.size(), 4u);
+}
+
+TEST(Plan, ArchsBeatGpusAndEnvironment) {
+  Harness h;
+  h.env.set("TORCH_CUDA_ARCH_LIST", "7.5");
+  auto p = h.plan({.gpus = {"h100"}, .archs = "9.0+PTX"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(cmake_of(*p), "sm_90;compute_90");
+  EXPECT_EQ(p->arch_source, "--archs");
+}
+
+TEST(Plan, TorchCudaArchListIsReadWhenNothingElseIsGiven) {
+  Harness h;
+  h.env.set("TORCH_CUDA_ARCH_LIST", "8.6;9.0");
+  auto p = h.plan({});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(cmake_of(*p), "sm_86;sm_90");
+  EXPECT_EQ(p->arch_source, "TORCH_CUDA_ARCH_LIST");
+}
+
+TEST(Plan, LocalGpusThenDefault) {
+  Harness h;
+  h.gpus.answer.source = "nvml";
+  h.gpus.answer.gpus = {probe::LocalGpu{0, "NVIDIA H100 80GB HBM3", 90, "580.1", 81559}};
+  auto p = h.plan({});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(cmake_of(*p), "sm_90");
+  EXPECT_EQ(p->arch_source, "local GPUs");
+
+  Harness none;
+  auto d = none.plan({});
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_EQ(d->arch_source, "default");
+  EXPECT_EQ(cmake_of(*d), "sm_80;sm_90;sm_100;sm_120;compute_120");
+}
+
+TEST(Plan, GpuNewerThanToolkitGetsSameMajorSassOrPtx) {
+  Harness h("sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120");  // an older nvcc without sm_103 / sm_121
+  auto p = h.plan({.gpus = {"B300", "GB10"}});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(cmake_of(*p), "sm_100;sm_120");
+  EXPECT_EQ(p->notes.size(), 2u);
+  Harness old("sm_75 sm_80 sm_86 sm_89 sm_90");
+  auto q = old.plan({.gpus = {"RTX 5090"}});
+  ASSERT_TRUE(q) << q.error().message;
+  EXPECT_EQ(cmake_of(*q), "compute_90");
+}
+
+TEST(Plan, RefusesTargetsTheLocalNvccCannotBuild) {
+  Harness h;
+  auto p = h.plan({.archs = "7.0;8.0"});
+  ASSERT_FALSE(p);
+  EXPECT_FALSE(p.error().usage);
+  EXPECT_NE(p.error().message.find("sm_70 (built by CUDA 9.0 to 12.9)"), std::string::npos) << p.error().message;
+}
+
+TEST(Plan, RefusesTargetsThatDoNotRunOnANamedGpu) {
+  Harness h;
+  auto p = h.plan({.gpus = {"h100"}, .archs = "8.0"});
+  ASSERT_FALSE(p);
+  EXPECT_TRUE(p.error().usage);
+  EXPECT_NE(p.error().message.find("H100"), std::string::npos);
+}
+
+TEST(Plan, MissingToolsAreNamed) {
+  Harness h;
+  io::FakeFilesystem empty;
+  empty.add_file("/proj/CMakeLists.txt", "");
+  io::Seams s{empty, h.proc, h.clock, h.env, h.out, h.err};
+  auto p = plan::make_plan({.project_dir = "/proj"}, s, h.gpus, h.machine);
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("cmake not found"), std::string::npos);
+}
+
+TEST(Plan, NotACMakeProject) {
+  Harness h;
+  auto p = plan::make_plan({.project_dir = "/elsewhere"}, h.seams, h.gpus, h.machine);
+  ASSERT_FALSE(p);
+  EXPECT_TRUE(p.error().usage);
+}
+
+TEST(Plan, CcacheIsOptional) {
+  Harness h;
+  h.env.set("PATH", "/nowhere");
+  h.fs.add_file("/nowhere/cmake", "", true);
+  h.fs.add_file("/nowhere/ninja", "", true);
+  auto p = h.plan({.gpus = {"h100"}});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_TRUE(p->ccache.empty());
+  ASSERT_FALSE(p->notes.empty());
+  EXPECT_NE(p->notes[0].find("ccache not found"), std::string::npos);
+}
+
+TEST(Plan, CommandLinesCarryTheChoices) {
+  Harness h;
+  auto p = h.plan({.gpus = {"h100"}, .jobs = 3});
+  ASSERT_TRUE(p);
+  auto argv = p->configure_argv();
+  auto has = [&](const std::string& a) { return std::find(argv.begin(), argv.end(), a) != argv.end(); };
+  EXPECT_TRUE(has("-DCMAKE_CUDA_ARCHITECTURES=90-real"));
+  EXPECT_TRUE(has("-DCMAKE_CUDA_COMPILER_LAUNCHER=/usr/bin/ccache"));
+  EXPECT_TRUE(has("-G"));
+  EXPECT_EQ(p->build_argv(), (std::vector<std::string>{"/usr/bin/ninja", "-C", "/proj/build-kiln", "-j", "3"}));
+  auto env = p->child_env(h.env);
+  EXPECT_EQ(env["CCACHE_STATSLOG"], "/proj/build-kiln/kiln-ccache-stats.log");
+  EXPECT_EQ(env["PATH"].substr(0, 19), "/usr/local/cuda/bin");
+}
+
+TEST(Plan, CcacheBasedirHoldsProjectAndBuildFolder) {
+  Harness h;
+  auto p = h.plan({.build_dir = "/proj/out/b1", .gpus = {"h100"}}).value();
+  EXPECT_EQ(p.ccache_basedir(), "/proj");
+  auto q = h.plan({.build_dir = "/work/tmp/b2", .gpus = {"h100"}}).value();
+  h.fs.add_file("/work/src/proj/CMakeLists.txt", "");
+  auto r = plan::make_plan({.project_dir = "/work/src/proj", .build_dir = "/work/tmp/b2", .gpus = {"h100"}}, h.seams, h.gpus, h.machine).value();
+  EXPECT_EQ(r.ccache_basedir(), "/work");
+  EXPECT_EQ(q.ccache_basedir(), "/");  // nothing in common but "/"
+}
+
+TEST(Plan, MakefileGeneratorBuildsThroughCmakeAndNeedsMake) {
+  Harness h;
+  auto missing = h.plan({.archs = "80-real", .generator = "Unix Makefiles"});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("make not found"), std::string::npos);
+  h.fs.add_file("/usr/bin/make", "", true);
+  auto p = h.plan({.archs = "80-real", .jobs = 3, .generator = "Unix Makefiles"});
+  ASSERT_TRUE(p) << p.error().message;
+  auto conf = p->configure_argv();
+  EXPECT_NE(std::find(conf.begin(), conf.end(), "Unix Makefiles"), conf.end());
+  for (const auto& a : conf) EXPECT_EQ(a.find("CMAKE_MAKE_PROGRAM"), std::string::npos);
+  EXPECT_EQ(p->build_argv(), (std::vector<std::string>{"/usr/bin/cmake", "--build", p->build_dir, "-j", "3"}));
+  auto bad = h.plan({.generator = "Xcode"});
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().usage);
+}
+
+TEST(Plan, NinjaIsTheDefaultGenerator) {
+  Harness h;
+  auto p = h.plan({.archs = "80-real"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->build_argv()[0], "/usr/bin/ninja");
+  auto conf = p->configure_argv();
+  EXPECT_NE(std::find(conf.begin(), conf.end(), "Ninja"), conf.end());
+}

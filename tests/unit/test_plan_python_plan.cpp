@@ -1,0 +1,197 @@
+// Planning PyTorch checkouts and torch extensions, and writing plans out.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "plan/emit.hpp"
+#include "plan/plan.hpp"
+#include "read/project_kind.hpp"
+
+using namespace kiln;
+
+namespace {
+
+struct NoGpus : probe::GpuQuery {
+  probe::LocalGpus query() override { return {}; }
+};
+
+struct Harness {
+  io::FakeFilesystem fs;
+  io::FakeProcessRunner proc;
+  io::FakeClock clock;
+  io::FakeEnvironment env{{{"PATH", "/usr/bin"}}};
+  std::ostringstream out, err;
+  io::Seams seams{fs, proc, clock, env, out, err};
+  NoGpus gpus;
+  probe::MachineInfo machine;
+  Harness() {
+    for (const char* t : {"/usr/bin/python3", "/usr/bin/ninja", "/usr/bin/ccache", "/usr/bin/cmake"}) fs.add_file(t, "", true);
+    fs.add_file("/usr/local/cuda/bin/nvcc", "", true);
+    proc.on("/usr/local/cuda/bin/nvcc --version", io::ran("Cuda compilation tools, release 13.0, V13.0.88\n"));
+    proc.on("/usr/local/cuda/bin/nvcc --list-gpu-code", io::ran("sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120\n"));
+    proc.on("/usr/local/cuda/bin/nvcc --list-gpu-arch", io::ran(""));
+    machine.cores = 32;
+    machine.mem_total = machine.mem_available = 64ULL << 30;
+  }
+  tl::expected<plan::Plan, plan::PlanError> plan(const std::string& dir, plan::BuildRequest r) {
+    r.project_dir = dir;
+    return plan::make_plan(r, seams, gpus, machine);
+  }
+};
+
+}  // namespace
+
+TEST(ProjectKind, Detection) {
+  io::FakeFilesystem fs;
+  fs.add_file("/pt/setup.py", "");
+  fs.add_file("/pt/CMakeLists.txt", "");
+  fs.add_dir("/pt/torchgen");
+  fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n");
+  fs.add_file("/pyp/pyproject.toml", "[build-system]\nrequires = [\"setuptools\", \"torch>=2.4\"]\n");
+  fs.add_file("/cm/CMakeLists.txt", "");
+  fs.add_file("/py/setup.py", "from setuptools import setup\n");
+  EXPECT_EQ(read::detect_project_kind(fs, "/pt"), read::ProjectKind::pytorch);
+  EXPECT_EQ(read::detect_project_kind(fs, "/ext"), read::ProjectKind::extension);
+  EXPECT_EQ(read::detect_project_kind(fs, "/pyp"), read::ProjectKind::extension);
+  EXPECT_EQ(read::detect_project_kind(fs, "/cm"), read::ProjectKind::cmake);
+  EXPECT_EQ(read::detect_project_kind(fs, "/py"), read::ProjectKind::unknown);
+  // torch as a run-time dependency only: a CMake project (bitsandbytes' shape).
+  fs.add_file("/dep/pyproject.toml", "[build-system]\nrequires = [\"scikit-build-core\"]\n[project]\ndependencies = [\"torch>=2.3\"]\n");
+  fs.add_file("/dep/CMakeLists.txt", "");
+  EXPECT_EQ(read::detect_project_kind(fs, "/dep"), read::ProjectKind::cmake);
+}
+
+TEST(PythonPlan, ProjectKnobsReachTheBuildEnvironmentAndSetWins) {
+  Harness h;
+  h.fs.add_file("/cc/setup.py",
+                "from torch.utils.cpp_extension import CUDAExtension\n"
+                "FORCE_BUILD = os.getenv(\"PROJ_FORCE_BUILD\", \"FALSE\") == \"TRUE\"\n"
+                "KEEP = os.getenv(\"PROJ_KEEP_CUDA_BUILD\", \"FALSE\") == \"TRUE\"\n");
+  auto p = h.plan("/cc", {.gpus = {"h100"}, .sets = {"PROJ_KEEP_CUDA_BUILD=maybe"}});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->env.at("PROJ_FORCE_BUILD"), "TRUE");
+  EXPECT_EQ(p->env.at("PROJ_KEEP_CUDA_BUILD"), "maybe");  // --set is the user's word
+  EXPECT_EQ(p->knobs.knobs.size(), 2u);
+
+  auto none = h.plan("/cc", {.gpus = {"h100"}, .no_knobs = true});
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->env.count("PROJ_FORCE_BUILD"));
+
+  auto bad = h.plan("/cc", {.gpus = {"h100"}, .knobs = {"NOEQUALS"}});
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().usage);
+}
+
+TEST(PythonPlan, CMakeProjectKnobsBecomeDefines) {
+  Harness h;
+  h.fs.add_file("/bnb/CMakeLists.txt",
+                "project(x LANGUAGES CXX)\nset(COMPUTE_BACKEND \"cpu\" CACHE STRING \"b\")\n"
+                "set_property(CACHE COMPUTE_BACKEND PROPERTY STRINGS cpu cuda)\n");
+  auto p = h.plan("/bnb", {.gpus = {"h100"}});
+  ASSERT_TRUE(p) << p.error().message;
+  auto argv = p->configure_argv();
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "-DCOMPUTE_BACKEND=cuda"), argv.end());
+  auto user = h.plan("/bnb", {.gpus = {"h100"}, .cmake_defines = {"COMPUTE_BACKEND=hip"}});
+  ASSERT_TRUE(user);
+  argv = user->configure_argv();
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "-DCOMPUTE_BACKEND=cuda"), argv.end());  // -D wins
+}
+
+TEST(PythonPlan, PyTorchCheckoutGetsTheSeedsEnvironment) {
+  Harness h;
+  h.fs.add_file("/pt/setup.py", "");
+  h.fs.add_file("/pt/CMakeLists.txt", "");
+  h.fs.add_dir("/pt/torchgen");
+  auto p = h.plan("/pt", {.gpus = {"a100", "h100"}, .profile = "production", .sets = {"USE_DISTRIBUTED=0"},
+                          .library_check = [](const std::string& l) -> std::optional<bool> { return l != "cupti"; }});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->kind, read::ProjectKind::pytorch);
+  EXPECT_EQ(p->env.at("TORCH_CUDA_ARCH_LIST"), "8.0;9.0");
+  EXPECT_EQ(p->env.at("CMAKE_GENERATOR"), "Ninja");
+  EXPECT_EQ(p->env.at("USE_NCCL"), "0");
+  EXPECT_EQ(p->env.at("USE_CUPTI"), "0");
+  EXPECT_EQ(p->env.at("LIBKINETO_NOCUPTI"), "1");
+  EXPECT_EQ(p->env.at("BUILD_TEST"), "0");
+  EXPECT_EQ(p->env.at("CUDA_HOME"), "/usr/local/cuda");
+  EXPECT_EQ(p->env.at("MAX_JOBS"), std::to_string(p->jobs.jobs));
+  EXPECT_EQ(p->env.at("CMAKE_CUDA_COMPILER_LAUNCHER"), "/usr/bin/ccache");
+  EXPECT_EQ(p->build_argv(), (std::vector<std::string>{"/usr/bin/python3", "setup.py", "develop"}));
+}
+
+TEST(PythonPlan, DevProfileNeedsALocalGpu) {
+  Harness h;
+  h.fs.add_file("/ext/setup.py", "CUDAExtension");
+  auto p = h.plan("/ext", {.profile = "dev"});
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("--gpu"), std::string::npos);
+  auto q = h.plan("/ext", {.gpus = {"h100"}, .profile = "dev"});
+  ASSERT_TRUE(q) << q.error().message;
+  EXPECT_EQ(q->build_type, "RelWithDebInfo");
+}
+
+TEST(PythonPlan, ExtensionUsesCcacheThroughCxxAndPytorchNvcc) {
+  Harness h;
+  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
+  h.fs.add_file("/usr/bin/c++", "", true);
+  auto p = h.plan("/ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln"});
+  ASSERT_TRUE(p) << p.error().message;
+  // Links to kiln, not "ccache c++": torch would read "ccache" as a 0.0.0 compiler and refuse.
+  EXPECT_EQ(p->env.at("PYTORCH_NVCC"), "/ext/build-kiln/.kiln/bin/nvcc");
+  EXPECT_EQ(p->env.at("CXX"), "/ext/build-kiln/.kiln/bin/c++");
+  EXPECT_EQ(p->env.count("TORCH_DONT_CHECK_COMPILER_ABI"), 0u);
+  auto child = p->child_env(h.env);
+  EXPECT_EQ(child.at("KILN_WRAP_CXX"), "/usr/bin/ccache\x1f/usr/bin/c++");
+  EXPECT_EQ(child.at("KILN_WRAP_NVCC"), "/usr/bin/ccache\x1f/usr/local/cuda/bin/nvcc");
+  EXPECT_EQ(p->env.at("TORCH_CUDA_ARCH_LIST"), "9.0");
+  // The backend builds the wheel once into the build folder; pip then installs that file.
+  EXPECT_EQ(p->build_argv(), (std::vector<std::string>{p->python, "/ext/build-kiln/.kiln/wheel_build.py", "/ext/build-kiln/wheel"}));
+}
+
+TEST(PythonPlan, CpuProfileNeedsNoNvcc) {
+  Harness h;
+  h.fs.add_file("/pt/setup.py", "");
+  h.fs.add_file("/pt/CMakeLists.txt", "");
+  h.fs.add_dir("/pt/torchgen");
+  h.env.set("PATH", "/usr/bin");
+  io::FakeProcessRunner none;  // nvcc would not answer
+  io::Seams s{h.fs, none, h.clock, h.env, h.out, h.err};
+  auto p = plan::make_plan({.project_dir = "/pt", .profile = "cpu"}, s, h.gpus, h.machine);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_FALSE(p->cuda());
+  EXPECT_EQ(p->env.at("USE_CUDA"), "0");
+  EXPECT_EQ(p->env.count("TORCH_CUDA_ARCH_LIST"), 0u);
+}
+
+TEST(PythonPlan, DistributionProfileIsWideWithPtx) {
+  Harness h;
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  auto p = h.plan("/cm", {.profile = "distribution"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->targets.size(), 8u);  // 7 SASS + PTX of 12.0
+  EXPECT_EQ(p->arch_source, "profile distribution");
+}
+
+TEST(PythonPlan, UnknownProfileListsTheKnownOnes) {
+  Harness h;
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  auto p = h.plan("/cm", {.profile = "fast"});
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("production"), std::string::npos);
+}
+
+TEST(Emit, EnvCmakeAndDockerfile) {
+  Harness h;
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  auto p = h.plan("/cm", {.gpus = {"h100"}, .sets = {"MT_FAST=ON"}}).value();
+  auto env = plan::emit_env(p);
+  EXPECT_NE(env.find("CUDAARCHS='90-real'\n"), std::string::npos) << env;  // quoted: ';' in a list survives sourcing
+  auto presets = plan::emit_cmake(p);
+  EXPECT_NE(presets.find("\"CMAKE_CUDA_ARCHITECTURES\": \"90-real\""), std::string::npos) << presets;
+  EXPECT_NE(presets.find("\"MT_FAST\": \"ON\""), std::string::npos);
+  auto docker = plan::emit_dockerfile(p);
+  EXPECT_NE(docker.find("AS build"), std::string::npos);
+  EXPECT_NE(docker.find("AS runtime"), std::string::npos);
+  EXPECT_NE(docker.find("RUN kiln verify /opt/app --gpu 'H100 SXM'"), std::string::npos) << docker;
+  EXPECT_FALSE(plan::emit(p, "yaml"));
+}
