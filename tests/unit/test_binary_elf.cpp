@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "binary/elf.hpp"
 #include "binary/inspect.hpp"
 #include "binary/mapped_file.hpp"
@@ -34,7 +36,7 @@ TEST(Elf, ParsesARealExecutable) {
   EXPECT_FALSE(r.error);
   EXPECT_FALSE(r.has_cuda());
   // build/kiln needs no dynamic glibc at all (issue 14: one binary for every GPU host).
-  auto kiln = map_file(KILN_BINARY);
+  auto kiln = map_file(kiln::testing::kiln_binary());
   ASSERT_TRUE(kiln);
   auto kelf = Elf::parse((*kiln)->bytes());
   ASSERT_TRUE(kelf);
@@ -44,7 +46,7 @@ TEST(Elf, ParsesARealExecutable) {
 }
 
 TEST(Elf, TruncatedFilesGiveErrorsWithFileAndOffset) {
-  const std::string full = kiln::testing::slurp(KILN_BINARY);
+  const std::string full = kiln::testing::slurp(kiln::testing::kiln_binary());
   ASSERT_GT(full.size(), 4096u);
   // The section header table sits at the end: cutting anywhere loses it.
   for (std::size_t n : {std::size_t{0}, std::size_t{4}, std::size_t{63}, full.size() / 3, full.size() / 2, full.size() - 1}) {
@@ -60,7 +62,7 @@ TEST(Elf, TruncatedFilesGiveErrorsWithFileAndOffset) {
 }
 
 TEST(Elf, CorruptHeaderFieldsAreCaught) {
-  std::string full = kiln::testing::slurp(KILN_BINARY);
+  std::string full = kiln::testing::slurp(kiln::testing::kiln_binary());
   std::string wrong_class = full;
   wrong_class[4] = 1;
   EXPECT_NE(Elf::parse(Bytes(wrong_class, "x")).error().message.find("64-bit"), std::string::npos);
@@ -77,7 +79,7 @@ TEST(Elf, CorruptHeaderFieldsAreCaught) {
 }
 
 TEST(Elf, RandomByteFlipsNeverCrash) {
-  const std::string full = kiln::testing::slurp(KILN_BINARY);
+  const std::string full = kiln::testing::slurp(kiln::testing::kiln_binary());
   std::uint64_t state = 0x9e3779b97f4a7c15ull;
   auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
   for (int round = 0; round < 40; ++round) {

@@ -3,6 +3,8 @@
 // `none`), any other finding that must be present, its captures, and where the text came from.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -51,7 +53,7 @@ Fixture load(const fs::path& p) {
 
 std::vector<fs::path> fixture_files() {
   std::vector<fs::path> v;
-  fs::path dir = fs::path(KILN_SOURCE_DIR) / "tests/fixtures/diagnose";
+  fs::path dir = fs::path(kiln::testing::source_dir()) / "tests/fixtures/diagnose";
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".log") v.push_back(e.path());
   std::sort(v.begin(), v.end());

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -9,7 +11,7 @@
 // -gencode arch=compute_90,code=sm_90` with NVCC_APPEND_FLAGS=--time=FILE, a cache miss, so the
 // file also holds ccache's own preprocessing run.
 TEST(NvccPhases, SplitsARecordedCompileIntoPhases) {
-  std::ifstream f(std::string(KILN_SOURCE_DIR) + "/tests/fixtures/nvcc_time/ccache_miss_sm90.csv");
+  std::ifstream f(kiln::testing::source_dir() + "/tests/fixtures/nvcc_time/ccache_miss_sm90.csv");
   ASSERT_TRUE(f) << "fixture missing";
   std::stringstream ss;
   ss << f.rdbuf();

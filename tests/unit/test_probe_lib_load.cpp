@@ -1,8 +1,10 @@
-// The library load check, for real: kiln (KILN_BINARY) runs as the child and dlopens libraries
+// The library load check, for real: kiln (kiln::testing::kiln_binary()) runs as the child and dlopens libraries
 // built here — one that loads, a file that is not an ELF, one with an undefined symbol (fails only
 // under RTLD_NOW), and one whose constructor aborts (the child dies, kiln does not, and the next
 // library is still checked).
 #include <gtest/gtest.h>
+
+#include "test_support.hpp"
 
 #include "doctor_test_util.hpp"
 #include "probe/lib_load.hpp"
@@ -23,7 +25,7 @@ TEST(LibLoad, RealChildReportsLoadsFailuresAndCrashes) {
   const std::string text = dir.write("libtext.so", "this is not a shared library\n");
 
   io::RealProcessRunner proc;
-  auto r = check_loads(proc, KILN_BINARY, {good, text, undef, crash, good});
+  auto r = check_loads(proc, kiln::testing::kiln_binary(), {good, text, undef, crash, good});
   ASSERT_EQ(r.size(), 5u);
   EXPECT_TRUE(r[0].checked);
   EXPECT_TRUE(r[0].loaded) << r[0].error;

@@ -3,6 +3,8 @@
 // folder checked by the real child process.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "doctor_test_util.hpp"
 #include "probe/libraries.hpp"
 
@@ -148,7 +150,7 @@ TEST(Libraries, RealTreeWithANonElfLibraryFailsToLoad) {
   std::ostringstream out, err;
   io::Seams s{fs, proc, clock, env, out, err};
   Findings f;
-  auto libs = detect_libraries(s, fake_toolkit(dir.path() + "/cuda"), {.sysroot = dir.path(), .self_exe = KILN_BINARY}, f);
+  auto libs = detect_libraries(s, fake_toolkit(dir.path() + "/cuda"), {.sysroot = dir.path(), .self_exe = kiln::testing::kiln_binary()}, f);
   const auto& n = lib(libs, "nccl");
   EXPECT_EQ(n.header_version->str(), "2.21.5");
   EXPECT_TRUE(n.load_checked);

@@ -2,6 +2,8 @@
 // commits (tests/fixtures/pytorch/*/README.md cites them) and small synthetic checkouts.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -14,7 +16,7 @@ using namespace kiln;
 namespace {
 
 std::string fixture(const std::string& rel) {
-  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/tests/fixtures/pytorch/" + rel);
+  std::ifstream in(kiln::testing::source_dir() + "/tests/fixtures/pytorch/" + rel);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

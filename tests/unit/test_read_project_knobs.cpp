@@ -2,6 +2,8 @@
 // naming repository and commit) and the decisions kiln takes for each knob.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <filesystem>
 #include <map>
 
@@ -16,7 +18,7 @@ using kiln::read::KnobSighting;
 
 namespace {
 
-const std::string kFixtures = std::string(KILN_SOURCE_DIR) + "/tests/fixtures/projects/";
+const std::string kFixtures = kiln::testing::source_dir() + "/tests/fixtures/projects/";
 
 struct Decided {
   std::string role, value, origin, where;
