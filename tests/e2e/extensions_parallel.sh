@@ -3,7 +3,7 @@
 # BuildExtension and Ninja. kiln builds the extensions at once (data/parallel_extensions.py): from
 # kiln's launcher records, compile units of different extensions overlap in time; each extension's
 # Ninja keeps its own folder, so no build.ninja is shared; the progress line counts the units of
-# all extensions. The same folder built serially (KILN_PARALLEL_EXTENSIONS=0) gives byte-identical
+# all extensions; kiln report on the project or on kiln's build folder profiles them together. The same folder built serially (KILN_PARALLEL_EXTENSIONS=0) gives byte-identical
 # objects and a wheel with the same members, byte for byte. A compile error in one extension stops
 # the build with that error and names the extension.
 set -uo pipefail
@@ -91,6 +91,12 @@ overlaps = [(a, b) for a in units for b in units if a[0] < b[0] and a[1] < b[2] 
 print("units of different extensions overlapping:", len(overlaps))
 sys.exit(0 if overlaps else 1)
 PY
+# kiln report on what kiln build printed (the project, kiln's build folder) profiles all extensions.
+for d in "$p/build-kiln" "$p"; do
+  r=$("$kiln" report "$d" 2>&1) || fail "kiln report $d failed: $r"
+  echo "$r" | grep -q "9 jobs" || fail "kiln report $d did not profile the 9 units: $r"
+  echo "$r" | grep -q "3 Ninja folders of one build" || fail "kiln report $d did not join the extensions' Ninja logs"
+done
 keep "$work/parallel"
 
 out=$(build KILN_PARALLEL_EXTENSIONS=0); rc=$?
