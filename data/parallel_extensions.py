@@ -12,12 +12,16 @@
 # every Ninja goes through `kiln exec`, whose governor and thread grants share one ledger per build
 # folder: one pool for the machine.
 #
+# A project of one extension takes the same path (one thread): its Ninja file gets the longest
+# units first (see _longest_first), which a lone extension with many CUDA units needs most.
+#
 # A failure in one extension stops the others (their Ninjas get SIGTERM, and Ninja stops its
 # compiles) and is raised as the serial build raises it. Anything unexpected (a torch without these
 # functions, objects shared between extensions, a setuptools Library) leaves the build serial,
 # exactly as the project runs it: kiln's part must never break a build.
 # KILN_PARALLEL_EXTENSIONS=0 turns it off.
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -44,8 +48,6 @@ def _emit(text):
 
 
 def _why_serial(cmd, exts):
-    if len(exts) < 2:
-        return "one extension"
     try:
         from setuptools.extension import Library
         if any(isinstance(e, Library) for e in exts):
@@ -86,6 +88,7 @@ def _run_ninja(ce, name, build_directory, verbose, error_prefix):
     build_file = os.path.join(build_directory, "build.ninja")
     with open(build_file) as f:
         text = f.read()
+    text = _longest_first(name, text)
     with open(build_file, "w") as f:
         f.write("builddir = %s\n%s" % (build_directory, text))
     command += ["-f", build_file]
@@ -108,6 +111,40 @@ def _run_ninja(ce, name, build_directory, verbose, error_prefix):
             _running.pop(name, None)
     if code != 0:
         raise RuntimeError(error_prefix)
+
+
+_UNIT = re.compile(r"^build (\S+): (cuda_compile|compile) (\S+)$")
+
+
+def _longest_first(name, text):
+    # Ninja starts ready compiles in file order, and kiln exec grants nvcc threads to whoever
+    # launches first: the unit expected to take longest goes first, so it is not left one thread
+    # behind earlier, shorter ones. The estimate, before anything compiled: the source's size,
+    # times the device targets for a CUDA unit (each target compiles the device code again), a
+    # CUDA unit weighing ten host ones. Only the order of the build lines changes.
+    lines = text.split("\n")
+    targets = 1
+    for line in lines:
+        if line.startswith("cuda_post_cflags ="):
+            targets = max(1, line.count("arch=compute_"))
+    units = []  # (index, weight, source)
+    for i, line in enumerate(lines):
+        m = _UNIT.match(line)
+        if m:
+            try:
+                size = os.path.getsize(m.group(3))
+            except OSError:
+                size = 0
+            units.append((i, size * (10 * targets if m.group(2) == "cuda_compile" else 1), m.group(3)))
+    if len(units) < 2:
+        return text
+    ranked = sorted(units, key=lambda u: -u[1])  # stable: equal weights keep the project's order
+    texts = [lines[u[0]] for u in ranked]
+    for (i, _, _), t in zip(units, texts):
+        lines[i] = t
+    _say("%s: units longest first (estimate: source bytes x device targets): %s" %
+         (name, ", ".join("%s=%d" % (os.path.basename(u[2]), u[1]) for u in ranked)))
+    return "\n".join(lines)
 
 
 def _stop_others(failed):
