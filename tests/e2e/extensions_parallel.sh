@@ -115,6 +115,15 @@ out=$(build KILN_PARALLEL_EXTENSIONS=0); rc=$?
 [ $rc -eq 0 ] || { tail -40 "$log"; fail "serial build exited $rc"; }
 grep -q "^KILN-EXTENSIONS" "$log" && fail "KILN_PARALLEL_EXTENSIONS=0 still built the extensions at once"
 keep "$work/serial"
+# build-kiln (and its history) was removed: what the launcher expected of each unit came from the
+# user's cache, keyed by the unit's place in the project and its source (a fresh clone reads it too).
+"$py" - "$p/build-kiln/kiln-exec.jsonl" <<'PY' || fail "the second build did not use what the first learned"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+learned = [r for r in recs if r["source"].endswith(".cpp") and r["expected_kib"] != 2097152]
+print("units whose expected peak was learned:", len(learned), "of", len(recs))
+sys.exit(0 if learned else 1)
+PY
 n=0
 for f in $(cd "$work/serial" && find . -name '*.o' -o -name '*.so'); do
   cmp -s "$work/serial/$f" "$work/parallel/$f" || fail "$f differs between the serial and the parallel build"
