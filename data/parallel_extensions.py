@@ -17,8 +17,10 @@
 #
 # A failure in one extension stops the others (their Ninjas get SIGTERM, and Ninja stops its
 # compiles) and is raised as the serial build raises it. Anything unexpected (a torch without these
-# functions, objects shared between extensions, a setuptools Library) leaves the build serial,
-# exactly as the project runs it: kiln's part must never break a build.
+# functions, a setuptools Library, a build without Ninja) leaves the build serial,
+# exactly as the project runs it: kiln's part must never break a build. Extensions that share an
+# object each compile into their own folder (see _separate_objects); a project that turned Ninja
+# off compiles with it (see build_extensions).
 # KILN_PARALLEL_EXTENSIONS=0 turns it off.
 import os
 import re
@@ -58,16 +60,45 @@ def _why_serial(cmd, exts):
         return "no build_extension to call"
     if not getattr(cmd, "use_ninja", False):
         return "not built with Ninja (torch's compile without Ninja swaps the compiler per source)"
-    names, owner = set(), {}
-    temp = os.path.abspath(cmd.build_temp)
+    names = set()
     for ext in exts:
         if ext.name in names:
             return "two extensions named " + ext.name
         names.add(ext.name)
+    return ""
+
+
+def _shared_objects(cmd, exts):
+    # Extensions that compile the same source into the same object (pytorch_scatter's _x_cpu and
+    # _x_cuda share csrc/x.cpp, built with other macros): serially, each rebuilds it in turn.
+    owner, shared = {}, set()
+    temp = os.path.abspath(cmd.build_temp)
+    for ext in exts:
         for obj in cmd.compiler.object_filenames(ext.sources, output_dir=temp):
             if owner.setdefault(obj, ext.name) != ext.name:
-                return "%s and %s compile the same object %s" % (owner[obj], ext.name, obj)
-    return ""
+                shared.add(os.path.relpath(obj, temp))
+    return sorted(shared)
+
+
+def _separate_objects(cmd, exts):
+    # At once, shared objects would be written by two compiles: each extension then compiles into
+    # its own folder, build_temp/kiln-obj/<extension>, unless the project already gave it one
+    # (apex's BuildExtensionSeparateDir passes build_temp/<extension>).
+    shared = _shared_objects(cmd, exts)
+    if not shared:
+        return
+    temp = os.path.abspath(cmd.build_temp)
+    compile_original = cmd.compiler.compile
+
+    def compile(sources, output_dir=None, *args, **kwargs):
+        name = getattr(_local, "ext", None)
+        if name is not None and output_dir is not None and os.path.abspath(output_dir) == temp:
+            output_dir = os.path.join(temp, "kiln-obj", name)
+        return compile_original(sources, output_dir, *args, **kwargs)
+
+    cmd.compiler.compile = compile
+    _say("extensions share %d object(s) (%s): each compiles into build_temp/kiln-obj/<extension>" %
+         (len(shared), ", ".join(shared[:3]) + (", ..." if len(shared) > 3 else "")))
 
 
 def _ninja_folder(build_directory, name):
@@ -171,6 +202,11 @@ def _build_all(cmd, serial):
     if why:
         _say("serial: " + why)
         return serial()
+    try:
+        _separate_objects(cmd, exts)
+    except Exception as e:
+        _say("serial: could not check the extensions' objects (%s)" % e)
+        return serial()
     _emit("KILN-EXTENSIONS %s\n" % " ".join(e.name for e in exts))
     failures = []  # (extension, exception), in the order they happened
 
@@ -233,6 +269,11 @@ def install():
         return _run_ninja(ce, name, build_directory, verbose, error_prefix)
 
     def build_extensions(self):
+        # A project that turned Ninja off (pytorch_scatter: use_ninja=False) compiles one source
+        # after another, each through a compiler swapped in place: Ninja instead, when there is one.
+        if getattr(self, "use_ninja", True) is False and getattr(ce, "is_ninja_available", lambda: False)():
+            self.use_ninja = True
+            _say("compiling with Ninja (the project set use_ninja=False; KILN_PARALLEL_EXTENSIONS=0 keeps it)")
         # distutils' build_extensions calls _build_extensions_serial unless --parallel was given
         # (then the project asked for setuptools' own, which is left alone).
         serial = getattr(self, "_build_extensions_serial", None)

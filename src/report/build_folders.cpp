@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "drive/ninja_folders.hpp"
+
 namespace kiln::report {
 namespace {
 
@@ -14,13 +16,7 @@ std::string parent_of(const std::string& dir) {
 }
 
 void add_ninja_dirs_of_project(const io::Filesystem& fs, const std::string& project, std::vector<std::string>& out) {
-  const std::string build = project + "/build";
-  for (const auto& d : fs.list(build)) {
-    const std::string temp = build + "/" + d;
-    if (fs.exists(temp + "/.ninja_log")) out.push_back(temp);
-    for (const auto& e : fs.list(temp + "/kiln-ninja"))
-      if (fs.exists(temp + "/kiln-ninja/" + e + "/.ninja_log")) out.push_back(temp + "/kiln-ninja/" + e);
-  }
+  for (auto& d : drive::ninja_folders_under(fs, project + "/build")) out.push_back(std::move(d));
 }
 
 std::string wheel_cache_hit_line(const io::Filesystem& fs, const std::string& kiln_dir) {

@@ -100,3 +100,15 @@ TEST(MergeInputs, LogsWithoutRecordsGoOneAfterAnotherAndSaySo) {
   for (const auto& n : m.notes) said = said || n.find("one after another") != std::string::npos;
   EXPECT_TRUE(said);
 }
+
+TEST(BuildFolders, ObjectFoldersPerExtensionAreFoundDeeperDown) {
+  io::FakeFilesystem fs;
+  fs.add_file("/p/build-kiln/kiln-build.json", "{}");
+  // kiln's own object folders (extensions that share a source), and apex's (build_temp/<extension>).
+  fs.add_file("/p/build/temp.linux/kiln-obj/pkg.a/kiln-ninja/pkg.a/.ninja_log", "");
+  fs.add_file("/p/build/temp.linux/apex_C/kiln-ninja/apex_C/.ninja_log", "");
+  fs.add_file("/p/build/temp.linux/kiln-obj/pkg.a/src/a.o", "");
+  EXPECT_EQ(report::find_build_folders(fs, "/p").ninja_dirs,
+            (std::vector<std::string>{"/p/build/temp.linux/apex_C/kiln-ninja/apex_C",
+                                      "/p/build/temp.linux/kiln-obj/pkg.a/kiln-ninja/pkg.a"}));
+}
