@@ -18,7 +18,7 @@
 #include "report/bench.hpp"
 #include "report/load.hpp"
 #include "drive/cmake_build.hpp"
-#include "plan/plan.hpp"
+#include "plan/make_plan.hpp"
 #include "read/project_kind.hpp"
 
 namespace kiln::cli {

@@ -4,6 +4,7 @@
 #include "io/interrupt.hpp"
 #include "drive/wheel_build.hpp"
 #include "plan/install_command.hpp"
+#include "plan/stale_config.hpp"
 #include "launch/wheel_cache.hpp"
 
 #include <fmt/format.h>
