@@ -33,7 +33,7 @@ std::string allocation_state(const SlurmConfig& c, io::Seams& s) {
 }  // namespace
 
 std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
-  if (env.get("KILN_SLURM").value_or("") != "1") return std::nullopt;
+  if (env.get("KILN_SLURM_UNITS").value_or("") != "1") return std::nullopt;
   SlurmConfig c;
   c.job_id = env.get("SLURM_JOB_ID").value_or("");
   c.self = env.get("KILN_SLURM_SELF").value_or("");
@@ -137,7 +137,7 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
     step.argv = step_argv(c, ask, spec.argv);
     auto env = spec.env.value_or(s.env.all());
     env["KILN_STEP_REPORT"] = report;
-    env.erase("KILN_SLURM");  // the node side must not launch steps of its own
+    env.erase("KILN_SLURM_UNITS");  // the node side must not launch steps of its own
     step.env = env;
     auto r = s.proc.run(step);
     auto rep = s.fs.read(report) ? parse_step_report(*s.fs.read(report)) : std::nullopt;

@@ -8,7 +8,7 @@
 // never reported an exit was killed or lost its node: it is retried elsewhere, a bounded number
 // of times, unless the allocation itself has ended.
 //
-// Environment (set by kiln build): KILN_SLURM (1: on), KILN_SLURM_TAG (the steps' name, so kiln
+// Environment (set by kiln build): KILN_SLURM_UNITS (1: on), KILN_SLURM_TAG (the steps' name, so kiln
 // build can cancel what is left), KILN_SLURM_REPORTS (folder of step reports), KILN_SLURM_RETRIES,
 // KILN_SLURM_NODE_MEM_KIB (the smallest node's memory in the allocation: a step never asks more),
 // KILN_SLURM_SELF (kiln's binary), KILN_SLURM_SRUN / KILN_SLURM_SQUEUE (the tools; default on PATH), SLURM_JOB_ID (the allocation).

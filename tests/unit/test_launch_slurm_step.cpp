@@ -54,7 +54,7 @@ struct Rig {
   io::FakeFilesystem fs;
   ScriptedSlurm slurm{fs};
   io::FakeClock clock;
-  io::FakeEnvironment env{{{"KILN_SLURM", "1"}, {"SLURM_JOB_ID", "7"}, {"KILN_SLURM_SELF", "/opt/kiln"},
+  io::FakeEnvironment env{{{"KILN_SLURM_UNITS", "1"}, {"SLURM_JOB_ID", "7"}, {"KILN_SLURM_SELF", "/opt/kiln"},
                            {"KILN_SLURM_REPORTS", "/b/.kiln/steps"}, {"KILN_SLURM_TAG", "kiln-1"}}};
   std::ostringstream out, err;
   io::Seams s{fs, slurm, clock, env, out, err};
@@ -71,10 +71,10 @@ struct Rig {
 TEST(SlurmStep, ConfigOnlyWhenAskedAndInsideAnAllocation) {
   io::FakeEnvironment env{{{"SLURM_JOB_ID", "7"}, {"KILN_SLURM_SELF", "/k"}, {"KILN_SLURM_REPORTS", "/r"}}};
   EXPECT_FALSE(launch::slurm_config(env));
-  env.set("KILN_SLURM", "1");
+  env.set("KILN_SLURM_UNITS", "1");
   ASSERT_TRUE(launch::slurm_config(env));
   EXPECT_EQ(launch::slurm_config(env)->retries, 2);
-  io::FakeEnvironment outside{{{"KILN_SLURM", "1"}, {"KILN_SLURM_SELF", "/k"}, {"KILN_SLURM_REPORTS", "/r"}}};
+  io::FakeEnvironment outside{{{"KILN_SLURM_UNITS", "1"}, {"KILN_SLURM_SELF", "/k"}, {"KILN_SLURM_REPORTS", "/r"}}};
   EXPECT_FALSE(launch::slurm_config(outside));  // no allocation: the compile runs here
 }
 
@@ -116,7 +116,7 @@ TEST(SlurmStep, FinishedStepCarriesTheNodesMeasurements) {
   EXPECT_EQ(run.result.peak_rss_kib, 900000);
   EXPECT_EQ(run.result.cpu.count(), 4000);
   ASSERT_EQ(rig.slurm.calls.size(), 1u);
-  EXPECT_EQ(rig.slurm.calls[0].env->count("KILN_SLURM"), 0u);  // the node side runs the compiler itself
+  EXPECT_EQ(rig.slurm.calls[0].env->count("KILN_SLURM_UNITS"), 0u);  // the node side runs the compiler itself
   EXPECT_TRUE(rig.fs.list("/b/.kiln/steps").empty());           // reports are cleaned up
 }
 
