@@ -32,6 +32,20 @@ std::string allocation_state(const SlurmConfig& c, io::Seams& s) {
 
 }  // namespace
 
+std::string node_named_by_srun(const std::string& err) {
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("srun: ", 0) != 0) continue;  // the compiler's own lines may say anything
+    for (const char* marker : {"failed on node ", "Node failure on ", "on node "}) {
+      const auto at = line.find(marker);
+      if (at == std::string::npos) continue;
+      const auto b = at + std::string(marker).size();
+      return line.substr(b, line.find_first_of(" :,", b) - b);
+    }
+  }
+  return "";
+}
+
 std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
   if (env.get("KILN_SLURM_UNITS").value_or("") != "1") return std::nullopt;
   SlurmConfig c;
@@ -139,7 +153,13 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
     env["KILN_STEP_REPORT"] = report;
     env.erase("KILN_SLURM_UNITS");  // the node side must not launch steps of its own
     step.env = env;
+    // srun's output is the compiler's, relayed; srun's own error lines name a node that failed a
+    // step before the node side could report ("Task launch ... failed on node n2: ...").
+    step.inherit_stdio = false;
+    step.on_line = nullptr;
     auto r = s.proc.run(step);
+    s.out << r.out;
+    s.err << r.err;
     auto rep = s.fs.read(report) ? parse_step_report(*s.fs.read(report)) : std::nullopt;
     s.fs.remove(report);
     if (rep && rep->finished) {
@@ -153,7 +173,7 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
     }
     // The compiler never finished: whatever it wrote is not an object Ninja may trust.
     if (!output.empty()) s.fs.remove(output);
-    const std::string node = rep ? rep->node : "";
+    const std::string node = rep ? rep->node : node_named_by_srun(r.err);
     if (!node.empty()) run.failed_nodes.push_back(node);
     run.result = r;
     if (!r.started) {

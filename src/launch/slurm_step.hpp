@@ -50,6 +50,9 @@ struct StepReport {
 std::optional<StepReport> parse_step_report(const std::string& text);
 std::string format_step_report(const StepReport& r);
 
+// The node srun's error lines name when a step failed before it ran ("" when none).
+std::string node_named_by_srun(const std::string& srun_err);
+
 // The node side: runs `command`, reporting to `report_path`; returns its exit (128 + signal).
 int run_step_on_node(const std::vector<std::string>& command, const std::string& report_path, io::Seams& s);
 

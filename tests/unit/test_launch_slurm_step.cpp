@@ -199,3 +199,21 @@ TEST(SlurmStep, NodeSideReportsNodeThenExit) {
   EXPECT_EQ(rep->exit, 2);
   EXPECT_EQ(rep->peak_rss_kib, 77);
 }
+
+TEST(SlurmStep, NodeNamedBySrunWhenTheStepNeverStarted) {
+  EXPECT_EQ(launch::node_named_by_srun("srun: error: Task launch for StepId=5.7 failed on node n2: Communication connection failure\n"), "n2");
+  EXPECT_EQ(launch::node_named_by_srun("srun: error: Node failure on gpu-17\n"), "gpu-17");
+  EXPECT_EQ(launch::node_named_by_srun("a.cpp:1: error: expected ';'\n"), "");
+  Rig rig;
+  rig.slurm.steps.push_back([](const std::string&) {
+    auto r = io::ran("", 1);
+    r.err = "srun: error: Task launch for StepId=7.3 failed on node n2: Communication connection failure\n";
+    return r;
+  });
+  rig.slurm.steps.push_back(rig.slurm.finished("n1", 0));
+  auto run = rig.go();
+  EXPECT_TRUE(run.result.ok());
+  const auto& second = rig.slurm.calls.back().argv;
+  EXPECT_NE(std::find(second.begin(), second.end(), "--exclude=n2"), second.end());
+  EXPECT_NE(rig.err.str().find("failed on node n2"), std::string::npos);  // srun's own line is relayed
+}
