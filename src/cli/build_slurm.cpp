@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
@@ -58,6 +59,7 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
   plan.env["KILN_SLURM_SELF"] = plan.kiln_exe;
   plan.env["KILN_SLURM_REPORTS"] = plan.build_dir + "/.kiln/steps";
   plan.env["KILN_SLURM_TAG"] = b.tag;
+  plan.env["KILN_SLURM_NODE_CPUS"] = std::to_string(*std::min_element(a.cpus.begin(), a.cpus.end()));
   if (a.node_mem_kib) plan.env["KILN_SLURM_NODE_MEM_KIB"] = std::to_string(a.node_mem_kib);
   return b;
 }

@@ -59,6 +59,7 @@ std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
   try {
     if (auto v = env.get("KILN_SLURM_RETRIES")) c.retries = std::clamp(std::stoi(*v), 0, 10);
     if (auto v = env.get("KILN_SLURM_NODE_MEM_KIB")) c.node_mem_kib = std::stoull(*v);
+    if (auto v = env.get("KILN_SLURM_NODE_CPUS")) c.node_cpus = std::max(0, std::stoi(*v));
   } catch (...) {
   }
   return c;
@@ -67,13 +68,15 @@ std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
 std::vector<std::string> step_argv(const SlurmConfig& c, const StepAsk& ask, const std::vector<std::string>& command) {
   std::uint64_t kib = std::max<std::uint64_t>(ask.mem_kib, 1024);
   if (c.node_mem_kib) kib = std::min(kib, c.node_mem_kib);  // more than a node has would never start
+  int cores = std::max(1, ask.cores);
+  if (c.node_cpus) cores = std::min(cores, c.node_cpus);  // the grant counts the whole allocation's cores
   std::vector<std::string> argv = {c.srun,
                                    "--jobid=" + c.job_id,
                                    "--job-name=" + c.tag,
                                    "-N1",
                                    "-n1",
                                    "--exact",
-                                   "-c" + std::to_string(std::max(1, ask.cores)),
+                                   "-c" + std::to_string(cores),
                                    fmt::format("--mem={}M", (kib + 1023) / 1024),
                                    "--quit-on-interrupt",
                                    "--quiet"};

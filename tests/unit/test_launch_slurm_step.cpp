@@ -89,6 +89,10 @@ TEST(SlurmStep, ArgvAsksForPeakAndGrantOnOneNode) {
   argv = launch::step_argv(c, {.mem_kib = 64ULL * 1024 * 1024, .cores = 0}, {"cc"});
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--mem=4096M"), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), "-c1"), argv.end());
+  // A grant of the allocation's cores on 2-CPU nodes: Slurm would refuse "-c4" outright.
+  c.node_cpus = 2;
+  argv = launch::step_argv(c, {.mem_kib = 1024, .cores = 4}, {"nvcc"});
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "-c2"), argv.end());
 }
 
 TEST(SlurmStep, ReportRoundTripsAndTornReportIsMissing) {
