@@ -32,8 +32,22 @@ std::string allocation_state(const SlurmConfig& c, io::Seams& s) {
 
 }  // namespace
 
+std::string node_named_by_srun(const std::string& err) {
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("srun: ", 0) != 0) continue;  // the compiler's own lines may say anything
+    for (const char* marker : {"failed on node ", "Node failure on ", "on node "}) {
+      const auto at = line.find(marker);
+      if (at == std::string::npos) continue;
+      const auto b = at + std::string(marker).size();
+      return line.substr(b, line.find_first_of(" :,", b) - b);
+    }
+  }
+  return "";
+}
+
 std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
-  if (env.get("KILN_SLURM").value_or("") != "1") return std::nullopt;
+  if (env.get("KILN_SLURM_UNITS").value_or("") != "1") return std::nullopt;
   SlurmConfig c;
   c.job_id = env.get("SLURM_JOB_ID").value_or("");
   c.self = env.get("KILN_SLURM_SELF").value_or("");
@@ -45,6 +59,7 @@ std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
   try {
     if (auto v = env.get("KILN_SLURM_RETRIES")) c.retries = std::clamp(std::stoi(*v), 0, 10);
     if (auto v = env.get("KILN_SLURM_NODE_MEM_KIB")) c.node_mem_kib = std::stoull(*v);
+    if (auto v = env.get("KILN_SLURM_NODE_CPUS")) c.node_cpus = std::max(0, std::stoi(*v));
   } catch (...) {
   }
   return c;
@@ -53,13 +68,15 @@ std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
 std::vector<std::string> step_argv(const SlurmConfig& c, const StepAsk& ask, const std::vector<std::string>& command) {
   std::uint64_t kib = std::max<std::uint64_t>(ask.mem_kib, 1024);
   if (c.node_mem_kib) kib = std::min(kib, c.node_mem_kib);  // more than a node has would never start
+  int cores = std::max(1, ask.cores);
+  if (c.node_cpus) cores = std::min(cores, c.node_cpus);  // the grant counts the whole allocation's cores
   std::vector<std::string> argv = {c.srun,
                                    "--jobid=" + c.job_id,
                                    "--job-name=" + c.tag,
                                    "-N1",
                                    "-n1",
                                    "--exact",
-                                   "-c" + std::to_string(std::max(1, ask.cores)),
+                                   "-c" + std::to_string(cores),
                                    fmt::format("--mem={}M", (kib + 1023) / 1024),
                                    "--quit-on-interrupt",
                                    "--quiet"};
@@ -137,9 +154,15 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
     step.argv = step_argv(c, ask, spec.argv);
     auto env = spec.env.value_or(s.env.all());
     env["KILN_STEP_REPORT"] = report;
-    env.erase("KILN_SLURM");  // the node side must not launch steps of its own
+    env.erase("KILN_SLURM_UNITS");  // the node side must not launch steps of its own
     step.env = env;
+    // srun's output is the compiler's, relayed; srun's own error lines name a node that failed a
+    // step before the node side could report ("Task launch ... failed on node n2: ...").
+    step.inherit_stdio = false;
+    step.on_line = nullptr;
     auto r = s.proc.run(step);
+    s.out << r.out;
+    s.err << r.err;
     auto rep = s.fs.read(report) ? parse_step_report(*s.fs.read(report)) : std::nullopt;
     s.fs.remove(report);
     if (rep && rep->finished) {
@@ -153,7 +176,7 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
     }
     // The compiler never finished: whatever it wrote is not an object Ninja may trust.
     if (!output.empty()) s.fs.remove(output);
-    const std::string node = rep ? rep->node : "";
+    const std::string node = rep ? rep->node : node_named_by_srun(r.err);
     if (!node.empty()) run.failed_nodes.push_back(node);
     run.result = r;
     if (!r.started) {

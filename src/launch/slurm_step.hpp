@@ -8,9 +8,10 @@
 // never reported an exit was killed or lost its node: it is retried elsewhere, a bounded number
 // of times, unless the allocation itself has ended.
 //
-// Environment (set by kiln build): KILN_SLURM (1: on), KILN_SLURM_TAG (the steps' name, so kiln
+// Environment (set by kiln build): KILN_SLURM_UNITS (1: on), KILN_SLURM_TAG (the steps' name, so kiln
 // build can cancel what is left), KILN_SLURM_REPORTS (folder of step reports), KILN_SLURM_RETRIES,
-// KILN_SLURM_NODE_MEM_KIB (the smallest node's memory in the allocation: a step never asks more),
+// KILN_SLURM_NODE_MEM_KIB and KILN_SLURM_NODE_CPUS (the smallest node's memory and CPUs in the
+// allocation: a step never asks more, or Slurm refuses it),
 // KILN_SLURM_SELF (kiln's binary), KILN_SLURM_SRUN / KILN_SLURM_SQUEUE (the tools; default on PATH), SLURM_JOB_ID (the allocation).
 #include <cstdint>
 #include <optional>
@@ -26,6 +27,7 @@ struct SlurmConfig {
   std::string self;                 // kiln's own binary, at the same path on the nodes
   int retries = 2;                  // further attempts after the first
   std::uint64_t node_mem_kib = 0;   // 0: unknown
+  int node_cpus = 0;                // the smallest node's CPUs in the allocation, 0: unknown
 };
 // nullopt when the launcher is not asked to use Slurm (or SLURM_JOB_ID is missing).
 std::optional<SlurmConfig> slurm_config(const io::Environment& env);
@@ -49,6 +51,9 @@ struct StepReport {
 };
 std::optional<StepReport> parse_step_report(const std::string& text);
 std::string format_step_report(const StepReport& r);
+
+// The node srun's error lines name when a step failed before it ran ("" when none).
+std::string node_named_by_srun(const std::string& srun_err);
 
 // The node side: runs `command`, reporting to `report_path`; returns its exit (128 + signal).
 int run_step_on_node(const std::vector<std::string>& command, const std::string& report_path, io::Seams& s);

@@ -54,7 +54,7 @@ struct Rig {
   io::FakeFilesystem fs;
   ScriptedSlurm slurm{fs};
   io::FakeClock clock;
-  io::FakeEnvironment env{{{"KILN_SLURM", "1"}, {"SLURM_JOB_ID", "7"}, {"KILN_SLURM_SELF", "/opt/kiln"},
+  io::FakeEnvironment env{{{"KILN_SLURM_UNITS", "1"}, {"SLURM_JOB_ID", "7"}, {"KILN_SLURM_SELF", "/opt/kiln"},
                            {"KILN_SLURM_REPORTS", "/b/.kiln/steps"}, {"KILN_SLURM_TAG", "kiln-1"}}};
   std::ostringstream out, err;
   io::Seams s{fs, slurm, clock, env, out, err};
@@ -71,10 +71,10 @@ struct Rig {
 TEST(SlurmStep, ConfigOnlyWhenAskedAndInsideAnAllocation) {
   io::FakeEnvironment env{{{"SLURM_JOB_ID", "7"}, {"KILN_SLURM_SELF", "/k"}, {"KILN_SLURM_REPORTS", "/r"}}};
   EXPECT_FALSE(launch::slurm_config(env));
-  env.set("KILN_SLURM", "1");
+  env.set("KILN_SLURM_UNITS", "1");
   ASSERT_TRUE(launch::slurm_config(env));
   EXPECT_EQ(launch::slurm_config(env)->retries, 2);
-  io::FakeEnvironment outside{{{"KILN_SLURM", "1"}, {"KILN_SLURM_SELF", "/k"}, {"KILN_SLURM_REPORTS", "/r"}}};
+  io::FakeEnvironment outside{{{"KILN_SLURM_UNITS", "1"}, {"KILN_SLURM_SELF", "/k"}, {"KILN_SLURM_REPORTS", "/r"}}};
   EXPECT_FALSE(launch::slurm_config(outside));  // no allocation: the compile runs here
 }
 
@@ -89,6 +89,10 @@ TEST(SlurmStep, ArgvAsksForPeakAndGrantOnOneNode) {
   argv = launch::step_argv(c, {.mem_kib = 64ULL * 1024 * 1024, .cores = 0}, {"cc"});
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--mem=4096M"), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), "-c1"), argv.end());
+  // A grant of the allocation's cores on 2-CPU nodes: Slurm would refuse "-c4" outright.
+  c.node_cpus = 2;
+  argv = launch::step_argv(c, {.mem_kib = 1024, .cores = 4}, {"nvcc"});
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "-c2"), argv.end());
 }
 
 TEST(SlurmStep, ReportRoundTripsAndTornReportIsMissing) {
@@ -116,7 +120,7 @@ TEST(SlurmStep, FinishedStepCarriesTheNodesMeasurements) {
   EXPECT_EQ(run.result.peak_rss_kib, 900000);
   EXPECT_EQ(run.result.cpu.count(), 4000);
   ASSERT_EQ(rig.slurm.calls.size(), 1u);
-  EXPECT_EQ(rig.slurm.calls[0].env->count("KILN_SLURM"), 0u);  // the node side runs the compiler itself
+  EXPECT_EQ(rig.slurm.calls[0].env->count("KILN_SLURM_UNITS"), 0u);  // the node side runs the compiler itself
   EXPECT_TRUE(rig.fs.list("/b/.kiln/steps").empty());           // reports are cleaned up
 }
 
@@ -198,4 +202,22 @@ TEST(SlurmStep, NodeSideReportsNodeThenExit) {
   EXPECT_TRUE(rep->finished);
   EXPECT_EQ(rep->exit, 2);
   EXPECT_EQ(rep->peak_rss_kib, 77);
+}
+
+TEST(SlurmStep, NodeNamedBySrunWhenTheStepNeverStarted) {
+  EXPECT_EQ(launch::node_named_by_srun("srun: error: Task launch for StepId=5.7 failed on node n2: Communication connection failure\n"), "n2");
+  EXPECT_EQ(launch::node_named_by_srun("srun: error: Node failure on gpu-17\n"), "gpu-17");
+  EXPECT_EQ(launch::node_named_by_srun("a.cpp:1: error: expected ';'\n"), "");
+  Rig rig;
+  rig.slurm.steps.push_back([](const std::string&) {
+    auto r = io::ran("", 1);
+    r.err = "srun: error: Task launch for StepId=7.3 failed on node n2: Communication connection failure\n";
+    return r;
+  });
+  rig.slurm.steps.push_back(rig.slurm.finished("n1", 0));
+  auto run = rig.go();
+  EXPECT_TRUE(run.result.ok());
+  const auto& second = rig.slurm.calls.back().argv;
+  EXPECT_NE(std::find(second.begin(), second.end(), "--exclude=n2"), second.end());
+  EXPECT_NE(rig.err.str().find("failed on node n2"), std::string::npos);  // srun's own line is relayed
 }
