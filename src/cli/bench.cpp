@@ -19,7 +19,7 @@
 #include "report/load.hpp"
 #include "drive/build.hpp"
 #include "drive/cmake_build.hpp"
-#include "plan/plan.hpp"
+#include "plan/make_plan.hpp"
 #include "read/project_kind.hpp"
 
 namespace kiln::cli {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "plan/stale_config.hpp"
+
 namespace kiln::drive {
 
 bool apply_config_check(BuildContext& ctx) {
