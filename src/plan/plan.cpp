@@ -14,6 +14,7 @@
 #include "core/data_toml.hpp"
 #include "probe/spec_context.hpp"
 #include "plan/python_env.hpp"
+#include "read/setup_py_ast.hpp"
 #include "read/pytorch_options.hpp"
 #include "read/torch_package.hpp"
 
@@ -92,8 +93,18 @@ tl::expected<std::map<std::string, std::string>, PlanError> parse_sets(const std
 
 // The project's own switches (data/project_knobs.toml): read from its build files, decided from the
 // plan, then handed to the build as environment variables or -D entries. --set and -D win.
+// Whether the linker finds lib<name>.so where the system keeps libraries: an op that links it
+// (DeepSpeed's async_io: -laio) can build here.
+std::optional<bool> linker_finds(const io::Filesystem& fs, const std::string& name) {
+  for (const char* d : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib",
+                        "/lib/x86_64-linux-gnu", "/lib64"})
+    if (fs.exists(std::string(d) + "/lib" + name + ".so")) return true;
+  return false;
+}
+
 tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const io::Seams& s,
-                                         const std::map<std::string, std::string>& sets) {
+                                         const std::map<std::string, std::string>& sets,
+                                         const tl::expected<read::SetupPyReading, std::string>& setup) {
   read::KnobContext kc;
   kc.cuda = p.cuda();
   kc.no_knobs = req.no_knobs;
@@ -107,9 +118,10 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
     kc.overrides[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   kc.env = &s.env;
+  kc.has_library = [&s](const std::string& name) { return linker_finds(s.fs, name); };
   // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
   if (p.kind == read::ProjectKind::pytorch) return {};
-  p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake), kc);
+  p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
   if (p.cuda() && !p.prune_archs && !p.knobs.hardcoded_archs.empty())
     p.notes.push_back("setup.py hard-codes nvcc architectures (" + p.knobs.hardcoded_archs +
                       "); nvcc compiles those as well as the planned targets: add --prune-archs to keep only the plan's");
@@ -118,13 +130,22 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
       if (d.rfind(name + "=", 0) == 0 || d.rfind(name + ":", 0) == 0) return true;
     return false;
   };
+  // A pip build that runs CMake (scikit-build-core, a setup.py calling cmake) takes CMake's entries
+  // through CMAKE_ARGS, which both read; what the environment already has there comes first.
+  std::string cmake_args;
   for (const auto& k : p.knobs.knobs) {
     if (!k.sets()) continue;
-    if (k.cmake) {
+    if (k.cmake && p.kind == read::ProjectKind::cmake) {
       if (!defined(k.name)) p.cmake_defines.push_back(k.name + "=" + k.value);
+    } else if (k.cmake) {
+      cmake_args += (cmake_args.empty() ? "" : " ") + ("-D" + k.name + "=" + k.value);
     } else if (!sets.count(k.name)) {
       p.env[k.name] = k.value;
     }
+  }
+  if (!cmake_args.empty() && !sets.count("CMAKE_ARGS")) {
+    const std::string had = s.env.get("CMAKE_ARGS").value_or("");
+    p.env["CMAKE_ARGS"] = had.empty() ? cmake_args : had + " " + cmake_args;
   }
   return {};
 }
@@ -137,11 +158,16 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   p.project_dir = req.project_dir;
   p.project_reason = req.project_reason;
   p.build_dir = req.build_dir.empty() ? req.project_dir + "/build-kiln" : req.build_dir;
-  p.kind = read::detect_project_kind(s.fs, p.project_dir);
+  // setup.py is read as Python reads it, by the interpreter the build will use (never executed).
+  const std::string py_name = !req.python.empty() ? req.python : s.env.get("PYTHON").value_or("python3");
+  const auto py_found = io::which(s, py_name);
+  tl::expected<read::SetupPyReading, std::string> setup = tl::unexpected(py_name + " not found");
+  if (s.fs.exists(p.project_dir + "/setup.py") && py_found) setup = read::read_setup_py_ast(s.proc, *py_found, p.project_dir);
+  p.kind = read::detect_project_kind(s.fs, p.project_dir, &setup);
   p.project_kind = read::to_string(p.kind);
   if (p.kind == read::ProjectKind::unknown)
-    return usage(fmt::format("{} has no CMakeLists.txt, setup.py or pyproject.toml; kiln builds CMake projects, "
-                             "PyTorch checkouts and torch extensions", p.project_dir));
+    return usage(fmt::format("{}: {}; kiln builds CMake projects, PyTorch checkouts and torch extensions", p.project_dir,
+                             read::describe_folder(s.fs, p.project_dir, &setup)));
   Profile profile;
   if (!req.profile.empty()) {
     auto pr = load_profile(req.profile);
@@ -360,7 +386,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     if (!env) return usage(env.error());
     p.env = *env;
   }
-  auto knobs = plan_knobs(p, req, s, *sets);
+  auto knobs = plan_knobs(p, req, s, *sets, setup);
   if (!knobs) return tl::unexpected(knobs.error());
   if (p.kind == read::ProjectKind::cmake || p.kind == read::ProjectKind::pytorch) {
     p.config = check_configuration(s.fs, p, s.fs.read(p.project_dir + "/setup.py").value_or(""));
