@@ -372,8 +372,8 @@ class Reader:
                     v = const_str(st.value)
                     if v is not None:
                         attrs[st.targets[0].id] = (v, st.lineno)
-            if "BUILD_VAR" not in attrs:
-                continue
+            if "BUILD_VAR" not in attrs or "NAME" not in attrs:
+                continue  # a base class: no op of its own
             chain, todo = [], [c.name]
             while todo and len(chain) < 20:
                 n = todo.pop()
