@@ -10,6 +10,7 @@ import signal
 import sys
 
 MAX_FILES = 300  # modules followed, at most
+MAX_DEPTH = 2  # setup.py is 0, what it imports 1, what those import 2; switches are read to depth 1
 MAX_BYTES = 2000000  # a bigger file is not a build script
 TRUTH_WRAPPERS = {"int", "bool", "strtobool", "str2bool", "float"}
 CASE_METHODS = {"lower", "upper", "strip", "casefold"}
@@ -78,7 +79,7 @@ class Reader:
         if path in self.by_path:  # reached again, maybe nearer setup.py than the first time
             self.by_path[path].depth = min(self.by_path[path].depth, depth)
             return None
-        if path in self.seen or len(self.seen) >= MAX_FILES or not os.path.isfile(path):
+        if depth > MAX_DEPTH or path in self.seen or len(self.seen) >= MAX_FILES or not os.path.isfile(path):
             return None
         self.seen.add(path)
         if os.path.getsize(path) > MAX_BYTES:
@@ -115,6 +116,9 @@ class Reader:
         for i in range(len(parts)):
             target = os.path.join(base, *parts[: i + 1])
             if os.path.isdir(target) and os.path.isfile(os.path.join(target, "__init__.py")):
+                if depth > 1:  # only the packages setup.py imports are read whole (pkgutil listings)
+                    self.load(os.path.join(target, "__init__.py"), depth)
+                    continue
                 for f in sorted(os.listdir(target)):
                     if f.endswith(".py"):
                         self.load(os.path.join(target, f), depth)
@@ -404,8 +408,9 @@ class Reader:
         if first is None:
             return self.out
         self.find_helpers()
-        for m in self.modules:
-            self.scan_reads(m)
+        for m in list(self.modules):
+            if m.depth <= 1:  # deeper modules are the package's run time, not its build
+                self.scan_reads(m)
             self.scan_build(m, m is first)
             if m.depth == 1:  # the op-builder package setup.py imports, not other accelerators' copies
                 self.scan_ops(m)
