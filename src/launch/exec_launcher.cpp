@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include "probe/build_memory.hpp"
 #include "launch/gencode_rewrite.hpp"
 #include "launch/governor.hpp"
+#include "launch/slurm_step.hpp"
 #include "launch/thread_grant.hpp"
 
 namespace kiln::launch {
@@ -141,6 +143,7 @@ std::string record_json_line(const ExecRecord& r) {
                               {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
                               {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
   if (!r.warning.empty()) j["warning"] = r.warning;
+  if (!r.node.empty()) j["node"] = r.node, j["attempts"] = r.attempts;
   if (!r.grant_why.empty()) {
     j["split"] = r.split;
     j["threads"] = r.threads;
@@ -168,9 +171,19 @@ int build_cores(const io::Environment& env) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// kiln build --slurm: the unit runs as a job step, asking for its expected peak and granted cores.
+io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& spec, ExecRecord& rec, io::Seams& s) {
+  auto step = run_as_step(c, StepAsk{.mem_kib = rec.expected_kib, .cores = rec.cores, .exclude = {}}, spec, rec.output, s);
+  rec.node = step.node;
+  rec.attempts = step.attempts;
+  return step.result;
+}
+
 }  // namespace
 
 int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
+  // On a Slurm node, inside a step this launcher started: run the compiler and report (slurm_step).
+  if (auto report = s.env.get("KILN_STEP_REPORT"); report && !report->empty()) return run_step_on_node(command, *report, s);
   std::vector<std::string> argv = command;
   ExecRecord rec;
   std::optional<FileLedger> ledger;
@@ -257,7 +270,13 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     if (auto dir = s.env.get("KILN_NVCC_TIME"); nvcc && !own_time && dir && !dir->empty() && !rec.output.empty()) {
       s.fs.make_dirs(*dir);
       time_file = fmt::format("{}/{}-{}.csv", *dir, history_key(rec.output), ::getpid());
-      flags += (flags.empty() ? "" : " ") + std::string("--time=") + time_file;
+      std::error_code ec;
+      const auto cwd = std::filesystem::current_path(ec);
+      // A build folder with a blank in its path: the phases are skipped rather than the compile broken.
+      if (auto arg = append_flags_path(time_file, ec ? std::string() : cwd.string()))
+        flags += (flags.empty() ? "" : " ") + std::string("--time=") + *arg;
+      else
+        time_file.clear();
     }
     if (!flags.empty()) {
       child_env = s.env.all();
@@ -273,8 +292,9 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   io::ProcessSpec spec{.argv = argv, .env = child_env};
   spec.inherit_stdio = true;
   spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
-  auto result = s.proc.run(spec);
-  if (!result.started && argv != command) {
+  const auto slurm = slurm_config(s.env);
+  auto result = slurm ? run_slurm_unit(*slurm, spec, rec, s) : s.proc.run(spec);
+  if (!result.started && argv != command && !slurm) {
     // kiln's rewrite is at fault only if the original would have started: try it as given.
     argv = command;
     spec.argv = argv;

@@ -36,6 +36,8 @@ struct ExecRecord {
   std::string grant_why;       // why it got (or did not get) extra threads; empty: not considered
   NvccPhases phases;           // nvcc --time, when recorded
   std::string warning;         // the governor could not be used (the compile ran anyway)
+  std::string node;            // kiln build --slurm: the node it ran on (or failed on)
+  int attempts = 0;            // kiln build --slurm: steps it took (more than 1: retried)
 };
 
 // What a unit's last real compile (not a cache hit) cost, kept in the history folder as one line
