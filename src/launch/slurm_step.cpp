@@ -172,6 +172,7 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
       run.result.term_signal = 0;
       run.result.peak_rss_kib = rep->peak_rss_kib;
       run.result.cpu = std::chrono::milliseconds(rep->cpu_ms);
+      run.queued_ms = std::max<long>(0, r.wall.count() - rep->wall_ms);
       return run;
     }
     // The compiler never finished: whatever it wrote is not an object Ninja may trust.
