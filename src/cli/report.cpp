@@ -79,7 +79,8 @@ class ReportCommand final : public Command {
     }
     if (json_) {
       auto j = report::to_json(profile, static_cast<size_t>(top_));
-      for (auto& [k, v] : report::cluster_json(use, projections).items()) j[k] = v;
+      const auto cluster = report::cluster_json(use, projections);
+      for (const auto& [k, v] : cluster.items()) j[k] = v;
       print_json(s.out, "report", std::move(j));
     } else {
       s.out << report::render_text(profile, static_cast<size_t>(top_));

@@ -130,12 +130,19 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
   // Priority: the longest path from a unit to the end of the build (its bottom level). Units are
   // in start order, so a dependency started before its dependents: walk backwards.
   std::vector<long> level(n, 0);
+  std::vector<size_t> after(n, n);  // the successor on the longest path
   for (size_t k = n; k-- > 0;) {
     long tail = 0;
-    for (size_t s : next[k]) tail = std::max(tail, level[s]);
+    for (size_t s : next[k])
+      if (level[s] > tail) tail = level[s], after[k] = s;
     level[k] = dur[k] + tail;
   }
-  for (size_t i = 0; i < n; ++i) pr.critical_path_ms = std::max(pr.critical_path_ms, level[i]);
+  size_t first = n;
+  for (size_t i = 0; i < n; ++i)
+    if (first == n || level[i] > level[first]) first = i;
+  if (first < n) pr.critical_path_ms = level[first];
+  for (size_t k = first; k < n; k = after[k])
+    if (p.units[k].kind == "link") pr.critical_links_ms += dur[k];
   const long total_cores = static_cast<long>(shape.nodes) * shape.cores;
   pr.cpu_bound_ms = cpu / std::max<long>(1, total_cores);
   pr.head_bound_ms = head / std::max(1, shape.cores);
@@ -201,9 +208,13 @@ std::string render_cluster_text(const ClusterUse& use, const std::vector<Project
     o += "\nprojected  on a cluster of NODESxCORESxMEM (compiles on any node, links on the head node)\n";
     o += fmt::format("  {:<14} {:>9}  {:>9} {:>9} {:>9}  {}\n", "shape", "wall", "critical", "CPUs", "head", "limit");
     for (const auto& p : projections)
-      o += fmt::format("  {:<14} {:>9}  {:>9} {:>9} {:>9}  {}{}\n", p.shape.text(), human_ms(p.makespan_ms),
+      o += fmt::format("  {:<14} {:>9}  {:>9} {:>9} {:>9}  {}{}{}\n", p.shape.text(), human_ms(p.makespan_ms),
                        human_ms(p.critical_path_ms), human_ms(p.cpu_bound_ms), human_ms(p.head_bound_ms), p.limit,
+                       p.limit == "critical path" && p.critical_links_ms > 0
+                           ? fmt::format(" (link steps {} of it)", human_ms(p.critical_links_ms))
+                           : "",
                        p.oversized ? fmt::format(" ({} unit(s) peak above a node's memory)", p.oversized) : "");
+    o += "  (wall: the projection; critical, CPUs, head: the lower bounds it cannot beat)\n";
   }
   return o;
 }
@@ -220,7 +231,8 @@ nlohmann::ordered_json cluster_json(const ClusterUse& use, const std::vector<Pro
     for (const auto& p : projections)
       arr.push_back({{"shape", p.shape.text()}, {"nodes", p.shape.nodes}, {"cores", p.shape.cores},
                      {"mem_bytes", p.shape.mem_kib * 1024}, {"wall_s", p.makespan_ms / 1000.0},
-                     {"critical_path_s", p.critical_path_ms / 1000.0}, {"cpu_bound_s", p.cpu_bound_ms / 1000.0},
+                     {"critical_path_s", p.critical_path_ms / 1000.0},
+                     {"critical_links_s", p.critical_links_ms / 1000.0}, {"cpu_bound_s", p.cpu_bound_ms / 1000.0},
                      {"head_bound_s", p.head_bound_ms / 1000.0}, {"limit", p.limit}, {"remote_units", p.remote_units},
                      {"head_units", p.head_units}, {"oversized_units", p.oversized}});
     j["simulate"] = arr;

@@ -43,6 +43,7 @@ struct Projection {
   ClusterShape shape;
   long makespan_ms = 0;
   long critical_path_ms = 0, cpu_bound_ms = 0, head_bound_ms = 0;
+  long critical_links_ms = 0;  // of the critical path, the link steps (head node, no faster with nodes)
   std::string limit;      // "critical path", "CPUs" or "head node (links and other steps)"
   int remote_units = 0, head_units = 0;
   int oversized = 0;      // units whose peak exceeds a node's memory (run alone on one)

@@ -58,6 +58,7 @@ TEST(ReportCluster, ProjectionBoundByCpusThenByCriticalPath) {
   EXPECT_EQ(wide.makespan_ms, 15000);  // every compile at once: the critical path
   EXPECT_EQ(wide.critical_path_ms, 15000);
   EXPECT_EQ(wide.limit, "critical path");
+  EXPECT_EQ(wide.critical_links_ms, 5000);  // the link ends the critical path
   // The step overhead lengthens every compile, not the link.
   EXPECT_EQ(report::simulate(p, deps, *report::parse_shape("4x4x64G"), 500).makespan_ms, 15500);
 }
