@@ -109,8 +109,13 @@ SH
 chmod +x "$work/slowcc"
 echo 1 > "$work/delay"
 build_p() { "$kiln" build "$work/p" --no-ccache -D CMAKE_CXX_COMPILER="$work/slowcc" "$@"; }
-"${alloc[@]}" "$kiln" build "$work/p" --slurm --no-ccache -D CMAKE_CXX_COMPILER="$work/slowcc" --build-dir "$work/p-slurm" \
-  > "$work/out" 2> "$work/err" || { cat "$work/err"; fail "the Slurm build of the multi-unit project failed"; }
+# Through kiln.toml's key ([build] slurm = true) here; --slurm and KILN_SLURM=1 below.
+printf '[build]\nslurm = true\n' > "$work/kiln.toml"
+"${alloc[@]}" "$kiln" build "$work/p" --config "$work/kiln.toml" --no-ccache -D CMAKE_CXX_COMPILER="$work/slowcc" \
+  --build-dir "$work/p-slurm" > "$work/out" 2> "$work/err" || { cat "$work/err"; fail "the Slurm build of the multi-unit project failed"; }
+[ "$(grep -c '^kiln: --slurm: CMakeFiles/p.dir/unit_[0-9].cpp.o ran on n[12]$' "$work/p-slurm/kiln-build.log")" = 8 ] \
+  || { grep '^kiln' "$work/p-slurm/kiln-build.log"; fail "the build log does not name each unit's node"; }
+grep '^kiln: --slurm: units per node' "$work/p-slurm/kiln-build.log"
 [ "$(nodes_of "$work/p-slurm/kiln-exec.jsonl")" = "n1 n2" ] || fail "units did not run on both nodes: $(nodes_of "$work/p-slurm/kiln-exec.jsonl")"
 grep -q "Slurm job .*2 node(s), 4 CPUs" "$work/err" || fail "Ninja's -j is not the allocation's"
 echo 0 > "$work/delay"
@@ -148,7 +153,7 @@ grep '^kiln' "$work/p-int/kiln-build.log" || true
 
 # --- a node that does not see the build folder ---------------------------------------------------
 set +e
-salloc -p hid -N2 --ntasks-per-node=1 -c2 --mem=12000 -Q "$kiln" build "$work/p" --slurm --no-ccache \
+KILN_SLURM=1 salloc -p hid -N2 --ntasks-per-node=1 -c2 --mem=12000 -Q "$kiln" build "$work/p" --no-ccache \
   --build-dir "$work/hidden/b" > "$work/out" 2> "$work/err"
 rc=$?
 set -e
