@@ -73,9 +73,10 @@ std::string finish_slurm(const SlurmBuild& b, io::Seams& s) {
   const auto text = s.fs.read(b.exec_log).value_or("");
   std::map<std::string, int> per_node;
   for (const auto& r : report::parse_exec_log(text.substr(std::min<size_t>(b.exec_log_offset, text.size()))).records) {
-    lines += fmt::format("kiln: --slurm: {} ran on {}{}\n", r.output, r.node.empty() ? "this machine" : r.node,
-                         r.attempts > 1 ? fmt::format(" ({} attempts)", r.attempts) : "");
-    ++per_node[r.node.empty() ? "this machine" : r.node];
+    const std::string node = r.node.empty() ? "this machine" : r.node;
+    lines += fmt::format("kiln: --slurm: {} {} {}{}\n", r.output, r.exit ? fmt::format("failed (exit {}) on", r.exit) : "ran on",
+                         node, r.attempts > 1 ? fmt::format(" ({} attempts)", r.attempts) : "");
+    ++per_node[r.exit ? "failed" : node];
   }
   std::string counts;
   for (const auto& [node, n] : per_node) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", node, n);

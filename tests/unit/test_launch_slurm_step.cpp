@@ -211,6 +211,8 @@ TEST(SlurmStep, NodeSideReportsNodeThenExit) {
 TEST(SlurmStep, NodeNamedBySrunWhenTheStepNeverStarted) {
   EXPECT_EQ(launch::node_named_by_srun("srun: error: Task launch for StepId=5.7 failed on node n2: Communication connection failure\n"), "n2");
   EXPECT_EQ(launch::node_named_by_srun("srun: error: Node failure on gpu-17\n"), "gpu-17");
+  EXPECT_EQ(launch::node_named_by_srun("srun: error: n1: task 0: Killed\n"), "n1");
+  EXPECT_EQ(launch::node_named_by_srun("srun: error: Unable to create step for job 2: More processors requested\n"), "");
   EXPECT_EQ(launch::node_named_by_srun("a.cpp:1: error: expected ';'\n"), "");
   Rig rig;
   rig.slurm.steps.push_back([](const std::string&) {
