@@ -24,7 +24,7 @@
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
 #include "drive/build_lock.hpp"
-#include "drive/cmake_build.hpp"
+#include "drive/build.hpp"
 #include "plan/plan.hpp"
 #include "plan/plan_report.hpp"
 
@@ -73,7 +73,7 @@ class BuildCommand final : public Command {
     // SIGINT, SIGTERM and SIGHUP stop the whole build tree (Ninja and every compile under it),
     // not just kiln; kiln leaves only when none of it runs.
     io::BuildInterrupts interrupts(kStopGrace);
-    auto outcome = drive::run_cmake_build(plan, s, sink);
+    auto outcome = drive::run_build(plan, s, sink);
     if (progress) progress->finish();
     if (slurm_)  // nothing of this build may stay in Slurm, however it ended
       std::ofstream(plan.log_path(), std::ios::app) << finish_slurm(*slurm_, s);

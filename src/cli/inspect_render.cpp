@@ -105,6 +105,10 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
     reloc.push_back({{"kind", core::to_string(e.target.kind)}, {"arch", arch_name(e.target)}, {"size_bytes", e.stored_size},
                      {"offset", e.offset}, {"section", e.section}});
   j["relocatable_entries"] = reloc;
+  json lto = json::array();
+  for (const auto& e : f.lto_ir)
+    lto.push_back({{"arch", arch_name(e.target)}, {"size_bytes", e.stored_size}, {"offset", e.offset}, {"section", e.section}});
+  j["lto_ir_entries"] = lto;
   ArchRow total;
   json archs = json::array();
   for (const auto& [a, r] : by_arch(f, total))
@@ -231,6 +235,14 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
     for (const auto& t : rs) archs += (archs.empty() ? "" : ", ") + arch_name(t) + (t.kind == core::CodeKind::ptx ? " PTX" : "");
     out << fmt::format("  plus {} relocatable device-code entr{} in __nv_relfatbin ({}): for device linking, never loaded at run time\n",
                        f.relocatable.size(), f.relocatable.size() == 1 ? "y" : "ies", archs);
+  }
+  if (!f.lto_ir.empty()) {
+    core::TargetSet ls;
+    for (const auto& e : f.lto_ir) ls.add(e.target);
+    std::string archs;
+    for (const auto& t : ls) archs += (archs.empty() ? "lto_" : ", lto_") + std::to_string(t.arch.number);
+    out << fmt::format("  plus {} LTO IR entr{} ({}): linked by nvJitLink at run time, never loaded as is\n", f.lto_ir.size(),
+                       f.lto_ir.size() == 1 ? "y" : "ies", archs);
   }
   for (const auto& n : f.notes) out << fmt::format("  note: {}\n", n);
   if (o.deps && d && d->is_elf) {

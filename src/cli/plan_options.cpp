@@ -33,7 +33,9 @@ std::optional<std::uint64_t> parse_size_kib(const std::string& text) {
 }
 
 void add_plan_options(CLI::App& app, PlanOptions& o) {
-  app.add_option("--gpu", o.gpus, "Build for this GPU (name or compute capability); repeatable")->envname("KILN_GPUS");
+  app.add_option("--gpu", o.gpus, "Build for this GPU (name or compute capability); repeatable, or a comma list")
+      ->envname("KILN_GPUS")
+      ->delimiter(',');
   app.add_option("--archs", o.archs, "Architecture list in any spelling (see kiln archs)");
   app.add_option("--from", o.archs_from, "Spelling of --archs: torch, cmake, nvcc or auto");
   app.add_option("--profile", o.profile, "production, distribution, dev or cpu (data/profiles.toml)")->envname("KILN_PROFILE");

@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "io/seams.hpp"
-#include "plan/plan.hpp"
+#include "plan/make_plan.hpp"
 
 namespace kiln::cli {
 

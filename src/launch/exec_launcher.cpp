@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -270,7 +271,13 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     if (auto dir = s.env.get("KILN_NVCC_TIME"); nvcc && !own_time && dir && !dir->empty() && !rec.output.empty()) {
       s.fs.make_dirs(*dir);
       time_file = fmt::format("{}/{}-{}.csv", *dir, history_key(rec.output), ::getpid());
-      flags += (flags.empty() ? "" : " ") + std::string("--time=") + time_file;
+      std::error_code ec;
+      const auto cwd = std::filesystem::current_path(ec);
+      // A build folder with a blank in its path: the phases are skipped rather than the compile broken.
+      if (auto arg = append_flags_path(time_file, ec ? std::string() : cwd.string()))
+        flags += (flags.empty() ? "" : " ") + std::string("--time=") + *arg;
+      else
+        time_file.clear();
     }
     if (!flags.empty()) {
       child_env = s.env.all();
