@@ -347,6 +347,7 @@ Profile compute_profile(const ProfileInput& in) {
       u.threads = r->threads;
       u.cores = r->cores;
       u.grant = r->grant;
+      u.node = r->node;
     }
     p.exec_matched = static_cast<int>(rec.size());
   }
