@@ -78,8 +78,8 @@ class ReportCommand final : public Command {
     } else {
       s.out << report::render_text(profile, static_cast<size_t>(top_));
       s.out << report::render_cluster_text(use, projections);
-      if (!projections.empty() && !input->graph)
-        s.out << "note: no dependency graph (" << input->graph_problem << "): the projection ignores dependencies\n";
+      if (!projections.empty() && !input.graph)
+        s.out << "note: no dependency graph (" << input.graph_problem << "): the projection ignores dependencies\n";
       if (!html_.empty()) s.out << "\nwrote " << html_ << "\n";
     }
     return kOk;
