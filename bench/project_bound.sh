@@ -53,7 +53,7 @@ rm -f "$unit"
 start=$(date +%s.%N)
 (cd "$proj/build" && NVCC_APPEND_FLAGS="--split-compile=$cores" bash -c "$cmd") > "$out/alone.log" 2>&1 \
   || { echo "the unit alone failed: $out/alone.log"; exit 1; }
-alone=$(echo "$(date +%s.%N) - $start" | bc)
+alone=$(python3 -c "import sys; print(float(sys.argv[1]) - float(sys.argv[2]))" "$(date +%s.%N)" "$start")
 
 "$py" - "$wall" "$cpu" "$cores" "$alone" "$makespan" "$unit" "$(basename "$src")" <<'PY' | tee "$out/row.md"
 import sys
