@@ -13,7 +13,7 @@
 
 #include "io/seams.hpp"
 #include "io/terminal.hpp"
-#include "drive/cmake_build.hpp"
+#include "drive/build.hpp"
 #include "drive/eta.hpp"
 
 namespace kiln::cli {

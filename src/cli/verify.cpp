@@ -22,7 +22,7 @@ class VerifyCommand final : public Command {
   const char* summary() const override { return "Check that binaries run on the named GPUs and their libraries resolve"; }
   void setup(CLI::App& app) override {
     app.add_option("paths", paths_, "Files or folders to check")->required();
-    app.add_option("--gpu", gpus_, "A GPU the files must run on (name or compute capability); repeatable");
+    app.add_option("--gpu", gpus_, "A GPU the files must run on (name or compute capability); repeatable, or a comma list")->delimiter(',');
     app.add_option("--archs", archs_, "Or: every architecture of this list must be covered (TORCH_CUDA_ARCH_LIST, CMake or nvcc spelling)");
     app.add_option("--root", root_, "Resolve libraries inside a container image unpacked at DIR");
     app.add_flag("--undefined", undefined_, "Report undefined symbols for every library (always on for Python extensions)");

@@ -1,6 +1,7 @@
 #include "launch/nvcc_phases.hpp"
 
 #include <charconv>
+#include <filesystem>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,15 @@ double NvccPhases::total_ms() const {
   double t = front_end_ms + host_ms + link_ms + other_ms;
   for (const auto& [a, p] : archs) t += p.device_ms + p.ptxas_ms;
   return t;
+}
+
+std::optional<std::string> append_flags_path(const std::string& path, const std::string& cwd) {
+  auto blank_free = [](const std::string& p) { return !p.empty() && p.find_first_of(" \t\n\r\f\v") == std::string::npos; };
+  if (blank_free(path)) return path;
+  if (cwd.empty()) return std::nullopt;
+  const std::string rel = std::filesystem::path(path).lexically_relative(cwd).string();
+  if (blank_free(rel)) return rel;
+  return std::nullopt;
 }
 
 NvccPhases parse_nvcc_phases(const std::string& csv) {
