@@ -81,6 +81,7 @@ std::optional<std::string> scan(FileReport& r, const Bytes& b, const std::string
 std::optional<std::string> scan_elf(FileReport& r, const Bytes& b, const std::string& member, const InspectOptions& opt) {
   auto elf = Elf::parse(b);
   if (!elf) return elf.error().to_string();
+  if (r.machine == 0 && elf->machine() != kEmCuda) r.machine = elf->machine();
   if (member.empty()) {
     if (elf->machine() == kEmCuda) r.format = FileFormat::cubin;
     else if (elf->type() == 1) r.format = FileFormat::elf_object;
