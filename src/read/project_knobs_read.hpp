@@ -50,7 +50,16 @@ struct Undecided {
   std::string where, text, why;
 };
 
-struct SetupPyReading;
+// What data/read_setup.py found (setup_py_ast.hpp runs it).
+struct SetupPyReading {
+  std::vector<KnobSighting> sightings;  // probes included (Use::probe)
+  std::vector<OpSwitch> ops;
+  std::vector<std::string> extensions;  // "op_builder/builder.py:829 CUDAExtension"
+  std::vector<Undecided> undecided;
+  std::vector<std::string> files;       // setup.py and the modules followed
+  std::string cuda_evidence, hardcoded_archs, calls_cmake;
+};
+
 
 struct ProjectReading {
   std::vector<KnobSighting> sightings;  // in file order; a name may appear more than once
