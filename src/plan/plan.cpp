@@ -101,7 +101,7 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
   }
   if (governed()) {
     e["KILN_EXEC_LOG"] = exec_log_path();
-    e["KILN_LEDGER"] = build_dir + "/.kiln/ledger";
+    e["KILN_LEDGER"] = ledger.empty() ? build_dir + "/.kiln/ledger" : ledger;
     e["KILN_MEM_HISTORY"] = build_dir + "/.kiln/mem";
     e["KILN_MEM_BUDGET_KIB"] = std::to_string(mem_budget_kib);
     if (prune_archs) e["KILN_PRUNE_ARCHS"] = core::format_cmake(targets);
