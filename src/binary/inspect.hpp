@@ -40,6 +40,7 @@ struct FileReport {
   std::string path;
   FileFormat format = FileFormat::other;
   std::uint64_t file_size = 0;
+  std::uint16_t machine = 0;  // ELF e_machine of the host code (the file, or an archive's first member); 0 otherwise
   std::uint64_t fatbin_bytes = 0;  // bytes of fat-binary containers (what CUDA code costs the file)
   std::size_t containers = 0;
   std::size_t members_scanned = 0;  // archive / wheel members looked at

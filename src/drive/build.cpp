@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "drive/cmake_build.hpp"
+#include "drive/ninja_folders.hpp"
 #include "drive/pytorch_build.hpp"
 #include "drive/step_runner.hpp"
 #include "drive/torch_extension_build.hpp"
@@ -29,10 +30,10 @@ void collect_records(const plan::Plan& plan, io::Seams& s, BuildOutcome& o) {
     }
   // torch.utils.cpp_extension builds in its own Ninja folder (build/temp.*): the record goes there
   // too, so kiln report on that folder finds the machine's cores and kiln's logs.
+  // With the extensions built at once, each has its Ninja folder deeper down (drive/ninja_folders).
   if (plan.kind != read::ProjectKind::cmake)
-    for (const auto& d : s.fs.list(plan.project_dir + "/build"))
-      if (s.fs.exists(plan.project_dir + "/build/" + d + "/.ninja_log"))
-        s.fs.write(plan.project_dir + "/build/" + d + "/kiln-build.json", plan.build_record_json());
+    for (const auto& d : ninja_folders_under(s.fs, plan.project_dir + "/build"))
+      s.fs.write(d + "/kiln-build.json", plan.build_record_json());
 }
 
 }  // namespace

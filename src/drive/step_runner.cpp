@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "drive/project_progress.hpp"
 #include "io/interrupt.hpp"
 
 namespace kiln::drive {
@@ -40,15 +41,19 @@ StepRunner::Result StepRunner::run(const char* name, const std::vector<std::stri
   const auto t0 = s_.clock.now();
   io::ProcessSpec spec{.argv = argv, .env = env_, .cwd = cwd_};
   spec.new_process_group = true;
+  ProjectProgress project;  // several extensions' Ninjas at once add up to one status
   spec.on_line = [&](std::string_view line) {
     log_ << line << "\n";
     if (watch_) watch_(line);
-    if (ninja)
-      if (auto st = parse_ninja_status(line)) {
-        o_.steps_run = st->total;
-        if (progress_.on_status) progress_.on_status(*st, since(s_.clock, t0));
+    if (ninja) {
+      auto fed = project.feed(line);
+      if (fed.status) {
+        o_.steps_run = fed.status->total;
+        if (progress_.on_status) progress_.on_status(*fed.status, since(s_.clock, t0));
         return;
       }
+      if (fed.consumed) return;
+    }
     if (progress_.on_output) progress_.on_output(line);
   };
   if (progress_.on_step) progress_.on_step(name, true);

@@ -53,6 +53,8 @@ CacheLookup look_up_wheel(BuildContext& ctx) {
 bool build_wheel(BuildContext& ctx, std::string& wheel) {
   const auto& plan = ctx.plan;
   ctx.s.fs.write(plan.wheel_script_path(), std::string(wheel_build_script()));
+  const std::string script_dir = plan.wheel_script_path().substr(0, plan.wheel_script_path().rfind('/'));
+  ctx.s.fs.write(script_dir + "/" + std::string(kParallelExtensionsModule), std::string(parallel_extensions_helper()));
   ctx.steps.watch([&](std::string_view line) {
     if (auto w = built_wheel_name(line)) wheel = plan.wheel_dir() + "/" + *w;
   });

@@ -105,6 +105,16 @@ std::string history_key(const std::string& output) {
   return buf;
 }
 
+std::string portable_unit_id(const io::Filesystem& fs, const std::string& project_dir, const std::string& output,
+                             const std::string& source) {
+  if (project_dir.empty() || output.empty() || source.empty()) return "";
+  auto text = fs.read(source.front() == '/' ? source : project_dir + "/" + source);
+  if (!text) return "";
+  const std::string prefix = project_dir + "/";
+  const std::string rel = output.rfind(prefix, 0) == 0 ? output.substr(prefix.size()) : output;
+  return rel + "\n" + history_key(*text);
+}
+
 std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir, const std::string& output) {
   if (history_dir.empty() || output.empty()) return std::nullopt;
   auto text = fs.read(history_dir + "/" + history_key(output));
@@ -176,6 +186,7 @@ io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& sp
   auto step = run_as_step(c, StepAsk{.mem_kib = rec.expected_kib, .cores = rec.cores, .exclude = {}}, spec, rec.output, s);
   rec.node = step.node;
   rec.attempts = step.attempts;
+  rec.waited_ms += step.queued_ms;  // like the governor's wait: admission, not work
   return step.result;
 }
 
@@ -191,6 +202,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   std::optional<std::map<std::string, std::string>> child_env;  // set only when kiln adds nvcc flags
   std::string time_file;
   std::optional<UnitHistory> history_before;
+  std::string units_dir, unit_id;  // the user's history of this unit in any checkout (portable_unit_id)
   // Everything kiln adds is best effort: an exception here falls through to running `command`.
   try {
     const bool nvcc = is_nvcc(argv);
@@ -212,7 +224,13 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     rec.archs = device_targets_of(argv);
     const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
     history_before = read_history(s.fs, history, rec.output);
-    rec.expected_kib = expected_peak_kib(s.fs, history, argv);
+    units_dir = s.env.get("KILN_UNIT_HISTORY").value_or("");
+    if (!units_dir.empty())
+      unit_id = portable_unit_id(s.fs, s.env.get("KILN_PROJECT_DIR").value_or(""), rec.output, rec.source);
+    if (!history_before && !unit_id.empty()) history_before = read_history(s.fs, units_dir, unit_id);
+    rec.expected_kib = history_before && history_before->peak_kib > 0
+                           ? static_cast<std::uint64_t>(history_before->peak_kib * 1.1)
+                           : expected_peak_kib(s.fs, history, argv);
     const std::string user_append = s.env.get("NVCC_APPEND_FLAGS").value_or("");
     const bool split = nvcc && s.env.get("KILN_SPLIT").value_or("") == "1";
     auto budget = env_u64(s.env, "KILN_MEM_BUDGET_KIB");
@@ -322,6 +340,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
       h.cores = rec.cores;
       s.fs.make_dirs(history);
       s.fs.write(history + "/" + history_key(rec.output), format_history(h));
+      if (!unit_id.empty() && s.fs.make_dirs(units_dir)) s.fs.write(units_dir + "/" + history_key(unit_id), format_history(h));
     }
     // Version probes and the like (no output, no source) are not units of the build.
     if (auto log = s.env.get("KILN_EXEC_LOG"); log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))

@@ -52,6 +52,8 @@ ExecLog parse_exec_log(const std::string& text) {
     r.threads = static_cast<int>(num("threads", false));
     r.cores = std::max(1, static_cast<int>(num("cores", false, 1)));
     r.grant = text_field("grant");
+    r.node = text_field("node");
+    r.attempts = std::max(1, static_cast<int>(num("attempts", false, 1)));
     if (auto ph = j.find("phases"); ph != j.end() && ph->is_object()) {
       auto ms = [](const nlohmann::json& o, const char* k) {
         auto it = o.find(k);

@@ -4,6 +4,7 @@
 //   {"output": "obj path as Ninja names it", "source": "...", "start_ms": <unix epoch ms>,
 //    "wall_ms": N, "cpu_ms": N, "peak_rss_kib": N, "exit": N, "waited_ms": N, "archs": N,
 //    optional: "split": N, "threads": N, "cores": N, "grant": "why" (the launcher's thread grant),
+//    "node": "n1", "attempts": N (kiln build --slurm: where it ran, the steps it took),
 //    "phases": {"front_end_ms", "host_ms", "link_ms", "other_ms", "archs": {"90": {"device_ms", "ptxas_ms"}}}}
 // A build folder without the file is profiled from .ninja_log alone.
 #include <string>
@@ -22,6 +23,8 @@ struct ExecRecord {
   int archs = 0;  // device targets of an nvcc compile; 0 for host compilers
   int split = 0, threads = 0, cores = 1;  // what kiln's launcher granted (0: nothing)
   std::string grant;                      // why; empty when the launcher did not consider it
+  std::string node;                       // kiln build --slurm: the Slurm node it ran on
+  int attempts = 1;
   launch::NvccPhases phases;                 // nvcc --time, when recorded
 };
 
