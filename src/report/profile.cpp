@@ -236,17 +236,12 @@ std::vector<size_t> slowest(const Profile& p, size_t n) {
   return idx;
 }
 
-Profile compute_profile(const ProfileInput& in) {
-  Profile p;
-  p.build_dir = in.build_dir;
-  p.log_version = in.log.version;
-  p.builds_in_log = in.log.builds;
-  p.cores = std::max(1, in.cores);
-  p.cores_source = in.cores_source;
-  p.cache = in.cache;
-  p.notes = in.notes;
+namespace {
 
-  std::map<std::string, size_t> unit_of;
+using UnitOf = std::map<std::string, size_t>;
+
+// One unit per job of the latest build in .ninja_log, indexed by each of its outputs.
+void units_from_log(const ProfileInput& in, Profile& p, UnitOf& unit_of) {
   for (const auto& j : in.log.jobs) {
     Unit u;
     u.name = j.name();
@@ -256,38 +251,42 @@ Profile compute_profile(const ProfileInput& in) {
     for (const auto& o : j.outputs) unit_of[o] = p.units.size();
     p.units.push_back(std::move(u));
   }
+}
 
-  // The launcher's records: the last one per output (earlier builds appended theirs too).
-  if (in.exec) {
-    p.exec_problems = in.exec->problems;
-    std::map<size_t, const ExecRecord*> rec;
-    const std::string prefix = in.build_dir + "/";
-    for (const auto& r : in.exec->records) {
-      // Ninja names outputs as its build file does: relative to the build folder (CMake) or
-      // absolute (torch.utils.cpp_extension); the launcher records them as the compiler saw them.
-      auto it = unit_of.find(r.output);
-      if (it == unit_of.end() && !in.build_dir.empty() && r.output.rfind(prefix, 0) == 0)
-        it = unit_of.find(r.output.substr(prefix.size()));
-      if (it == unit_of.end() && !in.build_dir.empty() && !r.output.empty() && r.output[0] != '/')
-        it = unit_of.find(prefix + r.output);
-      if (it != unit_of.end()) rec[it->second] = &r;
-    }
-    for (const auto& [i, r] : rec) {
-      Unit& u = p.units[i];
-      u.cpu_ms = r->cpu_ms;
-      u.peak_rss_kib = r->peak_rss_kib;
-      u.waited_ms = std::min(r->waited_ms, u.duration_ms());
-      u.archs = r->archs;
-      u.source = r->source;
-      u.phases = r->phases;
-      u.split = r->split;
-      u.threads = r->threads;
-      u.cores = r->cores;
-      u.grant = r->grant;
-    }
-    p.exec_matched = static_cast<int>(rec.size());
+// The launcher's records: the last one per output (earlier builds appended theirs too).
+void attach_exec_records(const ProfileInput& in, Profile& p, const UnitOf& unit_of) {
+  if (!in.exec) return;
+  p.exec_problems = in.exec->problems;
+  std::map<size_t, const ExecRecord*> rec;
+  const std::string prefix = in.build_dir + "/";
+  for (const auto& r : in.exec->records) {
+    // Ninja names outputs as its build file does: relative to the build folder (CMake) or
+    // absolute (torch.utils.cpp_extension); the launcher records them as the compiler saw them.
+    auto it = unit_of.find(r.output);
+    if (it == unit_of.end() && !in.build_dir.empty() && r.output.rfind(prefix, 0) == 0)
+      it = unit_of.find(r.output.substr(prefix.size()));
+    if (it == unit_of.end() && !in.build_dir.empty() && !r.output.empty() && r.output[0] != '/')
+      it = unit_of.find(prefix + r.output);
+    if (it != unit_of.end()) rec[it->second] = &r;
   }
+  for (const auto& [i, r] : rec) {
+    Unit& u = p.units[i];
+    u.cpu_ms = r->cpu_ms;
+    u.peak_rss_kib = r->peak_rss_kib;
+    u.waited_ms = std::min(r->waited_ms, u.duration_ms());
+    u.archs = r->archs;
+    u.source = r->source;
+    u.phases = r->phases;
+    u.split = r->split;
+    u.threads = r->threads;
+    u.cores = r->cores;
+    u.grant = r->grant;
+  }
+  p.exec_matched = static_cast<int>(rec.size());
+}
 
+// Each unit's kind and target, and its source file from the graph when the launcher did not say.
+void classify_units(const ProfileInput& in, Profile& p) {
   for (auto& u : p.units) {
     std::string rule;
     if (in.graph)
@@ -305,19 +304,17 @@ Profile compute_profile(const ProfileInput& in) {
     u.kind = kind_of(u, rule);
     u.target = target_of(u.name);
   }
+}
 
-  if (p.units.empty()) {
-    p.notes.push_back("the latest build ran no steps (everything was up to date)");
-    p.critical_path_method = "none";
-    return p;
-  }
-  long t0 = p.units.front().start_ms, t1 = 0;
+// Wall time, busy time and CPU time (the exec log's where it has one, else the unit's duration).
+long measure_time(Profile& p, long& t0) {
+  long t1 = 0;
+  t0 = p.units.front().start_ms;
   for (const auto& u : p.units) {
     t0 = std::min(t0, u.start_ms);
     t1 = std::max(t1, u.end_ms);
   }
   p.makespan_ms = t1 - t0;
-
   long busy = 0;
   for (const auto& u : p.units) {
     busy += u.duration_ms();
@@ -328,7 +325,11 @@ Profile compute_profile(const ProfileInput& in) {
       p.total_cpu_ms += u.duration_ms();
     }
   }
+  return busy;
+}
 
+// The critical path through Ninja's graph when there is one, else the longest chain of jobs.
+void find_critical_path(const ProfileInput& in, Profile& p, const UnitOf& unit_of) {
   long cp = 0;
   if (in.graph) {
     p.critical_path = graph_critical_path(*in.graph, p.units, unit_of, cp);
@@ -348,28 +349,37 @@ Profile compute_profile(const ProfileInput& in) {
   }
   p.critical_path_ms = cp;
   for (size_t i : p.critical_path) p.units[i].critical = true;
+}
 
-  const long cpu_bound = (p.total_cpu_ms + p.cores - 1) / p.cores;
-  // What splitting could do: the same critical path with every unit's recorded device phases
-  // spread over all cores (a bound: nvcc's split does not scale perfectly).
-  long bound_cp = cp;
-  if (std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.device_ms() > 0; })) {
-    std::vector<Unit> ideal = p.units;
-    for (auto& u : ideal) u.end_ms = u.start_ms + u.waited_ms + u.ideal_ms(p.cores);
-    long split_cp = 0;
-    if (in.graph) {
-      graph_critical_path(*in.graph, ideal, unit_of, split_cp);
-      for (size_t i = 0; i < ideal.size(); ++i)
-        if (!in.graph->producer.count(ideal[i].name)) split_cp = std::max(split_cp, ideal[i].duration_ms());
-    } else {
-      // The chain of the measured path, each unit at its ideal time, and no less than any one unit.
-      // (Each copy's duration is already its ideal time: applying ideal_ms again would split twice.)
-      for (size_t i : p.critical_path) split_cp += ideal[i].duration_ms() - ideal[i].waited_ms;
-      for (const auto& u : ideal) split_cp = std::max(split_cp, u.duration_ms() - u.waited_ms);
-    }
-    p.split_critical_path_ms = std::min(split_cp, cp);
-    bound_cp = p.split_critical_path_ms;
+// What splitting could do: the same critical path with every unit's recorded device phases
+// spread over all cores (a bound: nvcc's split does not scale perfectly). -1 when no unit's
+// phases were recorded.
+long split_critical_path(const ProfileInput& in, const Profile& p, const UnitOf& unit_of) {
+  if (std::none_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.device_ms() > 0; })) return -1;
+  std::vector<Unit> ideal = p.units;
+  for (auto& u : ideal) u.end_ms = u.start_ms + u.waited_ms + u.ideal_ms(p.cores);
+  long split_cp = 0;
+  if (in.graph) {
+    graph_critical_path(*in.graph, ideal, unit_of, split_cp);
+    for (size_t i = 0; i < ideal.size(); ++i)
+      if (!in.graph->producer.count(ideal[i].name)) split_cp = std::max(split_cp, ideal[i].duration_ms());
+  } else {
+    // The chain of the measured path, each unit at its ideal time, and no less than any one unit.
+    // (Each copy's duration is already its ideal time: applying ideal_ms again would split twice.)
+    for (size_t i : p.critical_path) split_cp += ideal[i].duration_ms() - ideal[i].waited_ms;
+    for (const auto& u : ideal) split_cp = std::max(split_cp, u.duration_ms() - u.waited_ms);
   }
+  return std::min(split_cp, p.critical_path_ms);
+}
+
+// The lower bound (CPU time over the cores, or the critical path as splitting could make it),
+// what bounds the build, and when one unit does, what would shorten it.
+void bound_the_build(const ProfileInput& in, Profile& p, const UnitOf& unit_of, long t0) {
+  const long cp = p.critical_path_ms;
+  const long cpu_bound = (p.total_cpu_ms + p.cores - 1) / p.cores;
+  long bound_cp = cp;
+  p.split_critical_path_ms = split_critical_path(in, p, unit_of);
+  if (p.split_critical_path_ms >= 0) bound_cp = p.split_critical_path_ms;
   p.lower_bound_ms = std::max(cpu_bound, bound_cp);
   p.bound_by = bound_cp >= cpu_bound ? "critical path" : "cpu";
   // One unit bounds the build when it alone is at least 60% of the critical path and of the wall time.
@@ -380,76 +390,36 @@ Profile compute_profile(const ProfileInput& in) {
       p.bounding_unit = static_cast<long>(i);
   }
   if (p.bounding_unit >= 0 && cp >= cpu_bound) {
-    const Unit& u = p.units[p.bounding_unit];
     p.bound_by = "one unit";
-    std::string got = u.split > 1 || u.threads > 1
-                          ? fmt::format("it ran with --split-compile={} --threads={}", u.split, u.threads)
-                          : u.grant.empty() ? std::string("it ran on one thread")
-                                            : fmt::format("it ran on one thread ({})", u.grant);
-    const int lanes = std::max(1, u.split) * std::max(1, u.threads);
-    if (u.kind == "cuda" && lanes * 4 >= p.cores * 3) {
-      // It already had (nearly) every core: more threads would not shorten it.
-      p.remedy = fmt::format(
-          "{} is {} of the {} build and already ran on {} of the {} cores ({}); what is left is serial in nvcc "
-          "(front end, host compile, the largest kernels' optimisation): split the source file into several units, or "
-          "instantiate fewer templates per unit",
-          u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), lanes, p.cores, got);
-    } else if (u.kind == "cuda") {
-      p.remedy = fmt::format(
-          "{} is {} of the {} build ({}); give it more of the {} cores: nvcc --split-compile=N (device optimisation "
-          "in parallel){}; kiln build grants these from idle cores unless --no-split",
-          u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got, p.cores,
-          u.archs > 1 ? " and --threads=N (its architectures in parallel)" : "");
-      if (p.split_critical_path_ms >= 0)
-        p.remedy += fmt::format("; with its device phases ({}) on all cores the critical path would be {}",
-                                human_duration(static_cast<long>(u.device_ms())), human_duration(p.split_critical_path_ms));
-      else
-        p.remedy += "; its phases were not recorded (kiln build records nvcc --time per unit), so the gain cannot be sized";
+    p.remedy = one_unit_remedy(p.units[p.bounding_unit], p.makespan_ms, p.cores, p.split_critical_path_ms, t0);
+  }
+}
+
+// Lanes: each job on the lowest lane free when it starts, as a core would run it.
+void assign_lanes(Profile& p) {
+  std::vector<size_t> order(p.units.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p.units[a].start_ms < p.units[b].start_ms; });
+  std::priority_queue<std::pair<long, int>, std::vector<std::pair<long, int>>, std::greater<>> busy_lanes;
+  std::set<int> free_lanes;
+  for (size_t i : order) {
+    Unit& u = p.units[i];
+    while (!busy_lanes.empty() && busy_lanes.top().first <= u.start_ms) {
+      free_lanes.insert(busy_lanes.top().second);
+      busy_lanes.pop();
+    }
+    if (free_lanes.empty()) {
+      u.lane = p.lanes++;
     } else {
-      p.remedy = fmt::format("{} is {} of the {} build: split the source file, or compile it earlier (it starts at {})",
-                             u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms),
-                             human_duration(u.start_ms - t0));
+      u.lane = *free_lanes.begin();
+      free_lanes.erase(free_lanes.begin());
     }
+    busy_lanes.emplace(u.end_ms, u.lane);
   }
-  p.efficiency = p.lower_bound_ms > 0 ? static_cast<double>(p.makespan_ms) / p.lower_bound_ms : 1.0;
-  p.avg_parallelism = p.makespan_ms > 0 ? static_cast<double>(busy) / p.makespan_ms : 0.0;
+}
 
-  std::vector<double> ones(p.units.size(), 1.0);
-  auto par = sweep(p.units, t0, p.makespan_ms, in.buckets, ones, false);
-  p.parallelism = par.buckets;
-  p.max_parallelism = static_cast<int>(par.peak);
-
-  // Lanes: each job on the lowest lane free when it starts, as a core would run it.
-  {
-    std::vector<size_t> order(p.units.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p.units[a].start_ms < p.units[b].start_ms; });
-    std::priority_queue<std::pair<long, int>, std::vector<std::pair<long, int>>, std::greater<>> busy_lanes;
-    std::set<int> free_lanes;
-    for (size_t i : order) {
-      Unit& u = p.units[i];
-      while (!busy_lanes.empty() && busy_lanes.top().first <= u.start_ms) {
-        free_lanes.insert(busy_lanes.top().second);
-        busy_lanes.pop();
-      }
-      if (free_lanes.empty()) {
-        u.lane = p.lanes++;
-      } else {
-        u.lane = *free_lanes.begin();
-        free_lanes.erase(free_lanes.begin());
-      }
-      busy_lanes.emplace(u.end_ms, u.lane);
-    }
-  }
-
-  if (p.exec_matched > 0) {
-    std::vector<double> rss;
-    for (const auto& u : p.units) rss.push_back(u.peak_rss_kib > 0 ? static_cast<double>(u.peak_rss_kib) : 0.0);
-    auto mem = sweep(p.units, t0, p.makespan_ms, in.buckets, rss, true);
-    p.peak_memory_kib = static_cast<long>(mem.peak);
-    p.memory = mem.buckets;
-  }
-
+// Time per target (CMake's target folder, a library, or a folder of objects), slowest first.
+void target_times(Profile& p) {
   std::map<std::string, TargetTime> targets;
   for (const auto& u : p.units) {
     auto& t = targets[u.target];
@@ -464,71 +434,149 @@ Profile compute_profile(const ProfileInput& in) {
   }
   for (auto& [k, t] : targets) p.targets.push_back(t);
   std::stable_sort(p.targets.begin(), p.targets.end(), [](auto& a, auto& b) { return a.total_ms > b.total_ms; });
+}
 
-  // Time per architecture: measured by nvcc --time when the build wrote it; else the exec log's
-  // arch count splits a unit evenly (an estimate); else it cannot be told.
-  {
-    std::map<int, ArchTime> by_arch;
+// Time per architecture from the phases kiln exec recorded (nvcc --time per unit).
+void arch_times_from_phases(Profile& p) {
+  std::map<int, ArchTime> by_arch;
+  for (auto& u : p.units) {
+    if (u.phases.archs.empty()) continue;
+    u.arch_ms.clear();
+    for (const auto& [a, ph] : u.phases.archs) {
+      u.arch_ms[a] = ph.device_ms + ph.ptxas_ms;
+      auto& at = by_arch[a];
+      at.arch = a;
+      at.ms += ph.device_ms + ph.ptxas_ms;
+      ++at.units;
+    }
+    u.host_ms = u.phases.front_end_ms + u.phases.host_ms + u.phases.link_ms + u.phases.other_ms;
+  }
+  for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
+  if (!p.arch_times.empty()) p.arch_method = "nvcc --time, recorded per unit by kiln exec";
+}
+
+// Time per architecture from a --time CSV the build wrote itself (kiln-nvcc-time.csv).
+void arch_times_from_csv(const ProfileInput& in, Profile& p) {
+  std::map<int, ArchTime> by_arch;
+  // Only compiles of this build count: the file also holds CMake's compiler checks and older builds.
+  for (const auto& nu : in.nvcc->units) {
+    bool matched = false;
     for (auto& u : p.units) {
-      if (u.phases.archs.empty()) continue;
-      u.arch_ms.clear();
-      for (const auto& [a, ph] : u.phases.archs) {
-        u.arch_ms[a] = ph.device_ms + ph.ptxas_ms;
-        auto& at = by_arch[a];
-        at.arch = a;
-        at.ms += ph.device_ms + ph.ptxas_ms;
-        ++at.units;
-      }
-      u.host_ms = u.phases.front_end_ms + u.phases.host_ms + u.phases.link_ms + u.phases.other_ms;
-    }
-    for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
-    if (!p.arch_times.empty()) p.arch_method = "nvcc --time, recorded per unit by kiln exec";
-  }
-  if (p.arch_times.empty() && in.nvcc && !in.nvcc->units.empty()) {
-    std::map<int, ArchTime> by_arch;
-    // Only compiles of this build count: the file also holds CMake's compiler checks and older builds.
-    for (const auto& nu : in.nvcc->units) {
-      bool matched = false;
-      for (auto& u : p.units) {
-        const bool same_source = !u.source.empty() && same_file(u.source, nu.source, in.build_dir);
-        const bool same_name = u.source.empty() && (ends_with(u.name, "/" + basename(nu.source) + ".o") ||
-                                                    basename(u.name) == basename(nu.source) + ".o");
-        if (u.kind == "cuda" && (same_source || same_name)) {
-          u.arch_ms = nu.device_ms;
-          u.host_ms = nu.host_ms;
-          if (u.source.empty()) u.source = nu.source;
-          matched = true;
-        }
-      }
-      if (!matched) continue;
-      for (const auto& [arch, ms] : nu.device_ms) {
-        auto& a = by_arch[arch];
-        a.arch = arch;
-        a.ms += ms;
-        ++a.units;
+      const bool same_source = !u.source.empty() && same_file(u.source, nu.source, in.build_dir);
+      const bool same_name = u.source.empty() && (ends_with(u.name, "/" + basename(nu.source) + ".o") ||
+                                                  basename(u.name) == basename(nu.source) + ".o");
+      if (u.kind == "cuda" && (same_source || same_name)) {
+        u.arch_ms = nu.device_ms;
+        u.host_ms = nu.host_ms;
+        if (u.source.empty()) u.source = nu.source;
+        matched = true;
       }
     }
-    for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
-    if (p.arch_times.empty()) p.notes.push_back("kiln-nvcc-time.csv names no CUDA unit of this build");
-    else p.arch_method = "nvcc --time";
-  }
-  if (p.arch_times.empty()) {
-    bool any = false;
-    for (auto& u : p.units)
-      if (u.archs > 0) {
-        any = true;
-        u.per_arch_estimate_ms = static_cast<double>(u.duration_ms() - u.waited_ms) / u.archs;
-      }
-    if (any) {
-      p.arch_method = "even split of each CUDA unit's time over its archs (an estimate: which arch costs more cannot be told)";
-    } else {
-      bool cuda = std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.kind == "cuda"; });
-      if (cuda)
-        p.notes.push_back(fmt::format("time per architecture cannot be told from .ninja_log; rebuild with "
-                                      "-D CMAKE_CUDA_FLAGS=--time={}/kiln-nvcc-time.csv to have nvcc measure it",
-                                      in.build_dir.empty() ? "BUILD" : in.build_dir));
+    if (!matched) continue;
+    for (const auto& [arch, ms] : nu.device_ms) {
+      auto& a = by_arch[arch];
+      a.arch = arch;
+      a.ms += ms;
+      ++a.units;
     }
   }
+  for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
+  if (p.arch_times.empty()) p.notes.push_back("kiln-nvcc-time.csv names no CUDA unit of this build");
+  else p.arch_method = "nvcc --time";
+}
+
+// Time per architecture: measured by nvcc --time when the build wrote it; else the exec log's
+// arch count splits a unit evenly (an estimate); else it cannot be told.
+void arch_times(const ProfileInput& in, Profile& p) {
+  arch_times_from_phases(p);
+  if (p.arch_times.empty() && in.nvcc && !in.nvcc->units.empty()) arch_times_from_csv(in, p);
+  if (!p.arch_times.empty()) return;
+  bool any = false;
+  for (auto& u : p.units)
+    if (u.archs > 0) {
+      any = true;
+      u.per_arch_estimate_ms = static_cast<double>(u.duration_ms() - u.waited_ms) / u.archs;
+    }
+  if (any) {
+    p.arch_method = "even split of each CUDA unit's time over its archs (an estimate: which arch costs more cannot be told)";
+  } else if (std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.kind == "cuda"; })) {
+    p.notes.push_back(fmt::format("time per architecture cannot be told from .ninja_log; rebuild with "
+                                  "-D CMAKE_CUDA_FLAGS=--time={}/kiln-nvcc-time.csv to have nvcc measure it",
+                                  in.build_dir.empty() ? "BUILD" : in.build_dir));
+  }
+}
+
+}  // namespace
+
+std::string one_unit_remedy(const Unit& u, long makespan_ms, int cores, long split_critical_path_ms, long t0) {
+  std::string got = u.split > 1 || u.threads > 1
+                        ? fmt::format("it ran with --split-compile={} --threads={}", u.split, u.threads)
+                        : u.grant.empty() ? std::string("it ran on one thread")
+                                          : fmt::format("it ran on one thread ({})", u.grant);
+  const int lanes = std::max(1, u.split) * std::max(1, u.threads);
+  if (u.kind == "cuda" && lanes * 4 >= cores * 3) {
+    // It already had (nearly) every core: more threads would not shorten it.
+    return fmt::format(
+        "{} is {} of the {} build and already ran on {} of the {} cores ({}); what is left is serial in nvcc "
+        "(front end, host compile, the largest kernels' optimisation): split the source file into several units, or "
+        "instantiate fewer templates per unit",
+        u.name, human_duration(u.duration_ms()), human_duration(makespan_ms), lanes, cores, got);
+  }
+  if (u.kind == "cuda") {
+    std::string r = fmt::format(
+        "{} is {} of the {} build ({}); give it more of the {} cores: nvcc --split-compile=N (device optimisation "
+        "in parallel){}; kiln build grants these from idle cores unless --no-split",
+        u.name, human_duration(u.duration_ms()), human_duration(makespan_ms), got, cores,
+        u.archs > 1 ? " and --threads=N (its architectures in parallel)" : "");
+    if (split_critical_path_ms >= 0)
+      return r + fmt::format("; with its device phases ({}) on all cores the critical path would be {}",
+                             human_duration(static_cast<long>(u.device_ms())), human_duration(split_critical_path_ms));
+    return r + "; its phases were not recorded (kiln build records nvcc --time per unit), so the gain cannot be sized";
+  }
+  return fmt::format("{} is {} of the {} build: split the source file, or compile it earlier (it starts at {})", u.name,
+                     human_duration(u.duration_ms()), human_duration(makespan_ms), human_duration(u.start_ms - t0));
+}
+
+Profile compute_profile(const ProfileInput& in) {
+  Profile p;
+  p.build_dir = in.build_dir;
+  p.log_version = in.log.version;
+  p.builds_in_log = in.log.builds;
+  p.cores = std::max(1, in.cores);
+  p.cores_source = in.cores_source;
+  p.cache = in.cache;
+  p.notes = in.notes;
+
+  UnitOf unit_of;
+  units_from_log(in, p, unit_of);
+  attach_exec_records(in, p, unit_of);
+  classify_units(in, p);
+  if (p.units.empty()) {
+    p.notes.push_back("the latest build ran no steps (everything was up to date)");
+    p.critical_path_method = "none";
+    return p;
+  }
+  long t0 = 0;
+  const long busy = measure_time(p, t0);
+  find_critical_path(in, p, unit_of);
+  bound_the_build(in, p, unit_of, t0);
+  p.efficiency = p.lower_bound_ms > 0 ? static_cast<double>(p.makespan_ms) / p.lower_bound_ms : 1.0;
+  p.avg_parallelism = p.makespan_ms > 0 ? static_cast<double>(busy) / p.makespan_ms : 0.0;
+
+  std::vector<double> ones(p.units.size(), 1.0);
+  auto par = sweep(p.units, t0, p.makespan_ms, in.buckets, ones, false);
+  p.parallelism = par.buckets;
+  p.max_parallelism = static_cast<int>(par.peak);
+  assign_lanes(p);
+  if (p.exec_matched > 0) {
+    std::vector<double> rss;
+    for (const auto& u : p.units) rss.push_back(u.peak_rss_kib > 0 ? static_cast<double>(u.peak_rss_kib) : 0.0);
+    auto mem = sweep(p.units, t0, p.makespan_ms, in.buckets, rss, true);
+    p.peak_memory_kib = static_cast<long>(mem.peak);
+    p.memory = mem.buckets;
+  }
+  target_times(p);
+  arch_times(in, p);
   if (in.exec && p.exec_matched == 0 && !in.exec->records.empty())
     p.notes.push_back("kiln-exec.jsonl has records, but none for the outputs of the latest build");
   if (p.builds_in_log > 1)

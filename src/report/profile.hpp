@@ -109,6 +109,10 @@ struct Profile {
 
 Profile compute_profile(const ProfileInput& in);
 
+// What would shorten a build that one unit bounds: more cores for a CUDA unit that had few, a split
+// source for one that had them all already, an earlier start for a C++ unit. `t0` is the build's start.
+std::string one_unit_remedy(const Unit& u, long makespan_ms, int cores, long split_critical_path_ms, long t0);
+
 // Indices of units by duration, longest first.
 std::vector<size_t> slowest(const Profile& p, size_t n);
 

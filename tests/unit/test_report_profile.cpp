@@ -328,3 +328,45 @@ TEST(Profile, ABuildBoundByOneUnitNamesTheRemedyAndCountsWhatSplittingCouldDo) {
   EXPECT_EQ(j["slowest_units"][0]["phases"]["archs"]["sm_90"]["device_s"], 280.0);
   EXPECT_NE(render_html(p, 5).find("nvcc phases per unit"), std::string::npos);
 }
+
+// The one-unit remedy is a decision in three ways: a CUDA unit that had few cores is told to take
+// more (sized when its phases are known), one that had nearly all of them to split its source, and
+// a C++ unit to split or start earlier.
+TEST(ProfileRemedy, CudaUnitWithFewCoresIsToldToSplitCompileAndTheGainIsSizedWhenKnown) {
+  Unit u;
+  u.name = "k.cu.o";
+  u.kind = "cuda";
+  u.start_ms = 1000;
+  u.end_ms = 61000;
+  u.archs = 2;
+  const std::string unsized = one_unit_remedy(u, 70000, 16, -1, 0);
+  EXPECT_NE(unsized.find("--split-compile=N"), std::string::npos) << unsized;
+  EXPECT_NE(unsized.find("--threads=N"), std::string::npos) << unsized;  // two archs
+  EXPECT_NE(unsized.find("cannot be sized"), std::string::npos) << unsized;
+  const std::string sized = one_unit_remedy(u, 70000, 16, 20000, 0);
+  EXPECT_NE(sized.find("critical path would be 20 s"), std::string::npos) << sized;
+}
+
+TEST(ProfileRemedy, CudaUnitOnNearlyEveryCoreIsToldToSplitItsSource) {
+  Unit u;
+  u.name = "k.cu.o";
+  u.kind = "cuda";
+  u.end_ms = 90000;
+  u.split = 4;
+  u.threads = 3;  // 12 of 16 lanes: three quarters
+  const std::string r = one_unit_remedy(u, 100000, 16, 50000, 0);
+  EXPECT_NE(r.find("already ran on 12 of the 16 cores"), std::string::npos) << r;
+  EXPECT_NE(r.find("--split-compile=4 --threads=3"), std::string::npos) << r;
+  EXPECT_EQ(r.find("give it more"), std::string::npos) << r;
+}
+
+TEST(ProfileRemedy, HostUnitIsToldWhenItStarted) {
+  Unit u;
+  u.name = "big.cpp.o";
+  u.kind = "c++";
+  u.start_ms = 5000;
+  u.end_ms = 95000;
+  const std::string r = one_unit_remedy(u, 100000, 8, -1, 2000);
+  EXPECT_NE(r.find("it starts at 3 s"), std::string::npos) << r;
+  EXPECT_NE(r.find("1m30s of the 1m40s build"), std::string::npos) << r;
+}
