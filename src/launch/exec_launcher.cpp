@@ -10,14 +10,13 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "core/arch_spec.hpp"
-#include "core/json_text.hpp"
 #include "probe/build_memory.hpp"
 #include "launch/gencode_rewrite.hpp"
+#include "launch/exec_record.hpp"
 #include "launch/governor.hpp"
 #include "launch/thread_grant.hpp"
 
@@ -135,32 +134,6 @@ std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& his
   return static_cast<std::uint64_t>(gib * 1024 * 1024);
 }
 
-std::string record_json_line(const ExecRecord& r) {
-  nlohmann::ordered_json j = {{"output", r.output},     {"source", r.source},       {"start_ms", r.start_ms},
-                              {"wall_ms", r.wall_ms},   {"cpu_ms", r.cpu_ms},       {"peak_rss_kib", r.peak_rss_kib},
-                              {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
-                              {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
-  if (!r.warning.empty()) j["warning"] = r.warning;
-  if (!r.grant_why.empty()) {
-    j["split"] = r.split;
-    j["threads"] = r.threads;
-    j["cores"] = r.cores;
-    j["grant"] = r.grant_why;
-  }
-  if (!r.phases.empty()) {
-    nlohmann::ordered_json archs = nlohmann::ordered_json::object();
-    for (const auto& [a, p] : r.phases.archs)
-      archs[std::to_string(a)] = {{"device_ms", std::lround(p.device_ms)}, {"ptxas_ms", std::lround(p.ptxas_ms)}};
-    j["phases"] = {{"front_end_ms", std::lround(r.phases.front_end_ms)},
-                   {"host_ms", std::lround(r.phases.host_ms)},
-                   {"link_ms", std::lround(r.phases.link_ms)},
-                   {"other_ms", std::lround(r.phases.other_ms)},
-                   {"archs", archs}};
-  }
-  // Paths are bytes: an argument that is not UTF-8 must not make the launcher throw (core/json_text).
-  return core::dump_json(std::move(j)) + "\n";
-}
-
 namespace {
 
 int build_cores(const io::Environment& env) {
@@ -243,7 +216,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
     rec.split = grant.split;
     rec.threads = grant.threads;
     rec.cores = grant.cores;
-    rec.grant_why = grant.why;
+    rec.grant = grant.why;
   }
   return flags;
 }

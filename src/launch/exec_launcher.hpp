@@ -23,21 +23,6 @@
 
 namespace kiln::launch {
 
-struct ExecRecord {
-  std::string output, source;
-  long long start_ms = 0, wall_ms = 0, cpu_ms = 0, waited_ms = 0;
-  long peak_rss_kib = 0;
-  int exit = 0;
-  int archs = 0;
-  std::uint64_t expected_kib = 0;
-  bool pruned = false;
-  int split = 0, threads = 0;  // what kiln added (0: nothing)
-  int cores = 1;               // the cores its ledger entry counted
-  std::string grant_why;       // why it got (or did not get) extra threads; empty: not considered
-  NvccPhases phases;           // nvcc --time, when recorded
-  std::string warning;         // the governor could not be used (the compile ran anyway)
-};
-
 // What a unit's last real compile (not a cache hit) cost, kept in the history folder as one line
 // "peak_kib cpu_ms wall_ms cores" (older files hold the peak alone).
 struct UnitHistory {
@@ -58,7 +43,6 @@ int device_targets_of(const std::vector<std::string>& args);
 std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir, const std::vector<std::string>& args);
 std::string history_key(const std::string& output);  // file name under the history folder
 
-std::string record_json_line(const ExecRecord& r);
 
 // nvcc's long dependency flags as torch.utils.cpp_extension writes them
 // (--generate-dependencies-with-compile --dependency-output X) make ccache 4.x give up
