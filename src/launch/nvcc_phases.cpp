@@ -52,6 +52,29 @@ double NvccPhases::total_ms() const {
   return t;
 }
 
+void add_nvcc_time_row(NvccPhases& out, const NvccTimeRow& row) {
+  const auto& f = row.f;
+  const double ms = row.ms;
+  ++out.rows;
+  const std::string& phase = f[1];
+  const int arch = nvcc_time_arch(f[4]);
+  if (has(phase, "(preprocessing 1)") || starts(phase, "cicc") || starts(phase, "nvvm")) {
+    if (arch) out.archs[arch].device_ms += ms;
+    else out.other_ms += ms;
+  } else if (starts(phase, "ptxas")) {
+    if (arch) out.archs[arch].ptxas_ms += ms;
+    else out.other_ms += ms;
+  } else if (has(phase, "(preprocessing") || starts(phase, "cudafe")) {
+    out.front_end_ms += ms;
+  } else if (has(phase, "(compiling)")) {
+    out.host_ms += ms;
+  } else if (starts(phase, "fatbinary") || starts(phase, "nvlink")) {
+    out.link_ms += ms;
+  } else {
+    out.other_ms += ms;
+  }
+}
+
 NvccPhases parse_nvcc_phases(const std::string& csv) {
   NvccPhases out;
   std::istringstream in(csv);
@@ -59,27 +82,7 @@ NvccPhases parse_nvcc_phases(const std::string& csv) {
   while (std::getline(in, line)) {
     if (nvcc_time_filler(line)) continue;
     auto row = nvcc_time_row(line);
-    if (!row || row->ms < 0) continue;
-    const auto& f = row->f;
-    const double ms = row->ms;
-    ++out.rows;
-    const std::string& phase = f[1];
-    const int arch = nvcc_time_arch(f[4]);
-    if (has(phase, "(preprocessing 1)") || starts(phase, "cicc") || starts(phase, "nvvm")) {
-      if (arch) out.archs[arch].device_ms += ms;
-      else out.other_ms += ms;
-    } else if (starts(phase, "ptxas")) {
-      if (arch) out.archs[arch].ptxas_ms += ms;
-      else out.other_ms += ms;
-    } else if (has(phase, "(preprocessing") || starts(phase, "cudafe")) {
-      out.front_end_ms += ms;
-    } else if (has(phase, "(compiling)")) {
-      out.host_ms += ms;
-    } else if (starts(phase, "fatbinary") || starts(phase, "nvlink")) {
-      out.link_ms += ms;
-    } else {
-      out.other_ms += ms;
-    }
+    if (row && row->ms >= 0) add_nvcc_time_row(out, *row);
   }
   return out;
 }
