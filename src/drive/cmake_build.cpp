@@ -3,6 +3,7 @@
 
 #include "io/interrupt.hpp"
 #include "drive/wheel_build.hpp"
+#include "core/build_names.hpp"
 #include "plan/install_command.hpp"
 #include "plan/stale_config.hpp"
 #include "launch/wheel_cache.hpp"
@@ -30,10 +31,9 @@ std::string configure_stamp(const plan::Plan& plan, const std::map<std::string, 
   for (const auto& a : plan.configure_argv()) s += "arg " + a + "\n";
   // The variables CMake reads while configuring; the rest of the environment does not change what
   // it generates, and a stamp over all of it (SHLVL, OLDPWD, ...) would never match.
+  static const std::vector<std::string> kRead = core::configure_variables();
   for (const auto& [k, v] : env) {
-    static const char* const kRead[] = {"PATH", "CC", "CXX", "CUDACXX", "CUDAHOSTCXX", "CUDAARCHS", "CFLAGS", "CXXFLAGS",
-                                        "CUDAFLAGS", "LDFLAGS", "CUDA_HOME", "CUDA_PATH", "CMAKE_PREFIX_PATH"};
-    if (std::find(std::begin(kRead), std::end(kRead), k) != std::end(kRead) || k.rfind("CMAKE_", 0) == 0)
+    if (std::find(kRead.begin(), kRead.end(), k) != kRead.end() || k.rfind("CMAKE_", 0) == 0)
       s += "env " + k + "=" + v + "\n";
   }
   return s;

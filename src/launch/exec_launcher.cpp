@@ -1,4 +1,5 @@
 #include "launch/exec_launcher.hpp"
+#include "core/text.hpp"
 
 #include "core/fnv.hpp"
 
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "core/arch_spec.hpp"
+#include "core/build_names.hpp"
 #include "probe/build_memory.hpp"
 #include "launch/gencode_rewrite.hpp"
 #include "launch/exec_record.hpp"
@@ -23,9 +25,7 @@
 namespace kiln::launch {
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using core::ends_with;
 
 std::string basename(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
 
@@ -37,12 +37,7 @@ bool is_nvcc(const std::vector<std::string>& args) {
 
 std::optional<std::uint64_t> env_u64(const io::Environment& env, const char* name) {
   auto v = env.get(name);
-  if (!v || v->empty()) return std::nullopt;
-  try {
-    return std::stoull(*v);
-  } catch (...) {
-    return std::nullopt;
-  }
+  return v ? core::parse_uint(*v) : std::nullopt;
 }
 
 // One write with O_APPEND: concurrent launchers never interleave within a line.
@@ -72,7 +67,7 @@ std::string output_of(const std::vector<std::string>& args) {
 }
 
 std::string source_of(const std::vector<std::string>& args) {
-  for (const char* ext : {".cu", ".cpp", ".cc", ".cxx", ".c", ".C"})
+  for (const auto& ext : core::source_extensions())  // in that order: a .cu before a .c it includes
     for (const auto& a : args)
       if (a[0] != '-' && ends_with(a, ext)) return a;
   return "";

@@ -1,4 +1,5 @@
 #include "launch/nvcc_phases.hpp"
+#include "core/text.hpp"
 
 #include <charconv>
 #include <sstream>
@@ -8,12 +9,8 @@
 namespace kiln::launch {
 namespace {
 
-std::string trim(std::string_view s) {
-  size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
-  return a == std::string_view::npos ? std::string() : std::string(s.substr(a, b - a + 1));
-}
-
-bool starts(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+using core::trim;
+bool starts(const std::string& s, std::string_view p) { return core::starts_with(s, p); }
 bool has(const std::string& s, std::string_view p) { return s.find(p) != std::string::npos; }
 
 }  // namespace

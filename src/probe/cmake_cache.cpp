@@ -1,4 +1,5 @@
 #include "probe/cmake_cache.hpp"
+#include "core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -19,9 +20,7 @@ std::string upper(std::string s) {
   return s;
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using core::ends_with;
 
 bool looks_like_library_entry(const CacheEntry& e) {
   return e.type == "FILEPATH" || ends_with(e.name, "_LIBRARY") || ends_with(e.name, "_LIBRARIES") ||

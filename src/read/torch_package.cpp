@@ -1,4 +1,5 @@
 #include "read/torch_package.hpp"
+#include "core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -11,10 +12,7 @@ bool has_config(const io::Filesystem& fs, const std::string& dir) {
   return fs.exists(dir + "/TorchConfig.cmake") || fs.exists(dir + "/torch-config.cmake");
 }
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
-}
+using core::trim;
 
 bool scan(const io::Filesystem& fs, const std::string& dir, const std::string& rel, int depth) {
   auto text = fs.read(dir + "/" + rel);

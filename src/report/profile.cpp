@@ -1,6 +1,9 @@
 #include "report/profile.hpp"
+#include "core/text.hpp"
 
 #include <fmt/format.h>
+
+#include "core/build_names.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -16,9 +19,7 @@ std::string human_duration(long ms) {
   return fmt::format("{}m{:02}s", ms / 60'000, (ms / 1000) % 60);
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using core::ends_with;
 
 std::string basename(const std::string& p) {
   auto slash = p.find_last_of('/');
@@ -295,8 +296,7 @@ void classify_units(const ProfileInput& in, Profile& p) {
         rule = e.rule;
         if (u.source.empty())
           for (const auto& i : e.inputs)
-            if (ends_with(i, ".cu") || ends_with(i, ".cpp") || ends_with(i, ".cc") || ends_with(i, ".c") ||
-                ends_with(i, ".cxx")) {
+            if (core::is_source_file(i)) {
               u.source = i;
               break;
             }
