@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include "binary/deps.hpp"
+#include "binary/elf.hpp"
 #include "binary/file_walk.hpp"
 #include "binary/inspect.hpp"
+#include "binary/vendor.hpp"
 #include "core/arch_spec.hpp"
 
 namespace kiln::binary {
@@ -20,6 +22,59 @@ std::string basename(const std::string& p) {
 
 bool is_torch_core(const std::string& name) {
   return name.rfind("libc10.so", 0) == 0 || name.rfind("libtorch_cpu.so", 0) == 0 || name.rfind("libtorch.so", 0) == 0;
+}
+
+// x86-64 code judged for a GPU that only comes with an Arm CPU: it never loads there.
+std::optional<Problem> wrong_cpu(const FileReport& f, const core::GpuModel& m, const std::string& gpu) {
+  if (!m.aarch64_only || f.machine == 0 || f.machine == kEmAarch64) return std::nullopt;
+  return Problem{f.path, gpu, "wrong-cpu",
+                 fmt::format("{} code cannot load on {}, whose CPU is aarch64 (whatever GPU code it holds)", machine_name(f.machine), m.name),
+                 "build it on or for aarch64 (on the device, or cross-compiled against its JetPack / L4T or Grace image)"};
+}
+
+// What to do about a missing image: rebuild the user's code, or for NVIDIA's own libraries, get a
+// release of the library built for the GPU.
+std::string image_fix(const std::string& path, const core::TargetSet& have, int cc) {
+  if (auto lib = vendor_library(path)) return vendor_fix(path, *lib, cc);
+  return rebuild_hint(have, cc);
+}
+
+void judge_gpu(const FileReport& f, const std::string& name, const core::GpuModel& model, const std::optional<KernelTable>& table,
+               const VerifyOptions& opt, FileVerdict& v, VerifyReport& rep) {
+  auto c = core::coverage(v.targets, model.cc);
+  GpuVerdict gv{name, model, c, std::nullopt};
+  if (table) gv.kernels = kernel_coverage(*table, model.cc);
+  gv.no_kernels = table && table->kernels.empty();
+  v.gpus.push_back(gv);
+  const std::string gpu = fmt::format("{} (cc {})", model.name, core::cc_string(model.cc));
+  if (auto p = wrong_cpu(f, model, gpu)) {
+    rep.problems.push_back(*p);
+    return;
+  }
+  if (gv.no_kernels) return;
+  const std::string fix = image_fix(f.path, v.targets, model.cc);
+  if (c.verdict == core::Verdict::none) {
+    std::string have;
+    for (const auto& t : v.targets) have += (have.empty() ? "" : ", ") + t.name();
+    rep.problems.push_back({f.path, gpu, "no-kernel",
+                            fmt::format("no kernel image runs here (has {}){}", have,
+                                        table ? fmt::format("; none of its {} kernels can launch", table->kernels.size()) : ""),
+                            fix});
+    return;
+  }
+  if (!gv.kernels || gv.kernels->missing.empty()) return;
+  const auto& kc = *gv.kernels;
+  const std::size_t shown = opt.kernel_names == 0 ? kc.missing.size() : std::min(kc.missing.size(), opt.kernel_names);
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < shown; ++k) names.push_back(demangle(kc.missing[k]));
+  rep.problems.push_back(
+      {f.path, gpu, "kernel-missing",
+       fmt::format("{} of {} kernels have no image that runs here{} (the file's {} serves the others): {}{}",
+                   kc.missing.size(), kc.total,
+                   c.verdict == core::Verdict::ptx_jit ? ", where only PTX can run" : " though built for every other architecture family of the file",
+                   c.via ? c.via->name() : std::string("image"), fmt::format("{}", fmt::join(names, "; ")),
+                   shown < kc.missing.size() ? fmt::format("; ... ({} more, --all names every one)", kc.missing.size() - shown) : ""),
+       fix});
 }
 
 }  // namespace
@@ -41,8 +96,12 @@ std::string Problem::line() const {
 
 std::string rebuild_arch_list(const core::TargetSet& have, int cc) {
   core::TargetSet want;
-  for (const auto& t : have)
-    if (t.kind == core::CodeKind::sass) want.add(t);
+  for (const auto& t : have) {
+    want.add(t);
+    // PTX stays (the forward compatibility it gives is why it was built); torch spells it `X+PTX`,
+    // which builds the SASS of X too.
+    if (t.kind == core::CodeKind::ptx) want.add(core::Target{t.arch, core::CodeKind::sass});
+  }
   want.add(core::Target{core::Arch{cc, core::Variant::none}, core::CodeKind::sass});
   // TORCH_CUDA_ARCH_LIST keeps what torch can spell (not `f` variants); the GPU's own arch decides.
   auto [spellable, rest] = core::split_for_torch(want);
@@ -62,138 +121,6 @@ std::string torch_lib_for_extension(const std::string& path, const io::Filesyste
   return "";
 }
 
-namespace {
-
-struct Work {
-  FileReport file;
-  std::optional<DepsReport> deps;
-  std::string torch_abi, torch_path;
-};
-
-// A file named on the command line (not found inside a folder).
-bool named_in(const std::vector<std::string>& paths, const std::string& f) {
-  return std::any_of(paths.begin(), paths.end(), [&](std::string p) {
-    while (p.size() > 1 && p.back() == '/') p.pop_back();
-    return p == f;
-  });
-}
-
-// Each file read, and its dependencies resolved as the loader would, on every core.
-std::vector<Work> inspect_all(const std::vector<std::string>& paths, const std::vector<std::string>& files,
-                              const InspectOptions& iopt, const VerifyOptions& opt, const io::Seams& s) {
-  std::vector<Work> work(files.size());
-  auto named = [&](const std::string& f) { return named_in(paths, f); };
-  parallel_for(work.size(), std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t i) {
-    auto& w = work[i];
-    w.file = inspect_file(files[i], iopt);
-    if (w.file.format == FileFormat::elf_object && !opt.objects && !named(files[i])) return;
-    if (!opt.deps || w.file.error) return;
-    if (w.file.format != FileFormat::elf_shared && w.file.format != FileFormat::elf_exec) return;
-    DepsOptions d{opt.root, true, opt.preloaded};
-    if (auto tl = torch_lib_for_extension(files[i], s.fs); !tl.empty()) d.preloaded.push_back(tl);
-    w.deps = resolve_deps(files[i], d, s);
-    // An extension is checked against the libtorch it will load: the first torch core library.
-    for (const auto& lib : w.deps->libraries)
-      if (lib.path && is_torch_core(lib.name) && w.deps->abi.cxx_abi != "none") {
-        w.torch_path = *lib.path;
-        w.torch_abi = cxx_abi_of_path(*lib.path, s, opt.root);
-        break;
-      }
-  });
-  return work;
-}
-
-// The CUDA code of one file against each GPU: no image runs there at all, or (per kernel) some
-// kernels have none.
-void check_gpus(const FileReport& f, const Work& w, const std::vector<std::pair<std::string, core::GpuModel>>& gpus,
-                const VerifyOptions& opt, bool per_kernel, VerifyReport& rep) {
-  FileVerdict v;
-  v.file = f.path;
-  v.targets = f.targets();
-  std::optional<KernelTable> table;
-  if (per_kernel) {
-    table = kernel_table(f);
-    v.kernels = table->kernels.size();
-    // Without a single readable kernel (no entries named, or every payload unreadable) the
-    // union is all there is to go on.
-    if (table->kernels.empty()) table.reset();
-  }
-  for (const auto& [name, model] : gpus) {
-    auto c = core::coverage(v.targets, model.cc);
-    GpuVerdict gv{name, model, c, std::nullopt};
-    if (table) gv.kernels = kernel_coverage(*table, model.cc);
-    v.gpus.push_back(gv);
-    const std::string gpu = fmt::format("{} (cc {})", model.name, core::cc_string(model.cc));
-    const std::string fix = rebuild_hint(v.targets, model.cc);
-    if (c.verdict == core::Verdict::none) {
-      std::string have;
-      for (const auto& t : v.targets) have += (have.empty() ? "" : ", ") + t.name();
-      rep.problems.push_back({f.path, gpu, "no-kernel",
-                              fmt::format("no kernel image runs here (has {}){}", have,
-                                          table ? fmt::format("; none of its {} kernels can launch", table->kernels.size()) : ""),
-                              fix});
-      continue;
-    }
-    if (!gv.kernels || gv.kernels->missing.empty()) continue;
-    const auto& kc = *gv.kernels;
-    const std::size_t shown = opt.kernel_names == 0 ? kc.missing.size() : std::min(kc.missing.size(), opt.kernel_names);
-    std::vector<std::string> names;
-    for (std::size_t k = 0; k < shown; ++k) names.push_back(demangle(kc.missing[k]));
-    rep.problems.push_back(
-        {f.path, gpu, "kernel-missing",
-         fmt::format("{} of {} kernels have no image that runs here{} (the file's {} serves the others): {}{}",
-                     kc.missing.size(), kc.total,
-                     c.verdict == core::Verdict::ptx_jit ? ", where only PTX can run" : " though built for every other architecture family of the file",
-                     c.via ? c.via->name() : std::string("image"), fmt::format("{}", fmt::join(names, "; ")),
-                     shown < kc.missing.size() ? fmt::format("; ... ({} more, --all names every one)", kc.missing.size() - shown) : ""),
-         fix});
-  }
-  if (w.deps) v.cxx_abi = w.deps->abi.cxx_abi;
-  rep.files.push_back(std::move(v));
-}
-
-// One ELF file's loading: missing libraries, symbol versions, the C++ ABI against torch's, and
-// undefined symbols (always for extensions, else when asked).
-void check_loading(const FileReport& f, const Work& w, const VerifyOptions& opt, VerifyReport& rep) {
-  const auto& d = *w.deps;
-  if (d.error) rep.problems.push_back({f.path, "", "unreadable", *d.error, ""});
-  for (const auto& lib : d.libraries) {
-    if (lib.path || lib.via == "driver") continue;
-    rep.problems.push_back(
-        {f.path, "", "missing-library",
-         fmt::format("needs {} (through {}), which is not found{}", lib.name, lib.needed_by == d.path ? "itself" : lib.needed_by,
-                     opt.root.empty() ? "" : " in the image at " + opt.root),
-         fmt::format("install it where the loader looks, or add its folder to LD_LIBRARY_PATH or the RUNPATH (searched: {})",
-                     lib.searched.empty() ? std::string("ld.so.cache and the default folders") : fmt::format("{}", fmt::join(lib.searched, ", ")))});
-  }
-  for (const auto& p : d.version_problems)
-    rep.problems.push_back({f.path, "", "symbol-version",
-                            fmt::format("needs {} from {}, which {} does not define", p.version, p.library, p.provider),
-                            "build against an older toolchain/sysroot or ship a newer " + p.library});
-  if (!w.torch_abi.empty() && w.torch_abi != "none" && d.abi.cxx_abi != "both" && w.torch_abi != "both" &&
-      w.torch_abi != d.abi.cxx_abi) {
-    const int want = w.torch_abi == "cxx11" ? 1 : 0;
-    rep.problems.push_back({f.path, "", "abi-mismatch",
-                            fmt::format("uses the {} C++ string ABI but {} uses {}", d.abi.cxx_abi, w.torch_path, w.torch_abi),
-                            fmt::format("rebuild with -D_GLIBCXX_USE_CXX11_ABI={} (torch.compiled_with_cxx11_abi() is {})",
-                                        want, want ? "True" : "False")});
-  }
-  // Undefined symbols: an import error for extensions; for other libraries only when asked.
-  const bool is_extension = basename(f.path).find(".cpython-") != std::string::npos ||
-                            basename(f.path).find(".abi3.so") != std::string::npos;
-  if ((opt.undefined || is_extension) && d.missing() == 0 && !d.undefined.empty()) {
-    const std::size_t shown = std::min<std::size_t>(d.undefined.size(), 5);
-    std::vector<std::string> names(d.undefined.begin(), d.undefined.begin() + static_cast<long>(shown));
-    rep.problems.push_back({f.path, "", "undefined-symbol",
-                            fmt::format("{} undefined symbol{} that no resolved library defines: {}{}", d.undefined.size(),
-                                        d.undefined.size() == 1 ? "" : "s", fmt::join(names, ", "),
-                                        d.undefined.size() > shown ? ", ..." : ""),
-                            "rebuild against the libraries it will load (same torch version), or add the missing library to its link line"});
-  }
-}
-
-}  // namespace
-
 VerifyReport verify_files(const std::vector<std::string>& paths, const std::vector<std::pair<std::string, core::GpuModel>>& gpus,
                           const VerifyOptions& opt, const io::Seams& s) {
   VerifyReport rep;
@@ -202,16 +129,47 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
   for (const auto& [path, kind] : walk.special) rep.notes.push_back(path + ": skipped: " + kind + ", not a file");
   // A file named on the command line is always checked; inside folders, what the build system
   // made for itself is not a product.
-  auto named = [&](const std::string& f) { return named_in(paths, f); };
-  std::vector<std::string> files;
-  for (auto& f : walk.files) {
-    if (!named(f) && build_system_file(f)) rep.skipped.push_back(f);
-    else files.push_back(std::move(f));
+  auto named = [&](const std::string& f) {
+    return std::any_of(paths.begin(), paths.end(), [&](std::string p) {
+      while (p.size() > 1 && p.back() == '/') p.pop_back();
+      return p == f;
+    });
+  };
+  {
+    std::vector<std::string> keep;
+    for (auto& f : walk.files) {
+      if (!named(f) && build_system_file(f)) rep.skipped.push_back(f);
+      else keep.push_back(std::move(f));
+    }
+    walk.files = std::move(keep);
   }
   InspectOptions iopt;
   iopt.kernels = opt.per_kernel && !gpus.empty();
-  const std::vector<Work> work = inspect_all(paths, files, iopt, opt, s);
-  for (const auto& w : work) {
+  struct Work {
+    FileReport file;
+    std::optional<DepsReport> deps;
+    std::string torch_abi, torch_path;
+  };
+  std::vector<Work> work(walk.files.size());
+  parallel_for(work.size(), std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t i) {
+    auto& w = work[i];
+    w.file = inspect_file(walk.files[i], iopt);
+    if (w.file.format == FileFormat::elf_object && !opt.objects && !named(walk.files[i])) return;
+    if (!opt.deps || w.file.error) return;
+    if (w.file.format != FileFormat::elf_shared && w.file.format != FileFormat::elf_exec) return;
+    DepsOptions d{opt.root, true, opt.preloaded};
+    if (auto tl = torch_lib_for_extension(walk.files[i], s.fs); !tl.empty()) d.preloaded.push_back(tl);
+    w.deps = resolve_deps(walk.files[i], d, s);
+    // An extension is checked against the libtorch it will load: the first torch core library.
+    for (const auto& lib : w.deps->libraries)
+      if (lib.path && is_torch_core(lib.name) && w.deps->abi.cxx_abi != "none") {
+        w.torch_path = *lib.path;
+        w.torch_abi = cxx_abi_of_path(*lib.path, s, opt.root);
+        break;
+      }
+  });
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const auto& w = work[i];
     const auto& f = w.file;
     // An unparseable ELF/fatbin/archive keeps format `other` but carries an error: a broken
     // product, never "not CUDA".
@@ -225,8 +183,58 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
       rep.problems.push_back({f.path, "", "unreadable", *f.error, ""});
       continue;
     }
-    if (f.has_cuda()) check_gpus(f, w, gpus, opt, iopt.kernels, rep);
-    if (w.deps && w.deps->is_elf) check_loading(f, w, opt, rep);
+    if (f.has_cuda()) {
+      FileVerdict v;
+      v.file = f.path;
+      v.targets = f.targets();
+      std::optional<KernelTable> table;
+      if (iopt.kernels) {
+        table = kernel_table(f);
+        v.kernels = table->kernels.size();
+        // Without a single kernel the union is all there is to go on, unless every entry was read
+        // and simply holds none (libcufftw's lone sm_75 cubin): then nothing is ever launched.
+        if (table->kernels.empty() && table->unreadable_entries) table.reset();
+      }
+      for (const auto& [name, model] : gpus) judge_gpu(f, name, model, table, opt, v, rep);
+      if (w.deps) v.cxx_abi = w.deps->abi.cxx_abi;
+      rep.files.push_back(std::move(v));
+    }
+    if (!w.deps || !w.deps->is_elf) continue;
+    const auto& d = *w.deps;
+    if (d.error) rep.problems.push_back({f.path, "", "unreadable", *d.error, ""});
+    for (const auto& lib : d.libraries) {
+      if (lib.path || lib.via == "driver") continue;
+      rep.problems.push_back(
+          {f.path, "", "missing-library",
+           fmt::format("needs {} (through {}), which is not found{}", lib.name, lib.needed_by == d.path ? "itself" : lib.needed_by,
+                       opt.root.empty() ? "" : " in the image at " + opt.root),
+           fmt::format("install it where the loader looks, or add its folder to LD_LIBRARY_PATH or the RUNPATH (searched: {})",
+                       lib.searched.empty() ? std::string("ld.so.cache and the default folders") : fmt::format("{}", fmt::join(lib.searched, ", ")))});
+    }
+    for (const auto& p : d.version_problems)
+      rep.problems.push_back({f.path, "", "symbol-version",
+                              fmt::format("needs {} from {}, which {} does not define", p.version, p.library, p.provider),
+                              "build against an older toolchain/sysroot or ship a newer " + p.library});
+    if (!w.torch_abi.empty() && w.torch_abi != "none" && d.abi.cxx_abi != "both" && w.torch_abi != "both" &&
+        w.torch_abi != d.abi.cxx_abi) {
+      const int want = w.torch_abi == "cxx11" ? 1 : 0;
+      rep.problems.push_back({f.path, "", "abi-mismatch",
+                              fmt::format("uses the {} C++ string ABI but {} uses {}", d.abi.cxx_abi, w.torch_path, w.torch_abi),
+                              fmt::format("rebuild with -D_GLIBCXX_USE_CXX11_ABI={} (torch.compiled_with_cxx11_abi() is {})",
+                                          want, want ? "True" : "False")});
+    }
+    // Undefined symbols: an import error for extensions; for other libraries only when asked.
+    const bool is_extension = basename(f.path).find(".cpython-") != std::string::npos ||
+                              basename(f.path).find(".abi3.so") != std::string::npos;
+    if ((opt.undefined || is_extension) && d.missing() == 0 && !d.undefined.empty()) {
+      const std::size_t shown = std::min<std::size_t>(d.undefined.size(), 5);
+      std::vector<std::string> names(d.undefined.begin(), d.undefined.begin() + static_cast<long>(shown));
+      rep.problems.push_back({f.path, "", "undefined-symbol",
+                              fmt::format("{} undefined symbol{} that no resolved library defines: {}{}", d.undefined.size(),
+                                          d.undefined.size() == 1 ? "" : "s", fmt::join(names, ", "),
+                                          d.undefined.size() > shown ? ", ..." : ""),
+                              "rebuild against the libraries it will load (same torch version), or add the missing library to its link line"});
+    }
   }
   if (rep.files.empty())
     rep.problems.push_back({fmt::format("{}", fmt::join(paths, " ")), "", "no-cuda",

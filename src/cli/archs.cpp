@@ -32,7 +32,7 @@ class ArchsCommand final : public Command {
     app.positionals_at_end(false);
     app.add_option("--from", from_, "Spelling of SPEC: torch, cmake, nvcc or auto")->default_val("auto");
     app.add_option("--to", to_, "Print the set in one spelling on one line: torch, cmake or nvcc");
-    app.add_option("--gpu", gpus_, "Say how the set runs on this GPU (name or compute capability); repeatable");
+    app.add_option("--gpu", gpus_, "Say how the set runs on this GPU (name or compute capability); repeatable, or a comma list")->delimiter(',');
     app.add_flag("--check", check_, "Fail if the local nvcc cannot build a target");
     app.add_option("--torch", torch_version_, "Judge TORCH_CUDA_ARCH_LIST by this torch release's grammar (default: the newest kiln knows)");
     app.add_flag("--json", json_, "Print JSON");

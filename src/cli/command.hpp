@@ -38,6 +38,11 @@ class Command {
 
 std::vector<std::unique_ptr<Command>> all_commands();
 
+// c.setup(app), then one rule for every option of every command: an option takes one value per
+// flag (`--gpu a --gpu b`; a list option may also split on commas), so a value never swallows the
+// positional that follows it (`kiln plan --gpu h100 .`).
+void declare(Command& c, CLI::App& app);
+
 // Parses argv, runs the chosen command and maps errors to exit codes. Messages go to s.err as
 // "kiln: error: ...".
 int run_cli(int argc, const char* const* argv, io::Seams& s);

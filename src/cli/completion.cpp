@@ -18,7 +18,7 @@ std::vector<CommandInfo> describe() {
   std::vector<CommandInfo> out;
   for (auto& c : all_commands()) {
     CLI::App app{c->summary(), c->name()};
-    c->setup(app);
+    declare(*c, app);
     CommandInfo info{c->name(), c->summary(), {}};
     for (const CLI::Option* o : app.get_options()) {
       if (o->get_group().empty()) continue;  // hidden

@@ -2,6 +2,7 @@
 
 #include "binary/kernel_coverage.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -31,6 +32,35 @@ std::map<core::Arch, ArchRow> by_arch(const binary::FileReport& f, ArchRow& tota
   return rows;
 }
 
+// The file split into the rows of --sizes: each architecture's entries, then what is left.
+struct SizeParts {
+  std::vector<std::uint64_t> bytes;
+  std::vector<std::string> names;  // for the rows after the architectures
+};
+SizeParts size_parts(const binary::FileReport& f, const std::map<core::Arch, ArchRow>& rows) {
+  SizeParts p;
+  std::uint64_t entries = 0, lto = 0, reloc = 0;
+  for (const auto& [a, r] : rows) {
+    p.bytes.push_back(r.file_bytes);
+    p.names.push_back(a.sm());
+    entries += r.file_bytes;
+  }
+  for (const auto& e : f.lto_ir) lto += e.header_size + e.stored_size;
+  for (const auto& e : f.relocatable) reloc += e.header_size + e.stored_size;
+  const std::uint64_t in_containers = std::max(f.fatbin_bytes, entries + lto);
+  auto add = [&](const char* name, std::uint64_t n) {
+    p.bytes.push_back(n);
+    p.names.push_back(name);
+  };
+  add("LTO IR entries", lto);
+  add("fat-binary headers and padding", in_containers - entries - lto);
+  // Wheels: entries are counted inflated, so they can exceed the (compressed) file.
+  const std::uint64_t rest = f.file_size > in_containers ? f.file_size - in_containers : 0;
+  add("relocatable device code (__nv_relfatbin)", std::min(reloc, rest));
+  add("outside fat binaries", rest - std::min(reloc, rest));
+  return p;
+}
+
 json kernel_json(const binary::KernelInfo& k, bool sass) {
   json j{{"name", k.name}, {"demangled", k.demangled}};
   if (!sass) return j;
@@ -56,6 +86,24 @@ std::string human_bytes(std::uint64_t n) {
 }
 
 std::string arch_name(const core::Target& t) { return t.arch.sm(); }
+
+std::vector<int> tenths_of_percent(const std::vector<std::uint64_t>& parts) {
+  std::vector<int> out(parts.size(), 0);
+  long double sum = 0;
+  for (auto p : parts) sum += static_cast<long double>(p);
+  if (sum == 0) return out;
+  std::vector<std::pair<long double, std::size_t>> remainders;
+  int given = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const long double exact = 1000.0L * static_cast<long double>(parts[i]) / sum;
+    out[i] = static_cast<int>(exact);
+    given += out[i];
+    remainders.push_back({exact - out[i], i});
+  }
+  std::stable_sort(remainders.begin(), remainders.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t k = 0; given < 1000 && k < remainders.size(); ++k, ++given) ++out[remainders[k].second];
+  return out;
+}
 
 json file_json(const binary::FileReport& f, const std::optional<binary::DepsReport>& d, const RenderOptions& o) {
   json j;
@@ -105,6 +153,10 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
     reloc.push_back({{"kind", core::to_string(e.target.kind)}, {"arch", arch_name(e.target)}, {"size_bytes", e.stored_size},
                      {"offset", e.offset}, {"section", e.section}});
   j["relocatable_entries"] = reloc;
+  json lto = json::array();
+  for (const auto& e : f.lto_ir)
+    lto.push_back({{"arch", arch_name(e.target)}, {"size_bytes", e.stored_size}, {"offset", e.offset}, {"section", e.section}});
+  j["lto_ir_entries"] = lto;
   ArchRow total;
   json archs = json::array();
   for (const auto& [a, r] : by_arch(f, total))
@@ -143,6 +195,60 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
   return j;
 }
 
+namespace {
+
+// --kernels: each image with its kernels and their resources, then where each kernel can run.
+void print_kernels(std::ostream& out, const binary::FileReport& f) {
+  for (const auto& e : f.entries) {
+    const bool sass = e.target.kind == core::CodeKind::sass;
+    out << fmt::format("  {} {} at {:#x}{}{}:\n", arch_name(e.target), sass ? "SASS" : "PTX", e.offset,
+                       e.member.empty() ? "" : " in " + e.member,
+                       sass ? "" : fmt::format(" (.version {}, .target {})", e.ptx_version, e.ptx_target));
+    if (e.error) out << fmt::format("    error: {}\n", *e.error);
+    for (const auto& k : e.kernels) {
+      if (sass)
+        out << fmt::format("    {} regs {} shared {} stack {} local {}  {}{}\n", k.name,
+                           k.registers ? std::to_string(*k.registers) : "?", k.shared_bytes, k.stack_bytes,
+                           k.local_bytes, k.demangled, k.entry ? "" : " [device function]");
+      else
+        out << fmt::format("    .entry {}  {}\n", k.name, k.demangled);
+    }
+  }
+  const auto table = binary::kernel_table(f);
+  if (!table.kernels.empty()) out << fmt::format("  kernels ({}), where each can run:\n", table.kernels.size());
+  for (const auto& k : table.kernels)
+    out << fmt::format("    {}  {}\n", binary::demangle(k.name), fmt::join(binary::runs_on(k.images), ", "));
+}
+
+// --deps: what the file needs and where the loader finds it, its C++ ABI and symbol versions.
+void print_deps(std::ostream& out, const binary::DepsReport& dr, const RenderOptions& o) {
+  const binary::DepsReport* d = &dr;
+  if (d->error) out << fmt::format("  deps: error: {}\n", *d->error);
+  for (const auto& l : d->libraries) {
+    if (l.path)
+      out << fmt::format("  needs {} -> {} ({}{})\n", l.name, *l.path, l.via,
+                         l.needed_by == d->path ? "" : ", for " + l.needed_by);
+    else if (l.via == "driver")
+      out << fmt::format("  needs {} -> provided by the NVIDIA driver at run time\n", l.name);
+    else
+      out << fmt::format("  needs {} -> MISSING (needed by {}; searched {})\n", l.name, l.needed_by,
+                         l.searched.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(l.searched, ", ")));
+  }
+  std::vector<std::string> highest;
+  for (const auto* v : {&d->abi.max_glibc, &d->abi.max_glibcxx})
+    if (!v->empty()) highest.push_back(*v);
+  out << fmt::format("  C++ ABI: {}{}\n", d->abi.cxx_abi,
+                     highest.empty() ? "" : fmt::format("; needs {}", fmt::join(highest, ", ")));
+  for (const auto& p : d->version_problems)
+    out << fmt::format("  version {} of {} is not defined by {}\n", p.version, p.library, p.provider);
+  if (o.undefined) {
+    out << fmt::format("  undefined symbols no resolved library defines: {}\n", d->undefined.size());
+    for (const auto& u : d->undefined) out << "    " << u << "  " << binary::demangle(u.substr(0, u.find('@'))) << "\n";
+  }
+}
+
+}  // namespace
+
 void print_file(std::ostream& out, const binary::FileReport& f, const std::optional<binary::DepsReport>& d,
                 const RenderOptions& o) {
   if (f.error) {
@@ -170,17 +276,22 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
     } else {
       out << fmt::format("  {:<10} {:>6} {:>11} {:>6} {:>11}\n", "arch", "SASS", "bytes", "PTX", "bytes");
     }
-    auto line = [&](const std::string& name, const ArchRow& r) {
+    // --sizes: every byte of the file in exactly one row, so the shares add up to 100%.
+    const SizeParts parts = size_parts(f, rows);
+    const auto share = tenths_of_percent(parts.bytes);
+    int total_share = 0;
+    auto line = [&](const std::string& name, const ArchRow& r, int tenths) {
       out << fmt::format("  {:<10} {:>6} {:>11} {:>6} {:>11}", name, r.sass_count, bytes(r.sass_count, r.sass_bytes),
                          r.ptx_count, bytes(r.ptx_count, r.ptx_bytes));
-      if (o.sizes)
-        out << fmt::format(" {:>11} {:>6.1f}% {:>13}", human_bytes(r.file_bytes),
-                           f.file_size ? 100.0 * static_cast<double>(r.file_bytes) / static_cast<double>(f.file_size) : 0.0,
-                           human_bytes(r.uncompressed));
+      if (o.sizes) out << fmt::format(" {:>11} {:>4}.{}% {:>13}", human_bytes(r.file_bytes), tenths / 10, tenths % 10, human_bytes(r.uncompressed));
       out << "\n";
     };
-    for (const auto& [a, r] : rows) line(a.sm(), r);
-    line("total", total);
+    std::size_t i = 0;
+    for (const auto& [a, r] : rows) {
+      total_share += share[i];
+      line(a.sm(), r, share[i++]);
+    }
+    line("total", total, total_share);
     // Archives and wheels: which members carry the code.
     if (f.format == binary::FileFormat::archive || f.format == binary::FileFormat::wheel) {
       std::vector<std::string> order;
@@ -200,29 +311,10 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
       }
     }
     if (o.sizes)
-      out << fmt::format("  outside fat binaries: {} ({:.1f}% of the file)\n", human_bytes(f.file_size - std::min(f.file_size, f.fatbin_bytes)),
-                         f.file_size ? 100.0 * static_cast<double>(f.file_size - std::min(f.file_size, f.fatbin_bytes)) / static_cast<double>(f.file_size) : 0.0);
-    if (o.kernels) {
-      for (const auto& e : f.entries) {
-        const bool sass = e.target.kind == core::CodeKind::sass;
-        out << fmt::format("  {} {} at {:#x}{}{}:\n", arch_name(e.target), sass ? "SASS" : "PTX", e.offset,
-                           e.member.empty() ? "" : " in " + e.member,
-                           sass ? "" : fmt::format(" (.version {}, .target {})", e.ptx_version, e.ptx_target));
-        if (e.error) out << fmt::format("    error: {}\n", *e.error);
-        for (const auto& k : e.kernels) {
-          if (sass)
-            out << fmt::format("    {} regs {} shared {} stack {} local {}  {}{}\n", k.name,
-                               k.registers ? std::to_string(*k.registers) : "?", k.shared_bytes, k.stack_bytes,
-                               k.local_bytes, k.demangled, k.entry ? "" : " [device function]");
-          else
-            out << fmt::format("    .entry {}  {}\n", k.name, k.demangled);
-        }
-      }
-      const auto table = binary::kernel_table(f);
-      if (!table.kernels.empty()) out << fmt::format("  kernels ({}), where each can run:\n", table.kernels.size());
-      for (const auto& k : table.kernels)
-        out << fmt::format("    {}  {}\n", binary::demangle(k.name), fmt::join(binary::runs_on(k.images), ", "));
-    }
+      for (std::size_t k = rows.size(); k < parts.bytes.size(); ++k)
+        if (parts.bytes[k])
+          out << fmt::format("  {}: {} ({}.{}%)\n", parts.names[k], human_bytes(parts.bytes[k]), share[k] / 10, share[k] % 10);
+    if (o.kernels) print_kernels(out, f);
   }
   if (!f.relocatable.empty()) {
     core::TargetSet rs;
@@ -232,31 +324,16 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
     out << fmt::format("  plus {} relocatable device-code entr{} in __nv_relfatbin ({}): for device linking, never loaded at run time\n",
                        f.relocatable.size(), f.relocatable.size() == 1 ? "y" : "ies", archs);
   }
-  for (const auto& n : f.notes) out << fmt::format("  note: {}\n", n);
-  if (o.deps && d && d->is_elf) {
-    if (d->error) out << fmt::format("  deps: error: {}\n", *d->error);
-    for (const auto& l : d->libraries) {
-      if (l.path)
-        out << fmt::format("  needs {} -> {} ({}{})\n", l.name, *l.path, l.via,
-                           l.needed_by == d->path ? "" : ", for " + l.needed_by);
-      else if (l.via == "driver")
-        out << fmt::format("  needs {} -> provided by the NVIDIA driver at run time\n", l.name);
-      else
-        out << fmt::format("  needs {} -> MISSING (needed by {}; searched {})\n", l.name, l.needed_by,
-                           l.searched.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(l.searched, ", ")));
-    }
-    std::vector<std::string> highest;
-    for (const auto* v : {&d->abi.max_glibc, &d->abi.max_glibcxx})
-      if (!v->empty()) highest.push_back(*v);
-    out << fmt::format("  C++ ABI: {}{}\n", d->abi.cxx_abi,
-                       highest.empty() ? "" : fmt::format("; needs {}", fmt::join(highest, ", ")));
-    for (const auto& p : d->version_problems)
-      out << fmt::format("  version {} of {} is not defined by {}\n", p.version, p.library, p.provider);
-    if (o.undefined) {
-      out << fmt::format("  undefined symbols no resolved library defines: {}\n", d->undefined.size());
-      for (const auto& u : d->undefined) out << "    " << u << "  " << binary::demangle(u.substr(0, u.find('@'))) << "\n";
-    }
+  if (!f.lto_ir.empty()) {
+    core::TargetSet ls;
+    for (const auto& e : f.lto_ir) ls.add(e.target);
+    std::string archs;
+    for (const auto& t : ls) archs += (archs.empty() ? "lto_" : ", lto_") + std::to_string(t.arch.number);
+    out << fmt::format("  plus {} LTO IR entr{} ({}): linked by nvJitLink at run time, never loaded as is\n", f.lto_ir.size(),
+                       f.lto_ir.size() == 1 ? "y" : "ies", archs);
   }
+  for (const auto& n : f.notes) out << fmt::format("  note: {}\n", n);
+  if (o.deps && d && d->is_elf) print_deps(out, *d, o);
 }
 
 }  // namespace kiln::cli

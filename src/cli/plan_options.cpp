@@ -33,7 +33,9 @@ std::optional<std::uint64_t> parse_size_kib(const std::string& text) {
 }
 
 void add_plan_options(CLI::App& app, PlanOptions& o) {
-  app.add_option("--gpu", o.gpus, "Build for this GPU (name or compute capability); repeatable")->envname("KILN_GPUS");
+  app.add_option("--gpu", o.gpus, "Build for this GPU (name or compute capability); repeatable, or a comma list")
+      ->envname("KILN_GPUS")
+      ->delimiter(',');
   app.add_option("--archs", o.archs, "Architecture list in any spelling (see kiln archs)");
   app.add_option("--from", o.archs_from, "Spelling of --archs: torch, cmake, nvcc or auto");
   app.add_option("--profile", o.profile, "production, distribution, dev or cpu (data/profiles.toml)")->envname("KILN_PROFILE");
@@ -85,6 +87,12 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
   app.add_flag("--set-unknown", o.set_unknown, "Pass --set USE_*/BUILD_* names the PyTorch checkout does not declare "
                                                "(refused by default: setup.py forwards them and CMake ignores them)");
   app.add_flag("--pip", o.pip, "Build a PyTorch checkout with pip install -e . --no-build-isolation -v");
+}
+
+void add_build_options(CLI::App& app, PlanOptions& o) {
+  app.add_flag("--slurm", o.slurm, "Run each compile as a job step of the Slurm allocation kiln runs in (salloc, sbatch); "
+                                   "Ninja runs here with the allocation's CPUs as -j (docs/cli/build.md)")
+      ->envname("KILN_SLURM");
 }
 
 plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {

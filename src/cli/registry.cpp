@@ -32,4 +32,12 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   return v;
 }
 
+void declare(Command& c, CLI::App& app) {
+  c.setup(app);
+  // CLI11 lets a vector option take every following word up to the next flag; a positional
+  // (inspect's paths) still takes many.
+  for (CLI::Option* o : app.get_options())
+    if (o->nonpositional() && o->get_allow_extra_args()) o->allow_extra_args(false);
+}
+
 }  // namespace kiln::cli

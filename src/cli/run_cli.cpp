@@ -201,7 +201,7 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   std::vector<std::string> command_names;
   for (auto& c : commands) {
     CLI::App* sub = app.add_subcommand(c->name(), c->summary());
-    c->setup(*sub);
+    declare(*c, *sub);
     subs.emplace_back(sub, c.get());
     command_names.emplace_back(c->name());
   }

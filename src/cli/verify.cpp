@@ -22,7 +22,7 @@ class VerifyCommand final : public Command {
   const char* summary() const override { return "Check that binaries run on the named GPUs and their libraries resolve"; }
   void setup(CLI::App& app) override {
     app.add_option("paths", paths_, "Files or folders to check")->required();
-    app.add_option("--gpu", gpus_, "A GPU the files must run on (name or compute capability); repeatable");
+    app.add_option("--gpu", gpus_, "A GPU the files must run on (name or compute capability); repeatable, or a comma list")->delimiter(',');
     app.add_option("--archs", archs_, "Or: every architecture of this list must be covered (TORCH_CUDA_ARCH_LIST, CMake or nvcc spelling)");
     app.add_option("--root", root_, "Resolve libraries inside a container image unpacked at DIR");
     app.add_flag("--undefined", undefined_, "Report undefined symbols for every library (always on for Python extensions)");
@@ -70,7 +70,7 @@ class VerifyCommand final : public Command {
         json g = json::array();
         for (const auto& v : f.gpus)
           g.push_back({{"gpu", v.gpu}, {"model", v.model.name}, {"cc", core::cc_string(v.model.cc)},
-                       {"verdict", core::to_string(v.coverage.verdict)},
+                       {"verdict", v.no_kernels ? std::string("no-kernels") : core::to_string(v.coverage.verdict)},
                        {"via", v.coverage.via ? json(v.coverage.via->name())
                                               : json(nullptr)},
                        {"why", v.coverage.why},
@@ -89,7 +89,10 @@ class VerifyCommand final : public Command {
     } else {
       for (const auto& f : rep.files)
         for (const auto& v : f.gpus)
-          if (v.coverage.verdict != core::Verdict::none)
+          if (v.no_kernels)
+            s.out << fmt::format("{}: {} (cc {}): no kernels to launch (its images hold none)\n", f.file, v.model.name,
+                                 core::cc_string(v.model.cc));
+          else if (v.coverage.verdict != core::Verdict::none)
             s.out << fmt::format("{}: {} (cc {}): {} via {}{}\n", f.file, v.model.name, core::cc_string(v.model.cc),
                                  core::to_string(v.coverage.verdict), v.coverage.via->name(),
                                  v.kernels ? fmt::format(", {} of {} kernels run{}", v.kernels->runnable, v.kernels->total,

@@ -1,5 +1,4 @@
 #include "launch/exec_launcher.hpp"
-#include "core/text.hpp"
 
 #include "core/fnv.hpp"
 
@@ -9,23 +8,26 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include <sstream>
 #include <thread>
 
 #include "core/arch_spec.hpp"
-#include "core/build_names.hpp"
 #include "probe/build_memory.hpp"
 #include "launch/gencode_rewrite.hpp"
 #include "launch/exec_record.hpp"
 #include "launch/governor.hpp"
+#include "launch/slurm_step.hpp"
 #include "launch/thread_grant.hpp"
 
 namespace kiln::launch {
 namespace {
 
-using core::ends_with;
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 std::string basename(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
 
@@ -37,7 +39,12 @@ bool is_nvcc(const std::vector<std::string>& args) {
 
 std::optional<std::uint64_t> env_u64(const io::Environment& env, const char* name) {
   auto v = env.get(name);
-  return v ? core::parse_uint(*v) : std::nullopt;
+  if (!v || v->empty()) return std::nullopt;
+  try {
+    return std::stoull(*v);
+  } catch (...) {
+    return std::nullopt;
+  }
 }
 
 // One write with O_APPEND: concurrent launchers never interleave within a line.
@@ -67,7 +74,7 @@ std::string output_of(const std::vector<std::string>& args) {
 }
 
 std::string source_of(const std::vector<std::string>& args) {
-  for (const auto& ext : core::source_extensions())  // in that order: a .cu before a .c it includes
+  for (const char* ext : {".cu", ".cpp", ".cc", ".cxx", ".c", ".C"})
     for (const auto& a : args)
       if (a[0] != '-' && ends_with(a, ext)) return a;
   return "";
@@ -95,6 +102,16 @@ std::string history_key(const std::string& output) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(core::fnv1a64(output)));
   return buf;
+}
+
+std::string portable_unit_id(const io::Filesystem& fs, const std::string& project_dir, const std::string& output,
+                             const std::string& source) {
+  if (project_dir.empty() || output.empty() || source.empty()) return "";
+  auto text = fs.read(source.front() == '/' ? source : project_dir + "/" + source);
+  if (!text) return "";
+  const std::string prefix = project_dir + "/";
+  const std::string rel = output.rfind(prefix, 0) == 0 ? output.substr(prefix.size()) : output;
+  return rel + "\n" + history_key(*text);
 }
 
 std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir, const std::string& output) {
@@ -136,6 +153,14 @@ int build_cores(const io::Environment& env) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// kiln build --slurm: the unit runs as a job step, asking for its expected peak and granted cores.
+io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& spec, ExecRecord& rec, io::Seams& s) {
+  auto step = run_as_step(c, StepAsk{.mem_kib = rec.expected_kib, .cores = rec.cores, .exclude = {}}, spec, rec.output, s);
+  rec.node = step.node;
+  rec.attempts = step.attempts;
+  return step.result;
+}
+
 }  // namespace
 
 namespace {
@@ -148,6 +173,7 @@ struct Launch {
   bool reserved = false;
   std::string time_file;
   std::optional<UnitHistory> history_before;
+  std::string units_dir, unit_id;  // the user's history of this unit in any checkout (portable_unit_id)
 };
 
 // kiln's own rewrites of the command: planned architectures only (--prune-archs), targets torch
@@ -229,7 +255,12 @@ std::string time_flag(const std::vector<std::string>& argv, io::Seams& s, Launch
   if (!nvcc || own_time || !dir || dir->empty() || l.rec.output.empty()) return "";
   s.fs.make_dirs(*dir);
   l.time_file = fmt::format("{}/{}-{}.csv", *dir, history_key(l.rec.output), ::getpid());
-  return "--time=" + l.time_file;
+  std::error_code ec;
+  const auto cwd = std::filesystem::current_path(ec);
+  // A build folder with a blank in its path: the phases are skipped rather than the compile broken.
+  if (auto arg = append_flags_path(l.time_file, ec ? std::string() : cwd.string())) return "--time=" + *arg;
+  l.time_file.clear();
+  return "";
 }
 
 // After the compile: its phases, what the governor learns from it, and its line in the exec log.
@@ -251,6 +282,7 @@ void record(const io::ProcessResult& result, io::Seams& s, Launch& l) {
     h.cores = rec.cores;
     s.fs.make_dirs(history);
     s.fs.write(history + "/" + history_key(rec.output), format_history(h));
+    if (!l.unit_id.empty() && s.fs.make_dirs(l.units_dir)) s.fs.write(l.units_dir + "/" + history_key(l.unit_id), format_history(h));
   }
   // Version probes and the like (no output, no source) are not units of the build.
   if (auto log = s.env.get("KILN_EXEC_LOG"); log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))
@@ -259,7 +291,24 @@ void record(const io::ProcessResult& result, io::Seams& s, Launch& l) {
 
 }  // namespace
 
+// What this unit cost last time: in this build folder, else (KILN_UNIT_HISTORY) in any checkout of
+// the project; and so what the governor expects of it.
+static void learn_history(const std::vector<std::string>& argv, const io::Seams& s, Launch& l) {
+  ExecRecord& rec = l.rec;
+  const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
+  l.history_before = read_history(s.fs, history, rec.output);
+  l.units_dir = s.env.get("KILN_UNIT_HISTORY").value_or("");
+  if (!l.units_dir.empty())
+    l.unit_id = portable_unit_id(s.fs, s.env.get("KILN_PROJECT_DIR").value_or(""), rec.output, rec.source);
+  if (!l.history_before && !l.unit_id.empty()) l.history_before = read_history(s.fs, l.units_dir, l.unit_id);
+  rec.expected_kib = l.history_before && l.history_before->peak_kib > 0
+                         ? static_cast<std::uint64_t>(l.history_before->peak_kib * 1.1)
+                         : expected_peak_kib(s.fs, history, argv);
+}
+
 int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
+  // On a Slurm node, inside a step this launcher started: run the compiler and report (slurm_step).
+  if (auto report = s.env.get("KILN_STEP_REPORT"); report && !report->empty()) return run_step_on_node(command, *report, s);
   std::vector<std::string> argv = command;
   Launch l;
   ExecRecord& rec = l.rec;
@@ -271,9 +320,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     rec.output = output_of(argv);
     rec.source = source_of(argv);
     rec.archs = device_targets_of(argv);
-    const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
-    l.history_before = read_history(s.fs, history, rec.output);
-    rec.expected_kib = expected_peak_kib(s.fs, history, argv);
+    learn_history(argv, s, l);
     const std::string user_append = s.env.get("NVCC_APPEND_FLAGS").value_or("");
     std::string flags;
     if (auto path = s.env.get("KILN_LEDGER"); path && !path->empty())
@@ -293,8 +340,9 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   io::ProcessSpec spec{.argv = argv, .env = child_env};
   spec.inherit_stdio = true;
   spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
-  auto result = s.proc.run(spec);
-  if (!result.started && argv != command) {
+  const auto slurm = slurm_config(s.env);
+  auto result = slurm ? run_slurm_unit(*slurm, spec, rec, s) : s.proc.run(spec);
+  if (!result.started && argv != command && !slurm) {
     // kiln's rewrite is at fault only if the original would have started: try it as given.
     argv = command;
     spec.argv = argv;

@@ -42,6 +42,12 @@ int device_targets_of(const std::vector<std::string>& args);
 // conservative default of data/build_jobs.toml for its kind.
 std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir, const std::vector<std::string>& args);
 std::string history_key(const std::string& output);  // file name under the history folder
+// A unit's name that holds in any checkout of the project: its output's path inside `project_dir`
+// and a hash of its source's content (an edited source is another unit). "" when the source cannot
+// be read. The history folder of the user's cache (KILN_UNIT_HISTORY) is keyed by it, so a fresh
+// clone at another path starts with what an earlier build learned.
+std::string portable_unit_id(const io::Filesystem& fs, const std::string& project_dir, const std::string& output,
+                             const std::string& source);
 
 
 // nvcc's long dependency flags as torch.utils.cpp_extension writes them

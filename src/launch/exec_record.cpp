@@ -18,6 +18,7 @@ std::string record_json_line(const ExecRecord& r) {
                               {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
                               {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
   if (!r.warning.empty()) j["warning"] = r.warning;
+  if (!r.node.empty()) j["node"] = r.node, j["attempts"] = r.attempts;
   if (!r.grant.empty()) {
     j["split"] = r.split;
     j["threads"] = r.threads;
@@ -83,6 +84,8 @@ ExecLog parse_exec_log(const std::string& text) {
     r.cores = std::max(1, static_cast<int>(num("cores", false, 1)));
     r.grant = text_field("grant");
     r.warning = text_field("warning");
+    r.node = text_field("node");
+    r.attempts = static_cast<int>(num("attempts", false));
     r.expected_kib = static_cast<std::uint64_t>(num("expected_kib", false));
     if (auto pr = j.find("pruned"); pr != j.end() && pr->is_boolean()) r.pruned = pr->get<bool>();
     if (auto ph = j.find("phases"); ph != j.end() && ph->is_object()) {

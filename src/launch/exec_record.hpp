@@ -5,7 +5,7 @@
 //   {"output": "obj path as Ninja names it", "source": "...", "start_ms": <unix epoch ms>,
 //    "wall_ms": N, "cpu_ms": N, "peak_rss_kib": N, "exit": N, "waited_ms": N, "archs": N,
 //    "expected_kib": N, "pruned": bool,
-//    optional: "warning": "...", "split": N, "threads": N, "cores": N, "grant": "why" (the thread grant),
+//    optional: "warning": "...", "node": "...", "attempts": N (kiln build --slurm), "split": N, "threads": N, "cores": N, "grant": "why" (the thread grant),
 //    "phases": {"front_end_ms", "host_ms", "link_ms", "other_ms", "archs": {"90": {"device_ms", "ptxas_ms"}}}}
 // A build folder without the file is profiled from .ninja_log alone.
 #include <cstdint>
@@ -30,6 +30,8 @@ struct ExecRecord {
   std::string grant;            // why it got (or did not get) extra threads; empty: not considered
   NvccPhases phases;            // nvcc --time, when recorded
   std::string warning;          // the governor could not be used (the compile ran anyway)
+  std::string node;             // kiln build --slurm: the node it ran on (or failed on)
+  int attempts = 0;             // kiln build --slurm: steps it took (more than 1: retried)
 };
 
 // The record as one line of JSON, newline included. Paths are bytes: never throws on them.

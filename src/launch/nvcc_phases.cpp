@@ -2,6 +2,7 @@
 #include "core/text.hpp"
 
 #include <charconv>
+#include <filesystem>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,15 @@ void add_nvcc_time_row(NvccPhases& out, const NvccTimeRow& row) {
   } else {
     out.other_ms += ms;
   }
+}
+
+std::optional<std::string> append_flags_path(const std::string& path, const std::string& cwd) {
+  auto blank_free = [](const std::string& p) { return !p.empty() && p.find_first_of(" \t\n\r\f\v") == std::string::npos; };
+  if (blank_free(path)) return path;
+  if (cwd.empty()) return std::nullopt;
+  const std::string rel = std::filesystem::path(path).lexically_relative(cwd).string();
+  if (blank_free(rel)) return rel;
+  return std::nullopt;
 }
 
 NvccPhases parse_nvcc_phases(const std::string& csv) {

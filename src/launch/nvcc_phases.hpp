@@ -42,6 +42,10 @@ int nvcc_time_arch(const std::string& s);
 // ptxas, per architecture; host front end; host compile; link; other). kiln report's reader of a
 // whole build's CSV (report/nvcc_time) adds its rows here too.
 void add_nvcc_time_row(NvccPhases& p, const NvccTimeRow& row);
+// nvcc splits NVCC_APPEND_FLAGS on blanks and honours no quoting (`--time="/a b/t.csv"` opens a file
+// named with the quotes), so a path handed through it must hold no blank: `path` itself, else the
+// same file relative to `cwd` (the compile's folder), else nullopt (the caller leaves the flag out).
+std::optional<std::string> append_flags_path(const std::string& path, const std::string& cwd);
 
 // Tolerant: unreadable rows are skipped. The arch is the number in compute_90a / sm_100f.
 NvccPhases parse_nvcc_phases(const std::string& csv);

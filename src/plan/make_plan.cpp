@@ -9,12 +9,14 @@
 #include "plan/targets.hpp"
 #include "probe/nvcc.hpp"
 #include "read/pytorch_options.hpp"
+#include "read/setup_py_ast.hpp"
 #include "read/torch_package.hpp"
 
 namespace kiln::plan {
 namespace {
 
 using Sets = std::map<std::string, std::string>;
+using SetupRead = tl::expected<read::SetupPyReading, std::string>;
 
 tl::unexpected<PlanError> usage(std::string m) { return tl::unexpected(PlanError{std::move(m), true}); }
 tl::unexpected<PlanError> env_error(std::string m) { return tl::unexpected(PlanError{std::move(m), false}); }
@@ -54,18 +56,32 @@ tl::expected<Sets, PlanError> parse_assignments(const std::vector<std::string>& 
   return out;
 }
 
-// The project, its folders and kind.
-tl::expected<Plan, PlanError> start_plan(const BuildRequest& req, const io::Seams& s) {
+// The project, its folders and kind. setup.py is read as Python reads it, by the interpreter the
+// build will use (never executed), and that reading decides the kind and, later, the switches.
+tl::expected<Plan, PlanError> start_plan(const BuildRequest& req, const io::Seams& s, SetupRead& setup) {
   Plan p;
   p.project_dir = req.project_dir;
   p.project_reason = req.project_reason;
   p.build_dir = req.build_dir.empty() ? req.project_dir + "/build-kiln" : req.build_dir;
-  p.kind = read::detect_project_kind(s.fs, p.project_dir);
+  const std::string py_name = !req.python.empty() ? req.python : s.env.get("PYTHON").value_or("python3");
+  const auto py = io::which(s, py_name);
+  setup = tl::unexpected(py_name + " not found");
+  if (py && s.fs.exists(p.project_dir + "/setup.py")) setup = read::read_setup_py_ast(s.proc, *py, p.project_dir);
+  p.kind = read::detect_project_kind(s.fs, p.project_dir, &setup);
   p.project_kind = read::to_string(p.kind);
   if (p.kind == read::ProjectKind::unknown)
-    return usage(fmt::format("{} has no CMakeLists.txt, setup.py or pyproject.toml; kiln builds CMake projects, "
-                             "PyTorch checkouts and torch extensions", p.project_dir));
+    return usage(fmt::format("{}: {}; kiln builds CMake projects, PyTorch checkouts and torch extensions", p.project_dir,
+                             read::describe_folder(s.fs, p.project_dir, &setup)));
   return p;
+}
+
+// Whether the linker finds lib<name>.so where the system keeps libraries: an op that links it
+// (DeepSpeed's async_io: -laio) can build here.
+std::optional<bool> linker_finds(const io::Filesystem& fs, const std::string& name) {
+  for (const char* d : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib",
+                        "/lib/x86_64-linux-gnu", "/lib64"})
+    if (fs.exists(std::string(d) + "/lib" + name + ".so")) return true;
+  return false;
 }
 
 // Tools first: nothing else matters without them. CMake projects need CMake and their generator's
@@ -223,7 +239,8 @@ tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest
 
 // The project's own switches (data/project_knobs.toml): read from its build files, decided from the
 // plan, then handed to the build as environment variables or -D entries. --set and -D win.
-tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const io::Seams& s, const Sets& sets) {
+tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const io::Seams& s, const Sets& sets,
+                                         const SetupRead& setup) {
   read::KnobContext kc;
   kc.cuda = p.cuda();
   kc.no_knobs = req.no_knobs;
@@ -235,9 +252,10 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   if (!overrides) return tl::unexpected(overrides.error());
   kc.overrides = *overrides;
   kc.env = &s.env;
+  kc.has_library = [&s](const std::string& name) { return linker_finds(s.fs, name); };
   // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
   if (p.kind == read::ProjectKind::pytorch) return {};
-  p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake), kc);
+  p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
   if (p.cuda() && !p.prune_archs && !p.knobs.hardcoded_archs.empty())
     p.notes.push_back("setup.py hard-codes nvcc architectures (" + p.knobs.hardcoded_archs +
                       "); nvcc compiles those as well as the planned targets: add --prune-archs to keep only the plan's");
@@ -246,13 +264,22 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
       if (d.rfind(name + "=", 0) == 0 || d.rfind(name + ":", 0) == 0) return true;
     return false;
   };
+  // A pip build that runs CMake (scikit-build-core, a setup.py calling cmake) takes CMake's entries
+  // through CMAKE_ARGS, which both read; what the environment already has there comes first.
+  std::string cmake_args;
   for (const auto& k : p.knobs.knobs) {
     if (!k.sets()) continue;
-    if (k.cmake) {
+    if (k.cmake && p.kind == read::ProjectKind::cmake) {
       if (!defined(k.name)) p.cmake_defines.push_back(k.name + "=" + k.value);
+    } else if (k.cmake) {
+      cmake_args += (cmake_args.empty() ? "" : " ") + ("-D" + k.name + "=" + k.value);
     } else if (!sets.count(k.name)) {
       p.env[k.name] = k.value;
     }
+  }
+  if (!cmake_args.empty() && !sets.count("CMAKE_ARGS")) {
+    const std::string had = s.env.get("CMAKE_ARGS").value_or("");
+    p.env["CMAKE_ARGS"] = had.empty() ? cmake_args : had + " " + cmake_args;
   }
   return {};
 }
@@ -261,7 +288,8 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
 
 tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpu_query,
                                         const probe::MachineInfo& machine) {
-  auto started = start_plan(req, s);
+  SetupRead setup = tl::unexpected(std::string());
+  auto started = start_plan(req, s, setup);
   if (!started) return started;
   Plan p = std::move(*started);
   Profile profile;
@@ -294,7 +322,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     if (!env) return usage(env.error());
     p.env = *env;
   }
-  if (auto ok = plan_knobs(p, req, s, *sets); !ok) return tl::unexpected(ok.error());
+  if (auto ok = plan_knobs(p, req, s, *sets, setup); !ok) return tl::unexpected(ok.error());
   if (p.kind == read::ProjectKind::cmake || p.kind == read::ProjectKind::pytorch) {
     p.config = check_configuration(s.fs, p, s.fs.read(p.project_dir + "/setup.py").value_or(""));
     if (p.config.reconfigure && p.config.how.rfind("CMAKE_FRESH", 0) == 0) p.env["CMAKE_FRESH"] = "1";

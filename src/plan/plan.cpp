@@ -1,5 +1,7 @@
 #include "plan/plan.hpp"
 
+#include "io/user_cache.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
@@ -103,6 +105,12 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
     e["KILN_EXEC_LOG"] = exec_log_path();
     e["KILN_LEDGER"] = build_dir + "/.kiln/ledger";
     e["KILN_MEM_HISTORY"] = build_dir + "/.kiln/mem";
+    // The same units learned in another checkout of the project (a fresh clone elsewhere): keyed
+    // by the output's path inside the project and the source's content (launch/exec_launcher).
+    e["KILN_PROJECT_DIR"] = project_dir;
+    const std::string user = io::kiln_user_cache(env);
+    if (!cache_dir.empty()) e["KILN_UNIT_HISTORY"] = cache_dir + "/kiln-units";
+    else if (!user.empty()) e["KILN_UNIT_HISTORY"] = user + "/units";
     e["KILN_MEM_BUDGET_KIB"] = std::to_string(mem_budget_kib);
     if (prune_archs) e["KILN_PRUNE_ARCHS"] = core::format_cmake(targets);
     e["KILN_CORES"] = std::to_string(cores);

@@ -8,35 +8,23 @@
 #include <string_view>
 #include <vector>
 
+#include <tl/expected.hpp>
+
 #include "io/fs.hpp"
+#include "read/knob_sighting.hpp"
 
 namespace kiln::read {
 
-struct KnobSighting {
-  enum class Use {
-    compare,       // os.getenv("X", "FALSE") == "TRUE", .lower() in ("1", "true"): a switch
-    value,         // os.getenv("X") or "4", os.environ["X"], $ENV{X}: a value read
-    cmake_option,  // option(X "..." OFF)
-    cmake_cache,   // set(X "cpu" CACHE STRING ...), with STRINGS choices when declared
-    probe,         // torch.cuda.is_available(): CUDA only where torch sees a GPU; no name
-  };
-  Use use = Use::compare;
-  std::string name;           // variable; empty for a probe
-  std::string file;           // setup.py, CMakeLists.txt, pyproject.toml
-  int line = 0;               // 1-based
-  std::string text;           // the line, trimmed
-  std::string default_value;  // what the project assumes when it is unset ("" when none is written)
-  bool has_default = false;
-  std::string true_value;     // compare: the value that makes the switch true
-  bool negated = false;       // compare with != / not in: true for every value but true_value
-  std::string flag;           // setup.py flag the variable becomes (--cuda_ext), if any
-  std::vector<std::string> choices;  // cmake_cache: the STRINGS property
-};
+struct SetupPyReading;
 
 struct ProjectReading {
   std::vector<KnobSighting> sightings;  // in file order; a name may appear more than once
   std::string cuda_evidence;            // where the project shows it has CUDA code ("setup.py:136 CUDAExtension"), or ""
   std::string hardcoded_archs;          // where setup.py writes its own -gencode / arch=compute_XX flags, or ""
+  std::vector<OpSwitch> ops;            // an op-builder project's optional ops (setup_py_ast.hpp)
+  std::vector<Undecided> undecided;     // what could not be read statically, with file:line
+  std::string calls_cmake;              // where setup.py runs CMake itself, or ""
+  std::string reader;                   // how setup.py was read: "Python's ast (3 files)", "line patterns (why)"
 };
 
 std::vector<KnobSighting> read_setup_py(std::string_view text, const std::string& file = "setup.py");
@@ -50,9 +38,12 @@ std::string cuda_evidence(std::string_view text, const std::string& file);
 // which torch passes to nvcc beside TORCH_CUDA_ARCH_LIST's: "setup.py:99 cc_flag.append(...)".
 std::string hardcoded_archs(std::string_view text, const std::string& file);
 
-// The files that drive the build kiln runs: setup.py and pyproject.toml for a Python build
-// (`cmake_project` false), CMakeLists.txt and pyproject.toml's CMake defines for a CMake project.
+// The files that drive the build kiln runs: setup.py (and the modules it imports, through
+// `setup`, the ast reading of setup_py_ast.hpp; without one, or when it failed, line patterns) and
+// pyproject.toml for a Python build (`cmake_project` false), CMakeLists.txt (with the folders it
+// adds) and pyproject.toml's CMake defines for a CMake project and for a pip build that runs CMake.
 // CUDA evidence comes from whichever of setup.py and CMakeLists.txt shows it first.
-ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bool cmake_project);
+ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bool cmake_project,
+                            const tl::expected<SetupPyReading, std::string>* setup = nullptr);
 
 }  // namespace kiln::read

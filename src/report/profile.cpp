@@ -1,9 +1,6 @@
 #include "report/profile.hpp"
-#include "core/text.hpp"
 
 #include <fmt/format.h>
-
-#include "core/build_names.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -19,7 +16,9 @@ std::string human_duration(long ms) {
   return fmt::format("{}m{:02}s", ms / 60'000, (ms / 1000) % 60);
 }
 
-using core::ends_with;
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 std::string basename(const std::string& p) {
   auto slash = p.find_last_of('/');
@@ -228,6 +227,69 @@ long Unit::ideal_ms(int cores) const {
   return static_cast<long>(std::min<double>(wall, serial + ideal_device));
 }
 
+void judge_contention(Profile& p) {
+  double cpu = 0, wall = 0;
+  for (const auto& u : p.units) {
+    // Only jobs on one thread: a split or threaded nvcc can use more CPU than wall time.
+    if (u.cpu_ms < 0 || u.split > 1 || u.threads > 1) continue;
+    cpu += static_cast<double>(u.cpu_ms);
+    wall += static_cast<double>(std::max(0L, u.duration_ms() - u.waited_ms));
+  }
+  if (wall < 2000) return;  // too little recorded to judge
+  p.job_cpu_share = std::min(1.0, cpu / wall);
+  // A compiler alone on a core spends nearly all its time on it (I/O is a few percent); below
+  // 75% while the build ran no more jobs than cores, something else had the CPU.
+  p.contended = p.job_cpu_share < 0.75 && p.avg_parallelism <= p.cores + 0.5;
+}
+
+std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
+  std::string got = u.split > 1 || u.threads > 1 ? fmt::format("it ran with --split-compile={} --threads={}", u.split, u.threads)
+                    : u.grant.empty()          ? std::string("it ran on one thread")
+                                               : fmt::format("it ran on one thread ({})", u.grant);
+  const int lanes = std::max(1, u.split) * std::max(1, u.threads);
+  if (p.contended)
+    return fmt::format("{} is {} of the {} build, but the build's jobs were on a CPU only {:.0f}% of the time: other work on "
+                       "the machine took the cores, so more threads would not shorten it; build when the machine is idle, "
+                       "or with fewer other jobs beside it",
+                       u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), 100 * p.job_cpu_share);
+  if (u.kind == "cuda" && lanes * 4 >= p.cores * 3)
+    // It already had (nearly) every core: more threads would not shorten it.
+    return fmt::format(
+        "{} is {} of the {} build and already ran on {} of the {} cores ({}); what is left is serial in nvcc "
+        "(front end, host compile, the largest kernels' optimisation): split the source file into several units, or "
+        "instantiate fewer templates per unit",
+        u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), lanes, p.cores, got);
+  if (u.kind != "cuda")
+    return fmt::format("{} is {} of the {} build: split the source file, or compile it earlier (it starts at {})", u.name,
+                       human_duration(u.duration_ms()), human_duration(p.makespan_ms), human_duration(u.start_ms - t0));
+  std::string r = fmt::format(
+      "{} is {} of the {} build ({}); give it more of the {} cores: nvcc --split-compile=N (device optimisation "
+      "in parallel){}; kiln build grants these from idle cores unless --no-split",
+      u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got, p.cores,
+      u.archs > 1 ? " and --threads=N (its architectures in parallel)" : "");
+  if (p.split_critical_path_ms < 0)
+    return r + "; its phases were not recorded (kiln build records nvcc --time per unit), so the gain cannot be sized";
+  // Promise only a real gain: a critical path that stays within 5% of what it took is none.
+  if (p.split_critical_path_ms * 20 >= p.critical_path_ms * 19)
+    return fmt::format("{} is {} of the {} build ({}), and its device phases ({}) are too small a part of it for "
+                       "--split-compile to shorten the build: split the source file into several units",
+                       u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got,
+                       human_duration(static_cast<long>(u.device_ms())));
+  return r + fmt::format("; with its device phases ({}) on all cores the critical path would be {} instead of {}",
+                         human_duration(static_cast<long>(u.device_ms())), human_duration(p.split_critical_path_ms),
+                         human_duration(p.critical_path_ms));
+}
+
+std::string efficiency_reason(const Profile& p) {
+  if (p.bound_by == "one unit" || p.efficiency <= 1.25) return "";
+  if (p.contended)
+    return fmt::format("; the build's jobs were on a CPU only {:.0f}% of the time they ran: other work on the machine "
+                       "(load this build did not cause) took the rest, not kiln's scheduling",
+                       100 * p.job_cpu_share);
+  if (p.job_cpu_share >= 0) return "; scheduling or too few jobs left time on the table";
+  return "; scheduling, too few jobs or other load on the machine left time on the table (kiln build's exec log would tell)";
+}
+
 std::vector<size_t> slowest(const Profile& p, size_t n) {
   std::vector<size_t> idx(p.units.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
@@ -296,102 +358,14 @@ void classify_units(const ProfileInput& in, Profile& p) {
         rule = e.rule;
         if (u.source.empty())
           for (const auto& i : e.inputs)
-            if (core::is_source_file(i)) {
+            if (ends_with(i, ".cu") || ends_with(i, ".cpp") || ends_with(i, ".cc") || ends_with(i, ".c") ||
+                ends_with(i, ".cxx")) {
               u.source = i;
               break;
             }
       }
     u.kind = kind_of(u, rule);
     u.target = target_of(u.name);
-  }
-}
-
-// Wall time, busy time and CPU time (the exec log's where it has one, else the unit's duration).
-long measure_time(Profile& p, long& t0) {
-  long t1 = 0;
-  t0 = p.units.front().start_ms;
-  for (const auto& u : p.units) {
-    t0 = std::min(t0, u.start_ms);
-    t1 = std::max(t1, u.end_ms);
-  }
-  p.makespan_ms = t1 - t0;
-  long busy = 0;
-  for (const auto& u : p.units) {
-    busy += u.duration_ms();
-    if (u.cpu_ms >= 0) {
-      p.total_cpu_ms += u.cpu_ms;
-      ++p.cpu_from_exec;
-    } else {
-      p.total_cpu_ms += u.duration_ms();
-    }
-  }
-  return busy;
-}
-
-// The critical path through Ninja's graph when there is one, else the longest chain of jobs.
-void find_critical_path(const ProfileInput& in, Profile& p, const UnitOf& unit_of) {
-  long cp = 0;
-  if (in.graph) {
-    p.critical_path = graph_critical_path(*in.graph, p.units, unit_of, cp);
-    p.critical_path_from_graph = true;
-    p.critical_path_method = "dependency graph (ninja -t graph)";
-    // A unit the graph does not know (build.ninja changed since) is at least its own path.
-    for (size_t i = 0; i < p.units.size(); ++i)
-      if (!in.graph->producer.count(p.units[i].name) && p.units[i].duration_ms() > cp) {
-        cp = p.units[i].duration_ms();
-        p.critical_path = {i};
-      }
-  } else {
-    p.critical_path = chain_critical_path(p.units, cp);
-    p.critical_path_method = "longest chain of jobs that ran one after another (" +
-                             (in.graph_problem.empty() ? std::string("no dependency graph") : in.graph_problem) +
-                             "): an upper estimate of the true critical path";
-  }
-  p.critical_path_ms = cp;
-  for (size_t i : p.critical_path) p.units[i].critical = true;
-}
-
-// What splitting could do: the same critical path with every unit's recorded device phases
-// spread over all cores (a bound: nvcc's split does not scale perfectly). -1 when no unit's
-// phases were recorded.
-long split_critical_path(const ProfileInput& in, const Profile& p, const UnitOf& unit_of) {
-  if (std::none_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.device_ms() > 0; })) return -1;
-  std::vector<Unit> ideal = p.units;
-  for (auto& u : ideal) u.end_ms = u.start_ms + u.waited_ms + u.ideal_ms(p.cores);
-  long split_cp = 0;
-  if (in.graph) {
-    graph_critical_path(*in.graph, ideal, unit_of, split_cp);
-    for (size_t i = 0; i < ideal.size(); ++i)
-      if (!in.graph->producer.count(ideal[i].name)) split_cp = std::max(split_cp, ideal[i].duration_ms());
-  } else {
-    // The chain of the measured path, each unit at its ideal time, and no less than any one unit.
-    // (Each copy's duration is already its ideal time: applying ideal_ms again would split twice.)
-    for (size_t i : p.critical_path) split_cp += ideal[i].duration_ms() - ideal[i].waited_ms;
-    for (const auto& u : ideal) split_cp = std::max(split_cp, u.duration_ms() - u.waited_ms);
-  }
-  return std::min(split_cp, p.critical_path_ms);
-}
-
-// The lower bound (CPU time over the cores, or the critical path as splitting could make it),
-// what bounds the build, and when one unit does, what would shorten it.
-void bound_the_build(const ProfileInput& in, Profile& p, const UnitOf& unit_of, long t0) {
-  const long cp = p.critical_path_ms;
-  const long cpu_bound = (p.total_cpu_ms + p.cores - 1) / p.cores;
-  long bound_cp = cp;
-  p.split_critical_path_ms = split_critical_path(in, p, unit_of);
-  if (p.split_critical_path_ms >= 0) bound_cp = p.split_critical_path_ms;
-  p.lower_bound_ms = std::max(cpu_bound, bound_cp);
-  p.bound_by = bound_cp >= cpu_bound ? "critical path" : "cpu";
-  // One unit bounds the build when it alone is at least 60% of the critical path and of the wall time.
-  for (size_t i : p.critical_path) {
-    const Unit& u = p.units[i];
-    if (u.duration_ms() * 10 >= std::max(cp, 1L) * 6 && u.duration_ms() * 10 >= p.makespan_ms * 6 &&
-        (p.bounding_unit < 0 || u.duration_ms() > p.units[p.bounding_unit].duration_ms()))
-      p.bounding_unit = static_cast<long>(i);
-  }
-  if (p.bounding_unit >= 0 && cp >= cpu_bound) {
-    p.bound_by = "one unit";
-    p.remedy = one_unit_remedy(p.units[p.bounding_unit], p.makespan_ms, p.cores, p.split_critical_path_ms, t0);
   }
 }
 
@@ -418,7 +392,7 @@ void assign_lanes(Profile& p) {
   }
 }
 
-// Time per target (CMake's target folder, a library, or a folder of objects), slowest first.
+// Time per target, slowest first.
 void target_times(Profile& p) {
   std::map<std::string, TargetTime> targets;
   for (const auto& u : p.units) {
@@ -436,106 +410,74 @@ void target_times(Profile& p) {
   std::stable_sort(p.targets.begin(), p.targets.end(), [](auto& a, auto& b) { return a.total_ms > b.total_ms; });
 }
 
-// Time per architecture from the phases kiln exec recorded (nvcc --time per unit).
-void arch_times_from_phases(Profile& p) {
-  std::map<int, ArchTime> by_arch;
-  for (auto& u : p.units) {
-    if (u.phases.archs.empty()) continue;
-    u.arch_ms.clear();
-    for (const auto& [a, ph] : u.phases.archs) {
-      u.arch_ms[a] = ph.device_ms + ph.ptxas_ms;
-      auto& at = by_arch[a];
-      at.arch = a;
-      at.ms += ph.device_ms + ph.ptxas_ms;
-      ++at.units;
-    }
-    u.host_ms = u.phases.front_end_ms + u.phases.host_ms + u.phases.link_ms + u.phases.other_ms;
-  }
-  for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
-  if (!p.arch_times.empty()) p.arch_method = "nvcc --time, recorded per unit by kiln exec";
-}
-
-// Time per architecture from a --time CSV the build wrote itself (kiln-nvcc-time.csv).
-void arch_times_from_csv(const ProfileInput& in, Profile& p) {
-  std::map<int, ArchTime> by_arch;
-  // Only compiles of this build count: the file also holds CMake's compiler checks and older builds.
-  for (const auto& nu : in.nvcc->units) {
-    bool matched = false;
-    for (auto& u : p.units) {
-      const bool same_source = !u.source.empty() && same_file(u.source, nu.source, in.build_dir);
-      const bool same_name = u.source.empty() && (ends_with(u.name, "/" + basename(nu.source) + ".o") ||
-                                                  basename(u.name) == basename(nu.source) + ".o");
-      if (u.kind == "cuda" && (same_source || same_name)) {
-        u.arch_ms = nu.device_ms;
-        u.host_ms = nu.host_ms;
-        if (u.source.empty()) u.source = nu.source;
-        matched = true;
-      }
-    }
-    if (!matched) continue;
-    for (const auto& [arch, ms] : nu.device_ms) {
-      auto& a = by_arch[arch];
-      a.arch = arch;
-      a.ms += ms;
-      ++a.units;
-    }
-  }
-  for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
-  if (p.arch_times.empty()) p.notes.push_back("kiln-nvcc-time.csv names no CUDA unit of this build");
-  else p.arch_method = "nvcc --time";
-}
-
 // Time per architecture: measured by nvcc --time when the build wrote it; else the exec log's
 // arch count splits a unit evenly (an estimate); else it cannot be told.
 void arch_times(const ProfileInput& in, Profile& p) {
-  arch_times_from_phases(p);
-  if (p.arch_times.empty() && in.nvcc && !in.nvcc->units.empty()) arch_times_from_csv(in, p);
-  if (!p.arch_times.empty()) return;
-  bool any = false;
-  for (auto& u : p.units)
-    if (u.archs > 0) {
-      any = true;
-      u.per_arch_estimate_ms = static_cast<double>(u.duration_ms() - u.waited_ms) / u.archs;
+  {
+    std::map<int, ArchTime> by_arch;
+    for (auto& u : p.units) {
+      if (u.phases.archs.empty()) continue;
+      u.arch_ms.clear();
+      for (const auto& [a, ph] : u.phases.archs) {
+        u.arch_ms[a] = ph.device_ms + ph.ptxas_ms;
+        auto& at = by_arch[a];
+        at.arch = a;
+        at.ms += ph.device_ms + ph.ptxas_ms;
+        ++at.units;
+      }
+      u.host_ms = u.phases.front_end_ms + u.phases.host_ms + u.phases.link_ms + u.phases.other_ms;
     }
-  if (any) {
-    p.arch_method = "even split of each CUDA unit's time over its archs (an estimate: which arch costs more cannot be told)";
-  } else if (std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.kind == "cuda"; })) {
-    p.notes.push_back(fmt::format("time per architecture cannot be told from .ninja_log; rebuild with "
-                                  "-D CMAKE_CUDA_FLAGS=--time={}/kiln-nvcc-time.csv to have nvcc measure it",
-                                  in.build_dir.empty() ? "BUILD" : in.build_dir));
+    for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
+    if (!p.arch_times.empty()) p.arch_method = "nvcc --time, recorded per unit by kiln exec";
+  }
+  if (p.arch_times.empty() && in.nvcc && !in.nvcc->units.empty()) {
+    std::map<int, ArchTime> by_arch;
+    // Only compiles of this build count: the file also holds CMake's compiler checks and older builds.
+    for (const auto& nu : in.nvcc->units) {
+      bool matched = false;
+      for (auto& u : p.units) {
+        const bool same_source = !u.source.empty() && same_file(u.source, nu.source, in.build_dir);
+        const bool same_name = u.source.empty() && (ends_with(u.name, "/" + basename(nu.source) + ".o") ||
+                                                    basename(u.name) == basename(nu.source) + ".o");
+        if (u.kind == "cuda" && (same_source || same_name)) {
+          u.arch_ms = nu.device_ms;
+          u.host_ms = nu.host_ms;
+          if (u.source.empty()) u.source = nu.source;
+          matched = true;
+        }
+      }
+      if (!matched) continue;
+      for (const auto& [arch, ms] : nu.device_ms) {
+        auto& a = by_arch[arch];
+        a.arch = arch;
+        a.ms += ms;
+        ++a.units;
+      }
+    }
+    for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
+    if (p.arch_times.empty()) p.notes.push_back("kiln-nvcc-time.csv names no CUDA unit of this build");
+    else p.arch_method = "nvcc --time";
+  }
+  if (p.arch_times.empty()) {
+    bool any = false;
+    for (auto& u : p.units)
+      if (u.archs > 0) {
+        any = true;
+        u.per_arch_estimate_ms = static_cast<double>(u.duration_ms() - u.waited_ms) / u.archs;
+      }
+    if (any) {
+      p.arch_method = "even split of each CUDA unit's time over its archs (an estimate: which arch costs more cannot be told)";
+    } else {
+      bool cuda = std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.kind == "cuda"; });
+      if (cuda)
+        p.notes.push_back(fmt::format("time per architecture cannot be told from .ninja_log; rebuild with "
+                                      "-D CMAKE_CUDA_FLAGS=--time={}/kiln-nvcc-time.csv to have nvcc measure it",
+                                      in.build_dir.empty() ? "BUILD" : in.build_dir));
+    }
   }
 }
 
 }  // namespace
-
-std::string one_unit_remedy(const Unit& u, long makespan_ms, int cores, long split_critical_path_ms, long t0) {
-  std::string got = u.split > 1 || u.threads > 1
-                        ? fmt::format("it ran with --split-compile={} --threads={}", u.split, u.threads)
-                        : u.grant.empty() ? std::string("it ran on one thread")
-                                          : fmt::format("it ran on one thread ({})", u.grant);
-  const int lanes = std::max(1, u.split) * std::max(1, u.threads);
-  if (u.kind == "cuda" && lanes * 4 >= cores * 3) {
-    // It already had (nearly) every core: more threads would not shorten it.
-    return fmt::format(
-        "{} is {} of the {} build and already ran on {} of the {} cores ({}); what is left is serial in nvcc "
-        "(front end, host compile, the largest kernels' optimisation): split the source file into several units, or "
-        "instantiate fewer templates per unit",
-        u.name, human_duration(u.duration_ms()), human_duration(makespan_ms), lanes, cores, got);
-  }
-  if (u.kind == "cuda") {
-    std::string r = fmt::format(
-        "{} is {} of the {} build ({}); give it more of the {} cores: nvcc --split-compile=N (device optimisation "
-        "in parallel){}; kiln build grants these from idle cores unless --no-split",
-        u.name, human_duration(u.duration_ms()), human_duration(makespan_ms), got, cores,
-        u.archs > 1 ? " and --threads=N (its architectures in parallel)" : "");
-    if (split_critical_path_ms >= 0)
-      return r + fmt::format("; with its device phases ({}) on all cores the critical path would be {}",
-                             human_duration(static_cast<long>(u.device_ms())), human_duration(split_critical_path_ms));
-    return r + "; its phases were not recorded (kiln build records nvcc --time per unit), so the gain cannot be sized";
-  }
-  return fmt::format("{} is {} of the {} build: split the source file, or compile it earlier (it starts at {})", u.name,
-                     human_duration(u.duration_ms()), human_duration(makespan_ms), human_duration(u.start_ms - t0));
-}
 
 Profile compute_profile(const ProfileInput& in) {
   Profile p;
@@ -556,18 +498,89 @@ Profile compute_profile(const ProfileInput& in) {
     p.critical_path_method = "none";
     return p;
   }
-  long t0 = 0;
-  const long busy = measure_time(p, t0);
-  find_critical_path(in, p, unit_of);
-  bound_the_build(in, p, unit_of, t0);
-  p.efficiency = p.lower_bound_ms > 0 ? static_cast<double>(p.makespan_ms) / p.lower_bound_ms : 1.0;
+  long t0 = p.units.front().start_ms, t1 = 0;
+  for (const auto& u : p.units) {
+    t0 = std::min(t0, u.start_ms);
+    t1 = std::max(t1, u.end_ms);
+  }
+  p.makespan_ms = t1 - t0;
+
+  long busy = 0;
+  for (const auto& u : p.units) {
+    busy += u.duration_ms();
+    if (u.cpu_ms >= 0) {
+      p.total_cpu_ms += u.cpu_ms;
+      ++p.cpu_from_exec;
+    } else {
+      p.total_cpu_ms += u.duration_ms();
+    }
+  }
+
+  long cp = 0;
+  if (in.graph) {
+    p.critical_path = graph_critical_path(*in.graph, p.units, unit_of, cp);
+    p.critical_path_from_graph = true;
+    p.critical_path_method = "dependency graph (ninja -t graph)";
+    // A unit the graph does not know (build.ninja changed since) is at least its own path.
+    for (size_t i = 0; i < p.units.size(); ++i)
+      if (!in.graph->producer.count(p.units[i].name) && p.units[i].duration_ms() > cp) {
+        cp = p.units[i].duration_ms();
+        p.critical_path = {i};
+      }
+  } else {
+    p.critical_path = chain_critical_path(p.units, cp);
+    p.critical_path_method = "longest chain of jobs that ran one after another (" +
+                             (in.graph_problem.empty() ? std::string("no dependency graph") : in.graph_problem) +
+                             "): an upper estimate of the true critical path";
+  }
+  p.critical_path_ms = cp;
+  for (size_t i : p.critical_path) p.units[i].critical = true;
+
+  const long cpu_bound = (p.total_cpu_ms + p.cores - 1) / p.cores;
+  // What splitting could do: the same critical path with every unit's recorded device phases
+  // spread over all cores (a bound: nvcc's split does not scale perfectly).
+  long bound_cp = cp;
+  if (std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.device_ms() > 0; })) {
+    std::vector<Unit> ideal = p.units;
+    for (auto& u : ideal) u.end_ms = u.start_ms + u.waited_ms + u.ideal_ms(p.cores);
+    long split_cp = 0;
+    if (in.graph) {
+      graph_critical_path(*in.graph, ideal, unit_of, split_cp);
+      for (size_t i = 0; i < ideal.size(); ++i)
+        if (!in.graph->producer.count(ideal[i].name)) split_cp = std::max(split_cp, ideal[i].duration_ms());
+    } else {
+      // The chain of the measured path, each unit at its ideal time, and no less than any one unit.
+      // (Each copy's duration is already its ideal time: applying ideal_ms again would split twice.)
+      for (size_t i : p.critical_path) split_cp += ideal[i].duration_ms() - ideal[i].waited_ms;
+      for (const auto& u : ideal) split_cp = std::max(split_cp, u.duration_ms() - u.waited_ms);
+    }
+    p.split_critical_path_ms = std::min(split_cp, cp);
+    bound_cp = p.split_critical_path_ms;
+  }
+  p.lower_bound_ms = std::max(cpu_bound, bound_cp);
+  p.bound_by = bound_cp >= cpu_bound ? "critical path" : "cpu";
+  // One unit bounds the build when it alone is at least 60% of the critical path and of the wall time.
+  for (size_t i : p.critical_path) {
+    const Unit& u = p.units[i];
+    if (u.duration_ms() * 10 >= std::max(cp, 1L) * 6 && u.duration_ms() * 10 >= p.makespan_ms * 6 &&
+        (p.bounding_unit < 0 || u.duration_ms() > p.units[p.bounding_unit].duration_ms()))
+      p.bounding_unit = static_cast<long>(i);
+  }
   p.avg_parallelism = p.makespan_ms > 0 ? static_cast<double>(busy) / p.makespan_ms : 0.0;
+  judge_contention(p);
+  if (p.bounding_unit >= 0 && cp >= cpu_bound) {
+    p.bound_by = "one unit";
+    p.remedy = one_unit_remedy(p, p.units[p.bounding_unit], t0);
+  }
+  p.efficiency = p.lower_bound_ms > 0 ? static_cast<double>(p.makespan_ms) / p.lower_bound_ms : 1.0;
 
   std::vector<double> ones(p.units.size(), 1.0);
   auto par = sweep(p.units, t0, p.makespan_ms, in.buckets, ones, false);
   p.parallelism = par.buckets;
   p.max_parallelism = static_cast<int>(par.peak);
+
   assign_lanes(p);
+
   if (p.exec_matched > 0) {
     std::vector<double> rss;
     for (const auto& u : p.units) rss.push_back(u.peak_rss_kib > 0 ? static_cast<double>(u.peak_rss_kib) : 0.0);
@@ -575,6 +588,7 @@ Profile compute_profile(const ProfileInput& in) {
     p.peak_memory_kib = static_cast<long>(mem.peak);
     p.memory = mem.buckets;
   }
+
   target_times(p);
   arch_times(in, p);
   if (in.exec && p.exec_matched == 0 && !in.exec->records.empty())

@@ -37,3 +37,14 @@ TEST(NvccPhases, BadRowsAreSkippedAndSecondsConverted) {
   EXPECT_DOUBLE_EQ(p.other_ms, 2);  // device phase without an arch
   EXPECT_TRUE(kiln::launch::parse_nvcc_phases("").empty());
 }
+
+// nvcc splits NVCC_APPEND_FLAGS on blanks with no quoting: a build folder "build out" broke every
+// CUDA compile with "A single input file is required" (issue 21).
+TEST(NvccPhases, AppendFlagsPathHoldsNoBlank) {
+  using kiln::launch::append_flags_path;
+  EXPECT_EQ(append_flags_path("/w/build/.kiln/time/a.csv", "/w/build"), "/w/build/.kiln/time/a.csv");
+  EXPECT_EQ(append_flags_path("/w/build out/.kiln/time/a.csv", "/w/build out"), ".kiln/time/a.csv");
+  EXPECT_EQ(append_flags_path("/w/build out/.kiln/time/a.csv", "/w/build out/sub"), "../.kiln/time/a.csv");
+  EXPECT_EQ(append_flags_path("/w/my proj/t.csv", "/w/build out"), std::nullopt);
+  EXPECT_EQ(append_flags_path("/w/a b/t.csv", ""), std::nullopt);
+}

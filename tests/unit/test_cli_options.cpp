@@ -1,0 +1,86 @@
+// The command line as a new user types it (issue 21): options that take values never swallow the
+// positional after them, GPUs in every spelling people use, kiln's own one-line errors.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "test_support.hpp"
+
+extern char** environ;
+
+using namespace kiln;
+using json = nlohmann::json;
+
+namespace {
+
+struct Cli {
+  io::RealFilesystem fs;
+  io::RealProcessRunner proc;
+  io::RealClock clock;
+  io::FakeEnvironment env;
+  std::ostringstream out, err;
+  io::Seams seams{fs, proc, clock, env, out, err};
+  Cli() {
+    for (char** e = environ; *e; ++e) {
+      const std::string kv = *e;
+      const auto eq = kv.find('=');
+      if (eq != std::string::npos) env.set(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+  }
+  int run(std::vector<std::string> args) {
+    out.str(""), err.str("");
+    args.insert(args.begin(), "kiln");
+    std::vector<const char*> argv;
+    for (auto& a : args) argv.push_back(a.c_str());
+    return cli::run_cli(static_cast<int>(argv.size()), argv.data(), seams);
+  }
+  json parsed() const { return json::parse(out.str()); }
+};
+
+std::string example() { return kiln::testing::source_dir() + "/examples/minitorch"; }
+
+}  // namespace
+
+// Every option of every command takes one value per flag: CLI11's default for a vector option
+// takes each following word, the project folder included.
+TEST(CliOptions, EveryOptionTakesOneValuePerFlag) {
+  for (auto& c : cli::all_commands()) {
+    CLI::App app{c->summary(), c->name()};
+    cli::declare(*c, app);
+    for (const CLI::Option* o : app.get_options())
+      if (o->nonpositional())
+        EXPECT_FALSE(o->get_allow_extra_args()) << c->name() << " " << o->get_name();
+  }
+}
+
+TEST(CliOptions, ListOptionsLeaveThePositionalAlone) {
+  Cli cli;
+  for (std::vector<std::string> extra : {std::vector<std::string>{"--gpu", "h100"}, {"-D", "A=1"}, {"--set", "FOO=1"},
+                                         {"--knob", "A=1"}}) {
+    std::vector<std::string> args{"plan"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(example());
+    args.insert(args.end(), {"--archs", "9.0", "--json"});
+    ASSERT_EQ(cli.run(args), 0) << extra[0] << ": " << cli.err.str();
+    EXPECT_EQ(cli.parsed()["project"], example()) << extra[0];
+  }
+  ASSERT_EQ(cli.run({"archs", "--gpu", "h100", "9.0", "--json"}), 0) << cli.err.str();
+  EXPECT_EQ(cli.parsed()["targets"][0]["arch"], "sm_90");
+  EXPECT_EQ(cli.parsed()["coverage"][0]["gpu"], "h100");
+}
+
+TEST(CliOptions, GpuTakesRepeatsAndCommaLists) {
+  Cli cli;
+  // Exit 1: sm_90 does not run on the A100 or the L4; all three were asked about.
+  ASSERT_EQ(cli.run({"archs", "--gpu", "h100,a100", "--gpu", "l4", "9.0", "--json"}), 1) << cli.err.str();
+  EXPECT_EQ(cli.parsed()["coverage"].size(), 3u);
+  ::setenv("KILN_GPUS", "h100,a100", 1);
+  const int rc = cli.run({"plan", example(), "--json"});
+  ::unsetenv("KILN_GPUS");
+  ASSERT_EQ(rc, 0) << cli.err.str();
+  EXPECT_EQ(cli.parsed()["gpus"].size(), 2u) << cli.out.str();
+}
