@@ -12,7 +12,7 @@
 # report.json,exec.jsonl,alone.log,row.md}.
 # usage: bench/project_bound.sh KILN PYTHON CHECKOUT OUT [GPU]
 #   e.g. bench/project_bound.sh ./kiln python3 ~/mamba /tmp/out-mamba
-# On the H100 host: mamba-style (one extension, ten .cu units) ~3 min; pytorch_scatter (16
+# On the H100 host: mamba-style (one extension, ten .cu units) ~3 min; pytorch_scatter (8
 # extensions) and apex (its C++ and CUDA extensions) may take longer: give each its own call.
 set -u
 kiln=$(readlink -f "$1"); py=$2; src=$(readlink -f "$3"); out=$(readlink -f "$4"); gpu=${5:-h100}
@@ -53,7 +53,7 @@ rm -f "$unit"
 start=$(date +%s.%N)
 (cd "$proj/build" && NVCC_APPEND_FLAGS="--split-compile=$cores" bash -c "$cmd") > "$out/alone.log" 2>&1 \
   || { echo "the unit alone failed: $out/alone.log"; exit 1; }
-alone=$(echo "$(date +%s.%N) - $start" | bc)
+alone=$(python3 -c "import sys; print(float(sys.argv[1]) - float(sys.argv[2]))" "$(date +%s.%N)" "$start")
 
 "$py" - "$wall" "$cpu" "$cores" "$alone" "$makespan" "$unit" "$(basename "$src")" <<'PY' | tee "$out/row.md"
 import sys

@@ -22,6 +22,7 @@
 # object each compile into their own folder (see _separate_objects); a project that turned Ninja
 # off compiles with it (see build_extensions).
 # KILN_PARALLEL_EXTENSIONS=0 turns it off.
+import inspect
 import os
 import re
 import signal
@@ -251,16 +252,24 @@ def install():
     if missing:
         _say("off: this torch has no " + ", ".join(missing))
         return
+    if "build_directory" not in inspect.signature(ce._write_ninja_file_and_compile_objects).parameters:
+        _say("off: this torch's _write_ninja_file_and_compile_objects takes no build_directory")
+        return
     write_original = ce._write_ninja_file_and_compile_objects
     run_original = ce._run_ninja_build
     build_original = ce.BuildExtension.build_extensions
 
+    signature = inspect.signature(write_original)
+
     def write(*args, **kwargs):
         name = getattr(_local, "ext", None)
-        if name is not None and "build_directory" in kwargs:
-            _local.cwd = kwargs["build_directory"]
-            kwargs["build_directory"] = _ninja_folder(kwargs["build_directory"], name)
-        return write_original(*args, **kwargs)
+        if name is None:
+            return write_original(*args, **kwargs)
+        # build_directory by keyword (torch 1.13, 2.x) or by position: each extension its own.
+        call = signature.bind(*args, **kwargs)
+        _local.cwd = call.arguments["build_directory"]
+        call.arguments["build_directory"] = _ninja_folder(_local.cwd, name)
+        return write_original(*call.args, **call.kwargs)
 
     def run(build_directory, verbose, error_prefix="", *args, **kwargs):
         name = getattr(_local, "ext", None)

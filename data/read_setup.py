@@ -324,6 +324,10 @@ class Reader:
                 if node.value.id == "CUDAExtension" and not self.out["cuda_evidence"]:
                     self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
         for node in m.nodes:
+            # setup.py that imports torch's extension builder: a torch extension build, even where
+            # its own backend or a helper makes the extensions.
+            if is_setup and isinstance(node, ast.ImportFrom) and node.module == "torch.utils.cpp_extension":
+                self.out["extensions"].append({"kind": "torch.utils.cpp_extension", "where": m.where(node), "text": m.text(node.lineno)})
             if isinstance(node, ast.ImportFrom) and any(a.name in alias.values() for a in node.names):
                 for a in node.names:
                     if a.asname in alias and not self.out["cuda_evidence"] and a.name == "CUDAExtension":

@@ -240,16 +240,19 @@ Parsed<ElfFatbins> described_fatbins(const Elf& elf) {
   return out;
 }
 
-constexpr std::uint64_t kShfAlloc = 2;
+constexpr std::uint64_t kShfAlloc = 2, kShfExecinstr = 4;
 
 // Libraries that load their own modules (cuFFT: about 24,000 containers in .ldata) keep fat
 // binaries as plain data, where neither the sections above nor cuobjdump look. Every other section
-// that is loaded at run time is searched for container headers; those already read are skipped.
+// loaded at run time is searched for container headers, except code (.text: a fat binary is data,
+// and skipping it halves the bytes read in libcublasLt); containers already read are skipped.
 void scan_other_sections(const Elf& elf, ElfFatbins& out) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> known;
   for (const auto& f : out.fatbins) known.emplace_back(f.offset, f.offset + f.size);
   for (const auto& s : elf.sections()) {
-    if (!(s.flags & kShfAlloc) || s.type == Section::kNobits || s.name == ".nv_fatbin" || s.name == "__nv_relfatbin") continue;
+    if (!(s.flags & kShfAlloc) || (s.flags & kShfExecinstr) || s.type == Section::kNobits || s.name == ".nv_fatbin" ||
+        s.name == "__nv_relfatbin")
+      continue;
     auto d = elf.data(s);
     if (!d) continue;  // Elf::parse checked every section lies inside the file
     auto found = scan_fatbins(*d, known);

@@ -29,7 +29,8 @@ std::optional<Problem> wrong_cpu(const FileReport& f, const core::GpuModel& m, c
   if (!m.aarch64_only || f.machine == 0 || f.machine == kEmAarch64) return std::nullopt;
   return Problem{f.path, gpu, "wrong-cpu",
                  fmt::format("{} code cannot load on {}, whose CPU is aarch64 (whatever GPU code it holds)", machine_name(f.machine), m.name),
-                 "build it on or for aarch64 (on the device, or cross-compiled against its JetPack / L4T or Grace image)"};
+                 vendor_library(f.path) ? "install NVIDIA's aarch64 build of it (JetPack / L4T on a Jetson, the aarch64 wheel or sbsa toolkit on Grace)"
+                                        : "build it on or for aarch64 (on the device, or cross-compiled against its JetPack / L4T or Grace image)"};
 }
 
 // What to do about a missing image: rebuild the user's code, or for NVIDIA's own libraries, get a

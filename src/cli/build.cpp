@@ -76,7 +76,7 @@ class BuildCommand final : public Command {
     auto outcome = drive::run_build(plan, s, sink);
     if (progress) progress->finish();
     if (slurm_)  // nothing of this build may stay in Slurm, however it ended
-      if (auto line = finish_slurm(*slurm_, s); !line.empty()) std::ofstream(plan.log_path(), std::ios::app) << line << "\n";
+      std::ofstream(plan.log_path(), std::ios::app) << finish_slurm(*slurm_, s);
 
     if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig);
     if (json_) {

@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
 #include "launch/ccache_admin.hpp"
+#include "launch/exec_record.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -47,6 +49,8 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
 
   const auto& a = b.allocation;
   b.tag = fmt::format("kiln-{}", ::getpid());
+  b.exec_log = plan.exec_log_path();
+  b.exec_log_offset = s.fs.size(b.exec_log).value_or(0);
   if (!plan.jobs_forced) {
     plan.jobs.jobs = a.total_cpus();
     plan.jobs.arithmetic = fmt::format("Slurm job {}: {} node(s), {} CPUs in all (SLURM_JOB_CPUS_PER_NODE); each compile "
@@ -65,10 +69,22 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
 }
 
 std::string finish_slurm(const SlurmBuild& b, io::Seams& s) {
+  std::string lines;
+  const auto text = s.fs.read(b.exec_log).value_or("");
+  std::map<std::string, int> per_node;
+  for (const auto& r : launch::parse_exec_log(text.substr(std::min<size_t>(b.exec_log_offset, text.size()))).records) {
+    const std::string node = r.node.empty() ? "this machine" : r.node;
+    lines += fmt::format("kiln: --slurm: {} {} {}{}\n", r.output, r.exit ? fmt::format("failed (exit {}) on", r.exit) : "ran on",
+                         node, r.attempts > 1 ? fmt::format(" ({} attempts)", r.attempts) : "");
+    ++per_node[r.exit ? "failed" : node];
+  }
+  std::string counts;
+  for (const auto& [node, n] : per_node) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", node, n);
+  lines += fmt::format("kiln: --slurm: units per node: {}\n", counts.empty() ? "none ran" : counts);
   auto r = probe::cancel_steps(b.allocation.job_id, b.tag, s, b.tools);
-  if (!r) return "kiln: --slurm: " + r.error();
-  if (*r == 0) return "";
-  return fmt::format("kiln: --slurm: cancelled {} step(s) of this build still in Slurm (scancel); none is left", *r);
+  if (!r) lines += "kiln: --slurm: " + r.error() + "\n";
+  else if (*r > 0) lines += fmt::format("kiln: --slurm: cancelled {} step(s) of this build still in Slurm (scancel); none is left\n", *r);
+  return lines;
 }
 
 }  // namespace kiln::cli

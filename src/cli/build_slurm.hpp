@@ -3,6 +3,7 @@
 // governor's cores and memory are the allocation's), checks the nodes before the first unit, and
 // sets what `kiln exec` needs to run each unit as a job step (launch/slurm_step.hpp). Afterwards,
 // however the build ended, no step of it is left running or queued.
+#include <cstdint>
 #include <string>
 
 #include "io/seams.hpp"
@@ -15,13 +16,15 @@ struct SlurmBuild {
   probe::Allocation allocation;
   probe::SlurmTools tools;
   std::string tag;  // the steps' name
+  std::string exec_log;
+  std::uint64_t exec_log_offset = 0;  // where this build's records begin
 };
 
 // Throws Failure with a one-line error when a precondition does not hold.
 SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s);
 
-// Cancels the build's steps still listed (after Ctrl-C, a killed launcher); returns a line for the
-// build log, empty when none was left.
+// Cancels the build's steps still listed (after Ctrl-C, a killed launcher); returns the lines for
+// the build log: the node of each unit this build ran, units per node, and what was cancelled.
 std::string finish_slurm(const SlurmBuild& b, io::Seams& s);
 
 }  // namespace kiln::cli

@@ -8,6 +8,7 @@
 #include "cli/json_out.hpp"
 #include "probe/machine.hpp"
 #include "report/build_folders.hpp"
+#include "report/cluster.hpp"
 #include "report/load.hpp"
 #include "report/render.hpp"
 
@@ -26,6 +27,11 @@ class ReportCommand final : public Command {
     app.add_option("--cores", cores_, "Cores for the lower bound (default: as the build recorded them in kiln-build.json, "
                                       "else this machine's usable cores)")
         ->check(CLI::PositiveNumber);
+    app.add_option("--simulate", shapes_, "Project this build onto a cluster NODESxCORESxMEM (e.g. 16x32x256G): compiles as "
+                                          "Slurm job steps on any node, links on the head node; repeatable");
+    app.add_option("--step-overhead", step_overhead_ms_, "Milliseconds a job step adds to each compile in --simulate "
+                                                         "(default 150, srun on a local cluster)")
+        ->check(CLI::NonNegativeNumber);
   }
 
   int run(io::Seams& s) override {
@@ -46,15 +52,34 @@ class ReportCommand final : public Command {
     const auto found = report::find_build_folders(s.fs, dir);
     const int here = probe::probe_machine(s.fs, probe::online_cpus()).usable_cores();
     const auto input = load_all(s, dir, found, here);
+    std::vector<report::ClusterShape> shapes;
+    for (const auto& text : shapes_) {
+      auto shape = report::parse_shape(text);
+      if (!shape) throw UsageError("--simulate '" + text + "': expected NODESxCORESxMEM, e.g. 16x32x256G");
+      shapes.push_back(*shape);
+    }
     const auto profile = report::compute_profile(input);
+    std::vector<report::Projection> projections;
+    if (!shapes.empty()) {
+      const auto deps = input.graph ? report::unit_dependencies(profile, *input.graph)
+                                    : std::vector<std::vector<size_t>>(profile.units.size());
+      for (const auto& shape : shapes) projections.push_back(report::simulate(profile, deps, shape, step_overhead_ms_));
+    }
+    const auto use = report::cluster_use(profile);
     if (!html_.empty()) {
       if (!s.fs.write(html_, report::render_html(profile, static_cast<size_t>(top_))))
         throw Failure(fmt::format("cannot write {}; check the folder exists and is writable", html_));
     }
     if (json_) {
-      print_json(s.out, "report", report::to_json(profile, static_cast<size_t>(top_)));
+      auto j = report::to_json(profile, static_cast<size_t>(top_));
+      const auto cluster = report::cluster_json(use, projections);
+      for (const auto& [k, v] : cluster.items()) j[k] = v;
+      print_json(s.out, "report", std::move(j));
     } else {
       s.out << report::render_text(profile, static_cast<size_t>(top_));
+      s.out << report::render_cluster_text(use, projections);
+      if (!projections.empty() && !input.graph)
+        s.out << "note: no dependency graph (" << input.graph_problem << "): the projection ignores dependencies\n";
       if (!html_.empty()) s.out << "\nwrote " << html_ << "\n";
     }
     return kOk;
@@ -91,6 +116,8 @@ class ReportCommand final : public Command {
   bool json_ = false;
   int top_ = 15;
   int cores_ = 0;
+  std::vector<std::string> shapes_;
+  long step_overhead_ms_ = 150;
 };
 
 }  // namespace

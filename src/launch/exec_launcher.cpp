@@ -158,6 +158,7 @@ io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& sp
   auto step = run_as_step(c, StepAsk{.mem_kib = rec.expected_kib, .cores = rec.cores, .exclude = {}}, spec, rec.output, s);
   rec.node = step.node;
   rec.attempts = step.attempts;
+  rec.waited_ms += step.queued_ms;  // like the governor's wait: admission, not work
   return step.result;
 }
 

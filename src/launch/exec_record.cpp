@@ -85,7 +85,7 @@ ExecLog parse_exec_log(const std::string& text) {
     r.grant = text_field("grant");
     r.warning = text_field("warning");
     r.node = text_field("node");
-    r.attempts = static_cast<int>(num("attempts", false));
+    r.attempts = std::max(1, static_cast<int>(num("attempts", false, 1)));
     r.expected_kib = static_cast<std::uint64_t>(num("expected_kib", false));
     if (auto pr = j.find("pruned"); pr != j.end() && pr->is_boolean()) r.pruned = pr->get<bool>();
     if (auto ph = j.find("phases"); ph != j.end() && ph->is_object()) {

@@ -36,6 +36,10 @@ std::string node_named_by_srun(const std::string& err) {
   std::istringstream in(err);
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("srun: ", 0) != 0) continue;  // the compiler's own lines may say anything
+    // "srun: error: n1: task 0: Killed"
+    if (const auto task = line.find(": task "); line.rfind("srun: error: ", 0) == 0 && task != std::string::npos &&
+                                                line.find(' ', 13) >= task)
+      return line.substr(13, task - 13);
     for (const char* marker : {"failed on node ", "Node failure on ", "on node "}) {
       const auto at = line.find(marker);
       if (at == std::string::npos) continue;
@@ -172,6 +176,7 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
       run.result.term_signal = 0;
       run.result.peak_rss_kib = rep->peak_rss_kib;
       run.result.cpu = std::chrono::milliseconds(rep->cpu_ms);
+      run.queued_ms = std::max<long>(0, r.wall.count() - rep->wall_ms);
       return run;
     }
     // The compiler never finished: whatever it wrote is not an object Ninja may trust.

@@ -66,6 +66,7 @@ struct StepRun {
   io::ProcessResult result;
   std::string node;
   int attempts = 0;
+  long queued_ms = 0;  // srun's time beyond the compiler's on the node: waiting for Slurm to place it
   std::vector<std::string> failed_nodes;
   std::string error;  // kiln's own message when the unit did not finish (already printed)
 };

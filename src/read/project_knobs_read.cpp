@@ -8,7 +8,6 @@
 #include <toml++/toml.h>
 
 #include "read/cmake_lang.hpp"
-#include "read/setup_py_ast.hpp"
 
 namespace kiln::read {
 namespace {

@@ -11,18 +11,10 @@
 #include <tl/expected.hpp>
 
 #include "io/process.hpp"
-#include "read/knob_sighting.hpp"
+#include "read/project_knobs_read.hpp"
 
 namespace kiln::read {
 
-struct SetupPyReading {
-  std::vector<KnobSighting> sightings;  // probes included (Use::probe)
-  std::vector<OpSwitch> ops;
-  std::vector<std::string> extensions;  // "op_builder/builder.py:829 CUDAExtension"
-  std::vector<Undecided> undecided;
-  std::vector<std::string> files;       // setup.py and the modules followed
-  std::string cuda_evidence, hardcoded_archs, calls_cmake;
-};
 
 // The reader's JSON (data/read_setup.py's output); an error names what is wrong with it.
 tl::expected<SetupPyReading, std::string> parse_setup_reading(std::string_view json);

@@ -344,6 +344,7 @@ void attach_exec_records(const ProfileInput& in, Profile& p, const UnitOf& unit_
     u.threads = r->threads;
     u.cores = r->cores;
     u.grant = r->grant;
+    u.node = r->node;
   }
   p.exec_matched = static_cast<int>(rec.size());
 }

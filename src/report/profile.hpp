@@ -39,6 +39,7 @@ struct Unit {
   launch::NvccPhases phases;           // per unit, recorded by kiln exec (nvcc --time)
   int split = 0, threads = 0, cores = 1;  // the launcher's thread grant
   std::string grant;
+  std::string node;  // kiln build --slurm: the node it ran on ("" here, or not recorded)
   // With its device phases spread over every core: what splitting could make of this unit.
   long ideal_ms(int cores) const;
   double device_ms() const;  // the device phases (front end per arch, cicc, ptxas)

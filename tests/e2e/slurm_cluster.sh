@@ -109,8 +109,13 @@ SH
 chmod +x "$work/slowcc"
 echo 1 > "$work/delay"
 build_p() { "$kiln" build "$work/p" --no-ccache -D CMAKE_CXX_COMPILER="$work/slowcc" "$@"; }
-"${alloc[@]}" "$kiln" build "$work/p" --slurm --no-ccache -D CMAKE_CXX_COMPILER="$work/slowcc" --build-dir "$work/p-slurm" \
-  > "$work/out" 2> "$work/err" || { cat "$work/err"; fail "the Slurm build of the multi-unit project failed"; }
+# Through kiln.toml's key ([build] slurm = true) here; --slurm and KILN_SLURM=1 below.
+printf '[build]\nslurm = true\n' > "$work/kiln.toml"
+"${alloc[@]}" "$kiln" build "$work/p" --config "$work/kiln.toml" --no-ccache -D CMAKE_CXX_COMPILER="$work/slowcc" \
+  --build-dir "$work/p-slurm" > "$work/out" 2> "$work/err" || { cat "$work/err"; fail "the Slurm build of the multi-unit project failed"; }
+[ "$(grep -c '^kiln: --slurm: CMakeFiles/p.dir/unit_[0-9].cpp.o ran on n[12]$' "$work/p-slurm/kiln-build.log")" = 8 ] \
+  || { grep '^kiln' "$work/p-slurm/kiln-build.log"; fail "the build log does not name each unit's node"; }
+grep '^kiln: --slurm: units per node' "$work/p-slurm/kiln-build.log"
 [ "$(nodes_of "$work/p-slurm/kiln-exec.jsonl")" = "n1 n2" ] || fail "units did not run on both nodes: $(nodes_of "$work/p-slurm/kiln-exec.jsonl")"
 grep -q "Slurm job .*2 node(s), 4 CPUs" "$work/err" || fail "Ninja's -j is not the allocation's"
 echo 0 > "$work/delay"
@@ -146,9 +151,31 @@ pgrep -f "$work/slowcc" > /dev/null && fail "a compile outlived Ctrl-C"
 echo "Ctrl-C: kiln exited 130, no step left in squeue, no compile left"
 grep '^kiln' "$work/p-int/kiln-build.log" || true
 
+# --- the allocation ends mid-build: a clear stop, no half-written object, a rerun resumes ---------
+echo 8 > "$work/delay"
+cat > "$work/end.sh" <<SH
+"$kiln" build "$work/p" --slurm --no-ccache -D CMAKE_CXX_COMPILER="$work/slowcc" --build-dir "$work/p-end" > "$work/end.out" 2> "$work/end.err" &
+k=\$!
+for _ in \$(seq 1 150); do [ "\$(ls "$work"/p-end/CMakeFiles/p.dir/*.o 2>/dev/null | wc -l)" -ge 4 ] && [ "\$(squeue -h -s -j \$SLURM_JOB_ID -o %j | grep -c '^kiln-[0-9]')" -ge 2 ] && break; sleep 0.2; done
+scancel \$SLURM_JOB_ID
+wait \$k; echo "kiln exited \$?"
+SH
+salloc -N2 --ntasks-per-node=1 -c2 --mem=12000 --no-kill -Q bash "$work/end.sh" > "$work/end.log" 2>&1 || true
+grep -q "kiln exited 1" "$work/end.log" || { cat "$work/end.log" "$work/end.err"; fail "the build did not stop when its allocation ended"; }
+grep -q "the Slurm allocation [0-9]* has ended" "$work/end.err" || { tail "$work/end.err"; fail "no clear message for the ended allocation"; }
+done_before=$(grep -c 'ran on n[12]$' "$work/p-end/kiln-build.log" || true)
+[ "$(ls "$work"/p-end/CMakeFiles/p.dir/*.o | wc -l)" = "$done_before" ] || fail "objects of unfinished units were left behind"
+echo 0 > "$work/delay"
+"${alloc[@]}" "$kiln" build "$work/p" --slurm --no-ccache -D CMAKE_CXX_COMPILER="$work/slowcc" --build-dir "$work/p-end" \
+  > /dev/null 2> "$work/end.err" || { cat "$work/end.err"; fail "the rerun in a new allocation failed"; }
+# kiln-build.log is this build's alone: it names only the units the rerun compiled.
+rerun=$(grep -c 'ran on n[12]$' "$work/p-end/kiln-build.log" || true)
+echo "allocation ended: the build stopped with $done_before of 8 units done; the rerun compiled the other $rerun"
+[ "$rerun" = "$(( 8 - done_before ))" ] || fail "the rerun did not resume where the build stopped"
+
 # --- a node that does not see the build folder ---------------------------------------------------
 set +e
-salloc -p hid -N2 --ntasks-per-node=1 -c2 --mem=12000 -Q "$kiln" build "$work/p" --slurm --no-ccache \
+KILN_SLURM=1 salloc -p hid -N2 --ntasks-per-node=1 -c2 --mem=12000 -Q "$kiln" build "$work/p" --no-ccache \
   --build-dir "$work/hidden/b" > "$work/out" 2> "$work/err"
 rc=$?
 set -e

@@ -83,8 +83,9 @@ TEST(InspectElf, ContainersTheWrapperRecordsDescribeAreNotCountedTwice) {
   EXPECT_EQ(r.entries[1].target.name(), "sm_86");
 }
 
-TEST(InspectElf, SectionsNotLoadedAtRunTimeAreNotScanned) {
-  const auto elf = make_elf({{".comment", data_with({make_fatbin({FakeEntry{2, 90}})}), 0}});
+TEST(InspectElf, SectionsNotLoadedAtRunTimeAndCodeAreNotScanned) {
+  const std::string data = data_with({make_fatbin({FakeEntry{2, 90}})});
+  const auto elf = make_elf({{".comment", data, 0}, {".text", data, 0x2 | 0x4 /* SHF_EXECINSTR */}});
   auto r = inspect(elf);
   ASSERT_FALSE(r.error);
   EXPECT_FALSE(r.has_cuda());

@@ -130,6 +130,11 @@ TEST(Verify, X86CodeForAJetsonIsTheWrongCpu) {
   EXPECT_EQ(r.problems[0].kind, "wrong-cpu");
   EXPECT_EQ(r.problems[0].file, x86);
   EXPECT_NE(r.problems[0].why.find("x86-64 code cannot load on Jetson AGX Orin"), std::string::npos) << r.problems[0].why;
+  EXPECT_NE(r.problems[0].fix.find("build it on or for aarch64"), std::string::npos) << r.problems[0].fix;
+  auto vendor = dir.write("x86/libcufft.so.12", make_elf({{".nv_fatbin", fatbin}}, 62));
+  auto rv = verify_files({vendor}, gpus({"orin"}), VerifyOptions{}, s.seams);
+  ASSERT_EQ(rv.problems.size(), 1u);
+  EXPECT_NE(rv.problems[0].fix.find("NVIDIA's aarch64 build"), std::string::npos) << rv.problems[0].fix;
   // The same x86-64 file on an x86-64 machine's GPU of the same architecture is fine.
   EXPECT_TRUE(verify_files({x86}, gpus({"8.7"}), VerifyOptions{}, s.seams).ok());
 }

@@ -30,9 +30,12 @@ class ScriptedSlurm final : public io::ProcessRunner {
   // A step that ran on `node` and ended with `exit`.
   Step finished(std::string node, int exit) {
     return [this, node, exit](const std::string& report) {
-      launch::StepReport r{.node = node, .step = "7.1", .finished = true, .exit = exit, .peak_rss_kib = 900000, .cpu_ms = 4000};
+      launch::StepReport r{.node = node, .step = "7.1", .finished = true, .exit = exit, .peak_rss_kib = 900000, .cpu_ms = 4000,
+                           .wall_ms = 1000};
       fs_.write(report, launch::format_step_report(r));
-      return io::ran("", exit);
+      auto res = io::ran("", exit);
+      res.wall = std::chrono::milliseconds(3000);  // srun waited 2 s for room on a node
+      return res;
     };
   }
   // A step that started on `node` and was killed there (the node died, or scancel).
@@ -119,6 +122,7 @@ TEST(SlurmStep, FinishedStepCarriesTheNodesMeasurements) {
   EXPECT_TRUE(run.result.ok());
   EXPECT_EQ(run.result.peak_rss_kib, 900000);
   EXPECT_EQ(run.result.cpu.count(), 4000);
+  EXPECT_EQ(run.queued_ms, 2000);
   ASSERT_EQ(rig.slurm.calls.size(), 1u);
   EXPECT_EQ(rig.slurm.calls[0].env->count("KILN_SLURM_UNITS"), 0u);  // the node side runs the compiler itself
   EXPECT_TRUE(rig.fs.list("/b/.kiln/steps").empty());           // reports are cleaned up
@@ -207,6 +211,8 @@ TEST(SlurmStep, NodeSideReportsNodeThenExit) {
 TEST(SlurmStep, NodeNamedBySrunWhenTheStepNeverStarted) {
   EXPECT_EQ(launch::node_named_by_srun("srun: error: Task launch for StepId=5.7 failed on node n2: Communication connection failure\n"), "n2");
   EXPECT_EQ(launch::node_named_by_srun("srun: error: Node failure on gpu-17\n"), "gpu-17");
+  EXPECT_EQ(launch::node_named_by_srun("srun: error: n1: task 0: Killed\n"), "n1");
+  EXPECT_EQ(launch::node_named_by_srun("srun: error: Unable to create step for job 2: More processors requested\n"), "");
   EXPECT_EQ(launch::node_named_by_srun("a.cpp:1: error: expected ';'\n"), "");
   Rig rig;
   rig.slurm.steps.push_back([](const std::string&) {

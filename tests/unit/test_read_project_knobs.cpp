@@ -81,7 +81,7 @@ TEST(ProjectKnobsFixtures, EveryFixtureCitesItsSourceAndCopiesNothing) {
       if (auto t = fs.read(e.path().string() + f)) EXPECT_NE(t->find("kiln test fixture"), std::string::npos) << e.path() << f;
     ++n;
   }
-  EXPECT_GE(n, 13);
+  EXPECT_GE(n, 14);
 }
 
 TEST(ProjectKnobsFixtures, CausalConv1dForcesTheBuildAndKeepsCudaOn) {
@@ -257,6 +257,19 @@ TEST(ProjectKnobsFixtures, LlamaCppPythonOptionInAVendoredCMakeProject) {
   auto g = gates(kp);
   EXPECT_EQ(g["GGML_CUDA"], (Decided{"cuda-enable", "ON", "kiln", "vendor/llama.cpp/ggml/CMakeLists.txt:2"}));
   EXPECT_TRUE(find(kp, "GGML_CUDA")->cmake);
+}
+
+TEST(ProjectKnobsFixtures, TransformerEngineSwitchesInItsBuildToolsHelpers) {
+  // README.rst: NVTE_FRAMEWORK=pytorch, NVTE_CUDA_ARCHS="80;90" (kiln: the planned 90),
+  // NVTE_BUILD_THREADS_PER_JOB and MAX_JOBS for the build's parallelism.
+  EXPECT_EQ(kind_of("transformer-engine"), read::ProjectKind::extension);  // a CMakeExtension of build_tools/
+  read::KnobContext ctx;
+  ctx.jobs = 6;
+  auto g = gates(plan_for("transformer-engine", ctx));
+  EXPECT_EQ(g["NVTE_CUDA_ARCHS"], (Decided{"arch-list", "90", "kiln", "build_tools/utils.py:17"}));
+  EXPECT_EQ(g["NVTE_BUILD_THREADS_PER_JOB"], (Decided{"nvcc-threads", "1", "kiln", "build_tools/utils.py:13"}));
+  EXPECT_EQ(g["NVTE_BUILD_MAX_JOBS"], (Decided{"jobs", "6", "kiln", "build_tools/utils.py:7"}));
+  EXPECT_EQ(g["MAX_JOBS"], (Decided{"jobs", "6", "kiln", "build_tools/utils.py:9"}));
 }
 
 TEST(ProjectKnobsFixtures, AFolderThatIsNoProjectSaysWhatItFound) {

@@ -1,0 +1,243 @@
+#include "report/cluster.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <queue>
+#include <set>
+
+#include "core/size_text.hpp"
+#include "probe/build_memory.hpp"
+#include "report/render.hpp"
+
+namespace kiln::report {
+namespace {
+
+bool on_any_node(const Unit& u) { return u.kind == "cuda" || u.kind == "c++"; }
+
+// What a unit needs where nothing was recorded: the sizing table's default for its kind.
+std::uint64_t unit_kib(const Unit& u) {
+  if (u.peak_rss_kib > 0) return static_cast<std::uint64_t>(u.peak_rss_kib);
+  const double gib = u.kind == "cuda" ? probe::gib_per_job(probe::JobKind::cuda, std::max(1, u.archs))
+                                      : probe::gib_per_job(probe::JobKind::cxx, 0);
+  return static_cast<std::uint64_t>(gib * 1024 * 1024);
+}
+
+}  // namespace
+
+ClusterUse cluster_use(const Profile& p, int buckets) {
+  ClusterUse use;
+  use.cpus = p.cores;
+  std::map<std::string, NodeLane> by;
+  const long span = std::max<long>(1, p.makespan_ms);
+  const long t0 = p.units.empty() ? 0 : p.units.front().start_ms;
+  long busy = 0;
+  for (const auto& u : p.units) {
+    if (u.node.empty()) continue;
+    auto& lane = by[u.node];
+    lane.node = u.node;
+    lane.activity.resize(static_cast<size_t>(buckets));
+    ++lane.units;
+    // A step queued in Slurm (waited_ms) did not run on the node yet.
+    const long ran_from = std::min(u.end_ms, u.start_ms + u.waited_ms);
+    lane.busy_ms += (u.end_ms - ran_from) * std::max(1, u.cores);
+    const int b0 = static_cast<int>((ran_from - t0) * buckets / span), b1 = static_cast<int>((u.end_ms - t0) * buckets / span);
+    for (int b = std::max(0, b0); b <= std::min(buckets - 1, b1); ++b) ++lane.activity[static_cast<size_t>(b)];
+  }
+  for (auto& [n, lane] : by) {
+    busy += lane.busy_ms;
+    use.lanes.push_back(std::move(lane));
+  }
+  if (use.cpus > 0) use.busy = std::min(1.0, static_cast<double>(busy) / (static_cast<double>(span) * use.cpus));
+  return use;
+}
+
+std::string ClusterShape::text() const {
+  return spelled.empty() ? fmt::format("{}x{}x{:.0f}G", nodes, cores, mem_kib / 1048576.0) : spelled;
+}
+
+std::optional<ClusterShape> parse_shape(const std::string& text) {
+  const auto x1 = text.find('x'), x2 = text.find('x', x1 == std::string::npos ? x1 : x1 + 1);
+  if (x1 == std::string::npos || x2 == std::string::npos) return std::nullopt;
+  ClusterShape s;
+  try {
+    size_t used = 0;
+    s.nodes = std::stoi(text.substr(0, x1), &used);
+    if (used != x1) return std::nullopt;
+    s.cores = std::stoi(text.substr(x1 + 1, x2 - x1 - 1), &used);
+    if (used != x2 - x1 - 1) return std::nullopt;
+  } catch (...) {
+    return std::nullopt;
+  }
+  auto bytes = core::parse_size_bytes(text.substr(x2 + 1));
+  if (!bytes || *bytes == 0 || s.nodes < 1 || s.cores < 1 || s.nodes > 100000 || s.cores > 100000) return std::nullopt;
+  s.mem_kib = *bytes / 1024;
+  s.spelled = text;
+  return s;
+}
+
+std::vector<std::vector<size_t>> unit_dependencies(const Profile& p, const BuildGraph& g) {
+  std::map<std::string, size_t> unit_of;
+  for (size_t i = 0; i < p.units.size(); ++i)
+    for (const auto& o : p.units[i].outputs.empty() ? std::vector<std::string>{p.units[i].name} : p.units[i].outputs)
+      unit_of[o] = i;
+  std::vector<std::vector<size_t>> deps(p.units.size());
+  for (size_t i = 0; i < p.units.size(); ++i) {
+    auto it = g.producer.find(p.units[i].name);
+    if (it == g.producer.end()) continue;
+    std::set<size_t> found, seen_edges{it->second};
+    std::vector<size_t> stack{it->second};
+    while (!stack.empty()) {
+      const auto& e = g.edges[stack.back()];
+      stack.pop_back();
+      for (const auto& in : e.inputs) {
+        if (auto u = unit_of.find(in); u != unit_of.end()) {
+          if (u->second != i) found.insert(u->second);
+        } else if (auto pe = g.producer.find(in); pe != g.producer.end() && seen_edges.insert(pe->second).second) {
+          stack.push_back(pe->second);  // a phony or up-to-date edge: what it stands for
+        }
+      }
+    }
+    deps[i].assign(found.begin(), found.end());
+  }
+  return deps;
+}
+
+Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& deps, const ClusterShape& shape,
+                    long step_overhead_ms) {
+  Projection pr;
+  pr.shape = shape;
+  const size_t n = p.units.size();
+  std::vector<long> dur(n);
+  std::vector<int> cores(n);
+  std::vector<std::uint64_t> kib(n);
+  std::vector<std::vector<size_t>> next(n);
+  std::vector<int> waiting(n, 0);
+  long cpu = 0, head = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& u = p.units[i];
+    const bool remote = on_any_node(u);
+    dur[i] = std::max<long>(0, u.duration_ms() - u.waited_ms) + (remote ? step_overhead_ms : 0);
+    cores[i] = std::min(std::max(1, u.cores), shape.cores);
+    kib[i] = unit_kib(u);
+    if (kib[i] > shape.mem_kib) ++pr.oversized, kib[i] = shape.mem_kib;
+    (remote ? pr.remote_units : pr.head_units)++;
+    cpu += dur[i] * cores[i];
+    if (!remote) head += dur[i] * cores[i];
+    for (size_t d : i < deps.size() ? deps[i] : std::vector<size_t>{})
+      if (d < n && d != i) next[d].push_back(i), ++waiting[i];
+  }
+  // Priority: the longest path from a unit to the end of the build (its bottom level). Units are
+  // in start order, so a dependency started before its dependents: walk backwards.
+  std::vector<long> level(n, 0);
+  std::vector<size_t> after(n, n);  // the successor on the longest path
+  for (size_t k = n; k-- > 0;) {
+    long tail = 0;
+    for (size_t s : next[k])
+      if (level[s] > tail) tail = level[s], after[k] = s;
+    level[k] = dur[k] + tail;
+  }
+  size_t first = n;
+  for (size_t i = 0; i < n; ++i)
+    if (first == n || level[i] > level[first]) first = i;
+  if (first < n) pr.critical_path_ms = level[first];
+  for (size_t k = first; k < n; k = after[k])
+    if (p.units[k].kind == "link") pr.critical_links_ms += dur[k];
+  const long total_cores = static_cast<long>(shape.nodes) * shape.cores;
+  pr.cpu_bound_ms = cpu / std::max<long>(1, total_cores);
+  pr.head_bound_ms = head / std::max(1, shape.cores);
+
+  auto by_level = [&](size_t a, size_t b) { return level[a] != level[b] ? level[a] > level[b] : a < b; };
+  std::set<size_t, decltype(by_level)> ready(by_level);
+  for (size_t i = 0; i < n; ++i)
+    if (!waiting[i]) ready.insert(i);
+  std::vector<int> free_cores(static_cast<size_t>(shape.nodes), shape.cores);
+  std::vector<std::uint64_t> free_kib(static_cast<size_t>(shape.nodes), shape.mem_kib);
+  using Ev = std::pair<long, std::pair<size_t, int>>;  // end, (unit, node)
+  std::priority_queue<Ev, std::vector<Ev>, std::greater<>> running;
+  long now = 0, jobs = 0;
+  size_t done = 0;
+  while (done < n) {
+    for (auto it = ready.begin(); it != ready.end() && jobs < total_cores;) {
+      const size_t u = *it;
+      int best = -1;
+      const int last = on_any_node(p.units[u]) ? shape.nodes : 1;  // node 0 is the head node
+      for (int nd = 0; nd < last; ++nd)
+        if (free_cores[nd] >= cores[u] && free_kib[nd] >= kib[u] && (best < 0 || free_cores[nd] > free_cores[best])) best = nd;
+      if (best < 0 && running.empty()) best = 0;  // larger than any free node and nothing to wait for
+      if (best < 0) {
+        ++it;
+        continue;
+      }
+      free_cores[best] -= cores[u];
+      free_kib[best] -= std::min(free_kib[best], kib[u]);
+      ++jobs;
+      running.push({now + dur[u], {u, best}});
+      it = ready.erase(it);
+    }
+    if (running.empty()) break;  // a cycle in the recorded dependencies: nothing can start
+    const auto [end, what] = running.top();
+    running.pop();
+    now = end;
+    const auto [u, nd] = what;
+    free_cores[nd] += cores[u];
+    free_kib[nd] = std::min(shape.mem_kib, free_kib[nd] + kib[u]);
+    --jobs;
+    ++done;
+    for (size_t s : next[u])
+      if (--waiting[s] == 0) ready.insert(s);
+  }
+  pr.makespan_ms = now;
+  const long bound = std::max({pr.critical_path_ms, pr.cpu_bound_ms, pr.head_bound_ms});
+  pr.limit = bound == pr.critical_path_ms ? "critical path" : bound == pr.head_bound_ms ? "head node (links and other steps)" : "CPUs";
+  return pr;
+}
+
+std::string render_cluster_text(const ClusterUse& use, const std::vector<Projection>& projections) {
+  std::string o;
+  if (!use.lanes.empty()) {
+    o += fmt::format("\nnodes      {} (kiln build --slurm); the allocation's {} CPUs were {:.0f}% busy\n", use.lanes.size(),
+                     use.cpus, 100 * use.busy);
+    for (const auto& l : use.lanes) {
+      std::string bar;
+      for (int a : l.activity) bar += a == 0 ? '.' : a < 10 ? static_cast<char>('0' + a) : '#';
+      o += fmt::format("  {:<10} |{}| {} unit{}, {} busy\n", l.node, bar, l.units, l.units == 1 ? "" : "s", human_ms(l.busy_ms));
+    }
+  }
+  if (!projections.empty()) {
+    o += "\nprojected  on a cluster of NODESxCORESxMEM (compiles on any node, links on the head node)\n";
+    o += fmt::format("  {:<14} {:>9}  {:>9} {:>9} {:>9}  {}\n", "shape", "wall", "critical", "CPUs", "head", "limit");
+    for (const auto& p : projections)
+      o += fmt::format("  {:<14} {:>9}  {:>9} {:>9} {:>9}  {}{}{}\n", p.shape.text(), human_ms(p.makespan_ms),
+                       human_ms(p.critical_path_ms), human_ms(p.cpu_bound_ms), human_ms(p.head_bound_ms), p.limit,
+                       p.limit == "critical path" && p.critical_links_ms > 0
+                           ? fmt::format(" (link steps {} of it)", human_ms(p.critical_links_ms))
+                           : "",
+                       p.oversized ? fmt::format(" ({} unit(s) peak above a node's memory)", p.oversized) : "");
+    o += "  (wall: the projection; critical, CPUs, head: the lower bounds it cannot beat)\n";
+  }
+  return o;
+}
+
+nlohmann::ordered_json cluster_json(const ClusterUse& use, const std::vector<Projection>& projections) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  if (!use.lanes.empty()) {
+    auto lanes = nlohmann::ordered_json::array();
+    for (const auto& l : use.lanes) lanes.push_back({{"node", l.node}, {"units", l.units}, {"busy_s", l.busy_ms / 1000.0}});
+    j["nodes"] = {{"cpus", use.cpus}, {"busy", use.busy}, {"lanes", lanes}};
+  }
+  if (!projections.empty()) {
+    auto arr = nlohmann::ordered_json::array();
+    for (const auto& p : projections)
+      arr.push_back({{"shape", p.shape.text()}, {"nodes", p.shape.nodes}, {"cores", p.shape.cores},
+                     {"mem_bytes", p.shape.mem_kib * 1024}, {"wall_s", p.makespan_ms / 1000.0},
+                     {"critical_path_s", p.critical_path_ms / 1000.0},
+                     {"critical_links_s", p.critical_links_ms / 1000.0}, {"cpu_bound_s", p.cpu_bound_ms / 1000.0},
+                     {"head_bound_s", p.head_bound_ms / 1000.0}, {"limit", p.limit}, {"remote_units", p.remote_units},
+                     {"head_units", p.head_units}, {"oversized_units", p.oversized}});
+    j["simulate"] = arr;
+  }
+  return j;
+}
+
+}  // namespace kiln::report

@@ -1,0 +1,60 @@
+#pragma once
+// A build on a Slurm allocation seen per node (one lane each, how busy the allocation was), and
+// a recorded build projected onto a cluster shape (NODESxCORESxMEM): a list scheduler over the
+// recorded units, their dependencies (Ninja's graph), durations, peaks and cores. Compiles may
+// run on any node (kiln build --slurm makes them job steps); links and every other step run on
+// the head node, where Ninja runs. The projection names the limit it hits: the critical path,
+// the CPUs, or the head node's own steps.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/ninja_graph.hpp"
+#include "report/profile.hpp"
+
+namespace kiln::report {
+
+struct NodeLane {
+  std::string node;
+  int units = 0;
+  long busy_ms = 0;                // sum of its units' run times (queued time excluded) times their cores
+  std::vector<int> activity;       // units running on it, per time bucket of the build
+};
+struct ClusterUse {
+  std::vector<NodeLane> lanes;     // empty: no unit recorded a node
+  int cpus = 0;                    // the allocation's, as the build recorded them
+  double busy = 0;                 // busy core-time / (wall x CPUs), 0..1
+};
+ClusterUse cluster_use(const Profile& p, int buckets = 60);
+
+struct ClusterShape {
+  int nodes = 1, cores = 1;
+  std::uint64_t mem_kib = 0;
+  std::string spelled;  // as given
+  std::string text() const;
+};
+// "4x32x256G" (nodes x cores per node x memory per node); nullopt when malformed.
+std::optional<ClusterShape> parse_shape(const std::string& text);
+
+struct Projection {
+  ClusterShape shape;
+  long makespan_ms = 0;
+  long critical_path_ms = 0, cpu_bound_ms = 0, head_bound_ms = 0;
+  long critical_links_ms = 0;  // of the critical path, the link steps (head node, no faster with nodes)
+  std::string limit;      // "critical path", "CPUs" or "head node (links and other steps)"
+  int remote_units = 0, head_units = 0;
+  int oversized = 0;      // units whose peak exceeds a node's memory (run alone on one)
+};
+// Each unit's prerequisites among the build's units, through the graph (phony edges crossed).
+std::vector<std::vector<size_t>> unit_dependencies(const Profile& p, const BuildGraph& g);
+// step_overhead_ms: what starting a job step costs each compile (srun), added to its duration.
+Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& deps, const ClusterShape& shape,
+                    long step_overhead_ms);
+
+std::string render_cluster_text(const ClusterUse& use, const std::vector<Projection>& projections);
+nlohmann::ordered_json cluster_json(const ClusterUse& use, const std::vector<Projection>& projections);
+
+}  // namespace kiln::report

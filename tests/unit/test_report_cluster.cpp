@@ -1,0 +1,109 @@
+#include <gtest/gtest.h>
+
+#include "report/cluster.hpp"
+
+using namespace kiln;
+
+namespace {
+
+report::Unit unit(std::string name, std::string kind, long start, long end, long kib = 1024 * 1024, std::string node = "") {
+  report::Unit u;
+  u.name = std::move(name);
+  u.outputs = {u.name};
+  u.kind = std::move(kind);
+  u.start_ms = start;
+  u.end_ms = end;
+  u.peak_rss_kib = kib;
+  u.node = std::move(node);
+  return u;
+}
+
+// Eight 10 s compiles and one 5 s link that needs them all.
+report::Profile eight_and_a_link() {
+  report::Profile p;
+  for (int i = 0; i < 8; ++i) p.units.push_back(unit("u" + std::to_string(i) + ".o", "c++", 0, 10000));
+  p.units.push_back(unit("lib.so", "link", 10000, 15000));
+  p.makespan_ms = 15000;
+  return p;
+}
+
+std::vector<std::vector<size_t>> link_needs_all() {
+  std::vector<std::vector<size_t>> deps(9);
+  for (size_t i = 0; i < 8; ++i) deps[8].push_back(i);
+  return deps;
+}
+
+}  // namespace
+
+TEST(ReportCluster, ShapeSpelling) {
+  auto s = report::parse_shape("16x32x256G");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->nodes, 16);
+  EXPECT_EQ(s->cores, 32);
+  EXPECT_GT(s->mem_kib, 200ULL * 1024 * 1024);
+  EXPECT_EQ(s->text(), "16x32x256G");
+  for (const char* bad : {"", "16x32", "0x4x1G", "4x0x1G", "4xx1G", "ax4x1G", "4x4x", "4x4xlots", "4.5x4x1G"})
+    EXPECT_FALSE(report::parse_shape(bad)) << bad;
+}
+
+TEST(ReportCluster, ProjectionBoundByCpusThenByCriticalPath) {
+  const auto p = eight_and_a_link();
+  const auto deps = link_needs_all();
+  auto one = report::simulate(p, deps, *report::parse_shape("1x2x64G"), 0);
+  EXPECT_EQ(one.makespan_ms, 45000);  // 4 rounds of 2 compiles, then the link
+  EXPECT_EQ(one.limit, "CPUs");
+  EXPECT_EQ(one.remote_units, 8);
+  EXPECT_EQ(one.head_units, 1);
+  auto wide = report::simulate(p, deps, *report::parse_shape("4x4x64G"), 0);
+  EXPECT_EQ(wide.makespan_ms, 15000);  // every compile at once: the critical path
+  EXPECT_EQ(wide.critical_path_ms, 15000);
+  EXPECT_EQ(wide.limit, "critical path");
+  EXPECT_EQ(wide.critical_links_ms, 5000);  // the link ends the critical path
+  // The step overhead lengthens every compile, not the link.
+  EXPECT_EQ(report::simulate(p, deps, *report::parse_shape("4x4x64G"), 500).makespan_ms, 15500);
+}
+
+TEST(ReportCluster, MemoryLimitsWhatANodeRunsAtOnce) {
+  auto p = eight_and_a_link();
+  for (int i = 0; i < 8; ++i) p.units[i].peak_rss_kib = 3 * 1024 * 1024;
+  // 8 cores but 4 GiB: one 3 GiB compile at a time on each of 2 nodes.
+  auto r = report::simulate(p, link_needs_all(), *report::parse_shape("2x8x4G"), 0);
+  EXPECT_EQ(r.makespan_ms, 45000);
+}
+
+TEST(ReportCluster, HeadNodeBoundWhenLinksDominate) {
+  report::Profile p;
+  for (int i = 0; i < 6; ++i) p.units.push_back(unit("l" + std::to_string(i) + ".so", "link", 0, 10000));
+  p.units.push_back(unit("a.o", "c++", 0, 1000));
+  auto r = report::simulate(p, std::vector<std::vector<size_t>>(7), *report::parse_shape("8x2x64G"), 0);
+  EXPECT_EQ(r.limit, "head node (links and other steps)");
+  EXPECT_EQ(r.makespan_ms, 30000);  // 6 links, 2 at a time, all on the head node
+}
+
+TEST(ReportCluster, DependenciesThroughPhonyEdges) {
+  report::Profile p;
+  p.units = {unit("a.o", "c++", 0, 1), unit("lib.so", "link", 1, 2)};
+  report::BuildGraph g;
+  g.edges = {{"cxx", {"a.cpp"}, {"a.o"}}, {"phony", {"a.o"}, {"objs"}}, {"link", {"objs"}, {"lib.so"}}};
+  g.producer = {{"a.o", 0}, {"objs", 1}, {"lib.so", 2}};
+  auto deps = report::unit_dependencies(p, g);
+  EXPECT_TRUE(deps[0].empty());
+  EXPECT_EQ(deps[1], (std::vector<size_t>{0}));
+}
+
+TEST(ReportCluster, OneLanePerNodeAndHowBusy) {
+  report::Profile p;
+  p.cores = 4;
+  p.units = {unit("a.o", "c++", 0, 10000, 1, "n1"), unit("b.o", "c++", 0, 10000, 1, "n2"),
+             unit("c.o", "c++", 0, 10000, 1, "n2"), unit("lib.so", "link", 10000, 20000)};
+  p.units[2].waited_ms = 5000;  // queued in Slurm for half of it
+  p.makespan_ms = 20000;
+  auto use = report::cluster_use(p, 4);
+  ASSERT_EQ(use.lanes.size(), 2u);
+  EXPECT_EQ(use.lanes[1].node, "n2");
+  EXPECT_EQ(use.lanes[1].units, 2);
+  EXPECT_EQ(use.lanes[1].busy_ms, 15000);
+  EXPECT_DOUBLE_EQ(use.busy, 25000.0 / (20000.0 * 4));
+  EXPECT_NE(report::render_cluster_text(use, {}).find("n2"), std::string::npos);
+  EXPECT_TRUE(report::cluster_use(eight_and_a_link()).lanes.empty());  // a local build has no nodes
+}
