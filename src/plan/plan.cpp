@@ -25,7 +25,9 @@ tl::unexpected<PlanError> env_error(std::string m) { return tl::unexpected(PlanE
 
 // The fewest targets that run each GPU natively; when the toolkit is older than a GPU, the newest
 // SASS of its major that nvcc builds, else PTX of the newest architecture below it.
-core::TargetSet targets_for_gpus(const std::vector<int>& ccs, const probe::NvccInfo& nvcc, std::vector<std::string>& notes) {
+// A GPU nothing of this nvcc runs on (a V100 under CUDA 13) goes to `unbuildable`.
+core::TargetSet targets_for_gpus(const std::vector<int>& ccs, const probe::NvccInfo& nvcc, std::vector<std::string>& notes,
+                                 std::vector<int>& unbuildable) {
   core::TargetSet set;
   for (int cc : std::set<int>(ccs.begin(), ccs.end())) {
     core::Arch exact{cc};
@@ -47,9 +49,27 @@ core::TargetSet targets_for_gpus(const std::vector<int>& ccs, const probe::NvccI
       set.add({*below, core::CodeKind::ptx});
       notes.push_back(fmt::format("nvcc {} is older than compute capability {}; adding {} PTX so the driver JIT-compiles it",
                                   nvcc.version_text, core::cc_string(cc), below->compute()));
+    } else {
+      unbuildable.push_back(cc);
     }
   }
   return set;
+}
+
+// "nvcc 13.0 at /usr/local/cuda/bin/nvcc cannot build for V100 (sm_70: built by CUDA 9.0 to 12.9); ..."
+std::string unbuildable_message(const std::vector<int>& ccs, const std::vector<core::GpuModel>& gpus,
+                                const probe::NvccInfo& nvcc) {
+  std::string what;
+  for (int cc : ccs) {
+    std::string names;
+    for (const auto& g : gpus)
+      if (g.cc == cc) names += (names.empty() ? "" : ", ") + g.name;
+    const core::Arch a{cc};
+    what += fmt::format("{}{} ({}: built by {})", what.empty() ? "" : "; ", names.empty() ? a.sm() : names, a.sm(),
+                        core::ArchCatalog::get().support_range(a));
+  }
+  return fmt::format("nvcc {} at {} cannot build for {}; use a CUDA release that builds it (set CUDA_HOME to it)",
+                     nvcc.version_text, nvcc.path, what);
 }
 
 }  // namespace
@@ -113,6 +133,9 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   if (p.cuda() && !p.prune_archs && !p.knobs.hardcoded_archs.empty())
     p.notes.push_back("setup.py hard-codes nvcc architectures (" + p.knobs.hardcoded_archs +
                       "); nvcc compiles those as well as the planned targets: add --prune-archs to keep only the plan's");
+  if (p.cuda() && !p.knobs.cmake_archs.empty())
+    p.notes.push_back("the project sets its own architectures (" + p.knobs.cmake_archs +
+                      "), which beat the planned CMAKE_CUDA_ARCHITECTURES for what it covers");
   auto defined = [&](const std::string& name) {
     for (const auto& d : p.cmake_defines)
       if (d.rfind(name + "=", 0) == 0 || d.rfind(name + ":", 0) == 0) return true;
@@ -127,6 +150,27 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
     }
   }
   return {};
+}
+
+// The value of -D NAME=V or -D NAME:TYPE=V among `defines` (the last one wins, as in CMake).
+std::optional<std::string> define_value(const std::vector<std::string>& defines, const std::string& name) {
+  std::optional<std::string> v;
+  for (const auto& d : defines) {
+    const auto eq = d.find('=');
+    const std::string key = d.substr(0, std::min(eq, d.find(':')));
+    if (eq != std::string::npos && key == name) v = d.substr(eq + 1);
+  }
+  return v;
+}
+
+// The environment's list, read as the build reads it: CMake takes CUDAARCHS as the default of
+// CMAKE_CUDA_ARCHITECTURES (a plain CMake project: `cmake_reads`), torch reads TORCH_CUDA_ARCH_LIST.
+std::optional<std::pair<std::string, std::string>> environment_archs(const io::Environment& env, bool cmake_reads) {
+  std::vector<std::string> vars{"TORCH_CUDA_ARCH_LIST"};
+  if (cmake_reads) vars.insert(vars.begin(), "CUDAARCHS");
+  for (const auto& var : vars)
+    if (auto v = env.get(var); v && !v->empty()) return std::pair{var, *v};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -237,13 +281,14 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
       if (!r) return usage(r.error().message);
       return *r;
     };
+    std::vector<int> unbuildable;
     auto from_local = [&]() -> bool {
       probe::LocalGpus local = gpu_query.query();
       std::vector<int> ccs;
       for (const auto& g : local.gpus)
         if (g.cc) ccs.push_back(g.cc);
       if (ccs.empty()) return false;
-      p.targets = targets_for_gpus(ccs, *nvcc, p.notes);
+      p.targets = targets_for_gpus(ccs, *nvcc, p.notes, unbuildable);
       p.arch_source = "local GPUs";
       p.arch_reason = "the GPUs on this machine (" + local.source + ")";
       if (p.gpus.empty())
@@ -251,11 +296,17 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
       return true;
     };
     const bool profile_list = !profile.archs.empty() && profile.archs != "gpus" && profile.archs != "local";
-    if (!req.archs.empty()) {
-      auto r = parse(req.archs, req.archs_from);
-      if (!r) return tl::unexpected(r.error());
+    // -D CMAKE_CUDA_ARCHITECTURES=70 would override the plan's list behind its back: it is the plan.
+    const auto d_archs = p.kind == read::ProjectKind::cmake ? define_value(req.cmake_defines, "CMAKE_CUDA_ARCHITECTURES")
+                                                            : std::nullopt;
+    if (d_archs && !req.archs.empty())
+      return usage("the architectures are given twice, by --archs and by -D CMAKE_CUDA_ARCHITECTURES; keep one");
+    const auto env_archs = environment_archs(s.env, p.kind == read::ProjectKind::cmake && p.torch_dir.empty());
+    if (!req.archs.empty() || d_archs) {
+      auto r = d_archs ? parse(*d_archs, "cmake") : parse(req.archs, req.archs_from);
+      if (!r) return usage((d_archs ? "-D CMAKE_CUDA_ARCHITECTURES: " : "") + r.error().message);
       p.targets = *r;
-      p.arch_source = "--archs";
+      p.arch_source = d_archs ? "-D CMAKE_CUDA_ARCHITECTURES" : "--archs";
       p.arch_reason = "given on the command line";
     } else if (profile_list) {
       auto r = parse(profile.archs, "torch");
@@ -266,27 +317,28 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     } else if (!p.gpus.empty()) {
       std::vector<int> ccs;
       for (const auto& g : p.gpus) ccs.push_back(g.cc);
-      p.targets = targets_for_gpus(ccs, *nvcc, p.notes);
+      p.targets = targets_for_gpus(ccs, *nvcc, p.notes, unbuildable);
       p.arch_source = "--gpu";
       p.arch_reason = "one native target per distinct compute capability of the named GPUs";
     } else if (profile.archs == "gpus") {
       return usage("profile " + p.profile + " builds for the named GPUs only: add --gpu NAME");
     } else if (profile.archs == "local") {
       if (!from_local()) return usage("profile " + p.profile + " builds for this machine's GPU, and none was found: add --gpu NAME");
-    } else if (auto env = s.env.get("TORCH_CUDA_ARCH_LIST"); env && !env->empty()) {
-      auto r = parse(*env, "torch");
-      if (!r) return usage("TORCH_CUDA_ARCH_LIST: " + r.error().message);
+    } else if (env_archs) {
+      auto r = parse(env_archs->second, env_archs->first == "CUDAARCHS" ? "cmake" : "torch");
+      if (!r) return usage(env_archs->first + ": " + r.error().message);
       p.targets = *r;
-      p.arch_source = "TORCH_CUDA_ARCH_LIST";
+      p.arch_source = env_archs->first;
       p.arch_reason = "from the environment";
     } else if (!from_local()) {
       auto r = parse(core::ArchCatalog::get().default_archs(), "torch");
       if (!r) return env_error("data/cuda_archs.toml default: " + r.error().message);
       p.targets = *r;
       p.arch_source = "default";
-      p.arch_reason = "no --gpu, --archs, TORCH_CUDA_ARCH_LIST or local GPU; kiln's default covers Ampere to Blackwell "
+      p.arch_reason = "no --gpu, --archs, TORCH_CUDA_ARCH_LIST, CUDAARCHS or local GPU; kiln's default covers Ampere to Blackwell "
                       "data-centre GPUs natively with PTX for newer ones";
     }
+    if (!unbuildable.empty()) return env_error(unbuildable_message(unbuildable, p.gpus, *nvcc));
     if (p.targets.empty()) return usage("the architecture list is empty");
 
     // Every target must be buildable by this nvcc: say which are not and which CUDA builds them.

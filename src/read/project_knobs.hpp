@@ -45,6 +45,7 @@ struct KnobPlan {
   std::vector<std::string> probes;  // "setup.py:18 if torch.cuda.is_available():"
   std::string cuda_evidence;
   std::string hardcoded_archs;  // setup.py's own -gencode flags (see project_knobs_read.hpp)
+  std::string cmake_archs;      // CMakeLists.txt's own CUDA_ARCHITECTURES (see project_knobs_read.hpp)
 };
 
 // The role a variable name (or setup.py flag) has in data/project_knobs.toml, if any.

@@ -271,6 +271,20 @@ std::string hardcoded_archs(std::string_view text, const std::string& file) {
   return found;
 }
 
+std::string cmake_arch_override(std::string_view text, const std::string& file) {
+  static const std::regex property(R"re((^|[^A-Za-z0-9_])CUDA_ARCHITECTURES\b)re");
+  static const std::regex plain_set(R"re(\bset\s*\(\s*CMAKE_CUDA_ARCHITECTURES\b)re", std::regex::icase);
+  static const std::regex cache(R"re(\bCACHE\b)re");
+  std::string found;
+  each_line(text, [&](int n, std::string_view raw) {
+    if (!found.empty()) return;
+    const std::string line = strip_comment(raw);
+    if (std::regex_search(line, property) || (std::regex_search(line, plain_set) && !std::regex_search(line, cache)))
+      found = file + ":" + std::to_string(n) + " " + trim(raw);
+  });
+  return found;
+}
+
 ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bool cmake_project) {
   ProjectReading r;
   auto add = [&](std::vector<KnobSighting> v) { r.sightings.insert(r.sightings.end(), v.begin(), v.end()); };
@@ -283,6 +297,7 @@ ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bo
     if (cmake_project) add(read_pyproject(*t));
   if (auto t = fs.read(dir + "/CMakeLists.txt")) {
     if (cmake_project) add(read_cmakelists(*t));
+    if (cmake_project) r.cmake_archs = cmake_arch_override(*t, "CMakeLists.txt");
     if (r.cuda_evidence.empty()) r.cuda_evidence = cuda_evidence(*t, "CMakeLists.txt");
   }
   return r;

@@ -37,6 +37,7 @@ struct ProjectReading {
   std::vector<KnobSighting> sightings;  // in file order; a name may appear more than once
   std::string cuda_evidence;            // where the project shows it has CUDA code ("setup.py:136 CUDAExtension"), or ""
   std::string hardcoded_archs;          // where setup.py writes its own -gencode / arch=compute_XX flags, or ""
+  std::string cmake_archs;              // where CMakeLists.txt sets its own CUDA_ARCHITECTURES, or ""
 };
 
 std::vector<KnobSighting> read_setup_py(std::string_view text, const std::string& file = "setup.py");
@@ -49,6 +50,12 @@ std::string cuda_evidence(std::string_view text, const std::string& file);
 // The first line that hard-codes nvcc architecture flags (arch=compute_90, -gencode, --generate-code),
 // which torch passes to nvcc beside TORCH_CUDA_ARCH_LIST's: "setup.py:99 cc_flag.append(...)".
 std::string hardcoded_archs(std::string_view text, const std::string& file);
+
+// The first line of a CMakeLists.txt that sets architectures of its own, which beat the
+// -DCMAKE_CUDA_ARCHITECTURES kiln passes: a CUDA_ARCHITECTURES target property
+// (set_target_properties(k PROPERTIES CUDA_ARCHITECTURES 75-real)) or a plain
+// set(CMAKE_CUDA_ARCHITECTURES ...), whose normal variable hides the cache entry.
+std::string cmake_arch_override(std::string_view text, const std::string& file);
 
 // The files that drive the build kiln runs: setup.py and pyproject.toml for a Python build
 // (`cmake_project` false), CMakeLists.txt and pyproject.toml's CMake defines for a CMake project.
