@@ -194,6 +194,10 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     p.profile = req.profile;
   }
   p.build_type = !req.build_type.empty() ? req.build_type : !profile.build_type.empty() ? profile.build_type : "Release";
+  // CMake takes any word and builds it without optimisation flags: a typo would cost the whole speed.
+  static const std::set<std::string> kBuildTypes{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
+  if (!kBuildTypes.count(p.build_type))
+    return usage(fmt::format("--build-type '{}': expected Release, RelWithDebInfo, Debug or MinSizeRel", p.build_type));
   auto sets = parse_sets(req.sets);
   if (!sets) return tl::unexpected(sets.error());
 

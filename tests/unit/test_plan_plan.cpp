@@ -239,3 +239,13 @@ TEST(Plan, GpuTheToolkitDroppedNamesItsArchAndCuda) {
     EXPECT_EQ(p.error().message.find("empty"), std::string::npos) << p.error().message;
   }
 }
+
+// Issue 21: `--build-type Fast` was accepted; CMake would have built it with no optimisation flags.
+TEST(Plan, UnknownBuildTypeIsRefusedNamingTheValidOnes) {
+  Harness h;
+  auto p = h.plan({.gpus = {"h100"}, .build_type = "Fast"});
+  ASSERT_FALSE(p);
+  EXPECT_TRUE(p.error().usage);
+  EXPECT_NE(p.error().message.find("Release, RelWithDebInfo, Debug or MinSizeRel"), std::string::npos);
+  EXPECT_TRUE(h.plan({.gpus = {"h100"}, .build_type = "RelWithDebInfo"}));
+}
