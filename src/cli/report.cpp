@@ -21,10 +21,10 @@ class ReportCommand final : public Command {
     app.add_option("build_dir", dir_, "Build folder with a .ninja_log (default: ./build-kiln, else the current folder)");
     app.add_flag("--json", json_, "Print the profile as JSON");
     app.add_option("--html", html_, "Also write a self-contained HTML page with charts to FILE");
-    app.add_option("--top", top_, "Rows in the slowest units and targets tables (default 15)")->check(CLI::PositiveNumber);
+    app.add_option("--top", top_, "Rows in the slowest units and targets tables (default 15)")->check(number_in(1));
     app.add_option("--cores", cores_, "Cores for the lower bound (default: as the build recorded them in kiln-build.json, "
                                       "else this machine's usable cores)")
-        ->check(CLI::PositiveNumber);
+        ->check(number_in(1));
   }
 
   int run(io::Seams& s) override {

@@ -86,6 +86,17 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
     }
     return launch::exec_compiler(command, s);
   }
+  // `kiln help [COMMAND]` and `kiln version`, as git and go spell them.
+  std::vector<std::string> words(argv, argv + argc);
+  if (words.size() >= 2 && (words[1] == "help" || words[1] == "version")) {
+    const bool help = words[1] == "help";
+    words.erase(words.begin() + 1);
+    words.insert(words.begin() + (help && words.size() >= 2 ? 2 : 1), help ? "--help" : "--version");
+  }
+  std::vector<const char*> wargv;
+  for (const auto& w : words) wargv.push_back(w.c_str());
+  argc = static_cast<int>(wargv.size());
+  argv = wargv.data();
   CLI::App app{"kiln: build PyTorch and CUDA extensions for the GPUs you run on", "kiln"};
   app.require_subcommand(0, 1);
   bool version = false;
@@ -208,7 +219,15 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
       if (auto c = core::closest(name, known)) hint = fmt::format(" (unknown option '{}'; did you mean '{}'?)", name, *c);
       break;
     }
-    return fail(p.command, kUsage, e.what() + hint);
+    // CLI11's "The following arguments were not expected: a b", in kiln's words.
+    std::string message = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      const auto colon = message.find(": ");
+      message = fmt::format("unexpected argument{} '{}'; see kiln{} --help", message.find("arguments") != std::string::npos ? "s" : "",
+                            colon == std::string::npos ? message : message.substr(colon + 2),
+                            p.command.empty() ? "" : " " + p.command);
+    }
+    return fail(p.command, kUsage, message + hint);
   }
   if (version) {
     s.out << "kiln " << KILN_VERSION << "\n";
