@@ -37,10 +37,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       break;
     }
-    case 2: {  // fat binaries with every entry decompressed
+    case 2: {  // fat binaries with every entry decompressed; containers found by magic in data
       if (auto fbs = parse_fatbins(b))
         for (const auto& fb : *fbs)
           for (const auto& e : fb.entries) (void)decompress(e);
+      (void)scan_fatbins(b, {{b.size() / 3, b.size() / 2}});
       break;
     }
     case 3: {  // LZ stream with a size taken from the input

@@ -17,6 +17,16 @@ tl::unexpected<ParseError> fail(const Bytes& b, std::uint64_t off, T&& msg) {
 
 }  // namespace
 
+std::string machine_name(std::uint16_t em) {
+  switch (em) {
+    case kEmX86_64: return "x86-64";
+    case kEmAarch64: return "aarch64";
+    case 21: return "ppc64";
+    case kEmCuda: return "CUDA";
+  }
+  return "machine " + std::to_string(em);
+}
+
 bool looks_like_elf(const Bytes& b) { return b.starts_with("\x7f" "ELF"); }
 
 Parsed<Elf> Elf::parse(const Bytes& file) {

@@ -3,6 +3,7 @@
 // symbol versioning. It copies nothing but the small header records; names are views into the file.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,6 +12,8 @@
 namespace kiln::binary {
 
 constexpr std::uint16_t kEmCuda = 190;  // EM_CUDA: a cubin
+constexpr std::uint16_t kEmX86_64 = 62, kEmAarch64 = 183;
+std::string machine_name(std::uint16_t em);  // "x86-64", "aarch64", "ppc64", or "machine N"
 
 struct Section {
   std::string_view name;

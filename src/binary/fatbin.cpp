@@ -1,5 +1,8 @@
 #include "binary/fatbin.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include <fmt/format.h>
 #include <zstd.h>
 
@@ -68,14 +71,15 @@ Parsed<Fatbin> parse_fatbin(const Bytes& b) {
     const auto sm = h->at<std::uint32_t>(28);
     e.flags = h->at<std::uint64_t>(40);
     e.uncompressed_size = h->at<std::uint64_t>(56);
-    if (kind != 1 && kind != 2)
-      return tl::unexpected(h->error(0, fmt::format("unknown fatbin entry kind {} (1 is PTX, 2 is ELF)", kind)));
+    if (kind != kEntryPtx && kind != kEntryElf && kind != kEntryLtoIr)
+      return tl::unexpected(h->error(0, fmt::format("unknown fatbin entry kind {} (1 is PTX, 2 is ELF, 8 is LTO IR)", kind)));
     if (e.header_size < kEntryMin)
       return tl::unexpected(h->error(4, fmt::format("fatbin entry header size {} is below 64", e.header_size)));
     if (sm == 0 || sm > 10000) return tl::unexpected(h->error(28, fmt::format("implausible architecture number {}", sm)));
     auto payload = body->slice(off + e.header_size, e.stored_size, "fatbin entry payload");
     if (!payload) return tl::unexpected(payload.error());
-    e.target.kind = kind == 1 ? core::CodeKind::ptx : core::CodeKind::sass;
+    e.kind = kind;
+    e.target.kind = kind == kEntryElf ? core::CodeKind::sass : core::CodeKind::ptx;
     e.target.arch.number = static_cast<int>(sm);
     e.target.arch.variant = (e.flags & kFlagArchSpecific) ? core::Variant::a
                             : (e.flags & kFlagFamily)     ? core::Variant::f
@@ -116,6 +120,58 @@ Parsed<std::vector<Fatbin>> parse_fatbins(const Bytes& region) {
     off += fb->size;
     off = (off + 7) & ~std::uint64_t{7};
     out.push_back(std::move(*fb));
+  }
+  return out;
+}
+
+namespace {
+
+// The next container header candidate at or after `from`: memchr for the magic's last byte (0xba,
+// rare in code and data) runs at memory speed, and the three bytes before it are checked then.
+std::optional<std::uint64_t> next_magic(const Bytes& b, std::uint64_t from) {
+  const std::uint8_t* p = b.data();
+  const std::uint64_t n = b.size();
+  for (std::uint64_t at = from + 3; at < n;) {
+    const void* hit = std::memchr(p + at, 0xBA, n - at);
+    if (!hit) return std::nullopt;
+    const std::uint64_t last = static_cast<const std::uint8_t*>(hit) - p;
+    if (b.at<std::uint32_t>(last - 3) == kFatbinMagic) return last - 3;
+    at = last + 1;
+  }
+  return std::nullopt;
+}
+
+// The header checks a container found by its magic must pass before its entries are read.
+bool plausible_header(const Bytes& b, std::uint64_t off) {
+  if (!b.fits(off, 16)) return false;
+  const auto size = b.at<std::uint64_t>(off + 8);
+  return b.at<std::uint16_t>(off + 4) == 1 && b.at<std::uint16_t>(off + 6) == 16 && size <= b.size() - off - 16;
+}
+
+}  // namespace
+
+FatbinScan scan_fatbins(const Bytes& region, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& skip) {
+  FatbinScan out;
+  auto known = skip;
+  std::sort(known.begin(), known.end());
+  std::uint64_t off = 0;
+  while (auto at = next_magic(region, off)) {
+    off = *at + 4;
+    const std::uint64_t abs = region.base() + *at;
+    // The last known range starting at or before this header: inside it, jump to its end.
+    auto r = std::upper_bound(known.begin(), known.end(), std::pair{abs, ~std::uint64_t{0}});
+    if (r != known.begin() && abs < std::prev(r)->second) {
+      off = std::max(off, std::prev(r)->second - region.base());
+      continue;
+    }
+    if (!plausible_header(region, *at)) continue;
+    auto fb = parse_fatbin(region.tail(*at));
+    if (!fb) {
+      if (!out.rejected++) out.first_rejected = fb.error();
+      continue;
+    }
+    off = *at + fb->size;  // containers do not nest: a magic inside this one's payload is data
+    out.fatbins.push_back(std::move(*fb));
   }
   return out;
 }

@@ -1,8 +1,10 @@
 #pragma once
-// CUDA fat binaries: containers (magic 0xBA55ED50) holding SASS cubins and PTX, back to back in an
-// ELF's .nv_fatbin section or alone in a .fatbin file. Layout as measured on CUDA 13 output
+// CUDA fat binaries: containers (magic 0xBA55ED50) holding SASS cubins, PTX and LTO IR, back to back
+// in an ELF's .nv_fatbin section, alone in a .fatbin file, or embedded as data by libraries that load
+// their own modules (cuFFT keeps about 24,000 in .ldata). Layout as measured on CUDA 13 output
 // (docs/cli/inspect.md records the fields and where the `a`/`f` variants sit).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,8 +18,12 @@ constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
 enum class Compression { none, lz, zstd };
 std::string to_string(Compression c);  // "none", "lz", "zstd"
 
+constexpr std::uint16_t kEntryPtx = 1, kEntryElf = 2, kEntryLtoIr = 8;  // entry header kinds
+
 struct FatbinEntry {
-  core::Target target;              // kind and architecture (variant from the flags)
+  std::uint16_t kind = kEntryElf;   // kEntryPtx, kEntryElf or kEntryLtoIr (nvcc code=lto_XX)
+  core::Target target;              // kind and architecture (variant from the flags); LTO IR reads as PTX
+  bool lto_ir() const { return kind == kEntryLtoIr; }  // input for nvJitLink, never loaded as is
   std::uint64_t offset = 0;         // absolute offset of the entry header in the file
   std::uint32_t header_size = 0;
   std::uint64_t stored_size = 0;    // payload bytes in the file (padded)
@@ -42,6 +48,17 @@ bool looks_like_fatbin(const Bytes& b);
 Parsed<Fatbin> parse_fatbin(const Bytes& b);
 // All containers in a region such as .nv_fatbin: back to back, 8-byte aligned, zero padding between.
 Parsed<std::vector<Fatbin>> parse_fatbins(const Bytes& region);
+
+// Containers anywhere in a region of other data (.ldata, .rodata): found by their header (magic,
+// version 1, 16-byte header, a size that fits), then parsed whole. `skip` holds absolute
+// [begin, end) ranges already read through .nv_fatbin or the wrapper records, never read twice.
+// A header that passes those checks but whose entries do not parse is counted in `rejected`.
+struct FatbinScan {
+  std::vector<Fatbin> fatbins;
+  std::size_t rejected = 0;
+  std::optional<ParseError> first_rejected;
+};
+FatbinScan scan_fatbins(const Bytes& region, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& skip = {});
 
 // The payload decompressed (or copied when stored plainly). Checks the size the header promised.
 Parsed<std::string> decompress(const FatbinEntry& e);

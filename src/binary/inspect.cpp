@@ -63,8 +63,8 @@ void add_entries(FileReport& r, const std::vector<Fatbin>& fbs, const std::strin
       er.version_major = e.version_major;
       er.version_minor = e.version_minor;
       er.flags = e.flags;
-      if (opt.kernels && !side) pending.push_back({r.entries.size(), &e});
-      (side ? r.relocatable : r.entries).push_back(std::move(er));
+      if (opt.kernels && !side && !e.lto_ir()) pending.push_back({r.entries.size(), &e});
+      (side ? r.relocatable : e.lto_ir() ? r.lto_ir : r.entries).push_back(std::move(er));
     }
   }
   // Decompressing and reading thousands of cubins (libtorch_cuda.so has 2,789) is the slow part of
@@ -81,6 +81,7 @@ std::optional<std::string> scan(FileReport& r, const Bytes& b, const std::string
 std::optional<std::string> scan_elf(FileReport& r, const Bytes& b, const std::string& member, const InspectOptions& opt) {
   auto elf = Elf::parse(b);
   if (!elf) return elf.error().to_string();
+  if (r.machine == 0 && elf->machine() != kEmCuda) r.machine = elf->machine();
   if (member.empty()) {
     if (elf->machine() == kEmCuda) r.format = FileFormat::cubin;
     else if (elf->type() == 1) r.format = FileFormat::elf_object;
@@ -176,7 +177,11 @@ core::TargetSet FileReport::targets() const {
   return s;
 }
 
-Parsed<ElfFatbins> elf_fatbins(const Elf& elf) {
+namespace {
+
+// The containers the file itself describes: its .nv_fatbin and __nv_relfatbin sections, else the
+// .nvFatBinSegment wrapper records, else the `fatbinData` symbols.
+Parsed<ElfFatbins> described_fatbins(const Elf& elf) {
   ElfFatbins out;
   bool found_section = false;
   for (const auto& s : elf.sections()) {
@@ -233,6 +238,42 @@ Parsed<ElfFatbins> elf_fatbins(const Elf& elf) {
   }
   if (elf.sections().empty() && !elf.segments().empty())
     out.notes.push_back("no section headers (stripped to segments): fat binaries cannot be located");
+  return out;
+}
+
+constexpr std::uint64_t kShfAlloc = 2;
+
+// Libraries that load their own modules (cuFFT: about 24,000 containers in .ldata) keep fat
+// binaries as plain data, where neither the sections above nor cuobjdump look. Every other section
+// that is loaded at run time is searched for container headers; those already read are skipped.
+void scan_other_sections(const Elf& elf, ElfFatbins& out) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> known;
+  for (const auto& f : out.fatbins) known.emplace_back(f.offset, f.offset + f.size);
+  for (const auto& s : elf.sections()) {
+    if (!(s.flags & kShfAlloc) || s.type == Section::kNobits || s.name == ".nv_fatbin" || s.name == "__nv_relfatbin") continue;
+    auto d = elf.data(s);
+    if (!d) continue;  // Elf::parse checked every section lies inside the file
+    auto found = scan_fatbins(*d, known);
+    if (!found.fatbins.empty())
+      out.notes.push_back(fmt::format("{} fat binar{} in {}, found by header scan (outside .nv_fatbin, where cuobjdump does not look)",
+                                      found.fatbins.size(), found.fatbins.size() == 1 ? "y" : "ies", s.name));
+    if (found.rejected)
+      out.notes.push_back(fmt::format("{} fat-binary header{} in {} did not parse and {} skipped (first: {})", found.rejected,
+                                      found.rejected == 1 ? "" : "s", s.name, found.rejected == 1 ? "was" : "were",
+                                      found.first_rejected->to_string()));
+    for (auto& f : found.fatbins) {
+      f.section = std::string(s.name);
+      out.fatbins.push_back(std::move(f));
+    }
+  }
+}
+
+}  // namespace
+
+Parsed<ElfFatbins> elf_fatbins(const Elf& elf) {
+  auto out = described_fatbins(elf);
+  if (!out) return out;
+  scan_other_sections(elf, *out);
   return out;
 }
 

@@ -40,6 +40,7 @@ struct FileReport {
   std::string path;
   FileFormat format = FileFormat::other;
   std::uint64_t file_size = 0;
+  std::uint16_t machine = 0;  // ELF e_machine of the host code (the file, or an archive's first member); 0 otherwise
   std::uint64_t fatbin_bytes = 0;  // bytes of fat-binary containers (what CUDA code costs the file)
   std::size_t containers = 0;
   std::size_t members_scanned = 0;  // archive / wheel members looked at
@@ -47,6 +48,9 @@ struct FileReport {
   // Relocatable device code (__nv_relfatbin) inside a shared library or executable: kept for
   // device linking by consumers, never loaded by the CUDA runtime, and not listed by cuobjdump.
   std::vector<EntryReport> relocatable;
+  // LTO IR (nvcc code=lto_XX; cuFFT ships thousands for its callbacks): linked at run time by
+  // nvJitLink into a new module, never loaded as is, so no GPU is served by it directly.
+  std::vector<EntryReport> lto_ir;
   std::vector<std::string> notes;     // e.g. "no section headers: fatbins cannot be located"
   std::optional<std::string> error;   // the file could not be read at all: one line
   bool has_cuda() const { return !entries.empty(); }
@@ -58,7 +62,8 @@ FileReport inspect_file(const std::string& path, const InspectOptions& opt = {})
 // Same over bytes already in memory (tests, fuzzing); `name` is used in messages.
 FileReport inspect_bytes(const Bytes& bytes, const std::string& name, const InspectOptions& opt = {});
 
-// The fat-binary regions of an ELF: .nv_fatbin, __nv_relfatbin, or via .nvFatBinSegment records.
+// The fat binaries of an ELF: .nv_fatbin and __nv_relfatbin (else the .nvFatBinSegment records, else
+// the fatbinData symbols), plus containers found by their headers in every other loaded section.
 struct ElfFatbins {
   std::vector<Fatbin> fatbins;
   std::vector<std::string> notes;

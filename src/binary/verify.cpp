@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include "binary/deps.hpp"
+#include "binary/elf.hpp"
 #include "binary/file_walk.hpp"
 #include "binary/inspect.hpp"
+#include "binary/vendor.hpp"
 #include "core/arch_spec.hpp"
 
 namespace kiln::binary {
@@ -20,6 +22,59 @@ std::string basename(const std::string& p) {
 
 bool is_torch_core(const std::string& name) {
   return name.rfind("libc10.so", 0) == 0 || name.rfind("libtorch_cpu.so", 0) == 0 || name.rfind("libtorch.so", 0) == 0;
+}
+
+// x86-64 code judged for a GPU that only comes with an Arm CPU: it never loads there.
+std::optional<Problem> wrong_cpu(const FileReport& f, const core::GpuModel& m, const std::string& gpu) {
+  if (!m.aarch64_only || f.machine == 0 || f.machine == kEmAarch64) return std::nullopt;
+  return Problem{f.path, gpu, "wrong-cpu",
+                 fmt::format("{} code cannot load on {}, whose CPU is aarch64 (whatever GPU code it holds)", machine_name(f.machine), m.name),
+                 "build it on or for aarch64 (on the device, or cross-compiled against its JetPack / L4T or Grace image)"};
+}
+
+// What to do about a missing image: rebuild the user's code, or for NVIDIA's own libraries, get a
+// release of the library built for the GPU.
+std::string image_fix(const std::string& path, const core::TargetSet& have, int cc) {
+  if (auto lib = vendor_library(path)) return vendor_fix(path, *lib, cc);
+  return rebuild_hint(have, cc);
+}
+
+void judge_gpu(const FileReport& f, const std::string& name, const core::GpuModel& model, const std::optional<KernelTable>& table,
+               const VerifyOptions& opt, FileVerdict& v, VerifyReport& rep) {
+  auto c = core::coverage(v.targets, model.cc);
+  GpuVerdict gv{name, model, c, std::nullopt};
+  if (table) gv.kernels = kernel_coverage(*table, model.cc);
+  gv.no_kernels = table && table->kernels.empty();
+  v.gpus.push_back(gv);
+  const std::string gpu = fmt::format("{} (cc {})", model.name, core::cc_string(model.cc));
+  if (auto p = wrong_cpu(f, model, gpu)) {
+    rep.problems.push_back(*p);
+    return;
+  }
+  if (gv.no_kernels) return;
+  const std::string fix = image_fix(f.path, v.targets, model.cc);
+  if (c.verdict == core::Verdict::none) {
+    std::string have;
+    for (const auto& t : v.targets) have += (have.empty() ? "" : ", ") + t.name();
+    rep.problems.push_back({f.path, gpu, "no-kernel",
+                            fmt::format("no kernel image runs here (has {}){}", have,
+                                        table ? fmt::format("; none of its {} kernels can launch", table->kernels.size()) : ""),
+                            fix});
+    return;
+  }
+  if (!gv.kernels || gv.kernels->missing.empty()) return;
+  const auto& kc = *gv.kernels;
+  const std::size_t shown = opt.kernel_names == 0 ? kc.missing.size() : std::min(kc.missing.size(), opt.kernel_names);
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < shown; ++k) names.push_back(demangle(kc.missing[k]));
+  rep.problems.push_back(
+      {f.path, gpu, "kernel-missing",
+       fmt::format("{} of {} kernels have no image that runs here{} (the file's {} serves the others): {}{}",
+                   kc.missing.size(), kc.total,
+                   c.verdict == core::Verdict::ptx_jit ? ", where only PTX can run" : " though built for every other architecture family of the file",
+                   c.via ? c.via->name() : std::string("image"), fmt::format("{}", fmt::join(names, "; ")),
+                   shown < kc.missing.size() ? fmt::format("; ... ({} more, --all names every one)", kc.missing.size() - shown) : ""),
+       fix});
 }
 
 }  // namespace
@@ -41,8 +96,12 @@ std::string Problem::line() const {
 
 std::string rebuild_arch_list(const core::TargetSet& have, int cc) {
   core::TargetSet want;
-  for (const auto& t : have)
-    if (t.kind == core::CodeKind::sass) want.add(t);
+  for (const auto& t : have) {
+    want.add(t);
+    // PTX stays (the forward compatibility it gives is why it was built); torch spells it `X+PTX`,
+    // which builds the SASS of X too.
+    if (t.kind == core::CodeKind::ptx) want.add(core::Target{t.arch, core::CodeKind::sass});
+  }
   want.add(core::Target{core::Arch{cc, core::Variant::none}, core::CodeKind::sass});
   // TORCH_CUDA_ARCH_LIST keeps what torch can spell (not `f` variants); the GPU's own arch decides.
   auto [spellable, rest] = core::split_for_torch(want);
@@ -132,40 +191,11 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
       if (iopt.kernels) {
         table = kernel_table(f);
         v.kernels = table->kernels.size();
-        // Without a single readable kernel (no entries named, or every payload unreadable) the
-        // union is all there is to go on.
-        if (table->kernels.empty()) table.reset();
+        // Without a single kernel the union is all there is to go on, unless every entry was read
+        // and simply holds none (libcufftw's lone sm_75 cubin): then nothing is ever launched.
+        if (table->kernels.empty() && table->unreadable_entries) table.reset();
       }
-      for (const auto& [name, model] : gpus) {
-        auto c = core::coverage(v.targets, model.cc);
-        GpuVerdict gv{name, model, c, std::nullopt};
-        if (table) gv.kernels = kernel_coverage(*table, model.cc);
-        v.gpus.push_back(gv);
-        const std::string gpu = fmt::format("{} (cc {})", model.name, core::cc_string(model.cc));
-        const std::string fix = rebuild_hint(v.targets, model.cc);
-        if (c.verdict == core::Verdict::none) {
-          std::string have;
-          for (const auto& t : v.targets) have += (have.empty() ? "" : ", ") + t.name();
-          rep.problems.push_back({f.path, gpu, "no-kernel",
-                                  fmt::format("no kernel image runs here (has {}){}", have,
-                                              table ? fmt::format("; none of its {} kernels can launch", table->kernels.size()) : ""),
-                                  fix});
-          continue;
-        }
-        if (!gv.kernels || gv.kernels->missing.empty()) continue;
-        const auto& kc = *gv.kernels;
-        const std::size_t shown = opt.kernel_names == 0 ? kc.missing.size() : std::min(kc.missing.size(), opt.kernel_names);
-        std::vector<std::string> names;
-        for (std::size_t k = 0; k < shown; ++k) names.push_back(demangle(kc.missing[k]));
-        rep.problems.push_back(
-            {f.path, gpu, "kernel-missing",
-             fmt::format("{} of {} kernels have no image that runs here{} (the file's {} serves the others): {}{}",
-                         kc.missing.size(), kc.total,
-                         c.verdict == core::Verdict::ptx_jit ? ", where only PTX can run" : " though built for every other architecture family of the file",
-                         c.via ? c.via->name() : std::string("image"), fmt::format("{}", fmt::join(names, "; ")),
-                         shown < kc.missing.size() ? fmt::format("; ... ({} more, --all names every one)", kc.missing.size() - shown) : ""),
-             fix});
-      }
+      for (const auto& [name, model] : gpus) judge_gpu(f, name, model, table, opt, v, rep);
       if (w.deps) v.cxx_abi = w.deps->abi.cxx_abi;
       rep.files.push_back(std::move(v));
     }

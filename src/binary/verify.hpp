@@ -35,7 +35,7 @@ std::string torch_lib_for_extension(const std::string& path, const io::Filesyste
 struct Problem {
   std::string file;
   std::string gpu;   // "" when the problem is not about a GPU
-  std::string kind;  // "no-kernel", "kernel-missing", "missing-library", "abi-mismatch", "symbol-version", "undefined-symbol", "unreadable", "no-cuda"
+  std::string kind;  // "no-kernel", "kernel-missing", "missing-library", "abi-mismatch", "symbol-version", "undefined-symbol", "unreadable", "no-cuda", "wrong-cpu"
   std::string why;   // one sentence
   std::string fix;   // what to rebuild or install
   std::string line() const;  // "FILE: GPU: WHY; FIX"
@@ -46,6 +46,7 @@ struct GpuVerdict {
   core::GpuModel model;
   core::Coverage coverage;  // by the union of the file's targets: which image the driver would pick
   std::optional<KernelCoverage> kernels;  // per kernel (VerifyOptions::per_kernel)
+  bool no_kernels = false;  // every entry read and none holds a kernel: nothing is ever launched
 };
 
 struct FileVerdict {

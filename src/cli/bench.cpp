@@ -17,8 +17,9 @@
 #include "probe/machine.hpp"
 #include "report/bench.hpp"
 #include "report/load.hpp"
+#include "drive/build.hpp"
 #include "drive/cmake_build.hpp"
-#include "plan/plan.hpp"
+#include "plan/make_plan.hpp"
 #include "read/project_kind.hpp"
 
 namespace kiln::cli {
@@ -186,7 +187,7 @@ class BenchCommand final : public Command {
       if (plan.error().usage) throw UsageError(plan.error().message);
       throw Failure(plan.error().message);
     }
-    auto o = drive::run_cmake_build(*plan, s, drive::ProgressSink{});
+    auto o = drive::run_build(*plan, s, drive::ProgressSink{});
     r.ok = o.ok;
     if (!o.ok) r.error = fmt::format("{} failed, see {}", o.failed_step, plan->log_path());
     r.configure_s = o.configure_time.count() / 1000.0;

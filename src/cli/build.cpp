@@ -12,6 +12,7 @@
 
 #include "binary/verify.hpp"
 #include "cli/build_progress.hpp"
+#include "cli/build_slurm.hpp"
 #include "cli/plan_options.hpp"
 #include "io/terminal.hpp"
 #include "report/ninja_log.hpp"
@@ -23,7 +24,7 @@
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
 #include "drive/build_lock.hpp"
-#include "drive/cmake_build.hpp"
+#include "drive/build.hpp"
 #include "plan/plan.hpp"
 #include "plan/plan_report.hpp"
 
@@ -47,15 +48,17 @@ class BuildCommand final : public Command {
   void setup(CLI::App& app) override {
     app.add_option("dir", dir_, "Project directory: CMake project, PyTorch checkout or torch extension (default: the current folder when it is a project; the bundled example from the kiln repository or with --example)");
     add_plan_options(app, req_);
+    add_build_options(app, req_);
     app.add_flag("--json", json_, "Print the plan and the outcome as JSON");
   }
 
   int run(io::Seams& s) override {
-    const plan::Plan plan = plan_or_throw(dir_, req_, s);
-    if (!json_) s.err << plan::plan_to_text(plan) << "\n";
+    plan::Plan plan = plan_or_throw(dir_, req_, s);
     // One build per folder: a second run would overwrite the first one's files and log.
     auto lock = drive::BuildLock::acquire(plan.build_dir, drive::own_command_line());
     if (!lock) throw Failure(lock.error());
+    if (req_.slurm) slurm_ = prepare_slurm(plan, s);
+    if (!json_) s.err << plan::plan_to_text(plan) << "\n";
 
     // The ETA learns from the previous build in this folder: what each output took last time.
     std::map<std::string, long> learned;
@@ -70,8 +73,10 @@ class BuildCommand final : public Command {
     // SIGINT, SIGTERM and SIGHUP stop the whole build tree (Ninja and every compile under it),
     // not just kiln; kiln leaves only when none of it runs.
     io::BuildInterrupts interrupts(kStopGrace);
-    auto outcome = drive::run_cmake_build(plan, s, sink);
+    auto outcome = drive::run_build(plan, s, sink);
     if (progress) progress->finish();
+    if (slurm_)  // nothing of this build may stay in Slurm, however it ended
+      if (auto line = finish_slurm(*slurm_, s); !line.empty()) std::ofstream(plan.log_path(), std::ios::app) << line << "\n";
 
     if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig);
     if (json_) {
@@ -296,6 +301,7 @@ class BuildCommand final : public Command {
 
   std::string dir_;
   PlanOptions req_;
+  std::optional<SlurmBuild> slurm_;
   bool json_ = false;
 };
 

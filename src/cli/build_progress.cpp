@@ -1,5 +1,7 @@
 #include "cli/build_progress.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace kiln::cli {
@@ -7,7 +9,30 @@ namespace kiln::cli {
 std::string configure_line(std::chrono::seconds elapsed, const std::string& last_output, size_t width) {
   std::string line = fmt::format("configuring (CMake) {}s", elapsed.count());
   if (!last_output.empty()) line += "  " + last_output;
-  return drive::fit_columns(line, width > 1 ? width - 1 : 0);
+  return width == 0 ? line : drive::fit_columns(line, width > 1 ? width - 1 : 0);
+}
+
+std::string starting_line(std::chrono::seconds elapsed, size_t width) {
+  const std::string line = fmt::format("building {}  (first steps running)", drive::duration_text(elapsed));
+  return width == 0 ? line : drive::fit_columns(line, width > 1 ? width - 1 : 0);
+}
+
+std::optional<std::chrono::seconds> eta_after(std::optional<std::chrono::seconds> eta, std::chrono::seconds since) {
+  if (!eta) return eta;
+  return std::max(std::chrono::seconds(0), *eta - since);
+}
+
+size_t line_width(const io::Terminal& t) { return t.tty ? t.columns : 0; }
+
+// Called with mu_ held: what the line says now, between Ninja's status lines too.
+std::string BuildProgress::current_line(std::chrono::steady_clock::time_point now) const {
+  using std::chrono::duration_cast;
+  using std::chrono::seconds;
+  const size_t width = line_width(terminal_());
+  const auto elapsed = duration_cast<seconds>(now - step_start_);
+  if (configuring_) return configure_line(elapsed, last_output_, width);
+  if (!last_status_) return starting_line(elapsed, width);
+  return drive::progress_line(*last_status_, eta_after(last_eta_, duration_cast<seconds>(now - status_at_)), width, elapsed);
 }
 
 BuildProgress::BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, drive::EtaModel eta)
@@ -47,9 +72,8 @@ void BuildProgress::tick_loop() {
   std::unique_lock lock(mu_);
   while (!stop_) {
     cv_.wait_for(lock, std::chrono::seconds(1));
-    if (stop_ || !configuring_) continue;
-    const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(s_.clock.now() - step_start_);
-    draw(configure_line(elapsed, last_output_, terminal_().columns), false);
+    if (stop_ || !(configuring_ || building_)) continue;
+    draw(current_line(s_.clock.now()), false);
   }
 }
 
@@ -58,21 +82,26 @@ drive::ProgressSink BuildProgress::sink() {
   sink.on_step = [this](std::string_view step, bool begin) {
     std::lock_guard lock(mu_);
     configuring_ = begin && step == "configure";
+    building_ = begin && step != "configure";
     step_start_ = s_.clock.now();
     last_output_.clear();
-    if (configuring_) draw(configure_line(std::chrono::seconds(0), "", terminal_().columns), true);
+    last_status_.reset();
+    last_eta_.reset();
+    // Something from the first second of every step: Ninja says nothing until a step finishes.
+    if (begin) draw(current_line(step_start_), true);
   };
   sink.on_output = [this](std::string_view line) {
     std::lock_guard lock(mu_);
     if (!configuring_ || line.find_first_not_of(" \t") == std::string_view::npos) return;  // keep the last real line
     last_output_ = std::string(line);
-    const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(s_.clock.now() - step_start_);
-    draw(configure_line(elapsed, last_output_, terminal_().columns), false);
+    draw(current_line(s_.clock.now()), false);
   };
   sink.on_status = [this](const drive::NinjaStatus& st, std::chrono::milliseconds elapsed) {
     std::lock_guard lock(mu_);
-    const auto eta = eta_.update(st, elapsed);
-    draw(drive::progress_line(st, eta, terminal_().columns), st.done == st.total);
+    last_eta_ = eta_.update(st, elapsed);
+    last_status_ = st;
+    status_at_ = s_.clock.now();
+    draw(current_line(status_at_), st.done == st.total);
   };
   return sink;
 }

@@ -7,18 +7,26 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "io/seams.hpp"
 #include "io/terminal.hpp"
-#include "drive/cmake_build.hpp"
+#include "drive/build.hpp"
 #include "drive/eta.hpp"
 
 namespace kiln::cli {
 
-// "configuring (CMake) 7s  -- Detecting CUDA compiler ABI info", cut to the width.
+// "configuring (CMake) 7s  -- Detecting CUDA compiler ABI info", cut to the width (0: not cut).
 std::string configure_line(std::chrono::seconds elapsed, const std::string& last_output, size_t width);
+// Before Ninja's first status line (Ninja reports a step when it finishes): "building 4s  (first
+// steps running)".
+std::string starting_line(std::chrono::seconds elapsed, size_t width);
+// The time left `since` seconds after the estimate `eta` was made, never below zero ("finishing").
+std::optional<std::chrono::seconds> eta_after(std::optional<std::chrono::seconds> eta, std::chrono::seconds since);
+// Lines for a terminal are cut to its width; lines for a log (a pipe, a file) are not.
+size_t line_width(const io::Terminal& t);
 
 class BuildProgress {
  public:
@@ -41,9 +49,13 @@ class BuildProgress {
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread ticker_;
-  bool stop_ = false, drawn_ = false, configuring_ = false;
+  std::string current_line(std::chrono::steady_clock::time_point now) const;
+
+  bool stop_ = false, drawn_ = false, configuring_ = false, building_ = false;
   std::string last_output_;
-  std::chrono::steady_clock::time_point step_start_{}, last_plain_{};
+  std::optional<drive::NinjaStatus> last_status_;
+  std::optional<std::chrono::seconds> last_eta_;
+  std::chrono::steady_clock::time_point step_start_{}, last_plain_{}, status_at_{};
 };
 
 }  // namespace kiln::cli

@@ -9,6 +9,7 @@
 #include "binary/deps.hpp"
 #include "binary/file_walk.hpp"
 #include "binary/inspect.hpp"
+#include "binary/verify.hpp"
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
 #include "cli/inspect_render.hpp"
@@ -42,6 +43,7 @@ class InspectCommand final : public Command {
       render_.deps = true;
     }
     auto walk = binary::walk_paths(paths_, s.fs);
+    const auto build_system = skip_build_system_files(walk.files);
     const bool from_folders = walk.files.size() > paths_.size() || std::any_of(paths_.begin(), paths_.end(), [&](const std::string& p) { return s.fs.is_directory(p); });
     std::vector<binary::FileReport> files(walk.files.size());
     std::vector<std::optional<binary::DepsReport>> deps(walk.files.size());
@@ -84,14 +86,31 @@ class InspectCommand final : public Command {
       j["skipped"] = skipped;
       j["missing"] = walk.missing;
       j["special_files"] = special;  // FIFOs, sockets, devices inside folders: never opened
+      j["build_system_files"] = build_system;
       print_json(s.out, "inspect", std::move(j));
-    } else if (skipped) {
-      s.out << fmt::format("({} other file{} skipped: not ELF, archive, wheel, cubin or fatbin)\n", skipped, skipped == 1 ? "" : "s");
+    } else {
+      if (skipped)
+        s.out << fmt::format("({} other file{} skipped: not ELF, archive, wheel, cubin or fatbin)\n", skipped, skipped == 1 ? "" : "s");
+      if (!build_system.empty())
+        s.out << fmt::format("({} build-system file{} under CMakeFiles/ skipped, as kiln verify skips them; name one to read it)\n",
+                             build_system.size(), build_system.size() == 1 ? "" : "s");
     }
     return rc;
   }
 
  private:
+  // Inside folders, CMake's compiler-id programs and probes are not products (verify skips them
+  // too); a file named on the command line is always read. Returns the ones taken out.
+  std::vector<std::string> skip_build_system_files(std::vector<std::string>& files) const {
+    std::vector<std::string> keep, skipped;
+    for (auto& f : files) {
+      const bool named = std::find(paths_.begin(), paths_.end(), f) != paths_.end();
+      (!named && binary::build_system_file(f) ? skipped : keep).push_back(std::move(f));
+    }
+    files = std::move(keep);
+    return skipped;
+  }
+
   std::vector<std::string> paths_;
   std::string root_;
   bool json_ = false;

@@ -2,6 +2,7 @@
 
 #include "binary/kernel_coverage.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -31,6 +32,35 @@ std::map<core::Arch, ArchRow> by_arch(const binary::FileReport& f, ArchRow& tota
   return rows;
 }
 
+// The file split into the rows of --sizes: each architecture's entries, then what is left.
+struct SizeParts {
+  std::vector<std::uint64_t> bytes;
+  std::vector<std::string> names;  // for the rows after the architectures
+};
+SizeParts size_parts(const binary::FileReport& f, const std::map<core::Arch, ArchRow>& rows) {
+  SizeParts p;
+  std::uint64_t entries = 0, lto = 0, reloc = 0;
+  for (const auto& [a, r] : rows) {
+    p.bytes.push_back(r.file_bytes);
+    p.names.push_back(a.sm());
+    entries += r.file_bytes;
+  }
+  for (const auto& e : f.lto_ir) lto += e.header_size + e.stored_size;
+  for (const auto& e : f.relocatable) reloc += e.header_size + e.stored_size;
+  const std::uint64_t in_containers = std::max(f.fatbin_bytes, entries + lto);
+  auto add = [&](const char* name, std::uint64_t n) {
+    p.bytes.push_back(n);
+    p.names.push_back(name);
+  };
+  add("LTO IR entries", lto);
+  add("fat-binary headers and padding", in_containers - entries - lto);
+  // Wheels: entries are counted inflated, so they can exceed the (compressed) file.
+  const std::uint64_t rest = f.file_size > in_containers ? f.file_size - in_containers : 0;
+  add("relocatable device code (__nv_relfatbin)", std::min(reloc, rest));
+  add("outside fat binaries", rest - std::min(reloc, rest));
+  return p;
+}
+
 json kernel_json(const binary::KernelInfo& k, bool sass) {
   json j{{"name", k.name}, {"demangled", k.demangled}};
   if (!sass) return j;
@@ -56,6 +86,24 @@ std::string human_bytes(std::uint64_t n) {
 }
 
 std::string arch_name(const core::Target& t) { return t.arch.sm(); }
+
+std::vector<int> tenths_of_percent(const std::vector<std::uint64_t>& parts) {
+  std::vector<int> out(parts.size(), 0);
+  long double sum = 0;
+  for (auto p : parts) sum += static_cast<long double>(p);
+  if (sum == 0) return out;
+  std::vector<std::pair<long double, std::size_t>> remainders;
+  int given = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const long double exact = 1000.0L * static_cast<long double>(parts[i]) / sum;
+    out[i] = static_cast<int>(exact);
+    given += out[i];
+    remainders.push_back({exact - out[i], i});
+  }
+  std::stable_sort(remainders.begin(), remainders.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t k = 0; given < 1000 && k < remainders.size(); ++k, ++given) ++out[remainders[k].second];
+  return out;
+}
 
 json file_json(const binary::FileReport& f, const std::optional<binary::DepsReport>& d, const RenderOptions& o) {
   json j;
@@ -105,6 +153,10 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
     reloc.push_back({{"kind", core::to_string(e.target.kind)}, {"arch", arch_name(e.target)}, {"size_bytes", e.stored_size},
                      {"offset", e.offset}, {"section", e.section}});
   j["relocatable_entries"] = reloc;
+  json lto = json::array();
+  for (const auto& e : f.lto_ir)
+    lto.push_back({{"arch", arch_name(e.target)}, {"size_bytes", e.stored_size}, {"offset", e.offset}, {"section", e.section}});
+  j["lto_ir_entries"] = lto;
   ArchRow total;
   json archs = json::array();
   for (const auto& [a, r] : by_arch(f, total))
@@ -170,17 +222,22 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
     } else {
       out << fmt::format("  {:<10} {:>6} {:>11} {:>6} {:>11}\n", "arch", "SASS", "bytes", "PTX", "bytes");
     }
-    auto line = [&](const std::string& name, const ArchRow& r) {
+    // --sizes: every byte of the file in exactly one row, so the shares add up to 100%.
+    const SizeParts parts = size_parts(f, rows);
+    const auto share = tenths_of_percent(parts.bytes);
+    int total_share = 0;
+    auto line = [&](const std::string& name, const ArchRow& r, int tenths) {
       out << fmt::format("  {:<10} {:>6} {:>11} {:>6} {:>11}", name, r.sass_count, bytes(r.sass_count, r.sass_bytes),
                          r.ptx_count, bytes(r.ptx_count, r.ptx_bytes));
-      if (o.sizes)
-        out << fmt::format(" {:>11} {:>6.1f}% {:>13}", human_bytes(r.file_bytes),
-                           f.file_size ? 100.0 * static_cast<double>(r.file_bytes) / static_cast<double>(f.file_size) : 0.0,
-                           human_bytes(r.uncompressed));
+      if (o.sizes) out << fmt::format(" {:>11} {:>4}.{}% {:>13}", human_bytes(r.file_bytes), tenths / 10, tenths % 10, human_bytes(r.uncompressed));
       out << "\n";
     };
-    for (const auto& [a, r] : rows) line(a.sm(), r);
-    line("total", total);
+    std::size_t i = 0;
+    for (const auto& [a, r] : rows) {
+      total_share += share[i];
+      line(a.sm(), r, share[i++]);
+    }
+    line("total", total, total_share);
     // Archives and wheels: which members carry the code.
     if (f.format == binary::FileFormat::archive || f.format == binary::FileFormat::wheel) {
       std::vector<std::string> order;
@@ -200,8 +257,9 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
       }
     }
     if (o.sizes)
-      out << fmt::format("  outside fat binaries: {} ({:.1f}% of the file)\n", human_bytes(f.file_size - std::min(f.file_size, f.fatbin_bytes)),
-                         f.file_size ? 100.0 * static_cast<double>(f.file_size - std::min(f.file_size, f.fatbin_bytes)) / static_cast<double>(f.file_size) : 0.0);
+      for (std::size_t k = rows.size(); k < parts.bytes.size(); ++k)
+        if (parts.bytes[k])
+          out << fmt::format("  {}: {} ({}.{}%)\n", parts.names[k], human_bytes(parts.bytes[k]), share[k] / 10, share[k] % 10);
     if (o.kernels) {
       for (const auto& e : f.entries) {
         const bool sass = e.target.kind == core::CodeKind::sass;
@@ -231,6 +289,14 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
     for (const auto& t : rs) archs += (archs.empty() ? "" : ", ") + arch_name(t) + (t.kind == core::CodeKind::ptx ? " PTX" : "");
     out << fmt::format("  plus {} relocatable device-code entr{} in __nv_relfatbin ({}): for device linking, never loaded at run time\n",
                        f.relocatable.size(), f.relocatable.size() == 1 ? "y" : "ies", archs);
+  }
+  if (!f.lto_ir.empty()) {
+    core::TargetSet ls;
+    for (const auto& e : f.lto_ir) ls.add(e.target);
+    std::string archs;
+    for (const auto& t : ls) archs += (archs.empty() ? "lto_" : ", lto_") + std::to_string(t.arch.number);
+    out << fmt::format("  plus {} LTO IR entr{} ({}): linked by nvJitLink at run time, never loaded as is\n", f.lto_ir.size(),
+                       f.lto_ir.size() == 1 ? "y" : "ies", archs);
   }
   for (const auto& n : f.notes) out << fmt::format("  note: {}\n", n);
   if (o.deps && d && d->is_elf) {

@@ -89,6 +89,12 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
   app.add_flag("--pip", o.pip, "Build a PyTorch checkout with pip install -e . --no-build-isolation -v");
 }
 
+void add_build_options(CLI::App& app, PlanOptions& o) {
+  app.add_flag("--slurm", o.slurm, "Run each compile as a job step of the Slurm allocation kiln runs in (salloc, sbatch); "
+                                   "Ninja runs here with the allocation's CPUs as -j (docs/cli/build.md)")
+      ->envname("KILN_SLURM");
+}
+
 plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
   auto where = resolve_project_dir(dir, s, o.example);
   o.project_dir = where.dir;

@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "io/seams.hpp"
-#include "plan/plan.hpp"
+#include "plan/make_plan.hpp"
 
 namespace kiln::cli {
 
@@ -16,12 +16,15 @@ struct PlanOptions : plan::BuildRequest {
   bool no_wheel_cache = false;
   std::string mem_budget;
   bool example = false;  // --example: the bundled example
+  bool slurm = false;    // --slurm: each compile a job step of the Slurm allocation (build only)
 };
 
 // "12G", "900M", "2048K", "1073741824" (bytes) -> KiB.
 std::optional<std::uint64_t> parse_size_kib(const std::string& text);
 
 void add_plan_options(CLI::App& app, PlanOptions& o);
+// kiln build's own: --slurm (KILN_SLURM, `slurm = true` in [build] of kiln.toml).
+void add_build_options(CLI::App& app, PlanOptions& o);
 
 // Resolves DIR, probes the machine and GPUs, and plans; throws UsageError / Failure on errors.
 plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s);

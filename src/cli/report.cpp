@@ -7,6 +7,7 @@
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
 #include "probe/machine.hpp"
+#include "report/build_folders.hpp"
 #include "report/load.hpp"
 #include "report/render.hpp"
 
@@ -40,20 +41,12 @@ class ReportCommand final : public Command {
       if (!ec) dir = abs.lexically_normal().string();
     }
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    // A project folder: its kiln build folder, or the Ninja folder torch.utils.cpp_extension made.
-    if (!s.fs.exists(dir + "/.ninja_log")) {
-      if (s.fs.exists(dir + "/build-kiln/.ninja_log")) dir += "/build-kiln";
-      else
-        for (const auto& d : s.fs.list(dir + "/build"))
-          if (s.fs.exists(dir + "/build/" + d + "/.ninja_log")) {
-            dir += "/build/" + d;
-            break;
-          }
-    }
+    // What kiln build printed (the project, kiln's build folder) or a Ninja folder: every Ninja
+    // folder of the build, profiled together (report/build_folders).
+    const auto found = report::find_build_folders(s.fs, dir);
     const int here = probe::probe_machine(s.fs, probe::online_cpus()).usable_cores();
-    auto input = report::load_build(dir, s, here, cores_ > 0 ? std::optional<int>(cores_) : std::nullopt);
-    if (!input) throw Failure(input.error());
-    const auto profile = report::compute_profile(*input);
+    const auto input = load_all(s, dir, found, here);
+    const auto profile = report::compute_profile(input);
     if (!html_.empty()) {
       if (!s.fs.write(html_, report::render_html(profile, static_cast<size_t>(top_))))
         throw Failure(fmt::format("cannot write {}; check the folder exists and is writable", html_));
@@ -68,6 +61,32 @@ class ReportCommand final : public Command {
   }
 
  private:
+  report::ProfileInput load_all(io::Seams& s, const std::string& dir, const report::BuildFolders& found, int here) const {
+    const std::optional<int> forced = cores_ > 0 ? std::optional<int>(cores_) : std::nullopt;
+    if (found.ninja_dirs.empty()) {
+      if (!found.wheel_cache_hit.empty())
+        throw Failure(fmt::format("{}: the last build compiled nothing: it installed a wheel kept by an earlier build "
+                                  "from the same inputs ({}); run kiln report on the build that made it, or rebuild "
+                                  "with --no-wheel-cache",
+                                  dir, found.wheel_cache_hit.substr(std::string("kiln: wheel cache: ").size())));
+      auto one = report::load_build(dir, s, here, forced);  // its error says what is missing
+      if (!one) throw Failure(one.error());
+      return std::move(*one);
+    }
+    std::vector<report::ProfileInput> parts;
+    for (const auto& d : found.ninja_dirs) {
+      auto in = report::load_build(d, s, here, forced, found.kiln_dir);
+      if (!in) throw Failure(in.error());
+      parts.push_back(std::move(*in));
+    }
+    auto merged = report::merge_inputs(std::move(parts));
+    if (found.ninja_dirs.size() > 1) merged.build_dir = found.kiln_dir.empty() ? dir : found.kiln_dir;
+    if (!found.wheel_cache_hit.empty())
+      merged.notes.push_back("the last build installed a kept wheel (" + found.wheel_cache_hit +
+                             "): these logs are from the build before it");
+    return merged;
+  }
+
   std::string dir_, html_;
   bool json_ = false;
   int top_ = 15;

@@ -70,7 +70,7 @@ class VerifyCommand final : public Command {
         json g = json::array();
         for (const auto& v : f.gpus)
           g.push_back({{"gpu", v.gpu}, {"model", v.model.name}, {"cc", core::cc_string(v.model.cc)},
-                       {"verdict", core::to_string(v.coverage.verdict)},
+                       {"verdict", v.no_kernels ? std::string("no-kernels") : core::to_string(v.coverage.verdict)},
                        {"via", v.coverage.via ? json(v.coverage.via->name())
                                               : json(nullptr)},
                        {"why", v.coverage.why},
@@ -89,7 +89,10 @@ class VerifyCommand final : public Command {
     } else {
       for (const auto& f : rep.files)
         for (const auto& v : f.gpus)
-          if (v.coverage.verdict != core::Verdict::none)
+          if (v.no_kernels)
+            s.out << fmt::format("{}: {} (cc {}): no kernels to launch (its images hold none)\n", f.file, v.model.name,
+                                 core::cc_string(v.model.cc));
+          else if (v.coverage.verdict != core::Verdict::none)
             s.out << fmt::format("{}: {} (cc {}): {} via {}{}\n", f.file, v.model.name, core::cc_string(v.model.cc),
                                  core::to_string(v.coverage.verdict), v.coverage.via->name(),
                                  v.kernels ? fmt::format(", {} of {} kernels run{}", v.kernels->runnable, v.kernels->total,

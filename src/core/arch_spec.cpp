@@ -271,32 +271,43 @@ tl::expected<Target, SpecError> code_target(const Arch& virt, const std::string&
 
 // One -gencode value: comma-separated keyword=value pairs, arch= and code=, code a single name or a
 // bracketed list. An unbracketed list is refused as nvcc does ("'compute_80' is not in
-// 'keyword=value' format").
-tl::expected<TargetSet, SpecError> parse_gencode(const std::string& value) {
-  const std::string v = strip_quotes(value);
-  std::optional<std::string> arch_part, code_part;
-  std::string cur;
+// 'keyword=value' format"). Double quotes group as nvcc reads them (measured with nvcc 13): commas
+// inside them do not split pairs, the quotes go, and a quoted code= value is a list without brackets
+// (code="sm_90,compute_90" is SASS sm_90 plus PTX compute_90, as CMake and Makefiles pass it).
+// Single quotes are not nvcc's: they stay in the name, which nvcc then refuses.
+struct GencodeItem {
+  std::string text;
+  bool quoted = false;
+};
+std::vector<GencodeItem> gencode_items(const std::string& v) {
+  std::vector<GencodeItem> items(1);
   int depth = 0;
-  std::vector<std::string> items;
+  bool in_quote = false;
   for (char c : v) {
-    if (c == '[') ++depth;
-    if (c == ']') --depth;
-    if (c == ',' && depth == 0) {
-      items.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
+    if (c == '"') {
+      in_quote = !in_quote;
+      items.back().quoted = true;
+      continue;
     }
+    if (!in_quote && c == '[') ++depth;
+    if (!in_quote && c == ']') --depth;
+    if (c == ',' && depth == 0 && !in_quote) items.emplace_back();
+    else items.back().text += c;
   }
-  items.push_back(cur);
-  for (const auto& item : items) {
+  return items;
+}
+
+tl::expected<TargetSet, SpecError> parse_gencode(const std::string& value) {
+  std::optional<std::string> arch_part, code_part;
+  bool code_quoted = false;
+  for (const auto& [item, quoted] : gencode_items(value)) {
     auto eq = item.find('=');
     if (eq == std::string::npos)
       return tl::unexpected(bad(item, "not in keyword=value format: a -gencode code list needs brackets, "
-                                      "code=[sm_80,compute_80]"));
+                                      "code=[sm_80,compute_80], or double quotes, code=\"sm_80,compute_80\""));
     const std::string key = item.substr(0, eq);
     if (key == "arch") arch_part = item.substr(eq + 1);
-    else if (key == "code") code_part = item.substr(eq + 1);
+    else if (key == "code") code_part = item.substr(eq + 1), code_quoted = quoted;
     else return tl::unexpected(bad(item, "a -gencode value has only arch= and code="));
   }
   if (!arch_part) return tl::unexpected(bad(value, "a -gencode value needs arch=compute_XX,code=..."));
@@ -308,7 +319,9 @@ tl::expected<TargetSet, SpecError> parse_gencode(const std::string& value) {
   if (!virt) return tl::unexpected(bad(*arch_part, "not a virtual architecture"));
   if (auto e = unknown_arch(*virt, *arch_part)) return tl::unexpected(*e);
   std::string codes = *code_part;
-  if (codes.size() >= 2 && codes.front() == '[' && codes.back() == ']') codes = codes.substr(1, codes.size() - 2);
+  if (code_quoted) {
+    // nvcc splits a quoted list at its commas and reads brackets inside it as part of a name.
+  } else if (codes.size() >= 2 && codes.front() == '[' && codes.back() == ']') codes = codes.substr(1, codes.size() - 2);
   else if (codes.find_first_of("[],") != std::string::npos)
     return tl::unexpected(bad(*code_part, "a -gencode code list needs brackets, code=[sm_80,compute_80]"));
   TargetSet set;

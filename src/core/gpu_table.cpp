@@ -49,6 +49,10 @@ const GpuTable& GpuTable::get() {
           for (const auto& a : *al) o.aliases.push_back(a.value_or(std::string()));
         t.others_.push_back(std::move(o));
       }
+    if (auto arm = root["aarch64_only"].as_array())
+      for (const auto& node : *arm)
+        for (auto& g : t.gpus_)
+          if (g.name == node.value_or(std::string())) g.aarch64_only = true;
     return t;
   }();
   return table;

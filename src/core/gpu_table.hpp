@@ -14,6 +14,7 @@ struct GpuModel {
   std::string segment;  // datacenter, workstation, consumer, jetson
   std::string family;
   std::vector<std::string> aliases;
+  bool aarch64_only = false;  // comes only with an Arm CPU (Jetson, Grace): x86-64 code never loads there
 };
 
 // An accelerator that is not an NVIDIA GPU (data/gpus.toml not_nvidia): named to say so.

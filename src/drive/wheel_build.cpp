@@ -1,5 +1,7 @@
 #include "drive/wheel_build.hpp"
 
+#include "core/data.hpp"
+
 namespace kiln::drive {
 
 std::string_view wheel_build_script() {
@@ -21,8 +23,21 @@ def build_system():
     m = re.search(rb'^\s*build-backend\s*=\s*["\']([^"\']+)["\']', data, re.M)
     return {"build-backend": m.group(1).decode()} if m else {}
 
+def parallel_extensions():
+    # kiln's helper beside this script builds a cpp_extension project's extensions at once; if it
+    # cannot, the project's build runs as it would.
+    try:
+        with open("setup.py", encoding="utf-8", errors="replace") as f:
+            if "cpp_extension" not in f.read():
+                return
+        import kiln_parallel_extensions
+        kiln_parallel_extensions.install()
+    except Exception as e:
+        print("kiln: parallel extensions: off (%s)" % e, file=sys.stderr, flush=True)
+
 def main():
     wheel_dir = sys.argv[1]
+    parallel_extensions()
     bs = build_system()
     spec = bs.get("build-backend", "setuptools.build_meta:__legacy__")
     sys.path[:0] = [os.path.abspath(p) for p in bs.get("backend-path", [])]
@@ -42,6 +57,8 @@ main()
 )PY";
   return kScript;
 }
+
+std::string_view parallel_extensions_helper() { return data::file("parallel_extensions.py").value_or(""); }
 
 std::optional<std::string> built_wheel_name(std::string_view line) {
   constexpr std::string_view kTag = "KILN-WHEEL ";

@@ -16,6 +16,11 @@ namespace kiln::drive {
 // build_wheel(WHEEL_DIR). It prints "KILN-WHEEL <file name>" when done.
 std::string_view wheel_build_script();
 
+// The helper the script imports from its own folder when setup.py uses cpp_extension: every
+// extension built at once (data/parallel_extensions.py), written there as this module name.
+constexpr std::string_view kParallelExtensionsModule = "kiln_parallel_extensions.py";
+std::string_view parallel_extensions_helper();
+
 // "KILN-WHEEL <name>" from the script's output; nullopt when it printed none (the build failed).
 std::optional<std::string> built_wheel_name(std::string_view line);
 

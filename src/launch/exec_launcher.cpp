@@ -20,6 +20,7 @@
 #include "probe/build_memory.hpp"
 #include "launch/gencode_rewrite.hpp"
 #include "launch/governor.hpp"
+#include "launch/slurm_step.hpp"
 #include "launch/thread_grant.hpp"
 
 namespace kiln::launch {
@@ -104,6 +105,16 @@ std::string history_key(const std::string& output) {
   return buf;
 }
 
+std::string portable_unit_id(const io::Filesystem& fs, const std::string& project_dir, const std::string& output,
+                             const std::string& source) {
+  if (project_dir.empty() || output.empty() || source.empty()) return "";
+  auto text = fs.read(source.front() == '/' ? source : project_dir + "/" + source);
+  if (!text) return "";
+  const std::string prefix = project_dir + "/";
+  const std::string rel = output.rfind(prefix, 0) == 0 ? output.substr(prefix.size()) : output;
+  return rel + "\n" + history_key(*text);
+}
+
 std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir, const std::string& output) {
   if (history_dir.empty() || output.empty()) return std::nullopt;
   auto text = fs.read(history_dir + "/" + history_key(output));
@@ -142,6 +153,7 @@ std::string record_json_line(const ExecRecord& r) {
                               {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
                               {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
   if (!r.warning.empty()) j["warning"] = r.warning;
+  if (!r.node.empty()) j["node"] = r.node, j["attempts"] = r.attempts;
   if (!r.grant_why.empty()) {
     j["split"] = r.split;
     j["threads"] = r.threads;
@@ -169,9 +181,19 @@ int build_cores(const io::Environment& env) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// kiln build --slurm: the unit runs as a job step, asking for its expected peak and granted cores.
+io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& spec, ExecRecord& rec, io::Seams& s) {
+  auto step = run_as_step(c, StepAsk{.mem_kib = rec.expected_kib, .cores = rec.cores, .exclude = {}}, spec, rec.output, s);
+  rec.node = step.node;
+  rec.attempts = step.attempts;
+  return step.result;
+}
+
 }  // namespace
 
 int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
+  // On a Slurm node, inside a step this launcher started: run the compiler and report (slurm_step).
+  if (auto report = s.env.get("KILN_STEP_REPORT"); report && !report->empty()) return run_step_on_node(command, *report, s);
   std::vector<std::string> argv = command;
   ExecRecord rec;
   std::optional<FileLedger> ledger;
@@ -179,6 +201,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   std::optional<std::map<std::string, std::string>> child_env;  // set only when kiln adds nvcc flags
   std::string time_file;
   std::optional<UnitHistory> history_before;
+  std::string units_dir, unit_id;  // the user's history of this unit in any checkout (portable_unit_id)
   // Everything kiln adds is best effort: an exception here falls through to running `command`.
   try {
     const bool nvcc = is_nvcc(argv);
@@ -200,7 +223,13 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     rec.archs = device_targets_of(argv);
     const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
     history_before = read_history(s.fs, history, rec.output);
-    rec.expected_kib = expected_peak_kib(s.fs, history, argv);
+    units_dir = s.env.get("KILN_UNIT_HISTORY").value_or("");
+    if (!units_dir.empty())
+      unit_id = portable_unit_id(s.fs, s.env.get("KILN_PROJECT_DIR").value_or(""), rec.output, rec.source);
+    if (!history_before && !unit_id.empty()) history_before = read_history(s.fs, units_dir, unit_id);
+    rec.expected_kib = history_before && history_before->peak_kib > 0
+                           ? static_cast<std::uint64_t>(history_before->peak_kib * 1.1)
+                           : expected_peak_kib(s.fs, history, argv);
     const std::string user_append = s.env.get("NVCC_APPEND_FLAGS").value_or("");
     const bool split = nvcc && s.env.get("KILN_SPLIT").value_or("") == "1";
     auto budget = env_u64(s.env, "KILN_MEM_BUDGET_KIB");
@@ -280,8 +309,9 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   io::ProcessSpec spec{.argv = argv, .env = child_env};
   spec.inherit_stdio = true;
   spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
-  auto result = s.proc.run(spec);
-  if (!result.started && argv != command) {
+  const auto slurm = slurm_config(s.env);
+  auto result = slurm ? run_slurm_unit(*slurm, spec, rec, s) : s.proc.run(spec);
+  if (!result.started && argv != command && !slurm) {
     // kiln's rewrite is at fault only if the original would have started: try it as given.
     argv = command;
     spec.argv = argv;
@@ -309,6 +339,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
       h.cores = rec.cores;
       s.fs.make_dirs(history);
       s.fs.write(history + "/" + history_key(rec.output), format_history(h));
+      if (!unit_id.empty() && s.fs.make_dirs(units_dir)) s.fs.write(units_dir + "/" + history_key(unit_id), format_history(h));
     }
     // Version probes and the like (no output, no source) are not units of the build.
     if (auto log = s.env.get("KILN_EXEC_LOG"); log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))

@@ -36,6 +36,8 @@ struct ExecRecord {
   std::string grant_why;       // why it got (or did not get) extra threads; empty: not considered
   NvccPhases phases;           // nvcc --time, when recorded
   std::string warning;         // the governor could not be used (the compile ran anyway)
+  std::string node;            // kiln build --slurm: the node it ran on (or failed on)
+  int attempts = 0;            // kiln build --slurm: steps it took (more than 1: retried)
 };
 
 // What a unit's last real compile (not a cache hit) cost, kept in the history folder as one line
@@ -57,6 +59,12 @@ int device_targets_of(const std::vector<std::string>& args);
 // conservative default of data/build_jobs.toml for its kind.
 std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir, const std::vector<std::string>& args);
 std::string history_key(const std::string& output);  // file name under the history folder
+// A unit's name that holds in any checkout of the project: its output's path inside `project_dir`
+// and a hash of its source's content (an edited source is another unit). "" when the source cannot
+// be read. The history folder of the user's cache (KILN_UNIT_HISTORY) is keyed by it, so a fresh
+// clone at another path starts with what an earlier build learned.
+std::string portable_unit_id(const io::Filesystem& fs, const std::string& project_dir, const std::string& output,
+                             const std::string& source);
 
 std::string record_json_line(const ExecRecord& r);
 

@@ -1,5 +1,7 @@
 #include "launch/wheel_cache.hpp"
 
+#include "io/user_cache.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -108,9 +110,8 @@ WheelKey wheel_key(const plan::Plan& p, const io::Seams& s) {
 
 std::string wheel_cache_root(const plan::Plan& p, const io::Environment& env) {
   if (!p.cache_dir.empty()) return p.cache_dir + "/kiln-wheels";
-  if (auto x = env.get("XDG_CACHE_HOME"); x && !x->empty() && (*x)[0] == '/') return *x + "/kiln/wheels";
-  if (auto h = env.get("HOME"); h && !h->empty() && (*h)[0] == '/') return *h + "/.cache/kiln/wheels";
-  return "";
+  const std::string user = io::kiln_user_cache(env);
+  return user.empty() ? "" : user + "/wheels";
 }
 
 std::optional<CachedWheel> find_cached_wheel(const io::Filesystem& fs, const std::string& root, const WheelKey& key) {

@@ -91,6 +91,8 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
           {"knobs", knobs},
           {"gpu_probes", p.knobs.probes},
           {"cuda_evidence", p.knobs.cuda_evidence.empty() ? json(nullptr) : json(p.knobs.cuda_evidence)},
+          {"undecided", p.knobs.undecided},
+          {"setup_py_reader", p.knobs.reader.empty() ? json(nullptr) : json(p.knobs.reader)},
           {"env", p.env},
           {"build_command", p.build_argv()},
           {"install_command", p.kind == read::ProjectKind::extension
@@ -116,6 +118,8 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
   for (const auto& probe : kp.probes)
     out += "gate      " + probe + "  [CUDA is compiled only where torch sees a GPU]\n";
   if (!unknown.empty()) out += "note: switches kiln cannot classify, left as they are: " + unknown + "\n";
+  for (const auto& u : kp.undecided) out += "undecided " + u + "\n";
+  if (kp.reader.rfind("line patterns", 0) == 0) out += "note: setup.py read with " + kp.reader + "\n";
   return out;
 }
 

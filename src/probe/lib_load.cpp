@@ -134,8 +134,9 @@ std::vector<LoadCheck> check_loads(io::ProcessRunner& proc, const std::string& s
   size_t next = 0;
   while (next < out.size()) {
     io::ProcessSpec spec;
-    spec.argv = {self_exe, "doctor", kInternalLoadFlag};
-    for (size_t i = next; i < out.size(); ++i) spec.argv.push_back(out[i].path);
+    // One flag per library: kiln's options take one value per flag, so a path never reads as another option's.
+    spec.argv = {self_exe, "doctor"};
+    for (size_t i = next; i < out.size(); ++i) spec.argv.insert(spec.argv.end(), {kInternalLoadFlag, out[i].path});
     auto r = proc.run(spec);
     if (!r.started) {
       for (size_t i = next; i < out.size(); ++i) out[i].error = "could not start the load check: " + r.spawn_error;

@@ -1,5 +1,6 @@
 #include "read/project_kind.hpp"
 
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
 namespace kiln::read {
@@ -13,14 +14,25 @@ std::string to_string(ProjectKind k) {
   }
 }
 
-ProjectKind detect_project_kind(const io::Filesystem& fs, const std::string& dir) {
+ProjectKind detect_project_kind(const io::Filesystem& fs, const std::string& dir,
+                                const tl::expected<SetupPyReading, std::string>* setup) {
   const bool setup_py = fs.exists(dir + "/setup.py");
   const bool cmakelists = fs.exists(dir + "/CMakeLists.txt");
   if (setup_py && cmakelists && fs.is_directory(dir + "/torchgen")) return ProjectKind::pytorch;
+  const bool read = setup && setup->has_value();
+  if (read && setup_py) {
+    // What the build does: extensions made in setup.py or in the project's modules it imports. A
+    // setup.py that runs CMake itself (a CMakeExtension) is a pip build too.
+    for (const auto& e : (*setup)->extensions)
+      if (e.find("CMakeExtension") == std::string::npos || !(*setup)->calls_cmake.empty() || !cmakelists)
+        return ProjectKind::extension;
+    if (!(*setup)->ops.empty()) return ProjectKind::extension;
+  }
   for (const char* f : {"/setup.py", "/pyproject.toml"}) {
     auto text = fs.read(dir + f);
     if (!text) continue;
-    if (text->find("cpp_extension") != std::string::npos || text->find("CUDAExtension") != std::string::npos)
+    if (!(read && std::string(f) == "/setup.py") &&
+        (text->find("cpp_extension") != std::string::npos || text->find("CUDAExtension") != std::string::npos))
       return ProjectKind::extension;
     // pyproject [build-system] requires that include torch: an extension built against it. Only
     // there: a package that merely depends on torch at run time (bitsandbytes) builds with CMake.
@@ -37,6 +49,29 @@ ProjectKind detect_project_kind(const io::Filesystem& fs, const std::string& dir
   }
   if (cmakelists) return ProjectKind::cmake;
   return ProjectKind::unknown;
+}
+
+std::string describe_folder(const io::Filesystem& fs, const std::string& dir,
+                            const tl::expected<SetupPyReading, std::string>* setup) {
+  std::vector<std::string> found;
+  if (fs.exists(dir + "/setup.py")) {
+    if (setup && setup->has_value())
+      found.push_back(fmt::format("setup.py, which builds no extension (read with Python's ast: no Extension call or op "
+                                  "builder in setup.py{})",
+                                  (*setup)->files.size() > 1
+                                      ? fmt::format(" or the {} project modules it imports", (*setup)->files.size() - 1)
+                                      : std::string()));
+    else
+      found.push_back("setup.py, which names no torch extension" +
+                      (setup ? " (read as text: " + setup->error() + ")" : std::string()));
+  }
+  if (fs.exists(dir + "/pyproject.toml")) found.push_back("pyproject.toml, whose [build-system] does not need torch");
+  for (const char* f : {"setup.cfg", "Makefile", "meson.build", "BUILD.bazel"})
+    if (fs.exists(dir + "/" + f)) found.push_back(f);
+  if (found.empty()) return "nothing kiln can build (no CMakeLists.txt, setup.py or pyproject.toml)";
+  std::string out = "found ";
+  for (size_t i = 0; i < found.size(); ++i) out += (i ? ", " : "") + found[i];
+  return out + " but no CMakeLists.txt";
 }
 
 }  // namespace kiln::read

@@ -2,15 +2,27 @@
 // What kind of source tree kiln is asked to build; each kind is driven differently.
 #include <string>
 
+#include <tl/expected.hpp>
+
 #include "io/fs.hpp"
+#include "read/setup_py_ast.hpp"
 
 namespace kiln::read {
 
 enum class ProjectKind { cmake, pytorch, extension, unknown };
 std::string to_string(ProjectKind k);  // "cmake", "pytorch", "extension", "unknown"
 
-// pytorch: setup.py + CMakeLists.txt + torchgen/ (a PyTorch checkout). extension: setup.py or
-// pyproject.toml that uses torch.utils.cpp_extension or needs torch to build. cmake: CMakeLists.txt.
-ProjectKind detect_project_kind(const io::Filesystem& fs, const std::string& dir);
+// pytorch: setup.py + CMakeLists.txt + torchgen/ (a PyTorch checkout). extension: a setup.py whose
+// build makes extensions (read by `setup`, setup_py_ast.hpp: Extension calls in setup.py or in the
+// project's own modules it imports, an op-builder package), or a pyproject.toml that needs torch to
+// build. cmake: CMakeLists.txt. Without a reading of setup.py (no interpreter), the words
+// cpp_extension / CUDAExtension in it decide.
+ProjectKind detect_project_kind(const io::Filesystem& fs, const std::string& dir,
+                                const tl::expected<SetupPyReading, std::string>* setup = nullptr);
+
+// For the error of a folder that is no project: what kiln found there ("setup.py, which builds no
+// extension (read with Python's ast: no Extension call in setup.py or the 2 modules it imports)").
+std::string describe_folder(const io::Filesystem& fs, const std::string& dir,
+                            const tl::expected<SetupPyReading, std::string>* setup = nullptr);
 
 }  // namespace kiln::read

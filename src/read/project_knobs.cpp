@@ -116,6 +116,57 @@ std::string targets_like(const std::string& example, const std::vector<int>& sas
   return out;
 }
 
+// The value the user or the environment gives a knob, which wins over kiln's.
+void apply_choice(Knob& k, const std::string& value, const KnobContext& ctx) {
+  if (auto o = ctx.overrides.find(k.name); o != ctx.overrides.end()) {
+    k.value = o->second;
+    k.origin = "--knob";
+    k.reason = "given with --knob; kiln would set " + value + " (" + k.reason + ")";
+  } else if (auto e = ctx.env ? ctx.env->get(k.name) : std::nullopt; e) {
+    k.value = *e;
+    k.origin = "environment";
+    k.reason = "already set in the environment, which wins; kiln would set " + value + " (" + k.reason + ")";
+  } else if (ctx.no_knobs) {
+    k.reason = "--no-knobs: left as the project's default; kiln would set " + value + " (" + k.reason + ")";
+  } else {
+    k.value = value;
+    k.origin = "kiln";
+  }
+}
+
+// Why an op cannot build here for the planned targets, or "" when it can.
+std::string op_blocker(const OpSwitch& op, const KnobContext& ctx) {
+  if (op.cuda && !ctx.cuda) return "a CUDA op and CUDA is off in this plan";
+  for (const auto& lib : op.libraries)
+    if (ctx.has_library && ctx.has_library(lib) == std::optional<bool>(false))
+      return fmt::format("its check ({}) needs lib{}.so, which the linker does not find here; install it", op.checks, lib);
+  if (op.cuda && op.min_cc > 0)
+    for (int a : ctx.sass)
+      if (a < op.min_cc)
+        return fmt::format("it accepts compute capability {}.{} and above ({}); sm_{} is planned", op.min_cc / 10,
+                           op.min_cc % 10, op.checks, a);
+  return {};
+}
+
+void decide_ops(const ProjectReading& reading, const KnobContext& ctx, KnobPlan& kp) {
+  for (const auto& op : reading.ops) {
+    auto same = std::find_if(kp.knobs.begin(), kp.knobs.end(), [&](const Knob& k) { return k.name == op.var; });
+    if (same != kp.knobs.end()) kp.knobs.erase(same);  // a read of it elsewhere says less than its op
+    Knob k;
+    k.name = op.var;
+    k.role = "op";
+    k.where = op.where;
+    k.on_value = "1";
+    const std::string blocker = op_blocker(op, ctx);
+    k.reason = blocker.empty() ? fmt::format("optional op {}: it can build here for the planned targets, so kiln pre-builds "
+                                             "it (--knob {}=0 leaves it to be compiled when first used)",
+                                             op.name, op.var)
+                               : fmt::format("optional op {} left off: {}", op.name, blocker);
+    apply_choice(k, blocker.empty() ? "1" : "0", ctx);
+    kp.knobs.push_back(std::move(k));
+  }
+}
+
 }  // namespace
 
 bool glob_match(std::string_view p, std::string_view n) {
@@ -224,6 +275,10 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
     }
     kp.knobs.push_back(std::move(k));
   }
+  decide_ops(reading, ctx, kp);
+  for (const auto& u : reading.undecided)
+    kp.undecided.push_back(u.where + (u.text.empty() ? "" : " " + u.text) + ": " + u.why);
+  kp.reader = reading.reader;
   for (const auto& [name, v] : ctx.overrides) {
     if (std::any_of(kp.knobs.begin(), kp.knobs.end(), [&](const Knob& k) { return k.name == name; })) continue;
     Knob k;

@@ -3,6 +3,7 @@
 // planned targets are compiled from source, keep it off, size it from the plan, or leave it, each
 // with its reason, by the roles in data/project_knobs.toml. The user's --knob and the environment
 // already set win; --no-knobs sets nothing. A switch in no role is reported, not guessed.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -38,6 +39,8 @@ struct KnobContext {
   std::vector<int> sass;                 // planned SASS architectures (90, 100)
   std::map<std::string, std::string> overrides;  // --knob NAME=VALUE
   const io::Environment* env = nullptr;  // what is already set wins
+  // Whether the linker finds lib<name>.so here (an op's is_compatible checks); nullopt: cannot tell.
+  std::function<std::optional<bool>(const std::string& name)> has_library;
 };
 
 struct KnobPlan {
@@ -46,12 +49,17 @@ struct KnobPlan {
   std::string cuda_evidence;
   std::string hardcoded_archs;  // setup.py's own -gencode flags (see project_knobs_read.hpp)
   std::string cmake_archs;      // CMakeLists.txt's own CUDA_ARCHITECTURES (see project_knobs_read.hpp)
+  std::vector<std::string> undecided;  // "setup.py:154 <text>: why kiln cannot read it statically"
+  std::string reader;                  // how setup.py was read (project_knobs_read.hpp)
 };
 
 // The role a variable name (or setup.py flag) has in data/project_knobs.toml, if any.
 std::optional<std::string> knob_role(const std::string& name, const std::string& flag = "");
 bool glob_match(std::string_view pattern, std::string_view name);  // '*' matches any run
 
+// An op-builder project's ops (role "op"): each one that can build here for the planned targets is
+// turned on (its BUILD_VAR set to 1), the others set to 0 with why (a library the linker does not
+// find, an architecture below what the op accepts); --knob and the environment win.
 KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx);
 
 // Why a CUDA project built no CUDA code: each gate with the value the build saw and the one that

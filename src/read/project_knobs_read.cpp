@@ -1,9 +1,14 @@
 #include "read/project_knobs_read.hpp"
 
+#include <algorithm>
 #include <map>
 #include <regex>
 
+#include <fmt/format.h>
 #include <toml++/toml.h>
+
+#include "read/cmake_lang.hpp"
+#include "read/setup_py_ast.hpp"
 
 namespace kiln::read {
 namespace {
@@ -30,6 +35,19 @@ std::string strip_comment(std::string_view line) {
     }
   }
   return std::string(line);
+}
+
+std::vector<std::string> split_list(const std::string& v) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= v.size()) {
+    size_t semi = v.find(';', start);
+    std::string item = v.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
+    if (!item.empty()) out.push_back(item);
+    if (semi == std::string::npos) break;
+    start = semi + 1;
+  }
+  return out;
 }
 
 template <class F>
@@ -167,56 +185,61 @@ std::vector<KnobSighting> read_setup_py(std::string_view text, const std::string
   return out;
 }
 
+// With the CMake-language reader (cmake_lang.hpp): option(), cmake_dependent_option(),
+// set(... CACHE TYPE ...), set_property(CACHE X PROPERTY STRINGS ...) and $ENV{X} anywhere in an
+// argument. A file CMake itself would refuse gives nothing here (CMake will say what is wrong).
 std::vector<KnobSighting> read_cmakelists(std::string_view text, const std::string& file) {
-  static const std::regex option(
-      R"re(\boption\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s+"[^"]*"\s*([A-Za-z0-9]*)\s*\))re", std::regex::icase);
-  static const std::regex cache(
-      R"re(\bset\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s+(?:"([^"]*)"|([^\s")]+))\s+CACHE\s+(STRING|BOOL))re", std::regex::icase);
-  static const std::regex strings(R"re(set_property\s*\(\s*CACHE\s+([A-Za-z_]\w*)\s+PROPERTY\s+STRINGS\s+([^)]*)\))re",
-                                  std::regex::icase);
-  static const std::regex env(R"re(\$?ENV\{([A-Za-z_][A-Za-z0-9_]*)\})re");
   std::vector<KnobSighting> out;
+  auto commands = cmake::parse(std::string(text));
+  if (!commands) return out;
+  std::vector<std::string_view> lines;
+  each_line(text, [&](int, std::string_view l) { lines.push_back(l); });
   std::map<std::string, std::vector<std::string>> choices;
-  each_line(text, [&](int n, std::string_view raw) {
-    const std::string line = strip_comment(raw);
+  auto upper = [](std::string v) {
+    for (auto& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return v;
+  };
+  for (const auto& c : *commands) {
     auto base = [&](std::string name, Use use) {
       KnobSighting k;
       k.name = std::move(name);
       k.use = use;
       k.file = file;
-      k.line = n;
-      k.text = trim(raw);
+      k.line = c.line;
+      k.text = c.line >= 1 && static_cast<size_t>(c.line) <= lines.size() ? trim(lines[c.line - 1]) : std::string();
       return k;
     };
-    std::smatch m;
-    if (std::regex_search(line, m, option)) {
-      KnobSighting k = base(m[1], Use::cmake_option);
-      std::string d = m[2];
-      for (auto& c : d) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      k.default_value = d.empty() ? "OFF" : d;
+    const auto& a = c.args;
+    if ((c.name == "option" || c.name == "cmake_dependent_option") && !a.empty()) {
+      KnobSighting k = base(a[0].text, Use::cmake_option);
+      k.default_value = a.size() > 2 && !a[2].text.empty() ? upper(a[2].text) : "OFF";
       k.has_default = true;
       k.true_value = "ON";
       out.push_back(std::move(k));
+    } else if (c.name == "set" && a.size() >= 4) {
+      for (size_t i = 1; i + 1 < a.size(); ++i) {
+        if (a[i].kind != cmake::Arg::unquoted || a[i].text != "CACHE") continue;
+        const std::string type = upper(a[i + 1].text);
+        if (type != "STRING" && type != "BOOL") break;
+        KnobSighting k = base(a[0].text, type == "BOOL" ? Use::cmake_option : Use::cmake_cache);
+        for (size_t j = 1; j < i; ++j) k.default_value += (j > 1 ? ";" : "") + a[j].text;
+        k.has_default = true;
+        if (type == "BOOL") k.true_value = "ON";
+        out.push_back(std::move(k));
+        break;
+      }
+    } else if (c.name == "set_property" && a.size() >= 4 && upper(a[0].text) == "CACHE" && upper(a[2].text) == "PROPERTY" &&
+               upper(a[3].text) == "STRINGS") {
+      auto& list = choices[a[1].text];
+      for (size_t j = 4; j < a.size(); ++j)
+        for (const auto& v : split_list(a[j].text)) list.push_back(v);
     }
-    if (std::regex_search(line, m, cache)) {
-      KnobSighting k = base(m[1], Use::cmake_cache);
-      k.default_value = m[2].matched ? std::string(m[2]) : std::string(m[3]);
-      k.has_default = true;
-      std::string type = m[4];
-      for (auto& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      if (type == "BOOL") k.use = Use::cmake_option, k.true_value = "ON";
-      out.push_back(std::move(k));
-    }
-    if (std::regex_search(line, m, strings)) {
-      std::string list = m[2];
-      std::vector<std::string> values;
-      static const std::regex word(R"re("?([A-Za-z0-9_.+-]+)"?)re");
-      for (std::sregex_iterator it(list.begin(), list.end(), word), e; it != e; ++it) values.push_back((*it)[1]);
-      choices[m[1]] = values;
-    }
-    for (std::sregex_iterator it(line.begin(), line.end(), env), e; it != e; ++it)
-      out.push_back(base((*it)[1], Use::value));
-  });
+    for (const auto& arg : a)
+      for (size_t at = arg.text.find("ENV{"); at != std::string::npos; at = arg.text.find("ENV{", at + 4)) {
+        size_t close = arg.text.find('}', at);
+        if (close != std::string::npos) out.push_back(base(arg.text.substr(at + 4, close - at - 4), Use::value));
+      }
+  }
   for (auto& k : out)
     if (k.use == Use::cmake_cache)
       if (auto c = choices.find(k.name); c != choices.end()) k.choices = c->second;
@@ -246,16 +269,37 @@ std::vector<KnobSighting> read_pyproject(std::string_view text, const std::strin
 }
 
 std::string cuda_evidence(std::string_view text, const std::string& file) {
-  static const std::regex py(R"re(\bCUDAExtension\s*\(|\.cu["']|["']nvcc["']\s*:)re");
-  static const std::regex cm(
-      R"re(\bLANGUAGES\b[^)]*\bCUDA\b|enable_language\s*\(\s*CUDA|check_language\s*\(\s*CUDA|find_package\s*\(\s*CUDAToolkit|\.cu\b)re",
-      std::regex::icase);
-  const bool cmake = file.find("CMakeLists") != std::string::npos;
   std::string found;
+  if (file.find("CMakeLists") != std::string::npos) {
+    auto commands = cmake::parse(std::string(text));
+    if (!commands) return found;
+    auto upper = [](std::string v) {
+      for (auto& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return v;
+    };
+    for (const auto& c : *commands) {
+      bool cuda = false;
+      for (size_t i = 0; i < c.args.size() && !cuda; ++i) {
+        const std::string& t = c.args[i].text;
+        if (i > 0 && (c.name == "project" || c.name == "enable_language" || c.name == "check_language") && upper(t) == "CUDA")
+          cuda = true;
+        if (c.name == "find_package" && i == 0 && t == "CUDAToolkit") cuda = true;
+        if (t.size() > 3 && t.compare(t.size() - 3, 3, ".cu") == 0) cuda = true;
+      }
+      if (c.name == "enable_language" && !c.args.empty() && upper(c.args[0].text) == "CUDA") cuda = true;
+      if (!cuda) continue;
+      each_line(text, [&](int n, std::string_view raw) {
+        if (n == c.line) found = file + ":" + std::to_string(n) + " " + trim(raw);
+      });
+      return found;
+    }
+    return found;
+  }
+  static const std::regex py(R"re(\bCUDAExtension\s*\(|\.cu["']|["']nvcc["']\s*:)re");
   each_line(text, [&](int n, std::string_view raw) {
     if (!found.empty()) return;
     const std::string line = strip_comment(raw);
-    if (std::regex_search(line, cmake ? cm : py)) found = file + ":" + std::to_string(n) + " " + trim(raw);
+    if (std::regex_search(line, py)) found = file + ":" + std::to_string(n) + " " + trim(raw);
   });
   return found;
 }
@@ -285,20 +329,76 @@ std::string cmake_arch_override(std::string_view text, const std::string& file) 
   return found;
 }
 
-ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bool cmake_project) {
+namespace {
+
+// CMakeLists.txt and the folders it adds with a literal add_subdirectory() (a vendored library that
+// declares the options: llama-cpp-python's vendor/llama.cpp), at most 64 files.
+void read_cmake_tree(const io::Filesystem& fs, const std::string& dir, const std::string& rel, ProjectReading& r, int& budget) {
+  const std::string file = rel.empty() ? "CMakeLists.txt" : rel + "/CMakeLists.txt";
+  auto t = fs.read(dir + "/" + file);
+  if (!t || --budget < 0) return;
+  auto found = read_cmakelists(*t, file);
+  r.sightings.insert(r.sightings.end(), found.begin(), found.end());
+  if (r.cuda_evidence.empty()) r.cuda_evidence = cuda_evidence(*t, file);
+  if (r.cmake_archs.empty()) r.cmake_archs = cmake_arch_override(*t, file);
+  auto commands = cmake::parse(*t);
+  if (!commands) {
+    r.undecided.push_back({file, "", commands.error()});
+    return;
+  }
+  for (const auto& c : *commands) {
+    if (c.name != "add_subdirectory" || c.args.empty()) continue;
+    std::string sub = c.args[0].text;
+    for (const char* v : {"${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/", "${PROJECT_SOURCE_DIR}/"})
+      if (sub.rfind(v, 0) == 0) sub = sub.substr(std::string(v).size());
+    if (sub.empty() || sub.find("${") != std::string::npos || sub[0] == '/' || sub.find("..") != std::string::npos) continue;
+    read_cmake_tree(fs, dir, rel.empty() ? sub : rel + "/" + sub, r, budget);
+  }
+}
+
+}  // namespace
+
+ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bool cmake_project,
+                            const tl::expected<SetupPyReading, std::string>* setup) {
   ProjectReading r;
   auto add = [&](std::vector<KnobSighting> v) { r.sightings.insert(r.sightings.end(), v.begin(), v.end()); };
+  const bool ast = setup && setup->has_value();
   if (auto t = fs.read(dir + "/setup.py")) {
-    if (!cmake_project) add(read_setup_py(*t));
-    r.cuda_evidence = cuda_evidence(*t, "setup.py");
-    if (!cmake_project) r.hardcoded_archs = hardcoded_archs(*t, "setup.py");
+    if (ast) {
+      const SetupPyReading& s = **setup;
+      if (!cmake_project) {
+        add(s.sightings);
+        r.ops = s.ops;
+        r.undecided = s.undecided;
+        r.hardcoded_archs = s.hardcoded_archs;
+      }
+      r.cuda_evidence = s.cuda_evidence;
+      r.calls_cmake = s.calls_cmake;
+      r.reader = fmt::format("Python's ast ({} file{})", s.files.size(), s.files.size() == 1 ? "" : "s");
+    } else {
+      if (!cmake_project) add(read_setup_py(*t));
+      r.cuda_evidence = cuda_evidence(*t, "setup.py");
+      if (!cmake_project) r.hardcoded_archs = hardcoded_archs(*t, "setup.py");
+      r.reader = "line patterns" + (setup ? " (" + setup->error() + ")" : std::string());
+    }
   }
+  // pyproject's CMake defines and the CMake options reach CMake when CMake runs: kiln's own CMake
+  // build, or a pip build that runs it (scikit-build-core, a setup.py that calls cmake).
+  const bool pip_cmake = !cmake_project && (!r.calls_cmake.empty() || fs.exists(dir + "/CMakeLists.txt"));
   if (auto t = fs.read(dir + "/pyproject.toml"))
-    if (cmake_project) add(read_pyproject(*t));
-  if (auto t = fs.read(dir + "/CMakeLists.txt")) {
-    if (cmake_project) add(read_cmakelists(*t));
-    if (cmake_project) r.cmake_archs = cmake_arch_override(*t, "CMakeLists.txt");
-    if (r.cuda_evidence.empty()) r.cuda_evidence = cuda_evidence(*t, "CMakeLists.txt");
+    if (cmake_project || pip_cmake) add(read_pyproject(*t));
+  if (cmake_project || !r.calls_cmake.empty()) {
+    int budget = 64;
+    const size_t before = r.sightings.size();
+    const std::string evidence = r.cuda_evidence;
+    read_cmake_tree(fs, dir, "", r, budget);
+    if (!evidence.empty()) r.cuda_evidence = evidence;
+    if (!cmake_project)  // of a pip-driven CMake build, only CMake's cache entries are switches here
+      r.sightings.erase(std::remove_if(r.sightings.begin() + static_cast<long>(before), r.sightings.end(),
+                                       [](const KnobSighting& k) { return k.use == Use::value; }),
+                        r.sightings.end());
+  } else if (r.cuda_evidence.empty()) {
+    if (auto t = fs.read(dir + "/CMakeLists.txt")) r.cuda_evidence = cuda_evidence(*t, "CMakeLists.txt");
   }
   return r;
 }

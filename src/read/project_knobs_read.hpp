@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include <tl/expected.hpp>
+
 #include "io/fs.hpp"
 
 namespace kiln::read {
@@ -33,11 +35,32 @@ struct KnobSighting {
   std::vector<std::string> choices;  // cmake_cache: the STRINGS property
 };
 
+// A pre-built op of an op-builder project (DeepSpeed's pattern): a class with BUILD_VAR.
+struct OpSwitch {
+  std::string name;   // fused_adam
+  std::string var;    // DS_BUILD_FUSED_ADAM
+  std::string where;  // op_builder/fused_adam.py:12 (the BUILD_VAR line)
+  std::string checks; // where its is_compatible is, or ""
+  bool cuda = false;  // its class chain is a CUDA builder
+  std::vector<std::string> libraries;  // linked libraries its is_compatible checks for (aio)
+  int min_cc = 0;     // the lowest compute capability it accepts (70), 0 when it does not say
+};
+
+struct Undecided {
+  std::string where, text, why;
+};
+
+struct SetupPyReading;
+
 struct ProjectReading {
   std::vector<KnobSighting> sightings;  // in file order; a name may appear more than once
   std::string cuda_evidence;            // where the project shows it has CUDA code ("setup.py:136 CUDAExtension"), or ""
   std::string hardcoded_archs;          // where setup.py writes its own -gencode / arch=compute_XX flags, or ""
   std::string cmake_archs;              // where CMakeLists.txt sets its own CUDA_ARCHITECTURES, or ""
+  std::vector<OpSwitch> ops;            // an op-builder project's optional ops (setup_py_ast.hpp)
+  std::vector<Undecided> undecided;     // what could not be read statically, with file:line
+  std::string calls_cmake;              // where setup.py runs CMake itself, or ""
+  std::string reader;                   // how setup.py was read: "Python's ast (3 files)", "line patterns (why)"
 };
 
 std::vector<KnobSighting> read_setup_py(std::string_view text, const std::string& file = "setup.py");
@@ -57,9 +80,12 @@ std::string hardcoded_archs(std::string_view text, const std::string& file);
 // set(CMAKE_CUDA_ARCHITECTURES ...), whose normal variable hides the cache entry.
 std::string cmake_arch_override(std::string_view text, const std::string& file);
 
-// The files that drive the build kiln runs: setup.py and pyproject.toml for a Python build
-// (`cmake_project` false), CMakeLists.txt and pyproject.toml's CMake defines for a CMake project.
+// The files that drive the build kiln runs: setup.py (and the modules it imports, through
+// `setup`, the ast reading of setup_py_ast.hpp; without one, or when it failed, line patterns) and
+// pyproject.toml for a Python build (`cmake_project` false), CMakeLists.txt (with the folders it
+// adds) and pyproject.toml's CMake defines for a CMake project and for a pip build that runs CMake.
 // CUDA evidence comes from whichever of setup.py and CMakeLists.txt shows it first.
-ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bool cmake_project);
+ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bool cmake_project,
+                            const tl::expected<SetupPyReading, std::string>* setup = nullptr);
 
 }  // namespace kiln::read

@@ -7,13 +7,15 @@
 namespace kiln::report {
 
 tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir, const io::Seams& s, int this_machine,
-                                                   std::optional<int> forced) {
+                                                   std::optional<int> forced, const std::string& record_dir) {
   ProfileInput in;
   in.build_dir = build_dir;
   in.cores = this_machine;
   in.cores_source = "this machine (the build recorded none)";
   std::string exec_log = build_dir + "/kiln-exec.jsonl", ccache_log = build_dir + "/kiln-ccache-stats.log";
-  if (auto t = s.fs.read(build_dir + "/kiln-build.json")) {
+  auto record = s.fs.read(build_dir + "/kiln-build.json");
+  if (!record && !record_dir.empty()) record = s.fs.read(record_dir + "/kiln-build.json");
+  if (auto& t = record) {
     auto j = nlohmann::json::parse(*t, nullptr, false);
     if (j.is_object()) {
       if (auto c = j.find("cores"); c != j.end() && c->is_number_integer() && c->get<long long>() > 0 &&

@@ -15,7 +15,10 @@ namespace kiln::report {
 // kiln-build.json (the machine it ran on), else `this_machine`. kiln-build.json also names where
 // the launcher's log and ccache's statistics are when they live elsewhere (a torch extension's
 // Ninja folder is under the project, kiln's records under kiln's build folder).
+// `record_dir`: where kiln-build.json is when `build_dir` has none (kiln's build folder of a torch
+// extension whose Ninja folders are under the project).
 tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir, const io::Seams& s, int this_machine,
-                                                   std::optional<int> forced = std::nullopt);
+                                                   std::optional<int> forced = std::nullopt,
+                                                   const std::string& record_dir = "");
 
 }  // namespace kiln::report

@@ -227,6 +227,69 @@ long Unit::ideal_ms(int cores) const {
   return static_cast<long>(std::min<double>(wall, serial + ideal_device));
 }
 
+void judge_contention(Profile& p) {
+  double cpu = 0, wall = 0;
+  for (const auto& u : p.units) {
+    // Only jobs on one thread: a split or threaded nvcc can use more CPU than wall time.
+    if (u.cpu_ms < 0 || u.split > 1 || u.threads > 1) continue;
+    cpu += static_cast<double>(u.cpu_ms);
+    wall += static_cast<double>(std::max(0L, u.duration_ms() - u.waited_ms));
+  }
+  if (wall < 2000) return;  // too little recorded to judge
+  p.job_cpu_share = std::min(1.0, cpu / wall);
+  // A compiler alone on a core spends nearly all its time on it (I/O is a few percent); below
+  // 75% while the build ran no more jobs than cores, something else had the CPU.
+  p.contended = p.job_cpu_share < 0.75 && p.avg_parallelism <= p.cores + 0.5;
+}
+
+std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
+  std::string got = u.split > 1 || u.threads > 1 ? fmt::format("it ran with --split-compile={} --threads={}", u.split, u.threads)
+                    : u.grant.empty()          ? std::string("it ran on one thread")
+                                               : fmt::format("it ran on one thread ({})", u.grant);
+  const int lanes = std::max(1, u.split) * std::max(1, u.threads);
+  if (p.contended)
+    return fmt::format("{} is {} of the {} build, but the build's jobs were on a CPU only {:.0f}% of the time: other work on "
+                       "the machine took the cores, so more threads would not shorten it; build when the machine is idle, "
+                       "or with fewer other jobs beside it",
+                       u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), 100 * p.job_cpu_share);
+  if (u.kind == "cuda" && lanes * 4 >= p.cores * 3)
+    // It already had (nearly) every core: more threads would not shorten it.
+    return fmt::format(
+        "{} is {} of the {} build and already ran on {} of the {} cores ({}); what is left is serial in nvcc "
+        "(front end, host compile, the largest kernels' optimisation): split the source file into several units, or "
+        "instantiate fewer templates per unit",
+        u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), lanes, p.cores, got);
+  if (u.kind != "cuda")
+    return fmt::format("{} is {} of the {} build: split the source file, or compile it earlier (it starts at {})", u.name,
+                       human_duration(u.duration_ms()), human_duration(p.makespan_ms), human_duration(u.start_ms - t0));
+  std::string r = fmt::format(
+      "{} is {} of the {} build ({}); give it more of the {} cores: nvcc --split-compile=N (device optimisation "
+      "in parallel){}; kiln build grants these from idle cores unless --no-split",
+      u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got, p.cores,
+      u.archs > 1 ? " and --threads=N (its architectures in parallel)" : "");
+  if (p.split_critical_path_ms < 0)
+    return r + "; its phases were not recorded (kiln build records nvcc --time per unit), so the gain cannot be sized";
+  // Promise only a real gain: a critical path that stays within 5% of what it took is none.
+  if (p.split_critical_path_ms * 20 >= p.critical_path_ms * 19)
+    return fmt::format("{} is {} of the {} build ({}), and its device phases ({}) are too small a part of it for "
+                       "--split-compile to shorten the build: split the source file into several units",
+                       u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got,
+                       human_duration(static_cast<long>(u.device_ms())));
+  return r + fmt::format("; with its device phases ({}) on all cores the critical path would be {} instead of {}",
+                         human_duration(static_cast<long>(u.device_ms())), human_duration(p.split_critical_path_ms),
+                         human_duration(p.critical_path_ms));
+}
+
+std::string efficiency_reason(const Profile& p) {
+  if (p.bound_by == "one unit" || p.efficiency <= 1.25) return "";
+  if (p.contended)
+    return fmt::format("; the build's jobs were on a CPU only {:.0f}% of the time they ran: other work on the machine "
+                       "(load this build did not cause) took the rest, not kiln's scheduling",
+                       100 * p.job_cpu_share);
+  if (p.job_cpu_share >= 0) return "; scheduling or too few jobs left time on the table";
+  return "; scheduling, too few jobs or other load on the machine left time on the table (kiln build's exec log would tell)";
+}
+
 std::vector<size_t> slowest(const Profile& p, size_t n) {
   std::vector<size_t> idx(p.units.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
@@ -379,40 +442,13 @@ Profile compute_profile(const ProfileInput& in) {
         (p.bounding_unit < 0 || u.duration_ms() > p.units[p.bounding_unit].duration_ms()))
       p.bounding_unit = static_cast<long>(i);
   }
+  p.avg_parallelism = p.makespan_ms > 0 ? static_cast<double>(busy) / p.makespan_ms : 0.0;
+  judge_contention(p);
   if (p.bounding_unit >= 0 && cp >= cpu_bound) {
-    const Unit& u = p.units[p.bounding_unit];
     p.bound_by = "one unit";
-    std::string got = u.split > 1 || u.threads > 1
-                          ? fmt::format("it ran with --split-compile={} --threads={}", u.split, u.threads)
-                          : u.grant.empty() ? std::string("it ran on one thread")
-                                            : fmt::format("it ran on one thread ({})", u.grant);
-    const int lanes = std::max(1, u.split) * std::max(1, u.threads);
-    if (u.kind == "cuda" && lanes * 4 >= p.cores * 3) {
-      // It already had (nearly) every core: more threads would not shorten it.
-      p.remedy = fmt::format(
-          "{} is {} of the {} build and already ran on {} of the {} cores ({}); what is left is serial in nvcc "
-          "(front end, host compile, the largest kernels' optimisation): split the source file into several units, or "
-          "instantiate fewer templates per unit",
-          u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), lanes, p.cores, got);
-    } else if (u.kind == "cuda") {
-      p.remedy = fmt::format(
-          "{} is {} of the {} build ({}); give it more of the {} cores: nvcc --split-compile=N (device optimisation "
-          "in parallel){}; kiln build grants these from idle cores unless --no-split",
-          u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got, p.cores,
-          u.archs > 1 ? " and --threads=N (its architectures in parallel)" : "");
-      if (p.split_critical_path_ms >= 0)
-        p.remedy += fmt::format("; with its device phases ({}) on all cores the critical path would be {}",
-                                human_duration(static_cast<long>(u.device_ms())), human_duration(p.split_critical_path_ms));
-      else
-        p.remedy += "; its phases were not recorded (kiln build records nvcc --time per unit), so the gain cannot be sized";
-    } else {
-      p.remedy = fmt::format("{} is {} of the {} build: split the source file, or compile it earlier (it starts at {})",
-                             u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms),
-                             human_duration(u.start_ms - t0));
-    }
+    p.remedy = one_unit_remedy(p, p.units[p.bounding_unit], t0);
   }
   p.efficiency = p.lower_bound_ms > 0 ? static_cast<double>(p.makespan_ms) / p.lower_bound_ms : 1.0;
-  p.avg_parallelism = p.makespan_ms > 0 ? static_cast<double>(busy) / p.makespan_ms : 0.0;
 
   std::vector<double> ones(p.units.size(), 1.0);
   auto par = sweep(p.units, t0, p.makespan_ms, in.buckets, ones, false);

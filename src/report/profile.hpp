@@ -92,6 +92,11 @@ struct Profile {
   long split_critical_path_ms = -1;
   long bounding_unit = -1;  // index of the unit that bounds the build, when one does
   std::string remedy;       // what would make a build bound by one unit faster
+  // The share of their running time the build's jobs spent on a CPU (exec log rusage / wall, over
+  // single-threaded jobs); -1 when not recorded. Well below 1 with fewer jobs than cores: other
+  // work on the machine, load this build did not cause, took the CPU.
+  double job_cpu_share = -1;
+  bool contended = false;   // job_cpu_share says the machine was busy with other work
   double avg_parallelism = 0;
   int max_parallelism = 0;
   std::vector<Sample> parallelism;
@@ -108,6 +113,13 @@ struct Profile {
 };
 
 Profile compute_profile(const ProfileInput& in);
+
+// Sets job_cpu_share and contended from the units' recorded CPU time.
+void judge_contention(Profile& p);
+// The remedy for a build bound by unit `u`, or "" when nothing kiln can name would shorten it.
+std::string one_unit_remedy(const Profile& p, const Unit& u, long t0);
+// The efficiency line's explanation of time above the bound.
+std::string efficiency_reason(const Profile& p);
 
 // Indices of units by duration, longest first.
 std::vector<size_t> slowest(const Profile& p, size_t n);

@@ -80,6 +80,8 @@ json to_json(const Profile& p, size_t top) {
       {"bounding_unit", p.bounding_unit >= 0 ? json(p.units[p.bounding_unit].name) : json(nullptr)},
       {"remedy", p.remedy.empty() ? json(nullptr) : json(p.remedy)},
       {"efficiency", std::round(p.efficiency * 1000) / 1000},
+      {"job_cpu_share", p.job_cpu_share >= 0 ? json(std::round(p.job_cpu_share * 1000) / 1000) : json(nullptr)},
+      {"contended", p.contended},
       {"parallelism", {{"average", std::round(p.avg_parallelism * 100) / 100}, {"max", p.max_parallelism}, {"series", series(p.parallelism, 1)}}},
       {"memory", {{"peak_bytes", bytes(p.peak_memory_kib)}, {"exec_log_units", p.exec_matched}, {"series_bytes", series(p.memory, 1024.0)}}},
       {"cache", p.cache ? json{{"hits", p.cache->hits}, {"misses", p.cache->misses}, {"remote_hits", p.cache->remote_hits},

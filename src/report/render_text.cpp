@@ -70,9 +70,7 @@ std::string render_text(const Profile& p, size_t top) {
   line("", fmt::format("cores from {}", p.cores_source));
   line("efficiency", fmt::format("{:.2f}x: the build took {:.2f} times the bound ({}-bound){}", p.efficiency, p.efficiency,
                                  p.bound_by == "cpu" ? "CPU" : p.bound_by == "one unit" ? "one-unit" : "critical-path",
-                                 p.bound_by == "one unit" ? ""
-                                 : p.efficiency > 1.25 ? "; scheduling or too few jobs left time on the table"
-                                                       : ""));
+                                 efficiency_reason(p)));
   if (!p.remedy.empty()) line("remedy", p.remedy);
   line("parallel", fmt::format("average {:.1f}, peak {} concurrent jobs ({} cores)", p.avg_parallelism,
                                p.max_parallelism, p.cores));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kiln plan on a PyTorch "checkout" made of real CMakeLists.txt content (tests/fixtures/pytorch):
+# kiln plan on a PyTorch "checkout" made of fixtures reproducing two commits' option blocks (tests/fixtures/pytorch):
 # every declared option listed with value, origin and reason; a typo refused with exit 2.
 set -u
 KILN=$1

@@ -17,7 +17,7 @@ inline void put32(std::string& s, std::uint32_t v) { s.append(reinterpret_cast<c
 inline void put64(std::string& s, std::uint64_t v) { s.append(reinterpret_cast<const char*>(&v), 8); }
 
 struct FakeEntry {
-  std::uint16_t kind = 2;  // 1 PTX, 2 ELF
+  std::uint16_t kind = 2;  // 1 PTX, 2 ELF, 8 LTO IR
   std::uint32_t sm = 90;
   std::uint64_t flags = 0x11;
   std::string payload = std::string(32, 'x');
@@ -51,6 +51,56 @@ inline std::string make_fatbin(const std::vector<FakeEntry>& entries) {
   put16(out, 16);
   put64(out, body.size());
   return out + body;
+}
+
+// A section of a synthetic ELF: SHT_PROGBITS (1), SHF_ALLOC (2) unless told otherwise.
+struct FakeSection {
+  std::string name;
+  std::string data;
+  std::uint64_t flags = 2;
+  std::uint32_t type = 1;
+  std::uint64_t addr = 0;  // 0: placed at its file offset + 0x400000
+};
+
+// A minimal ELF64 little-endian file: header, section data (16-byte aligned), .shstrtab and the
+// section header table, no program headers. `machine`: 62 x86-64, 183 aarch64; `type`: 3 ET_DYN.
+inline std::string make_elf(const std::vector<FakeSection>& sections, std::uint16_t machine = 62, std::uint16_t type = 3) {
+  std::string body(64, '\0'), names(1, '\0');
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::uint32_t> name_at;
+  auto align = [&] { body.resize((body.size() + 15) & ~std::size_t{15}, '\0'); };
+  for (const auto& s : sections) {
+    align();
+    offsets.push_back(body.size());
+    body += s.data;
+    name_at.push_back(static_cast<std::uint32_t>(names.size()));
+    names += s.name + '\0';
+  }
+  const auto shstr_name = static_cast<std::uint32_t>(names.size());
+  names += std::string(".shstrtab") + '\0';
+  align();
+  const std::uint64_t shstr_off = body.size();
+  body += names;
+  align();
+  const std::uint64_t shoff = body.size();
+  auto header = [&](std::uint32_t name, std::uint32_t stype, std::uint64_t flags, std::uint64_t addr, std::uint64_t off, std::uint64_t size) {
+    put32(body, name); put32(body, stype); put64(body, flags); put64(body, addr); put64(body, off); put64(body, size);
+    put32(body, 0); put32(body, 0); put64(body, 16); put64(body, 0);
+  };
+  header(0, 0, 0, 0, 0, 0);
+  for (std::size_t i = 0; i < sections.size(); ++i) {
+    const auto& s = sections[i];
+    header(name_at[i], s.type, s.flags, s.addr ? s.addr : offsets[i] + 0x400000, offsets[i], s.data.size());
+  }
+  header(shstr_name, 3, 0, 0, shstr_off, names.size());
+  std::string h = "\x7f" "ELF";
+  h += '\x02'; h += '\x01'; h += '\x01';  // 64-bit, little-endian, version 1
+  h += std::string(9, '\0');
+  put16(h, type); put16(h, machine); put32(h, 1);
+  put64(h, 0); put64(h, 0); put64(h, shoff);  // entry, phoff, shoff
+  put32(h, 0); put16(h, 64); put16(h, 56); put16(h, 0); put16(h, 64);
+  put16(h, static_cast<std::uint16_t>(sections.size() + 2)); put16(h, static_cast<std::uint16_t>(sections.size() + 1));
+  return h + body.substr(64);
 }
 
 // A GNU ar archive; names longer than 15 characters go through the "//" table.

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "binary/elf.hpp"
 #include "binary/verify.hpp"
 #include "binary_fixtures.hpp"
 #include "core/gpu_table.hpp"
@@ -75,4 +76,87 @@ TEST(Verify, NoCudaAnywhereIsAProblem) {
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_EQ(r.problems[0].kind, "no-cuda");
   EXPECT_EQ(rebuild_arch_list(core::TargetSet{}, 120), "12.0");
+}
+
+namespace {
+
+using kiln::testing::make_elf;
+
+// A library laid out as cuFFT 12 is (CUDA 13.0's libcufft.so.12): one sm_75 cubin in .nv_fatbin,
+// the real kernels in containers inside .ldata.
+std::string cufft_like(std::uint32_t ldata_sm) {
+  std::string ldata(48, '\x5a');
+  ldata += make_fatbin({FakeEntry{2, ldata_sm}, FakeEntry{1, 75}});
+  return make_elf({{".nv_fatbin", make_fatbin({FakeEntry{2, 75}})}, {".ldata", ldata, 3}});
+}
+
+}  // namespace
+
+TEST(Verify, KernelsOutsideNvFatbinCount) {
+  Real s;
+  kiln::testing::TempDir dir;
+  auto lib = dir.write("site-packages/nvidia/cufft/lib/libcufft.so.12", cufft_like(90));
+  auto r = verify_files({lib}, gpus({"h100"}), VerifyOptions{}, s.seams);
+  EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0].line());
+  ASSERT_EQ(r.files.size(), 1u);
+  EXPECT_EQ(r.files[0].gpus[0].coverage.verdict, core::Verdict::native);
+}
+
+TEST(Verify, NvidiaLibrariesGetNoRebuildAdvice) {
+  Real s;
+  kiln::testing::TempDir dir;
+  // Only sm_75 SASS and compute_75 PTX: nothing runs on a compute capability 7.0 GPU.
+  auto wheel = dir.write("site-packages/nvidia/cufft/lib/libcufft.so.12", cufft_like(75));
+  auto toolkit = dir.write("cuda/lib64/libcublasLt.so.13", cufft_like(75));
+  auto mine = dir.write("build/libmine.so", cufft_like(75));
+  auto r = verify_files({wheel, toolkit, mine}, gpus({"7.0"}), VerifyOptions{}, s.seams);
+  ASSERT_EQ(r.problems.size(), 3u);
+  for (const auto& p : r.problems) EXPECT_EQ(p.kind, "no-kernel") << p.line();
+  EXPECT_EQ(r.problems[0].fix.find("TORCH_CUDA_ARCH_LIST"), std::string::npos) << r.problems[0].fix;
+  EXPECT_NE(r.problems[0].fix.find("libcufft is NVIDIA's library"), std::string::npos) << r.problems[0].fix;
+  EXPECT_NE(r.problems[0].fix.find("nvidia-cufft"), std::string::npos) << r.problems[0].fix;
+  EXPECT_NE(r.problems[1].fix.find("libcublasLt is NVIDIA's library"), std::string::npos) << r.problems[1].fix;
+  EXPECT_NE(r.problems[2].fix.find("TORCH_CUDA_ARCH_LIST"), std::string::npos) << r.problems[2].fix;
+}
+
+TEST(Verify, X86CodeForAJetsonIsTheWrongCpu) {
+  Real s;
+  kiln::testing::TempDir dir;
+  const std::string fatbin = make_fatbin({FakeEntry{2, 87}});
+  auto x86 = dir.write("x86/libk.so", make_elf({{".nv_fatbin", fatbin}}, 62));
+  auto arm = dir.write("arm/libk.so", make_elf({{".nv_fatbin", fatbin}}, 183));
+  auto r = verify_files({x86, arm}, gpus({"orin"}), VerifyOptions{}, s.seams);
+  ASSERT_EQ(r.problems.size(), 1u) << r.problems[0].line();
+  EXPECT_EQ(r.problems[0].kind, "wrong-cpu");
+  EXPECT_EQ(r.problems[0].file, x86);
+  EXPECT_NE(r.problems[0].why.find("x86-64 code cannot load on Jetson AGX Orin"), std::string::npos) << r.problems[0].why;
+  // The same x86-64 file on an x86-64 machine's GPU of the same architecture is fine.
+  EXPECT_TRUE(verify_files({x86}, gpus({"8.7"}), VerifyOptions{}, s.seams).ok());
+}
+
+TEST(Verify, FixLinesKeepPtx) {
+  core::TargetSet have;
+  have.add(core::Target{core::Arch{90}, core::CodeKind::sass});
+  have.add(core::Target{core::Arch{90}, core::CodeKind::ptx});
+  EXPECT_EQ(rebuild_arch_list(have, 80), "8.0;9.0+PTX");
+  core::TargetSet ptx_only;
+  ptx_only.add(core::Target{core::Arch{80}, core::CodeKind::sass});
+  ptx_only.add(core::Target{core::Arch{86}, core::CodeKind::ptx});
+  EXPECT_EQ(rebuild_arch_list(ptx_only, 75), "7.5;8.0;8.6+PTX");
+}
+
+TEST(Verify, ImagesWithoutKernelsLaunchNothingAndFailNowhere) {
+  Real s;
+  kiln::testing::TempDir dir;
+  // libcufftw.so.12 of CUDA 13.0: one sm_75 cubin with no __global__ function in it.
+  const std::string empty_cubin = make_elf({}, kEmCuda, 2);
+  auto lib = dir.write("libcufftw.so.12", make_elf({{".nv_fatbin", make_fatbin({FakeEntry{2, 75, 0x11, empty_cubin}})}}));
+  auto r = verify_files({lib}, gpus({"h100"}), VerifyOptions{}, s.seams);
+  EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0].line());
+  ASSERT_EQ(r.files.size(), 1u);
+  EXPECT_TRUE(r.files[0].gpus[0].no_kernels);
+  // Judged by the union only, the sm_75 image is all there is: no verdict can say otherwise.
+  VerifyOptions by_union;
+  by_union.per_kernel = false;
+  EXPECT_FALSE(verify_files({lib}, gpus({"h100"}), by_union, s.seams).ok());
 }

@@ -2,12 +2,14 @@
 // docs/cli/inspect.md and docs/cli/verify.md promise.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "binary_fixtures.hpp"
 #include "cli/command.hpp"
+#include "cli/inspect_render.hpp"
 
 using namespace kiln;
 using kiln::testing::FakeEntry;
@@ -100,4 +102,42 @@ TEST(CliVerify, ExitCodesAndJson) {
   EXPECT_EQ(archs.run({"verify", path, "--archs", "8.0;9.0"}), 0) << archs.out.str();
   Cli archs_bad;
   EXPECT_EQ(archs_bad.run({"verify", path, "--archs", "8.0;10.0"}), 1);
+}
+
+TEST(CliInspect, SkipsCMakeProbesInsideFoldersAsVerifyDoes) {
+  kiln::testing::TempDir dir;
+  dir.write("build/libk.fatbin", make_fatbin({FakeEntry{2, 90}}));
+  const auto probe = dir.write("build/CMakeFiles/3.28.3/CompilerIdCUDA/a.fatbin", make_fatbin({FakeEntry{2, 52}}));
+  Cli c;
+  ASSERT_EQ(c.run({"inspect", "--json", (dir.path / "build").string()}), 0);
+  auto j = nlohmann::json::parse(c.out.str());
+  ASSERT_EQ(j["files"].size(), 1u);
+  EXPECT_EQ(j["build_system_files"], nlohmann::json::array({probe}));
+  Cli named;  // named on the command line, it is read
+  ASSERT_EQ(named.run({"inspect", "--json", probe}), 0);
+  EXPECT_EQ(nlohmann::json::parse(named.out.str())["files"].size(), 1u);
+}
+
+TEST(CliInspect, SizeSharesAddUpToAHundred) {
+  // Three parts of 1/3 each: rounded alone they give 33.3% three times.
+  EXPECT_EQ(cli::tenths_of_percent({1, 1, 1}), (std::vector<int>{334, 333, 333}));
+  EXPECT_EQ(cli::tenths_of_percent({0, 0}), (std::vector<int>{0, 0}));
+  kiln::testing::TempDir dir;
+  const auto lib = dir.write("libk.fatbin", make_fatbin({FakeEntry{2, 80}, FakeEntry{2, 90}, FakeEntry{1, 90}, FakeEntry{2, 100}}));
+  Cli c;
+  ASSERT_EQ(c.run({"inspect", "--sizes", lib}), 0);
+  // Every row's share, the architectures' and the lines after them, in tenths of a percent.
+  std::istringstream lines(c.out.str());
+  int rows = 0, total = -1;
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto pct = line.find('%');
+    if (pct == std::string::npos || line.find("% file") != std::string::npos) continue;
+    const auto start = line.find_last_of(" (", pct) + 1;
+    const int tenths = static_cast<int>(std::lround(std::stod(line.substr(start, pct - start)) * 10));
+    if (line.rfind("  total", 0) == 0) total = tenths;
+    else rows += tenths;
+  }
+  EXPECT_EQ(rows, 1000) << c.out.str();
+  EXPECT_GT(total, 0);
 }

@@ -159,7 +159,14 @@ TEST(NvccSpelling, Gencode) {
   EXPECT_EQ(names(must(parse_nvcc("--generate-code arch=compute_90a,code=sm_90a --generate-code=arch=compute_80,code=compute_80", {}))),
             (V{"compute_80", "sm_90a"}));
   // An unbracketed list is refused, as nvcc does ("'compute_90' is not in 'keyword=value' format").
-  EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90,code=\"sm_90,compute_90\"", {}));
+  EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90,code=sm_90,compute_90", {}));
+  // Double quotes that reach nvcc literally (CMake, Makefiles) group a list: SASS sm_90 plus PTX compute_90.
+  EXPECT_EQ(names(must(parse_nvcc("-gencode arch=compute_90,code=\"sm_90,compute_90\"", {}))), (V{"sm_90", "compute_90"}));
+  EXPECT_EQ(names(must(parse_nvcc("-gencode=arch=compute_90,\"code=sm_90,compute_90\"", {}))), (V{"sm_90", "compute_90"}));
+  // ... but only what they enclose, brackets inside them are part of a name, and single quotes are not nvcc's.
+  EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90,code=\"sm_90\",compute_90", {}));
+  EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90,code=\"[sm_90,compute_90]\"", {}));
+  EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90,code='sm_90'", {}));
 }
 
 TEST(NvccSpelling, VariantArchAddsPlainPtx) {

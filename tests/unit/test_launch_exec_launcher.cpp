@@ -75,3 +75,27 @@ TEST(ExecLauncher, RecordCarriesTheGrantAndPhases) {
   EXPECT_NE(line.find("\"split\":14"), std::string::npos) << line;
   EXPECT_NE(line.find("\"90\":{\"device_ms\":1000,\"ptxas_ms\":200}"), std::string::npos) << line;
 }
+
+TEST(ExecLauncher, AUnitKeepsItsPortableNameInAFreshCloneAtAnotherPath) {
+  io::FakeFilesystem fs;
+  const std::string code = "__global__ void scan() {}\n";
+  fs.add_file("/home/a/mamba/csrc/scan_fwd.cu", code);
+  fs.add_file("/tmp/ci/clone/csrc/scan_fwd.cu", code);
+  const auto a = launch::portable_unit_id(fs, "/home/a/mamba", "/home/a/mamba/build/temp.linux/csrc/scan_fwd.o",
+                                          "/home/a/mamba/csrc/scan_fwd.cu");
+  const auto b = launch::portable_unit_id(fs, "/tmp/ci/clone", "/tmp/ci/clone/build/temp.linux/csrc/scan_fwd.o",
+                                          "csrc/scan_fwd.cu");  // a relative source resolves in the project
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, b);
+  // What one checkout learned, the other reads.
+  fs.add_file("/cache/units/" + launch::history_key(a), launch::format_history({4000000, 55000, 60000, 1}));
+  auto h = launch::read_history(fs, "/cache/units", b);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->cpu_ms, 55000);
+  // An edited source is another unit; an unreadable one has no portable name.
+  fs.add_file("/tmp/ci/clone/csrc/scan_fwd.cu", code + "// edited\n");
+  EXPECT_NE(launch::portable_unit_id(fs, "/tmp/ci/clone", "/tmp/ci/clone/build/temp.linux/csrc/scan_fwd.o",
+                                     "csrc/scan_fwd.cu"),
+            a);
+  EXPECT_EQ(launch::portable_unit_id(fs, "/tmp/ci/clone", "/tmp/ci/clone/x.o", "/nowhere/x.cu"), "");
+}

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "plan/plan.hpp"
+#include "plan/make_plan.hpp"
 
 using namespace kiln;
 

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "plan/emit.hpp"
-#include "plan/plan.hpp"
+#include "plan/make_plan.hpp"
 #include "read/project_kind.hpp"
 
 using namespace kiln;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "plan/plan.hpp"
+#include "plan/make_plan.hpp"
 #include "plan/stale_config.hpp"
 #include "read/torch_package.hpp"
 

@@ -59,7 +59,7 @@ TEST(CmakeCache, TheSeedsCuptiCaseAndVanishedLibraries) {
   t.fs.add_file("/usr/local/cuda/bin/nvcc", "", true);
   t.fs.add_file("/usr/local/cuda/lib64/libcudnn.so", "");
   t.fs.add_file("/usr/lib/x86_64-linux-gnu/libz.so", "");
-  t.proc.on("/kiln doctor --internal-load /usr/local/cuda/lib64/libcudnn.so /usr/lib/x86_64-linux-gnu/libz.so",
+  t.proc.on("/kiln doctor --internal-load /usr/local/cuda/lib64/libcudnn.so --internal-load /usr/lib/x86_64-linux-gnu/libz.so",
             io::ran("KILN-LOAD {\"path\":\"/usr/local/cuda/lib64/libcudnn.so\",\"loaded\":false,\"error\":\"undefined "
                     "symbol: cudnnX\",\"soname\":\"\",\"elf_error\":\"\"}\n"
                     "KILN-LOAD {\"path\":\"/usr/lib/x86_64-linux-gnu/libz.so\",\"loaded\":true,\"error\":\"\",\"soname\":"

@@ -55,7 +55,7 @@ TEST(LibLoad, ParsesTheChildProtocolAndIgnoresStrayOutput) {
       "KILN-LOAD {\"start\":\"/b.so\"}\n");
   res.exit_code = 0;
   res.term_signal = 11;  // died inside /b.so
-  proc.on("/kiln doctor --internal-load /a.so /b.so /c.so", res);
+  proc.on("/kiln doctor --internal-load /a.so --internal-load /b.so --internal-load /c.so", res);
   proc.on("/kiln doctor --internal-load /c.so",
           io::ran("KILN-LOAD {\"path\":\"/c.so\",\"loaded\":false,\"error\":\"/c.so: cannot open shared object file\","
                   "\"soname\":\"\",\"elf_error\":\"cannot open: No such file or directory\"}\n"));

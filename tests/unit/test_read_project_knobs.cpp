@@ -1,5 +1,7 @@
-// The project-knob reader on real build files (tests/fixtures/projects/<name>/, each with a SOURCE
-// naming repository and commit) and the decisions kiln takes for each knob.
+// The project-knob reader on fixtures written for kiln (tests/fixtures/projects/<name>/, each
+// reproducing one public project's pattern, its SOURCE naming repository and commit; no file is a
+// copy) and the decisions kiln takes for each knob. setup.py is read with Python's ast by python3
+// (data/read_setup.py), as `kiln plan` reads it.
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
@@ -9,8 +11,10 @@
 
 #include "io/environment.hpp"
 #include "io/fs.hpp"
+#include "io/process.hpp"
 #include "read/project_kind.hpp"
 #include "read/project_knobs.hpp"
+#include "read/setup_py_ast.hpp"
 
 using namespace kiln;
 using kiln::read::Knob;
@@ -28,13 +32,26 @@ std::ostream& operator<<(std::ostream& o, const Decided& d) {
   return o << "{" << d.role << ", '" << d.value << "', " << d.origin << ", " << d.where << "}";
 }
 
+tl::expected<read::SetupPyReading, std::string> ast_reading(const std::string& dir) {
+  io::RealProcessRunner proc;
+  return read::read_setup_py_ast(proc, "python3", dir);
+}
+
+read::ProjectKind kind_of(const std::string& name) {
+  io::RealFilesystem fs;
+  auto setup = ast_reading(kFixtures + name);
+  return read::detect_project_kind(fs, kFixtures + name, &setup);
+}
+
 read::KnobPlan plan_for(const std::string& name, read::KnobContext ctx = {}) {
   io::RealFilesystem fs;
   const std::string dir = kFixtures + name;
-  const bool cmake = read::detect_project_kind(fs, dir) == read::ProjectKind::cmake;
+  auto setup = ast_reading(dir);
+  if (fs.exists(dir + "/setup.py")) EXPECT_TRUE(setup.has_value()) << name << ": " << setup.error();
+  const bool cmake = read::detect_project_kind(fs, dir, &setup) == read::ProjectKind::cmake;
   if (ctx.sass.empty()) ctx.sass = {90};
   if (ctx.jobs == 1) ctx.jobs = 8;
-  return read::decide_knobs(read::read_project(fs, dir, cmake), ctx);
+  return read::decide_knobs(read::read_project(fs, dir, cmake, &setup), ctx);
 }
 
 const Knob* find(const read::KnobPlan& kp, const std::string& name) {
@@ -51,7 +68,7 @@ std::map<std::string, Decided> gates(const read::KnobPlan& kp) {
   return out;
 }
 
-TEST(ProjectKnobsFixtures, EveryFixtureCitesItsSource) {
+TEST(ProjectKnobsFixtures, EveryFixtureCitesItsSourceAndCopiesNothing) {
   int n = 0;
   for (const auto& e : std::filesystem::directory_iterator(kFixtures)) {
     io::RealFilesystem fs;
@@ -59,21 +76,25 @@ TEST(ProjectKnobsFixtures, EveryFixtureCitesItsSource) {
     ASSERT_TRUE(src) << e.path() << " has no SOURCE";
     EXPECT_NE(src->find("repository: https://github.com/"), std::string::npos) << e.path();
     EXPECT_NE(src->find("commit: "), std::string::npos) << e.path();
+    EXPECT_NE(src->find("written for kiln"), std::string::npos) << e.path();
+    for (const char* f : {"/setup.py", "/CMakeLists.txt"})
+      if (auto t = fs.read(e.path().string() + f)) EXPECT_NE(t->find("kiln test fixture"), std::string::npos) << e.path() << f;
     ++n;
   }
-  EXPECT_GE(n, 6);
+  EXPECT_GE(n, 13);
 }
 
 TEST(ProjectKnobsFixtures, CausalConv1dForcesTheBuildAndKeepsCudaOn) {
   auto kp = plan_for("causal-conv1d");
   std::map<std::string, Decided> want = {
-      {"CAUSAL_CONV1D_FORCE_BUILD", {"force-build", "TRUE", "kiln", "setup.py:43"}},
-      {"CAUSAL_CONV1D_SKIP_CUDA_BUILD", {"cuda-skip", "FALSE", "kiln", "setup.py:44"}},
-      {"CAUSAL_CONV1D_FORCE_CXX11_ABI", {"cxx11-abi", "", "", "setup.py:46"}},
+      {"CAUSAL_CONV1D_FORCE_BUILD", {"force-build", "TRUE", "kiln", "setup.py:8"}},
+      {"CAUSAL_CONV1D_SKIP_CUDA_BUILD", {"cuda-skip", "FALSE", "kiln", "setup.py:9"}},
+      {"CAUSAL_CONV1D_FORCE_CXX11_ABI", {"cxx11-abi", "", "", "setup.py:10"}},
   };
   EXPECT_EQ(gates(kp), want);
   EXPECT_TRUE(kp.probes.empty());
   EXPECT_NE(kp.cuda_evidence.find("setup.py:"), std::string::npos);
+  EXPECT_EQ(kp.reader, "Python's ast (1 file)");
 }
 
 TEST(ProjectKnobsFixtures, FlashAttentionGetsThreadsJobsAndItsOwnArchList) {
@@ -83,13 +104,13 @@ TEST(ProjectKnobsFixtures, FlashAttentionGetsThreadsJobsAndItsOwnArchList) {
   ctx.jobs = 6;
   auto kp = plan_for("flash-attention", ctx);
   std::map<std::string, Decided> want = {
-      {"FLASH_ATTENTION_FORCE_BUILD", {"force-build", "TRUE", "kiln", "setup.py:63"}},
-      {"FLASH_ATTENTION_SKIP_CUDA_BUILD", {"cuda-skip", "FALSE", "kiln", "setup.py:64"}},
-      {"FLASH_ATTENTION_FORCE_CXX11_ABI", {"cxx11-abi", "", "", "setup.py:66"}},
-      {"NVCC_THREADS", {"nvcc-threads", "2", "kiln", "setup.py:70"}},
+      {"FLASH_ATTENTION_FORCE_BUILD", {"force-build", "TRUE", "kiln", "setup.py:8"}},
+      {"FLASH_ATTENTION_SKIP_CUDA_BUILD", {"cuda-skip", "FALSE", "kiln", "setup.py:9"}},
+      {"FLASH_ATTENTION_FORCE_CXX11_ABI", {"cxx11-abi", "", "", "setup.py:10"}},
+      {"NVCC_THREADS", {"nvcc-threads", "2", "kiln", "setup.py:11"}},
       // The default "80;90;100;110;120" is spelt as ;-separated numbers: so are the targets.
-      {"FLASH_ATTN_CUDA_ARCHS", {"arch-list", "90;100", "kiln", "setup.py:74"}},
-      {"MAX_JOBS", {"jobs", "6", "kiln", "setup.py:697"}},
+      {"FLASH_ATTN_CUDA_ARCHS", {"arch-list", "90;100", "kiln", "setup.py:15"}},
+      {"MAX_JOBS", {"jobs", "6", "kiln", "setup.py:20"}},
   };
   EXPECT_EQ(gates(kp), want);
 }
@@ -97,9 +118,9 @@ TEST(ProjectKnobsFixtures, FlashAttentionGetsThreadsJobsAndItsOwnArchList) {
 TEST(ProjectKnobsFixtures, MambaKeepsItsCudaBuild) {
   auto kp = plan_for("mamba");
   std::map<std::string, Decided> want = {
-      {"MAMBA_FORCE_BUILD", {"force-build", "TRUE", "kiln", "setup.py:41"}},
-      {"MAMBA_KEEP_CUDA_BUILD", {"cuda-enable", "TRUE", "kiln", "setup.py:42"}},
-      {"MAMBA_FORCE_CXX11_ABI", {"cxx11-abi", "", "", "setup.py:44"}},
+      {"MAMBA_FORCE_BUILD", {"force-build", "TRUE", "kiln", "setup.py:8"}},
+      {"MAMBA_KEEP_CUDA_BUILD", {"cuda-enable", "TRUE", "kiln", "setup.py:9"}},
+      {"MAMBA_FORCE_CXX11_ABI", {"cxx11-abi", "", "", "setup.py:10"}},
   };
   EXPECT_EQ(gates(kp), want);
 }
@@ -107,15 +128,15 @@ TEST(ProjectKnobsFixtures, MambaKeepsItsCudaBuild) {
 TEST(ProjectKnobsFixtures, FastHadamardTransform) {
   auto kp = plan_for("fast-hadamard-transform");
   std::map<std::string, Decided> want = {
-      {"FAST_HADAMARD_TRANSFORM_FORCE_BUILD", {"force-build", "TRUE", "kiln", "setup.py:40"}},
-      {"FAST_HADAMARD_TRANSFORM_SKIP_CUDA_BUILD", {"cuda-skip", "FALSE", "kiln", "setup.py:41"}},
-      {"FAST_HADAMARD_TRANSFORM_FORCE_CXX11_ABI", {"cxx11-abi", "", "", "setup.py:43"}},
-      {"NVCC_THREADS", {"nvcc-threads", "1", "kiln", "setup.py:85"}},
+      {"FAST_HADAMARD_TRANSFORM_FORCE_BUILD", {"force-build", "TRUE", "kiln", "setup.py:8"}},
+      {"FAST_HADAMARD_TRANSFORM_SKIP_CUDA_BUILD", {"cuda-skip", "FALSE", "kiln", "setup.py:9"}},
+      {"FAST_HADAMARD_TRANSFORM_FORCE_CXX11_ABI", {"cxx11-abi", "", "", "setup.py:10"}},
+      {"NVCC_THREADS", {"nvcc-threads", "1", "kiln", "setup.py:14"}},
   };
   EXPECT_EQ(gates(kp), want);
-  // Its own -gencode list (sm_75 ... sm_121) rides beside TORCH_CUDA_ARCH_LIST: kiln says so.
-  EXPECT_EQ(kp.hardcoded_archs.substr(0, 13), "setup.py:106 ") << kp.hardcoded_archs;
-  EXPECT_EQ(plan_for("causal-conv1d").hardcoded_archs.substr(0, 9), "setup.py:");
+  // Its own -gencode list rides beside TORCH_CUDA_ARCH_LIST: kiln says so.
+  EXPECT_EQ(kp.hardcoded_archs.substr(0, 12), "setup.py:18 ") << kp.hardcoded_archs;
+  EXPECT_EQ(plan_for("causal-conv1d").hardcoded_archs.substr(0, 12), "setup.py:14 ");
   EXPECT_EQ(plan_for("extension-cpp").hardcoded_archs, "");
 }
 
@@ -123,8 +144,9 @@ TEST(ProjectKnobsFixtures, ApexTurnsFlagVariablesOnAndReportsTheOnesItCannotClas
   auto kp = plan_for("apex");
   auto g = gates(kp);
   // ENV_TO_FLAG maps APEX_CUDA_EXT to --cuda_ext; the loop applying it compares with "1".
-  EXPECT_EQ(g["APEX_CUDA_EXT"], (Decided{"cuda-enable", "1", "kiln", "setup.py:26"}));
-  EXPECT_EQ(g["APEX_CPP_EXT"], (Decided{"cpp-enable", "1", "kiln", "setup.py:25"}));
+  // README: APEX_CPP_EXT=1 APEX_CUDA_EXT=1 pip install -v --no-build-isolation .
+  EXPECT_EQ(g["APEX_CUDA_EXT"], (Decided{"cuda-enable", "1", "kiln", "setup.py:12"}));
+  EXPECT_EQ(g["APEX_CPP_EXT"], (Decided{"cpp-enable", "1", "kiln", "setup.py:11"}));
   EXPECT_EQ(g["TORCH_CUDA_ARCH_LIST"].role, "kiln-sets");
   EXPECT_EQ(g["TORCH_CUDA_ARCH_LIST"].origin, "");
   int unknown = 0;
@@ -134,39 +156,119 @@ TEST(ProjectKnobsFixtures, ApexTurnsFlagVariablesOnAndReportsTheOnesItCannotClas
       EXPECT_EQ(k.origin, "") << k.name << " must be left alone";
       EXPECT_EQ(k.flag.substr(0, 2), "--") << k.name;
     }
-  EXPECT_EQ(unknown, 18);  // the contrib extensions: optional, not kiln's to choose
+  EXPECT_EQ(unknown, 3);  // the contrib extensions: optional, not kiln's to choose
   EXPECT_EQ(kp.probes.size(), 1u);
+  EXPECT_TRUE(kp.undecided.empty()) << kp.undecided[0];  // the loop's variable name is the table's
 }
 
 TEST(ProjectKnobsFixtures, PytorchScatterForcesCudaWithoutAGpu) {
+  // README: FORCE_CUDA=1 pip install torch-scatter builds the CUDA code where no GPU is seen.
   auto kp = plan_for("pytorch_scatter");
   std::map<std::string, Decided> want = {
-      {"FORCE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:21"}},
-      {"FORCE_ONLY_CUDA", {"cuda-only", "", "", "setup.py:23"}},
-      {"FORCE_ONLY_CPU", {"cuda-skip", "0", "kiln", "setup.py:25"}},
+      {"FORCE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:13"}},
+      {"FORCE_ONLY_CUDA", {"cuda-only", "", "", "setup.py:15"}},
+      {"FORCE_ONLY_CPU", {"cuda-skip", "0", "kiln", "setup.py:17"}},
   };
   EXPECT_EQ(gates(kp), want);
   ASSERT_EQ(kp.probes.size(), 1u);
-  EXPECT_EQ(kp.probes[0].substr(0, 12), "setup.py:18 ");
+  EXPECT_EQ(kp.probes[0].substr(0, 12), "setup.py:10 ");
 }
 
 TEST(ProjectKnobsFixtures, ExtensionCppUseCudaIsOnByDefault) {
   auto kp = plan_for("extension-cpp");
-  std::map<std::string, Decided> want = {{"USE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:29"}}};
+  std::map<std::string, Decided> want = {{"USE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:12"}}};
   EXPECT_EQ(gates(kp), want);
   EXPECT_EQ(kp.probes.size(), 1u);  // and only where torch sees a GPU
 }
 
 TEST(ProjectKnobsFixtures, BitsandbytesIsACMakeProjectWithACudaBackend) {
-  io::RealFilesystem fs;
-  EXPECT_EQ(read::detect_project_kind(fs, kFixtures + "bitsandbytes"), read::ProjectKind::cmake);
+  EXPECT_EQ(kind_of("bitsandbytes"), read::ProjectKind::cmake);
   auto kp = plan_for("bitsandbytes");
-  // COMPUTE_CAPABILITY replaces CMAKE_CUDA_ARCHITECTURES; its default is a variable, so the
-  // table's spelling (numbers) decides.
-  std::map<std::string, Decided> want = {{"COMPUTE_BACKEND", {"cuda-enable", "cuda", "kiln", "CMakeLists.txt:69"}},
-                                         {"COMPUTE_CAPABILITY", {"arch-list", "90", "kiln", "CMakeLists.txt:216"}}};
+  // README: cmake -DCOMPUTE_BACKEND=cuda -S . ; COMPUTE_CAPABILITY replaces CMAKE_CUDA_ARCHITECTURES
+  // and defaults to a variable, so the table's spelling (numbers) decides.
+  std::map<std::string, Decided> want = {{"COMPUTE_BACKEND", {"cuda-enable", "cuda", "kiln", "CMakeLists.txt:7"}},
+                                         {"COMPUTE_CAPABILITY", {"arch-list", "90", "kiln", "CMakeLists.txt:14"}}};
   EXPECT_EQ(gates(kp), want);
   EXPECT_TRUE(find(kp, "COMPUTE_BACKEND")->cmake);  // a -D entry, not an environment variable
+  EXPECT_EQ(kp.cuda_evidence.substr(0, 18), "CMakeLists.txt:12 ");
+}
+
+// --- patterns of projects outside the table's first eight ---
+
+TEST(ProjectKnobsFixtures, Detectron2GateSpanningThreeLinesIsTurnedOn) {
+  // INSTALL.md: FORCE_CUDA=1 builds the CUDA code where torch sees no GPU (a Docker build).
+  EXPECT_EQ(kind_of("detectron2"), read::ProjectKind::extension);  // `extension = CUDAExtension`
+  auto kp = plan_for("detectron2");
+  std::map<std::string, Decided> want = {{"FORCE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:16"}}};
+  EXPECT_EQ(gates(kp), want);
+  EXPECT_EQ(kp.probes.size(), 1u);
+}
+
+TEST(ProjectKnobsFixtures, MmcvWithOpsComparedWithZeroAndAContinuedGate) {
+  // docs/en/get_started/build.md: MMCV_WITH_OPS=1 (and FORCE_CUDA=1 without a GPU).
+  auto kp = plan_for("mmcv");
+  std::map<std::string, Decided> want = {{"MMCV_WITH_OPS", {"cuda-enable", "1", "kiln", "setup.py:13"}},
+                                         {"FORCE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:16"}}};
+  EXPECT_EQ(gates(kp), want);
+}
+
+TEST(ProjectKnobsFixtures, Pytorch3dSwitchesReadIntoVariables) {
+  // INSTALL.md: FORCE_CUDA=1 to build the CUDA code without a GPU.
+  auto kp = plan_for("pytorch3d");
+  std::map<std::string, Decided> want = {{"PYTORCH3D_NO_EXTENSION", {"cuda-skip", "0", "kiln", "setup.py:11"}},
+                                         {"FORCE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:15"}},
+                                         {"PYTORCH3D_FORCE_NO_CUDA", {"cuda-skip", "0", "kiln", "setup.py:16"}}};
+  EXPECT_EQ(gates(kp), want);
+}
+
+TEST(ProjectKnobsFixtures, DeepSpeedOpsTurnedOnWhereTheyCanBuild) {
+  // docs/_tutorials/advanced-install.md: DS_BUILD_OPS=1 pip install deepspeed, or
+  // DS_BUILD_FUSED_ADAM=1 for one op. kiln sets each op's switch itself.
+  EXPECT_EQ(kind_of("deepspeed"), read::ProjectKind::extension);  // its extensions come from op_builder/
+  read::KnobContext ctx;
+  ctx.has_library = [](const std::string& lib) { return std::optional<bool>(lib != "aio"); };
+  auto kp = plan_for("deepspeed", ctx);
+  auto g = gates(kp);
+  EXPECT_EQ(g["DS_BUILD_FUSED_ADAM"], (Decided{"op", "1", "kiln", "op_builder/fused_adam.py:6"}));
+  EXPECT_EQ(g["DS_BUILD_EVOFORMER_ATTN"], (Decided{"op", "1", "kiln", "op_builder/evoformer_attn.py:7"}));
+  EXPECT_EQ(g["DS_BUILD_AIO"], (Decided{"op", "0", "kiln", "op_builder/async_io.py:6"}));
+  EXPECT_NE(find(kp, "DS_BUILD_AIO")->reason.find("libaio.so"), std::string::npos) << find(kp, "DS_BUILD_AIO")->reason;
+  EXPECT_EQ(g["DS_BUILD_OPS"].role, "ops-all");
+  EXPECT_EQ(g["DS_BUILD_OPS"].origin, "");
+  EXPECT_EQ(g["DS_NVCC_THREADS"].value, "1");  // read in the imported op_builder/builder.py
+  // BUILD_OP_PLATFORM is computed (1 on Windows): named, not guessed.
+  ASSERT_EQ(kp.undecided.size(), 1u);
+  EXPECT_EQ(kp.undecided[0].substr(0, 12), "setup.py:17 ") << kp.undecided[0];
+
+  // An architecture below what the op accepts, and the user's choice.
+  ctx.sass = {61};
+  ctx.overrides = {{"DS_BUILD_FUSED_ADAM", "0"}};
+  auto old = plan_for("deepspeed", ctx);
+  EXPECT_EQ(find(old, "DS_BUILD_EVOFORMER_ATTN")->value, "0");
+  EXPECT_NE(find(old, "DS_BUILD_EVOFORMER_ATTN")->reason.find("7.0 and above"), std::string::npos);
+  EXPECT_EQ(find(old, "DS_BUILD_FUSED_ADAM")->value, "0");
+  EXPECT_EQ(find(old, "DS_BUILD_FUSED_ADAM")->origin, "--knob");
+}
+
+TEST(ProjectKnobsFixtures, LlamaCppPythonOptionInAVendoredCMakeProject) {
+  // README.md: CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python (scikit-build-core).
+  EXPECT_EQ(kind_of("llama-cpp-python"), read::ProjectKind::cmake);
+  auto kp = plan_for("llama-cpp-python");
+  auto g = gates(kp);
+  EXPECT_EQ(g["GGML_CUDA"], (Decided{"cuda-enable", "ON", "kiln", "vendor/llama.cpp/ggml/CMakeLists.txt:2"}));
+  EXPECT_TRUE(find(kp, "GGML_CUDA")->cmake);
+}
+
+TEST(ProjectKnobsFixtures, AFolderThatIsNoProjectSaysWhatItFound) {
+  io::FakeFilesystem fs;
+  fs.add_file("/p/setup.py", "from setuptools import setup\nsetup(name='x')\n");
+  fs.add_file("/p/setup.cfg", "[metadata]\nname = x\n");
+  tl::expected<read::SetupPyReading, std::string> setup = read::SetupPyReading{};
+  setup->files = {"setup.py"};
+  EXPECT_EQ(read::detect_project_kind(fs, "/p", &setup), read::ProjectKind::unknown);
+  EXPECT_EQ(read::describe_folder(fs, "/p", &setup),
+            "found setup.py, which builds no extension (read with Python's ast: no Extension call or op builder in setup.py), "
+            "setup.cfg but no CMakeLists.txt");
 }
 
 // --- the reader on small texts ---

@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <fstream>
+
+#include "test_support.hpp"
+
 #include "report/ninja_graph.hpp"
 #include "report/profile.hpp"
 #include "report/render.hpp"
@@ -327,4 +332,74 @@ TEST(Profile, ABuildBoundByOneUnitNamesTheRemedyAndCountsWhatSplittingCouldDo) {
   EXPECT_EQ(j["split_critical_path_s"], 120.0);
   EXPECT_EQ(j["slowest_units"][0]["phases"]["archs"]["sm_90"]["device_s"], 280.0);
   EXPECT_NE(render_html(p, 5).find("nvcc phases per unit"), std::string::npos);
+}
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(kiln::testing::source_dir() + "/tests/fixtures/report/busy_machine/" + name);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+// Issue 21: on a machine busy with other work (CPU 19 s of 29 s x 2 cores) the report blamed its
+// own scheduling. The jobs' recorded CPU time says they were off the CPU two thirds of the time.
+TEST(Profile, LoadTheBuildDidNotCauseIsNotBlamedOnScheduling) {
+  ProfileInput in;
+  in.build_dir = "/b";
+  in.cores = 2;
+  in.log = *parse_ninja_log(fixture("ninja_log"));
+  in.graph = *parse_ninja_graph(fixture("graph.dot"));
+  in.exec = parse_exec_log(fixture("kiln-exec.jsonl"));
+  ASSERT_TRUE(in.exec->problems.empty()) << in.exec->problems.front();
+  auto p = compute_profile(in);
+  EXPECT_EQ(p.total_cpu_ms, 19000);
+  EXPECT_EQ(p.makespan_ms, 29000);
+  EXPECT_EQ(p.critical_path_ms, 17000);
+  EXPECT_NEAR(p.efficiency, 29.0 / 17.0, 1e-6);
+  EXPECT_NEAR(p.job_cpu_share, 19.0 / 53.0, 1e-6);
+  EXPECT_TRUE(p.contended);
+  const auto text = render_text(p, 5);
+  EXPECT_EQ(text.find("scheduling or too few jobs"), std::string::npos) << text;
+  EXPECT_NE(text.find("on a CPU only 36% of the time"), std::string::npos) << text;
+  EXPECT_NE(text.find("load this build did not cause"), std::string::npos) << text;
+  EXPECT_EQ(to_json(p, 5)["contended"], true);
+}
+
+TEST(Profile, ABuildThatHadTheCpuStillHearsAboutScheduling) {
+  ProfileInput in;
+  in.build_dir = "/b";
+  in.cores = 4;  // about two jobs at a time on four idle cores: the build's own doing
+  in.log = *parse_ninja_log(fixture("ninja_log"));
+  in.graph = *parse_ninja_graph(fixture("graph.dot"));
+  std::string exec = fixture("kiln-exec.jsonl");
+  // The same build with each job on a CPU the whole time it ran.
+  for (auto [from, to] : {std::pair{"\"cpu_ms\": 4000", "\"cpu_ms\": 12000"}, {"\"cpu_ms\": 4200", "\"cpu_ms\": 13000"},
+                          {"\"cpu_ms\": 4300", "\"cpu_ms\": 12000"}, {"\"cpu_ms\": 2200", "\"cpu_ms\": 4000"}})
+    for (auto at = exec.find(from); at != std::string::npos; at = exec.find(from)) exec.replace(at, std::strlen(from), to);
+  in.exec = parse_exec_log(exec);
+  auto p = compute_profile(in);
+  EXPECT_FALSE(p.contended);
+  EXPECT_NE(render_text(p, 5).find("scheduling or too few jobs"), std::string::npos);
+}
+
+// A remedy must be an improvement: a unit whose device phases are a sliver of it gains nothing from
+// --split-compile, and the report must not promise "the critical path would be" what it already was.
+TEST(Profile, NoRemedyPromisesTheTimeAlreadyTaken) {
+  ProfileInput in;
+  in.build_dir = "/b";
+  in.cores = 2;
+  in.log = *parse_ninja_log("# ninja log v5\n0\t30000\t1\t/p/build/k.o\t01\n");
+  in.exec = parse_exec_log(
+      R"({"output": "/p/build/k.o", "source": "/p/k.cu", "start_ms": 1, "wall_ms": 30000, "cpu_ms": 29500, "archs": 1, "split": 0, "threads": 0, "cores": 1, "grant": "", )"
+      R"("phases": {"front_end_ms": 21000, "host_ms": 7500, "link_ms": 10, "other_ms": 0, "archs": {"90": {"device_ms": 800, "ptxas_ms": 400}}}})"
+      "\n");
+  ASSERT_TRUE(in.exec->problems.empty()) << in.exec->problems.front();
+  auto p = compute_profile(in);
+  EXPECT_EQ(p.bound_by, "one unit");
+  EXPECT_GE(p.split_critical_path_ms * 20, p.critical_path_ms * 19);
+  EXPECT_EQ(p.remedy.find("would be"), std::string::npos) << p.remedy;
+  EXPECT_EQ(p.remedy.find("give it more"), std::string::npos) << p.remedy;
+  EXPECT_NE(p.remedy.find("split the source file"), std::string::npos) << p.remedy;
 }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A whole torch extension project, cold, against its bound (issue 19), one project per call:
+#   1. a fresh copy of CHECKOUT, empty ccache, empty kiln cache (no history, no kept wheel), no
+#      variable set by hand: `kiln build COPY --gpu GPU --prune-archs` (kiln sets the project's knobs);
+#   2. `kiln report COPY` (the project folder, as kiln build printed it: every extension's Ninja
+#      log and the launcher's records);
+#   3. the longest unit compiled alone on the now idle machine, with --split-compile=<cores>
+#      (measured, not estimated): its command from its Ninja folder, kiln's compiler wrappers
+#      replaced by the real compilers.
+# Prints the bound, max(total compile CPU / cores, longest unit alone), both figures, and the ratio
+# cold wall / bound, as a Markdown row for docs/benchmarks.md. Writes OUT/{build.log,report.txt,
+# report.json,exec.jsonl,alone.log,row.md}.
+# usage: bench/project_bound.sh KILN PYTHON CHECKOUT OUT [GPU]
+#   e.g. bench/project_bound.sh ./kiln python3 ~/mamba /tmp/out-mamba
+# On the H100 host: mamba-style (one extension, ten .cu units) ~3 min; pytorch_scatter (16
+# extensions) and apex (its C++ and CUDA extensions) may take longer: give each its own call.
+set -u
+kiln=$(readlink -f "$1"); py=$2; src=$(readlink -f "$3"); out=$(readlink -f "$4"); gpu=${5:-h100}
+mkdir -p "$out"
+measure="$(cd "$(dirname "$0")" && pwd)/measure.py"
+work=$(mktemp -d /tmp/kiln-bound-XXXX)
+export CCACHE_DIR=$work/ccache XDG_CACHE_HOME=$work/xdg
+proj=$work/$(basename "$src")
+cp -r "$src" "$proj" && rm -rf "$proj/build" "$proj/build-kiln" "$proj"/*.egg-info
+
+read -r wall rss rc < <(cd "$work" && "$py" "$measure" "$kiln" build "$proj" --gpu "$gpu" --prune-archs --python "$py")
+cp "$work/build.log" "$out/build.log"
+tail -12 "$out/build.log"
+[ "$rc" = 0 ] || { echo "kiln build exited $rc: see $out/build.log and $proj/build-kiln/kiln-build.log"; exit 1; }
+"$kiln" report "$proj" > "$out/report.txt" 2>&1
+"$kiln" report "$proj" --json > "$out/report.json" 2>/dev/null
+cp "$proj/build-kiln/kiln-exec.jsonl" "$out/exec.jsonl" 2>/dev/null
+sed -n 1,12p "$out/report.txt"
+
+# The longest unit (by CPU time in the launcher's records) and its command from its Ninja folder.
+read -r unit cores cpu makespan < <("$py" - "$out/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+top = max(r["slowest_units"], key=lambda u: u.get("cpu_s") or u["duration_s"])
+print(top["name"], r["cores"], r["total_cpu_s"], r["makespan_s"])
+PY
+)
+cmd=""
+for d in $(find "$proj/build" -name .ninja_log -printf '%h\n'); do
+  c=$(ninja -C "$d" -t commands "$unit" 2>/dev/null | tail -1)
+  [ -n "$c" ] && { cmd=$c; break; }
+done
+[ -n "$cmd" ] || { echo "no Ninja folder builds $unit"; exit 1; }
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+cmd=${cmd//$proj\/build-kiln\/.kiln\/bin\/nvcc/$nvcc}
+cmd=${cmd//$proj\/build-kiln\/.kiln\/bin\/c++/c++}
+rm -f "$unit"
+start=$(date +%s.%N)
+(cd "$proj/build" && NVCC_APPEND_FLAGS="--split-compile=$cores" bash -c "$cmd") > "$out/alone.log" 2>&1 \
+  || { echo "the unit alone failed: $out/alone.log"; exit 1; }
+alone=$(echo "$(date +%s.%N) - $start" | bc)
+
+"$py" - "$wall" "$cpu" "$cores" "$alone" "$makespan" "$unit" "$(basename "$src")" <<'PY' | tee "$out/row.md"
+import sys
+wall, cpu, cores, alone, makespan = (float(x) for x in sys.argv[1:6])
+unit, name = sys.argv[6], sys.argv[7]
+bound = max(cpu / cores, alone)
+print("| project | cold wall (kiln build) | compiles (kiln report) | compile CPU / cores | longest unit alone (split) | bound | ratio |")
+print("|---|---|---|---|---|---|---|")
+print(f"| {name} | {wall:.0f} s | {makespan:.0f} s | {cpu:.0f} s / {cores:.0f} = {cpu / cores:.0f} s "
+      f"| {alone:.0f} s ({unit.rsplit('/', 1)[-1]}) | {bound:.0f} s | {wall / bound:.2f}x |")
+PY
+rm -rf "$work"

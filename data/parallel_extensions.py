@@ -1,0 +1,286 @@
+# Written by kiln (data/parallel_extensions.py): a torch extension project's extensions built at
+# once instead of one after another.
+#
+# setuptools' build_ext builds extension after extension, and torch.utils.cpp_extension's
+# BuildExtension compiles each with its own Ninja run over ONE build.ninja in build_temp: a naive
+# parallel build_ext (setuptools' --parallel) has every extension rewrite that file while another
+# Ninja reads it, and the Ninjas share one .ninja_log and .ninja_deps. Here each extension's Ninja
+# file, log and deps live in its own folder (build_temp/kiln-ninja/<extension>); the compiles run
+# in build_temp with the same command lines, the objects stay where the serial build puts them
+# (their paths in the Ninja file are absolute) and are linked by the same link step, so the wheel
+# holds the same modules built from the same objects. Every compile of
+# every Ninja goes through `kiln exec`, whose governor and thread grants share one ledger per build
+# folder: one pool for the machine.
+#
+# A project of one extension takes the same path (one thread): its Ninja file gets the longest
+# units first (see _longest_first), which a lone extension with many CUDA units needs most.
+#
+# A failure in one extension stops the others (their Ninjas get SIGTERM, and Ninja stops its
+# compiles) and is raised as the serial build raises it. Anything unexpected (a torch without these
+# functions, a setuptools Library, a build without Ninja) leaves the build serial,
+# exactly as the project runs it: kiln's part must never break a build. Extensions that share an
+# object each compile into their own folder (see _separate_objects); a project that turned Ninja
+# off compiles with it (see build_extensions).
+# KILN_PARALLEL_EXTENSIONS=0 turns it off.
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import types
+
+_local = threading.local()  # .ext: the extension this thread builds (None: not in a parallel build)
+_lock = threading.Lock()
+_running = {}  # extension name -> its Ninja (Popen)
+_stop = threading.Event()
+
+
+def _say(msg):
+    print("kiln: parallel extensions: " + msg, file=sys.stderr, flush=True)
+
+
+def _emit(text):
+    # One whole line per write, under the lock: the Ninjas' outputs interleave by lines, never
+    # inside one (a long nvcc command line is bigger than what a pipe writes atomically).
+    data = text if isinstance(text, bytes) else text.encode()
+    with _lock:
+        sys.stdout.flush()
+        os.write(1, data)
+
+
+def _why_serial(cmd, exts):
+    try:
+        from setuptools.extension import Library
+        if any(isinstance(e, Library) for e in exts):
+            return "a setuptools Library among the extensions (others may link it)"
+    except ImportError:
+        pass
+    if not hasattr(cmd, "build_extension"):
+        return "no build_extension to call"
+    if not getattr(cmd, "use_ninja", False):
+        return "not built with Ninja (torch's compile without Ninja swaps the compiler per source)"
+    names = set()
+    for ext in exts:
+        if ext.name in names:
+            return "two extensions named " + ext.name
+        names.add(ext.name)
+    return ""
+
+
+def _shared_objects(cmd, exts):
+    # Extensions that compile the same source into the same object (pytorch_scatter's _x_cpu and
+    # _x_cuda share csrc/x.cpp, built with other macros): serially, each rebuilds it in turn.
+    owner, shared = {}, set()
+    temp = os.path.abspath(cmd.build_temp)
+    for ext in exts:
+        for obj in cmd.compiler.object_filenames(ext.sources, output_dir=temp):
+            if owner.setdefault(obj, ext.name) != ext.name:
+                shared.add(os.path.relpath(obj, temp))
+    return sorted(shared)
+
+
+def _separate_objects(cmd, exts):
+    # At once, shared objects would be written by two compiles: each extension then compiles into
+    # its own folder, build_temp/kiln-obj/<extension>, unless the project already gave it one
+    # (apex's BuildExtensionSeparateDir passes build_temp/<extension>).
+    shared = _shared_objects(cmd, exts)
+    if not shared:
+        return
+    temp = os.path.abspath(cmd.build_temp)
+    compile_original = cmd.compiler.compile
+
+    def compile(sources, output_dir=None, *args, **kwargs):
+        name = getattr(_local, "ext", None)
+        if name is not None and output_dir is not None and os.path.abspath(output_dir) == temp:
+            output_dir = os.path.join(temp, "kiln-obj", name)
+        return compile_original(sources, output_dir, *args, **kwargs)
+
+    cmd.compiler.compile = compile
+    _say("extensions share %d object(s) (%s): each compiles into build_temp/kiln-obj/<extension>" %
+         (len(shared), ", ".join(shared[:3]) + (", ..." if len(shared) > 3 else "")))
+
+
+def _ninja_folder(build_directory, name):
+    path = os.path.join(build_directory, "kiln-ninja", name)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def _run_ninja(ce, name, build_directory, verbose, error_prefix):
+    # torch's _run_ninja_build, with the extension's name on Ninja's status lines (kiln's progress
+    # adds the extensions up) and the output forwarded by whole lines.
+    command = ["ninja", "-v"]
+    workers = ce._get_num_workers(verbose)
+    if workers is not None:
+        command += ["-j", str(workers)]
+    # The compiles run where the serial build runs them (build_temp): with -g the working folder
+    # is in the objects' debug info. Ninja keeps its log and deps in the extension's own folder.
+    build_file = os.path.join(build_directory, "build.ninja")
+    with open(build_file) as f:
+        text = f.read()
+    text = _longest_first(name, text)
+    with open(build_file, "w") as f:
+        f.write("builddir = %s\n%s" % (build_directory, text))
+    command += ["-f", build_file]
+    cwd = getattr(_local, "cwd", None) or build_directory
+    env = dict(os.environ, NINJA_STATUS="KILN-EXT %s [%%f/%%t] " % name)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with _lock:
+        if _stop.is_set():
+            raise RuntimeError(error_prefix + ": stopped, another extension failed")
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                cwd=cwd, env=env)
+        _running[name] = proc
+    try:
+        for line in proc.stdout:
+            _emit(line)
+        code = proc.wait()
+    finally:
+        with _lock:
+            _running.pop(name, None)
+    if code != 0:
+        raise RuntimeError(error_prefix)
+
+
+_UNIT = re.compile(r"^build (\S+): (cuda_compile|compile) (\S+)$")
+
+
+def _longest_first(name, text):
+    # Ninja starts ready compiles in file order, and kiln exec grants nvcc threads to whoever
+    # launches first: the unit expected to take longest goes first, so it is not left one thread
+    # behind earlier, shorter ones. The estimate, before anything compiled: the source's size,
+    # times the device targets for a CUDA unit (each target compiles the device code again), a
+    # CUDA unit weighing ten host ones. Only the order of the build lines changes.
+    lines = text.split("\n")
+    targets = 1
+    for line in lines:
+        if line.startswith("cuda_post_cflags ="):
+            targets = max(1, line.count("arch=compute_"))
+    units = []  # (index, weight, source)
+    for i, line in enumerate(lines):
+        m = _UNIT.match(line)
+        if m:
+            try:
+                size = os.path.getsize(m.group(3))
+            except OSError:
+                size = 0
+            units.append((i, size * (10 * targets if m.group(2) == "cuda_compile" else 1), m.group(3)))
+    if len(units) < 2:
+        return text
+    ranked = sorted(units, key=lambda u: -u[1])  # stable: equal weights keep the project's order
+    texts = [lines[u[0]] for u in ranked]
+    for (i, _, _), t in zip(units, texts):
+        lines[i] = t
+    _say("%s: units longest first (estimate: source bytes x device targets): %s" %
+         (name, ", ".join("%s=%d" % (os.path.basename(u[2]), u[1]) for u in ranked)))
+    return "\n".join(lines)
+
+
+def _stop_others(failed):
+    with _lock:
+        if _stop.is_set():
+            return
+        _stop.set()
+        others = [(n, p) for n, p in _running.items() if n != failed]
+    for n, p in others:
+        try:
+            p.send_signal(signal.SIGTERM)
+        except OSError:
+            pass
+    if others:
+        _say("%s failed: stopped %s" % (failed, ", ".join(n for n, _ in others)))
+
+
+def _build_all(cmd, serial):
+    exts = list(cmd.extensions)
+    try:
+        why = _why_serial(cmd, exts)
+    except Exception as e:  # the check itself failed: build as the project does
+        why = "could not check the extensions (%s)" % e
+    if why:
+        _say("serial: " + why)
+        return serial()
+    try:
+        _separate_objects(cmd, exts)
+    except Exception as e:
+        _say("serial: could not check the extensions' objects (%s)" % e)
+        return serial()
+    _emit("KILN-EXTENSIONS %s\n" % " ".join(e.name for e in exts))
+    failures = []  # (extension, exception), in the order they happened
+
+    def one(ext):
+        _local.ext = ext.name
+        try:
+            if _stop.is_set():
+                return
+            cmd.build_extension(ext)
+            _emit("KILN-EXTENSION-DONE %s\n" % ext.name)
+        except BaseException as e:
+            with _lock:
+                failures.append((ext, e))
+            _stop_others(ext.name)
+        finally:
+            _local.ext = None
+
+    threads = [threading.Thread(target=one, args=(e,), name="kiln-" + e.name) for e in exts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failures:
+        ext, error = failures[0]  # the cause; the others were stopped because of it
+        _emit("KILN-EXTENSION-FAILED %s\n" % ext.name)
+        filt = getattr(cmd, "_filter_build_errors", None)
+        if filt is None:
+            raise error
+        with filt(ext):
+            raise error
+
+
+def install():
+    if os.environ.get("KILN_PARALLEL_EXTENSIONS", "1") == "0":
+        return
+    try:
+        from torch.utils import cpp_extension as ce
+    except Exception:
+        return  # no torch here: the project's build runs as it would
+    needed = ("BuildExtension", "_write_ninja_file_and_compile_objects", "_run_ninja_build", "_get_num_workers")
+    missing = [n for n in needed if not hasattr(ce, n)]
+    if missing:
+        _say("off: this torch has no " + ", ".join(missing))
+        return
+    write_original = ce._write_ninja_file_and_compile_objects
+    run_original = ce._run_ninja_build
+    build_original = ce.BuildExtension.build_extensions
+
+    def write(*args, **kwargs):
+        name = getattr(_local, "ext", None)
+        if name is not None and "build_directory" in kwargs:
+            _local.cwd = kwargs["build_directory"]
+            kwargs["build_directory"] = _ninja_folder(kwargs["build_directory"], name)
+        return write_original(*args, **kwargs)
+
+    def run(build_directory, verbose, error_prefix="", *args, **kwargs):
+        name = getattr(_local, "ext", None)
+        if name is None or args or kwargs:
+            return run_original(build_directory, verbose, error_prefix, *args, **kwargs)
+        return _run_ninja(ce, name, build_directory, verbose, error_prefix)
+
+    def build_extensions(self):
+        # A project that turned Ninja off (pytorch_scatter: use_ninja=False) compiles one source
+        # after another, each through a compiler swapped in place: Ninja instead, when there is one.
+        if getattr(self, "use_ninja", True) is False and getattr(ce, "is_ninja_available", lambda: False)():
+            self.use_ninja = True
+            _say("compiling with Ninja (the project set use_ninja=False; KILN_PARALLEL_EXTENSIONS=0 keeps it)")
+        # distutils' build_extensions calls _build_extensions_serial unless --parallel was given
+        # (then the project asked for setuptools' own, which is left alone).
+        serial = getattr(self, "_build_extensions_serial", None)
+        if serial is not None and not getattr(self, "parallel", None):
+            self._build_extensions_serial = types.MethodType(lambda cmd: _build_all(cmd, serial), self)
+        return build_original(self)
+
+    ce._write_ninja_file_and_compile_objects = write
+    ce._run_ninja_build = run
+    ce.BuildExtension.build_extensions = build_extensions

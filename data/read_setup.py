@@ -1,0 +1,437 @@
+# kiln's reader of a project's setup.py and the project's own modules it imports: parsed with
+# Python's ast module, never imported or run. Embedded in kiln (cmake/embed_data.cmake) and run by
+# the project's interpreter as `python -I -S -c <this> DIR`; prints one JSON object that kiln's C++
+# side (src/read/setup_py_ast.cpp) decides on. What cannot be read statically is listed under
+# "undecided" with file:line, never guessed. Written for Python 3.8+ (ast.Constant, no ast.unparse).
+import ast
+import json
+import os
+import signal
+import sys
+
+MAX_FILES = 300  # modules followed, at most
+MAX_DEPTH = 2  # setup.py is 0, what it imports 1, what those import 2; switches are read to depth 1
+MAX_BYTES = 2000000  # a bigger file is not a build script
+TRUTH_WRAPPERS = {"int", "bool", "strtobool", "str2bool", "float"}
+CASE_METHODS = {"lower", "upper", "strip", "casefold"}
+EXT_CALLS = ("CUDAExtension", "CppExtension", "Extension", "Pybind11Extension", "CMakeExtension", "SYCLExtension")
+
+
+def dotted(node):
+    """'os.environ.get' for an attribute chain of names, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def const_str(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, bool)):
+        v = node.value
+        return ("1" if v else "0") if isinstance(v, bool) else str(v)
+    return None
+
+
+class Module:
+    def __init__(self, path, rel, tree, lines):
+        self.path, self.rel, self.tree, self.lines = path, rel, tree, lines
+        self.nodes = list(ast.walk(tree))  # walked once: every scan below reads this list
+        self.parent = {}
+        self.compares = {}  # VAR -> [Compare nodes with VAR on the left]
+        for n in self.nodes:
+            for c in ast.iter_child_nodes(n):
+                self.parent[c] = n
+            if isinstance(n, ast.Compare) and isinstance(n.left, ast.Name):
+                self.compares.setdefault(n.left.id, []).append(n)
+        # Module-level NAME = "constant": what f-strings and defaults refer to.
+        self.consts = {}
+        for st in tree.body:
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+                v = const_str(st.value)
+                if v is not None:
+                    self.consts[st.targets[0].id] = v
+
+    def text(self, line):
+        return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+
+    def where(self, node):
+        return "%s:%d" % (self.rel, node.lineno)
+
+
+class Reader:
+    def __init__(self, root):
+        self.root = root
+        self.modules = []
+        self.seen = set()
+        self.by_path = {}
+        self.out = {"version": 1, "files": [], "sightings": [], "probes": [], "ops": [], "extensions": [],
+                    "cuda_evidence": "", "hardcoded_archs": "", "calls_cmake": "", "undecided": []}
+        self.helpers = {}  # function name -> (key param index, default param index or None, default text)
+        self.indirect = None  # (default, true value) of a read whose name is a variable (a table of names)
+
+    # --- files -------------------------------------------------------------------------------
+    def load(self, path, depth=0):
+        path = os.path.normpath(path)
+        if path in self.by_path:  # reached again, maybe nearer setup.py than the first time
+            self.by_path[path].depth = min(self.by_path[path].depth, depth)
+            return None
+        if depth > MAX_DEPTH or path in self.seen or len(self.seen) >= MAX_FILES or not os.path.isfile(path):
+            return None
+        self.seen.add(path)
+        if os.path.getsize(path) > MAX_BYTES:
+            return None
+        with open(path, "rb") as f:
+            data = f.read()
+        rel = os.path.relpath(path, self.root)
+        try:
+            tree = ast.parse(data, filename=rel)
+        except (SyntaxError, ValueError) as e:
+            self.out["undecided"].append({"where": "%s:%s" % (rel, getattr(e, "lineno", 0) or 0), "text": "",
+                                          "why": "not Python this interpreter parses (%s)" % e.__class__.__name__})
+            return None
+        m = Module(path, rel, tree, data.decode("utf-8", "replace").splitlines())
+        m.depth = depth  # 0: setup.py, 1: a module setup.py imports, 2: one those import, ...
+        self.modules.append(m)
+        self.by_path[path] = m
+        self.out["files"].append(rel)
+        for node in m.nodes:
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    self.follow(a.name, m, 0, depth + 1)
+            elif isinstance(node, ast.ImportFrom):
+                self.follow(node.module or "", m, node.level, depth + 1, [a.name for a in node.names])
+        return m
+
+    def follow(self, name, m, level, depth, names=()):
+        """A module of the project itself (a path under its folder): read it too. A package is read
+        whole, since op-builder packages find their modules by listing the folder (pkgutil)."""
+        base = self.root if level == 0 else os.path.dirname(m.path)
+        for _ in range(max(0, level - 1)):
+            base = os.path.dirname(base)
+        parts = [p for p in name.split(".") if p]
+        for i in range(len(parts)):
+            target = os.path.join(base, *parts[: i + 1])
+            if os.path.isdir(target) and os.path.isfile(os.path.join(target, "__init__.py")):
+                if depth > 1:  # only the packages setup.py imports are read whole (pkgutil listings)
+                    self.load(os.path.join(target, "__init__.py"), depth)
+                    continue
+                for f in sorted(os.listdir(target)):
+                    if f.endswith(".py"):
+                        self.load(os.path.join(target, f), depth)
+            elif os.path.isfile(target + ".py"):
+                self.load(target + ".py", depth)
+        if not parts and level:
+            for n in names:
+                if os.path.isfile(os.path.join(base, n + ".py")):
+                    self.load(os.path.join(base, n + ".py"), depth)
+
+    # --- environment reads -------------------------------------------------------------------
+    def find_helpers(self):
+        """def f(key, default=...): return os.environ.get(key) or default, and the like: a call of
+        f("X", d) is a read of X."""
+        for m in self.modules:
+            for fn in m.nodes:
+                if not isinstance(fn, ast.FunctionDef):
+                    continue
+                params = [a.arg for a in fn.args.args]
+                for node in ast.walk(fn):
+                    read = self.env_read(node, m, helpers=False)
+                    if not read or not isinstance(read[0], ast.Name) or read[0].id not in params:
+                        continue
+                    key_i = params.index(read[0].id)
+                    dflt_i, dflt = None, None
+                    if isinstance(read[1], ast.Name) and read[1].id in params:
+                        dflt_i = params.index(read[1].id)
+                    # `or default` after the read
+                    up = m.parent.get(node)
+                    if isinstance(up, ast.BoolOp) and isinstance(up.op, ast.Or) and len(up.values) == 2:
+                        o = up.values[1]
+                        if isinstance(o, ast.Name) and o.id in params:
+                            dflt_i = params.index(o.id)
+                    if dflt_i is not None:
+                        k = len(params) - len(fn.args.defaults)
+                        if dflt_i >= k:
+                            dflt = const_str(fn.args.defaults[dflt_i - k])
+                    self.helpers[fn.name] = (key_i, dflt_i, dflt)
+                    break
+
+    def env_read(self, node, m, helpers=True):
+        """(key node, default node or None, kind) when node reads the environment."""
+        if isinstance(node, ast.Call):
+            f = dotted(node.func) or ""
+            if f in ("os.getenv", "os.environ.get", "environ.get", "getenv") and node.args:
+                d = node.args[1] if len(node.args) > 1 else None
+                for kw in node.keywords:
+                    if kw.arg == "default":
+                        d = kw.value
+                return node.args[0], d, "call"
+            short = f.rsplit(".", 1)[-1]
+            if helpers and short in self.helpers:
+                key_i, dflt_i, dflt = self.helpers[short]
+                if len(node.args) > key_i:
+                    d = node.args[dflt_i] if dflt_i is not None and len(node.args) > dflt_i else None
+                    return node.args[key_i], d if d is not None else (ast.Constant(dflt) if dflt is not None else None), "helper"
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and dotted(node.value) in ("os.environ", "environ"):
+            key = node.slice.value if isinstance(node.slice, ast.Index) else node.slice  # 3.8 wraps it
+            return key, None, "index"
+        return None
+
+    def key_names(self, key, m, node):
+        """The variable names a key expression can be: a literal, an f-string of module constants, or
+        a loop variable over a literal list. None when it cannot be read."""
+        s = const_str(key)
+        if s is not None:
+            return [s]
+        if isinstance(key, ast.JoinedStr):
+            out = ""
+            for v in key.values:
+                if isinstance(v, ast.Constant):
+                    out += str(v.value)
+                elif isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name) and v.value.id in m.consts:
+                    out += m.consts[v.value.id]
+                else:
+                    return None
+            return [out]
+        if isinstance(key, ast.Name):
+            if key.id in m.consts:
+                return [m.consts[key.id]]
+            up = m.parent.get(node)
+            while up is not None:
+                if isinstance(up, ast.For) and isinstance(up.target, ast.Name) and up.target.id == key.id and isinstance(up.iter, (ast.List, ast.Tuple)):
+                    names = [const_str(e) for e in up.iter.elts]
+                    if all(names):
+                        return names
+                up = m.parent.get(up)
+        return None
+
+    def default_text(self, d, m):
+        if d is None:
+            return None, True
+        s = const_str(d)
+        if s is not None:
+            return s, True
+        if isinstance(d, ast.Constant) and d.value is None:
+            return "", True
+        if isinstance(d, ast.Name) and d.id in m.consts:
+            return m.consts[d.id], True
+        return None, False
+
+    def use_of(self, node, m):
+        """How the value read at node is used: ("compare", true value, negated) or ("value", default)."""
+        cur, default, truthy = node, None, False
+        while True:
+            p = m.parent.get(cur)
+            if isinstance(p, ast.Call) and p.args and p.args[0] is cur and (dotted(p.func) or "").rsplit(".", 1)[-1] in TRUTH_WRAPPERS:
+                truthy = True
+                cur = p
+                continue
+            if isinstance(p, ast.Attribute) and p.attr in CASE_METHODS and isinstance(m.parent.get(p), ast.Call):
+                cur = m.parent[p]
+                continue
+            if isinstance(p, ast.BoolOp) and isinstance(p.op, ast.Or) and p.values[0] is cur and len(p.values) == 2 and const_str(p.values[1]) is not None:
+                default = const_str(p.values[1])
+                cur = p
+                continue
+            if isinstance(p, ast.Compare) and len(p.ops) == 1:
+                other = p.comparators[0] if p.left is cur else p.left
+                op = p.ops[0]
+                if isinstance(op, (ast.Eq, ast.NotEq)):
+                    v = const_str(other)
+                    if v is not None:
+                        return ("compare", v, isinstance(op, ast.NotEq), default)
+                if isinstance(op, (ast.In, ast.NotIn)) and p.left is cur and isinstance(other, (ast.Tuple, ast.List, ast.Set)):
+                    vals = [const_str(e) for e in other.elts if const_str(e) is not None]
+                    if vals:
+                        return ("compare", vals[0], isinstance(op, ast.NotIn), default)
+            if truthy or isinstance(p, (ast.If, ast.While, ast.IfExp)) and getattr(p, "test", None) is cur:
+                return ("compare", "1", isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not), default)
+            if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not):
+                return ("compare", "1", True, default)
+            # VAR = <read>; later `VAR == "1"` in the same module
+            if isinstance(p, ast.Assign) and len(p.targets) == 1 and isinstance(p.targets[0], ast.Name):
+                var = p.targets[0].id
+                for n in m.compares.get(var, []):
+                    if len(n.ops) == 1 and isinstance(n.ops[0], (ast.Eq, ast.NotEq)):
+                        v = const_str(n.comparators[0])
+                        if v is not None:
+                            return ("compare", v, isinstance(n.ops[0], ast.NotEq), default)
+            return ("value", None, False, default)
+
+    def scan_reads(self, m):
+        for node in m.nodes:
+            if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
+                    and dotted(node.comparators[0]) in ("os.environ", "environ") and const_str(node.left) is not None:
+                self.sight(m, node, const_str(node.left), "compare", "1", isinstance(node.ops[0], ast.NotIn), None, False)
+                continue
+            r = self.env_read(node, m)
+            if not r:
+                continue
+            key, d, kind = r
+            up = m.parent.get(node)
+            if kind == "index" and isinstance(up, (ast.Assign, ast.AugAssign)) and node in getattr(up, "targets", [getattr(up, "target", None)]):
+                continue  # os.environ["X"] = ...: the project sets it for itself
+            use, true_value, negated, or_default = self.use_of(node, m)
+            dflt, known = self.default_text(d, m)
+            if or_default is not None:
+                dflt, known = or_default, True
+            names = self.key_names(key, m, node)
+            if names is None:
+                fn = self.in_function(node, m)
+                if fn is not None and fn.name in self.helpers:
+                    continue  # the helper itself; its calls are the reads
+                if isinstance(key, ast.Name):
+                    if use == "compare" and self.indirect is None:
+                        self.indirect = (dflt, true_value, m.where(node))
+                    continue
+                self.undecided(m, node, "an environment read whose name kiln cannot read statically")
+                continue
+            if not known and d is not None:
+                self.undecided(m, node, "the default of %s is computed; kiln cannot read it statically" % names[0])
+            for n in names:
+                self.sight(m, node, n, use, true_value, negated, dflt, d is not None and known or or_default is not None)
+
+    def in_function(self, node, m):
+        up = m.parent.get(node)
+        while up is not None and not isinstance(up, ast.FunctionDef):
+            up = m.parent.get(up)
+        return up
+
+    def sight(self, m, node, name, use, true_value, negated, dflt, has_default, flag=""):
+        self.out["sightings"].append({"name": name, "file": m.rel, "line": node.lineno, "text": m.text(node.lineno),
+                                      "use": use, "true_value": true_value or "", "negated": bool(negated),
+                                      "default": dflt or "", "has_default": bool(has_default), "flag": flag})
+
+    def undecided(self, m, node, why):
+        self.out["undecided"].append({"where": m.where(node), "text": m.text(node.lineno), "why": why})
+
+    # --- what the build does -----------------------------------------------------------------
+    def scan_build(self, m, is_setup):
+        alias = {}  # from torch.utils.cpp_extension import CUDAExtension as ExtensionBuilder
+        for node in m.nodes:
+            if isinstance(node, ast.ImportFrom):
+                for a in node.names:
+                    if a.asname and a.name in EXT_CALLS:
+                        alias[a.asname] = a.name
+            # extension = CppExtension ... extension = CUDAExtension; extension(...) (detectron2)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and isinstance(node.value, ast.Name) and node.value.id in EXT_CALLS:
+                if node.value.id == "CUDAExtension" or node.targets[0].id not in alias:
+                    alias[node.targets[0].id] = node.value.id
+                if node.value.id == "CUDAExtension" and not self.out["cuda_evidence"]:
+                    self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
+        for node in m.nodes:
+            if isinstance(node, ast.ImportFrom) and any(a.name in alias.values() for a in node.names):
+                for a in node.names:
+                    if a.asname in alias and not self.out["cuda_evidence"] and a.name == "CUDAExtension":
+                        self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
+            if isinstance(node, ast.Call):
+                f = dotted(node.func) or ""
+                short = f.rsplit(".", 1)[-1]
+                short = alias.get(short, short)
+                if short in EXT_CALLS:
+                    self.out["extensions"].append({"kind": short, "where": m.where(node), "text": m.text(node.lineno)})
+                    if short == "CUDAExtension" and not self.out["cuda_evidence"]:
+                        self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
+                if is_setup and short == "setup" and any(kw.arg == "ext_modules" and not (isinstance(kw.value, (ast.List, ast.Tuple)) and not kw.value.elts) for kw in node.keywords):
+                    self.out["extensions"].append({"kind": "ext_modules", "where": m.where(node), "text": m.text(node.lineno)})
+                if is_setup and f.endswith("cuda.is_available") and not self.out["probes"]:
+                    self.out["probes"].append({"where": m.where(node), "text": m.text(node.lineno)})
+            if isinstance(node, ast.Dict):
+                self.flag_table(m, node)
+            s = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+            if s is None:
+                continue
+            if (s.endswith(".cu") or s == "nvcc" and isinstance(m.parent.get(node), ast.Dict)) and not self.out["cuda_evidence"] and is_setup:
+                self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
+            if is_setup and not self.out["hardcoded_archs"] and ("arch=compute_" in s or s in ("-gencode", "--generate-code")):
+                self.out["hardcoded_archs"] = "%s %s" % (m.where(node), m.text(node.lineno))
+            if is_setup and not self.out["calls_cmake"] and s == "cmake" and isinstance(m.parent.get(node), (ast.List, ast.Call)):
+                self.out["calls_cmake"] = "%s %s" % (m.where(node), m.text(node.lineno))
+
+    def flag_table(self, m, node):
+        """{"APEX_CPP_EXT": "--cpp_ext", ...}: variables turned into setup.py flags."""
+        for k, v in zip(node.keys, node.values):
+            ks, vs = const_str(k) if k is not None else None, const_str(v)
+            if ks and vs and vs.startswith("--") and ks.replace("_", "").isalnum() and ks.isupper():
+                self.sight(m, k, ks, "compare", "", False, None, False, vs)
+
+    def scan_ops(self, m):
+        """Op-builder classes (DeepSpeed's pattern): BUILD_VAR = "DS_BUILD_X", NAME = "x", a base
+        class chain that says CUDA, and what is_compatible checks."""
+        classes = {}  # the module's own classes first, then the first of that name elsewhere
+        for mm in [m] + self.modules:
+            for c in mm.tree.body:
+                if isinstance(c, ast.ClassDef):
+                    classes.setdefault(c.name, [dotted(b) or "" for b in c.bases])
+        for c in m.tree.body:
+            if not isinstance(c, ast.ClassDef):
+                continue
+            attrs = {}
+            for st in c.body:
+                if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+                    v = const_str(st.value)
+                    if v is not None:
+                        attrs[st.targets[0].id] = (v, st.lineno)
+            if "BUILD_VAR" not in attrs or "NAME" not in attrs:
+                continue  # a base class: no op of its own
+            chain, todo = [], [c.name]
+            while todo and len(chain) < 20:
+                n = todo.pop()
+                chain.append(n)
+                todo += [b.rsplit(".", 1)[-1] for b in classes.get(n, []) if b]
+            op = {"name": attrs.get("NAME", (c.name, 0))[0], "var": attrs["BUILD_VAR"][0],
+                  "where": "%s:%d" % (m.rel, attrs["BUILD_VAR"][1]), "class": c.name,
+                  "cuda": any("CUDA" in n for n in chain), "libraries": [], "min_cc": 0, "checks": ""}
+            for fn in c.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name == "is_compatible":
+                    op["checks"] = m.where(fn)
+                    self.op_checks(fn, op)
+            if all(o["var"] != op["var"] for o in self.out["ops"]):  # another accelerator's copy of an op
+                self.out["ops"].append(op)
+
+    def op_checks(self, fn, op):
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Call) and (dotted(n.func) or "").endswith("has_function") and len(n.args) > 1 and isinstance(n.args[1], (ast.Tuple, ast.List)):
+                op["libraries"] += [const_str(e) for e in n.args[1].elts if const_str(e)]
+            if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Lt):
+                left = dotted(n.left) or (dotted(n.left.func) if isinstance(n.left, ast.Call) else "") or ""
+                v = n.comparators[0]
+                if "capab" in left.lower() and isinstance(v, ast.Constant) and isinstance(v.value, int):
+                    op["min_cc"] = max(op["min_cc"], v.value * 10 if v.value < 20 else v.value)
+
+    def run(self, setup_py):
+        first = self.load(setup_py)
+        if first is None:
+            return self.out
+        self.find_helpers()
+        for m in list(self.modules):
+            if m.depth <= 1:  # deeper modules are the package's run time, not its build
+                self.scan_reads(m)
+            self.scan_build(m, m is first)
+            if m.depth == 1:  # the op-builder package setup.py imports, not other accelerators' copies
+                self.scan_ops(m)
+        flags = [s for s in self.out["sightings"] if s["flag"]]
+        if self.indirect and not flags and not self.out["ops"] and self.indirect[2].startswith("setup.py:"):
+            w = self.indirect[2]
+            self.out["undecided"].append({"where": w, "text": first.text(int(w.split(":")[1])),
+                                          "why": "a switch whose name is a variable kiln cannot read statically"})
+        if self.indirect:
+            for s in flags:
+                if s["flag"]:
+                    s["default"], s["true_value"] = self.indirect[0] or "", self.indirect[1]
+                    s["has_default"] = self.indirect[0] is not None
+        return self.out
+
+
+def main():
+    signal.alarm(20)  # a bound of our own, should the file be pathological
+    root = os.path.abspath(sys.argv[1])
+    out = Reader(root).run(os.path.join(root, "setup.py"))
+    sys.stdout.write(json.dumps(out))
+
+
+main()

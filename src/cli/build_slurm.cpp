@@ -1,0 +1,74 @@
+#include "cli/build_slurm.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "launch/ccache_admin.hpp"
+
+namespace kiln::cli {
+namespace {
+
+// The compile cache must be one for all nodes: remote storage, or a folder they all see.
+void add_cache(const plan::Plan& plan, io::Seams& s, probe::NodeProbe& probe) {
+  if (plan.ccache.empty()) return;
+  auto cc = launch::Ccache::find(s, plan.cache_dir);
+  if (!cc) return;
+  auto st = cc->status();
+  if (!st) return;
+  const std::string remote = st->value("remote_storage");
+  if (!remote.empty() && remote != "none") return;
+  const std::string dir = plan.cache_dir.empty() ? st->value("cache_dir") : plan.cache_dir;
+  if (!dir.empty()) probe.paths["ccache folder (or set ccache remote storage: kiln cache --remote)"] = dir;
+}
+
+}  // namespace
+
+SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
+  if (!plan.governed())
+    throw UsageError("--slurm runs each compile through kiln's launcher: it cannot be combined with --no-governor");
+  SlurmBuild b;
+  auto alloc = probe::detect_allocation(s, b.tools);
+  if (!alloc) throw Failure("--slurm: " + alloc.error());
+  b.allocation = *alloc;
+  s.fs.make_dirs(plan.build_dir);
+  probe::NodeProbe probe;
+  probe.paths["build folder"] = plan.build_dir;
+  probe.paths["source folder"] = plan.project_dir;
+  probe.paths["kiln binary"] = plan.kiln_exe;
+  add_cache(plan, s, probe);
+  for (const auto& tool : {plan.nvcc, plan.ccache, plan.real_cxx})
+    if (!tool.empty()) probe.tools.push_back(tool);
+  if (auto cxx = s.env.get("CXX"); cxx && !cxx->empty()) probe.tools.push_back(io::which(s, *cxx).value_or(*cxx));
+  else if (auto found = io::which(s, "c++")) probe.tools.push_back(*found);
+  if (auto ok = probe::check_nodes(b.allocation, probe, s, b.tools); !ok) throw Failure("--slurm: " + ok.error());
+
+  const auto& a = b.allocation;
+  b.tag = fmt::format("kiln-{}", ::getpid());
+  if (!plan.jobs_forced) {
+    plan.jobs.jobs = a.total_cpus();
+    plan.jobs.arithmetic = fmt::format("Slurm job {}: {} node(s), {} CPUs in all (SLURM_JOB_CPUS_PER_NODE); each compile "
+                                       "is a job step asking for its learned peak memory",
+                                       a.job_id, a.nodes.size(), a.total_cpus());
+  }
+  plan.cores = a.total_cpus();
+  if (a.node_mem_kib) plan.mem_budget_kib = a.node_mem_kib * a.nodes.size();
+  plan.env["KILN_SLURM_UNITS"] = "1";
+  plan.env["KILN_SLURM_SELF"] = plan.kiln_exe;
+  plan.env["KILN_SLURM_REPORTS"] = plan.build_dir + "/.kiln/steps";
+  plan.env["KILN_SLURM_TAG"] = b.tag;
+  plan.env["KILN_SLURM_NODE_CPUS"] = std::to_string(*std::min_element(a.cpus.begin(), a.cpus.end()));
+  if (a.node_mem_kib) plan.env["KILN_SLURM_NODE_MEM_KIB"] = std::to_string(a.node_mem_kib);
+  return b;
+}
+
+std::string finish_slurm(const SlurmBuild& b, io::Seams& s) {
+  auto r = probe::cancel_steps(b.allocation.job_id, b.tag, s, b.tools);
+  if (!r) return "kiln: --slurm: " + r.error();
+  if (*r == 0) return "";
+  return fmt::format("kiln: --slurm: cancelled {} step(s) of this build still in Slurm (scancel); none is left", *r);
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,38 @@
+#pragma once
+// One progress line for a whole project whose extensions build at once (data/parallel_extensions.py):
+// each extension's Ninja tags its status lines "KILN-EXT <name> [done/total] ...", the helper names
+// the extensions ("KILN-EXTENSIONS a b c") and each one that finished ("KILN-EXTENSION-DONE a").
+// The project's status is the units done of all units known so far, across extensions, described
+// by the extension that just moved. A lone Ninja's plain status lines pass through unchanged.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drive/ninja_progress.hpp"
+
+namespace kiln::drive {
+
+class ProjectProgress {
+ public:
+  struct Fed {
+    std::optional<NinjaStatus> status;  // the project's status after this line, when it was one
+    bool consumed = false;              // kiln's own marker: not for the terminal (the log has it)
+  };
+  Fed feed(std::string_view line);
+
+  int extensions() const { return static_cast<int>(order_.size()); }
+  int extensions_done() const;
+
+ private:
+  struct Extension {
+    int done = 0, total = 0;
+    bool finished = false;
+  };
+  NinjaStatus total(std::string_view name, std::string_view description) const;
+  std::map<std::string, Extension, std::less<>> exts_;
+  std::vector<std::string> order_;
+};
+
+}  // namespace kiln::drive

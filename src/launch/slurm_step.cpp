@@ -1,0 +1,210 @@
+#include "launch/slurm_step.hpp"
+
+#include <unistd.h>
+
+#include <csignal>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <sstream>
+
+#include "core/fnv.hpp"
+
+namespace kiln::launch {
+namespace {
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+std::string joined(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
+  return out;
+}
+
+// The allocation's state as squeue says it; "" when squeue no longer knows the job (it ended).
+std::string allocation_state(const SlurmConfig& c, io::Seams& s) {
+  auto r = s.proc.run({.argv = {c.squeue, "-h", "-j", c.job_id, "-o", "%T"}});
+  return r.ok() ? trim(r.out) : "";
+}
+
+}  // namespace
+
+std::string node_named_by_srun(const std::string& err) {
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("srun: ", 0) != 0) continue;  // the compiler's own lines may say anything
+    for (const char* marker : {"failed on node ", "Node failure on ", "on node "}) {
+      const auto at = line.find(marker);
+      if (at == std::string::npos) continue;
+      const auto b = at + std::string(marker).size();
+      return line.substr(b, line.find_first_of(" :,", b) - b);
+    }
+  }
+  return "";
+}
+
+std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
+  if (env.get("KILN_SLURM_UNITS").value_or("") != "1") return std::nullopt;
+  SlurmConfig c;
+  c.job_id = env.get("SLURM_JOB_ID").value_or("");
+  c.self = env.get("KILN_SLURM_SELF").value_or("");
+  c.reports = env.get("KILN_SLURM_REPORTS").value_or("");
+  if (c.job_id.empty() || c.self.empty() || c.reports.empty()) return std::nullopt;
+  c.tag = env.get("KILN_SLURM_TAG").value_or("kiln");
+  if (auto v = env.get("KILN_SLURM_SRUN"); v && !v->empty()) c.srun = *v;
+  if (auto v = env.get("KILN_SLURM_SQUEUE"); v && !v->empty()) c.squeue = *v;
+  try {
+    if (auto v = env.get("KILN_SLURM_RETRIES")) c.retries = std::clamp(std::stoi(*v), 0, 10);
+    if (auto v = env.get("KILN_SLURM_NODE_MEM_KIB")) c.node_mem_kib = std::stoull(*v);
+    if (auto v = env.get("KILN_SLURM_NODE_CPUS")) c.node_cpus = std::max(0, std::stoi(*v));
+  } catch (...) {
+  }
+  return c;
+}
+
+std::vector<std::string> step_argv(const SlurmConfig& c, const StepAsk& ask, const std::vector<std::string>& command) {
+  std::uint64_t kib = std::max<std::uint64_t>(ask.mem_kib, 1024);
+  if (c.node_mem_kib) kib = std::min(kib, c.node_mem_kib);  // more than a node has would never start
+  int cores = std::max(1, ask.cores);
+  if (c.node_cpus) cores = std::min(cores, c.node_cpus);  // the grant counts the whole allocation's cores
+  std::vector<std::string> argv = {c.srun,
+                                   "--jobid=" + c.job_id,
+                                   "--job-name=" + c.tag,
+                                   "-N1",
+                                   "-n1",
+                                   "--exact",
+                                   "-c" + std::to_string(cores),
+                                   fmt::format("--mem={}M", (kib + 1023) / 1024),
+                                   "--quit-on-interrupt",
+                                   "--quiet"};
+  if (!ask.exclude.empty()) argv.push_back("--exclude=" + joined(ask.exclude, ","));
+  argv.insert(argv.end(), {"--", c.self, "exec", "--"});
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+std::optional<StepReport> parse_step_report(const std::string& text) {
+  StepReport r;
+  std::istringstream in(text);
+  bool any = false;
+  for (std::string line; std::getline(in, line);) {
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string k = line.substr(0, eq), v = line.substr(eq + 1);
+    any = true;
+    try {
+      if (k == "node") r.node = v;
+      else if (k == "step") r.step = v;
+      else if (k == "exit") r.exit = std::stoi(v), r.finished = true;
+      else if (k == "peak_rss_kib") r.peak_rss_kib = std::stol(v);
+      else if (k == "cpu_ms") r.cpu_ms = std::stol(v);
+      else if (k == "wall_ms") r.wall_ms = std::stol(v);
+    } catch (...) {
+      return std::nullopt;  // a torn line: treat the whole report as missing
+    }
+  }
+  if (!any) return std::nullopt;
+  return r;
+}
+
+std::string format_step_report(const StepReport& r) {
+  std::string out = fmt::format("node={}\nstep={}\n", r.node, r.step);
+  if (r.finished)
+    out += fmt::format("peak_rss_kib={}\ncpu_ms={}\nwall_ms={}\nexit={}\n", r.peak_rss_kib, r.cpu_ms, r.wall_ms, r.exit);
+  return out;
+}
+
+int run_step_on_node(const std::vector<std::string>& command, const std::string& report_path, io::Seams& s) {
+  StepReport rep;
+  rep.node = s.env.get("SLURMD_NODENAME").value_or("?");
+  rep.step = s.env.get("SLURM_JOB_ID").value_or("?") + "." + s.env.get("SLURM_STEP_ID").value_or("?");
+  s.fs.write(report_path, format_step_report(rep));
+  if (command.empty()) return 127;
+  io::ProcessSpec spec{.argv = command};
+  spec.inherit_stdio = true;
+  spec.die_with_caller = true;
+  auto r = s.proc.run(spec);
+  if (!r.started) {
+    s.err << "kiln exec: cannot run " << command[0] << " on " << rep.node << ": " << r.spawn_error << "\n";
+    rep.exit = 127;
+  } else {
+    rep.exit = r.term_signal ? 128 + r.term_signal : r.exit_code;
+  }
+  rep.finished = true;
+  rep.peak_rss_kib = r.peak_rss_kib;
+  rep.cpu_ms = r.cpu.count();
+  rep.wall_ms = r.wall.count();
+  s.fs.write(report_path, format_step_report(rep));
+  return rep.exit;
+}
+
+StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::ProcessSpec& spec, const std::string& output,
+                    io::Seams& s) {
+  StepRun run;
+  StepAsk ask = ask_in;
+  s.fs.make_dirs(c.reports);
+  const std::string base = fmt::format("{}/{:016x}-{}", c.reports, core::fnv1a64(output + (spec.argv.empty() ? "" : spec.argv.back())), ::getpid());
+  for (;;) {
+    ++run.attempts;
+    const std::string report = fmt::format("{}-{}", base, run.attempts);
+    io::ProcessSpec step = spec;
+    step.argv = step_argv(c, ask, spec.argv);
+    auto env = spec.env.value_or(s.env.all());
+    env["KILN_STEP_REPORT"] = report;
+    env.erase("KILN_SLURM_UNITS");  // the node side must not launch steps of its own
+    step.env = env;
+    // srun's output is the compiler's, relayed; srun's own error lines name a node that failed a
+    // step before the node side could report ("Task launch ... failed on node n2: ...").
+    step.inherit_stdio = false;
+    step.on_line = nullptr;
+    auto r = s.proc.run(step);
+    s.out << r.out;
+    s.err << r.err;
+    auto rep = s.fs.read(report) ? parse_step_report(*s.fs.read(report)) : std::nullopt;
+    s.fs.remove(report);
+    if (rep && rep->finished) {
+      run.node = rep->node;
+      run.result = r;
+      run.result.exit_code = rep->exit;  // already 128 + signal when the compiler was killed
+      run.result.term_signal = 0;
+      run.result.peak_rss_kib = rep->peak_rss_kib;
+      run.result.cpu = std::chrono::milliseconds(rep->cpu_ms);
+      return run;
+    }
+    // The compiler never finished: whatever it wrote is not an object Ninja may trust.
+    if (!output.empty()) s.fs.remove(output);
+    const std::string node = rep ? rep->node : node_named_by_srun(r.err);
+    if (!node.empty()) run.failed_nodes.push_back(node);
+    run.result = r;
+    if (!r.started) {
+      run.error = fmt::format("cannot run {}: {}", c.srun, r.spawn_error);
+    } else if (r.term_signal == SIGINT || r.term_signal == SIGTERM || r.term_signal == SIGHUP) {
+      run.error = "stopped";  // the build is being stopped: nothing to retry
+    } else if (const auto state = allocation_state(c, s); state != "RUNNING") {
+      run.error = fmt::format("the Slurm allocation {} has ended ({}): the build stops here; Ninja's state is intact, so "
+                              "`kiln build --slurm` in a new allocation resumes it",
+                              c.job_id, state.empty() ? "no longer known to squeue" : state);
+    } else if (run.attempts > c.retries) {
+      run.error = fmt::format("{} did not finish in {} attempt(s): the step was killed or lost its node ({}); srun {}",
+                              output.empty() ? std::string("the unit") : output, run.attempts,
+                              run.failed_nodes.empty() ? std::string("node unknown") : "on " + joined(run.failed_nodes, ", "),
+                              r.term_signal ? fmt::format("killed by signal {}", r.term_signal) : fmt::format("exit {}", r.exit_code));
+    } else {
+      if (!node.empty() && std::find(ask.exclude.begin(), ask.exclude.end(), node) == ask.exclude.end())
+        ask.exclude.push_back(node);
+      s.err << fmt::format("kiln exec: warning: {} was lost on {} (srun {}); retrying on another node\n",
+                           output.empty() ? std::string("a unit") : output, node.empty() ? "an unknown node" : node,
+                           r.term_signal ? fmt::format("signal {}", r.term_signal) : fmt::format("exit {}", r.exit_code));
+      continue;
+    }
+    if (run.error != "stopped") s.err << "kiln exec: error: " << run.error << "\n";
+    run.node = joined(run.failed_nodes, ",");
+    if (run.result.started && run.result.exit_code == 0 && !run.result.term_signal) run.result.exit_code = 1;
+    return run;
+  }
+}
+
+}  // namespace kiln::launch

@@ -1,0 +1,362 @@
+#include "plan/make_plan.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/arch_spec.hpp"
+#include "core/data_toml.hpp"
+#include "plan/python_env.hpp"
+#include "plan/stale_config.hpp"
+#include "plan/targets.hpp"
+#include "probe/nvcc.hpp"
+#include "read/pytorch_options.hpp"
+#include "read/setup_py_ast.hpp"
+#include "read/torch_package.hpp"
+
+namespace kiln::plan {
+namespace {
+
+using Sets = std::map<std::string, std::string>;
+using SetupRead = tl::expected<read::SetupPyReading, std::string>;
+
+tl::unexpected<PlanError> usage(std::string m) { return tl::unexpected(PlanError{std::move(m), true}); }
+tl::unexpected<PlanError> env_error(std::string m) { return tl::unexpected(PlanError{std::move(m), false}); }
+
+struct Profile {
+  std::string build_type, archs;
+  std::map<std::string, std::string> set;
+};
+
+tl::expected<Profile, PlanError> load_profile(const std::string& name) {
+  static const toml::table t = data::load_toml("profiles.toml");
+  const toml::table* p = t[name].as_table();
+  if (!p) {
+    std::string names;
+    for (const auto& [k, v] : t) names += (names.empty() ? "" : ", ") + std::string(k.str());
+    return usage(fmt::format("--profile '{}': expected one of {}", name, names));
+  }
+  Profile out;
+  out.build_type = (*p)["build_type"].value_or(std::string("Release"));
+  out.archs = (*p)["archs"].value_or(std::string("gpus"));
+  if (auto set = (*p)["set"].as_table())
+    for (const auto& [k, v] : *set) {
+      if (auto b = v.value<bool>()) out.set[std::string(k.str())] = *b ? "1" : "0";
+      else out.set[std::string(k.str())] = v.value_or(std::string());
+    }
+  return out;
+}
+
+// KEY=VALUE arguments (--set, --knob) as a map; `option` names the flag in the error.
+tl::expected<Sets, PlanError> parse_assignments(const std::vector<std::string>& args, const char* option, const char* key) {
+  Sets out;
+  for (const auto& kv : args) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) return usage(fmt::format("{} '{}': expected {}=VALUE", option, kv, key));
+    out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
+// The project, its folders and kind. setup.py is read as Python reads it, by the interpreter the
+// build will use (never executed), and that reading decides the kind and, later, the switches.
+tl::expected<Plan, PlanError> start_plan(const BuildRequest& req, const io::Seams& s, SetupRead& setup) {
+  Plan p;
+  p.project_dir = req.project_dir;
+  p.project_reason = req.project_reason;
+  p.build_dir = req.build_dir.empty() ? req.project_dir + "/build-kiln" : req.build_dir;
+  const std::string py_name = !req.python.empty() ? req.python : s.env.get("PYTHON").value_or("python3");
+  const auto py = io::which(s, py_name);
+  setup = tl::unexpected(py_name + " not found");
+  if (py && s.fs.exists(p.project_dir + "/setup.py")) setup = read::read_setup_py_ast(s.proc, *py, p.project_dir);
+  p.kind = read::detect_project_kind(s.fs, p.project_dir, &setup);
+  p.project_kind = read::to_string(p.kind);
+  if (p.kind == read::ProjectKind::unknown)
+    return usage(fmt::format("{}: {}; kiln builds CMake projects, PyTorch checkouts and torch extensions", p.project_dir,
+                             read::describe_folder(s.fs, p.project_dir, &setup)));
+  return p;
+}
+
+// Whether the linker finds lib<name>.so where the system keeps libraries: an op that links it
+// (DeepSpeed's async_io: -laio) can build here.
+std::optional<bool> linker_finds(const io::Filesystem& fs, const std::string& name) {
+  for (const char* d : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib",
+                        "/lib/x86_64-linux-gnu", "/lib64"})
+    if (fs.exists(std::string(d) + "/lib" + name + ".so")) return true;
+  return false;
+}
+
+// Tools first: nothing else matters without them. CMake projects need CMake and their generator's
+// tool; Python builds an interpreter (and Ninja, without which cpp_extension builds serially).
+tl::expected<void, PlanError> find_build_tools(Plan& p, const BuildRequest& req, const io::Seams& s, const Sets& sets) {
+  if (p.kind == read::ProjectKind::cmake) {
+    auto cmake = io::which(s, "cmake");
+    if (!cmake) return env_error("cmake not found on PATH; install it (apt-get install cmake) or add it to PATH");
+    p.cmake = *cmake;
+    p.generator = req.generator;
+    if (p.generator == "Ninja") {
+      auto ninja = io::which(s, "ninja");
+      if (!ninja) return env_error("ninja not found on PATH; install it (apt-get install ninja-build) or add it to PATH");
+      p.ninja = *ninja;
+    } else if (p.generator == "Unix Makefiles") {
+      if (!io::which(s, "make")) return env_error("make not found on PATH; install it (apt-get install make) or use Ninja");
+    } else {
+      return usage(fmt::format("generator '{}': expected Ninja or \"Unix Makefiles\"", p.generator));
+    }
+    for (const auto& [k, v] : sets) p.cmake_defines.push_back(k + "=" + v);
+  } else {
+    std::string py = !req.python.empty() ? req.python : s.env.get("PYTHON").value_or("");
+    auto found = io::which(s, py.empty() ? "python3" : py);
+    if (!found) return env_error(fmt::format("{} not found; pass --python or set PYTHON", py.empty() ? "python3" : py));
+    p.python = *found;
+    p.pip = req.pip;
+    if (auto ninja = io::which(s, "ninja")) p.ninja = *ninja;
+    else p.notes.push_back("ninja not on PATH: torch.utils.cpp_extension falls back to slow serial builds");
+  }
+  for (const auto& d : req.cmake_defines) p.cmake_defines.push_back(d);
+  if (p.kind == read::ProjectKind::cmake && read::uses_torch_package(s.fs, p.project_dir)) {
+    auto pkg = read::locate_torch_package(s, req.python, p.cmake_defines);
+    if (!pkg) return env_error(pkg.error());
+    p.torch_dir = pkg->dir;
+    p.torch_dir_how = pkg->how;
+  }
+  return {};
+}
+
+// PyTorch's options, resolved with their dependencies and the libraries that exist. Returns
+// whether the build uses CUDA: a profile without architectures, USE_CUDA off in the options or in
+// --set turn it off.
+tl::expected<bool, PlanError> plan_options(Plan& p, const BuildRequest& req, const io::Seams& s, const Profile& profile,
+                                           const Sets& sets) {
+  bool want_cuda = profile.archs != "none";
+  if (p.kind != read::ProjectKind::pytorch) {
+    auto it = sets.find("USE_CUDA");
+    return want_cuda && !(it != sets.end() && read::parse_bool(it->second) == false);
+  }
+  read::OptionRequest oreq;
+  oreq.profile_set = profile.set;
+  oreq.profile_name = p.profile;
+  oreq.user_set = sets;
+  oreq.environment = s.env.all();
+  oreq.set_unknown = req.set_unknown;
+  oreq.library_check = req.library_check;
+  oreq.platform = req.platform ? *req.platform : read::host_platform();
+  auto opts = read::resolve_pytorch_options(s.fs, p.project_dir, oreq);
+  if (!opts) return usage(opts.error().message);
+  p.options = opts->options;
+  for (auto& n : opts->notes) p.notes.push_back(n);
+  for (const auto& o : p.options)
+    if (o.name == "USE_CUDA") want_cuda = o.on;
+  return want_cuda;
+}
+
+// nvcc when the build uses CUDA, ccache when asked for, and the GPUs named on the command line
+// (what the build is verified against).
+tl::expected<std::optional<probe::NvccInfo>, PlanError> find_compilers(Plan& p, const BuildRequest& req, const io::Seams& s,
+                                                                       bool want_cuda) {
+  std::optional<probe::NvccInfo> nvcc;
+  if (want_cuda) {
+    nvcc = probe::probe_nvcc(s);
+    if (!nvcc) return env_error("nvcc not found (looked in $CUDA_HOME/bin, PATH, /usr/local/cuda/bin); set CUDA_HOME");
+    p.nvcc = nvcc->path;
+    p.nvcc_version = nvcc->version_text;
+  }
+  if (req.ccache) {
+    if (auto cc = io::which(s, "ccache"))
+      p.ccache = *cc;
+    else
+      p.notes.push_back("ccache not found: building without a compile cache (apt-get install ccache to enable it)");
+  }
+  p.cache_dir = req.cache_dir;
+  for (const auto& name : req.gpus) {
+    auto m = core::GpuTable::get().lookup(name);
+    if (!m) return usage(m.error().message);
+    p.gpus.push_back(*m);
+  }
+  return nvcc;
+}
+
+// The value of -D NAME=V or -D NAME:TYPE=V among `defines` (the last one wins, as in CMake).
+std::optional<std::string> define_value(const std::vector<std::string>& defines, const std::string& name) {
+  std::optional<std::string> v;
+  for (const auto& d : defines) {
+    const auto eq = d.find('=');
+    const std::string key = d.substr(0, std::min(eq, d.find(':')));
+    if (eq != std::string::npos && key == name) v = d.substr(eq + 1);
+  }
+  return v;
+}
+
+// The targets (plan/targets), and for libtorch projects their TORCH_CUDA_ARCH_LIST spelling.
+tl::expected<void, PlanError> plan_targets(Plan& p, const BuildRequest& req, const io::Seams& s, const Profile& profile,
+                                           const probe::NvccInfo& nvcc, probe::GpuQuery& gpu_query) {
+  TargetRequest tr{req.archs, req.archs_from, p.profile, profile.archs, p.gpus, s.env.get("TORCH_CUDA_ARCH_LIST")};
+  // CMake reads CUDAARCHS as the default of CMAKE_CUDA_ARCHITECTURES (a plain CMake project).
+  if (auto v = s.env.get("CUDAARCHS"); v && !v->empty() && p.kind == read::ProjectKind::cmake && p.torch_dir.empty())
+    tr.env_arch_list = *v, tr.env_arch_var = "CUDAARCHS";
+  // -D CMAKE_CUDA_ARCHITECTURES=70 would override the plan's list behind its back: it is the plan.
+  if (auto d = p.kind == read::ProjectKind::cmake ? define_value(req.cmake_defines, "CMAKE_CUDA_ARCHITECTURES") : std::nullopt) {
+    if (!req.archs.empty())
+      return usage("the architectures are given twice, by --archs and by -D CMAKE_CUDA_ARCHITECTURES; keep one");
+    tr.archs = *d, tr.archs_from = "cmake", tr.archs_source = "-D CMAKE_CUDA_ARCHITECTURES";
+  }
+  auto chosen = choose_targets(tr, nvcc, gpu_query, s);
+  if (!chosen) return tl::unexpected(chosen.error());
+  p.targets = chosen->targets;
+  p.arch_source = chosen->source;
+  p.arch_reason = chosen->reason;
+  p.gpus = chosen->gpus;
+  for (auto& n : chosen->notes) p.notes.push_back(n);
+  auto checked = check_targets(p.targets, p.gpus, nvcc);
+  if (!checked) return checked;
+  if (p.libtorch()) {
+    // Torch's CMake builds for TORCH_CUDA_ARCH_LIST and switches CMAKE_CUDA_ARCHITECTURES off.
+    auto torch = core::format_torch(p.targets);
+    if (!torch)
+      return usage("find_package(Torch) takes its architectures from TORCH_CUDA_ARCH_LIST, which cannot say these targets: " +
+                   torch.error().message);
+    p.torch_arch_list = *torch;
+    p.notes.push_back("find_package(Torch): Torch's cuda.cmake sets CMAKE_CUDA_ARCHITECTURES OFF and adds -gencode flags "
+                      "from TORCH_CUDA_ARCH_LIST; kiln passes -DTORCH_CUDA_ARCH_LIST=" + p.torch_arch_list);
+  }
+  return {};
+}
+
+// Jobs, and the launcher: under the governor each compile is admitted by its expected memory, so
+// Ninja may run one job per core; --jobs overrides both.
+tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest& req, const io::Seams& s,
+                                                     const probe::MachineInfo& machine,
+                                                     const std::optional<probe::NvccInfo>& nvcc) {
+  // Each target is one device compilation inside every nvcc job, so all of them size the job.
+  p.jobs = decide_jobs(machine, static_cast<int>(p.targets.size()));
+  p.prune_archs = req.prune_archs;
+  p.kiln_exe = req.kiln_exe;
+  p.cores = std::max(1, machine.usable_cores());
+  if (p.kind == read::ProjectKind::extension) p.real_cxx = io::which(s, s.env.get("CXX").value_or("c++")).value_or("c++");
+  if (req.governor && !req.kiln_exe.empty()) {
+    p.governor = true;
+    p.mem_budget_kib = req.mem_budget_kib.value_or(static_cast<std::uint64_t>(p.jobs.budget_gib * 1024 * 1024));
+    if (!req.jobs) {
+      p.jobs.arithmetic += fmt::format("; governor: -j {} (cores), each compile admitted while the reservations fit "
+                                       "in {:.1f} GiB", p.jobs.by_cores, p.mem_budget_kib / 1048576.0);
+      p.jobs.jobs = p.jobs.by_cores;
+    }
+    // NVCC_APPEND_FLAGS, --split-compile and --time are all there from CUDA 12.0 on.
+    const bool new_nvcc = nvcc && nvcc->version && *nvcc->version >= core::CudaVersion{12, 0};
+    p.split_threads = req.split_threads && new_nvcc;
+    p.nvcc_time = new_nvcc;
+  } else if (req.prune_archs) {
+    return usage("--prune-archs rewrites nvcc flags in kiln's launcher; it cannot be combined with --no-governor");
+  }
+  if (req.jobs) {
+    if (*req.jobs < 1) return usage(fmt::format("--jobs {}: must be at least 1", *req.jobs));
+    p.jobs_forced = true;
+    if (*req.jobs > p.jobs.by_memory)
+      p.notes.push_back(fmt::format("--jobs {} exceeds what memory allows ({}): compiles may be killed for memory",
+                                    *req.jobs, p.jobs.by_memory));
+    p.jobs.jobs = *req.jobs;
+  }
+  return {};
+}
+
+// The project's own switches (data/project_knobs.toml): read from its build files, decided from the
+// plan, then handed to the build as environment variables or -D entries. --set and -D win.
+tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const io::Seams& s, const Sets& sets,
+                                         const SetupRead& setup) {
+  read::KnobContext kc;
+  kc.cuda = p.cuda();
+  kc.no_knobs = req.no_knobs;
+  kc.jobs = p.jobs.jobs;
+  kc.targets = static_cast<int>(p.targets.size());
+  for (const auto& t : p.targets)
+    if (t.kind == core::CodeKind::sass) kc.sass.push_back(t.arch.number);
+  auto overrides = parse_assignments(req.knobs, "--knob", "NAME");
+  if (!overrides) return tl::unexpected(overrides.error());
+  kc.overrides = *overrides;
+  kc.env = &s.env;
+  kc.has_library = [&s](const std::string& name) { return linker_finds(s.fs, name); };
+  // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
+  if (p.kind == read::ProjectKind::pytorch) return {};
+  p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
+  if (p.cuda() && !p.knobs.cmake_archs.empty())
+    p.notes.push_back("the project sets its own architectures (" + p.knobs.cmake_archs +
+                      "), which beat the planned CMAKE_CUDA_ARCHITECTURES for what it covers");
+  if (p.cuda() && !p.prune_archs && !p.knobs.hardcoded_archs.empty())
+    p.notes.push_back("setup.py hard-codes nvcc architectures (" + p.knobs.hardcoded_archs +
+                      "); nvcc compiles those as well as the planned targets: add --prune-archs to keep only the plan's");
+  auto defined = [&](const std::string& name) {
+    for (const auto& d : p.cmake_defines)
+      if (d.rfind(name + "=", 0) == 0 || d.rfind(name + ":", 0) == 0) return true;
+    return false;
+  };
+  // A pip build that runs CMake (scikit-build-core, a setup.py calling cmake) takes CMake's entries
+  // through CMAKE_ARGS, which both read; what the environment already has there comes first.
+  std::string cmake_args;
+  for (const auto& k : p.knobs.knobs) {
+    if (!k.sets()) continue;
+    if (k.cmake && p.kind == read::ProjectKind::cmake) {
+      if (!defined(k.name)) p.cmake_defines.push_back(k.name + "=" + k.value);
+    } else if (k.cmake) {
+      cmake_args += (cmake_args.empty() ? "" : " ") + ("-D" + k.name + "=" + k.value);
+    } else if (!sets.count(k.name)) {
+      p.env[k.name] = k.value;
+    }
+  }
+  if (!cmake_args.empty() && !sets.count("CMAKE_ARGS")) {
+    const std::string had = s.env.get("CMAKE_ARGS").value_or("");
+    p.env["CMAKE_ARGS"] = had.empty() ? cmake_args : had + " " + cmake_args;
+  }
+  return {};
+}
+
+}  // namespace
+
+tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpu_query,
+                                        const probe::MachineInfo& machine) {
+  SetupRead setup = tl::unexpected(std::string());
+  auto started = start_plan(req, s, setup);
+  if (!started) return started;
+  Plan p = std::move(*started);
+  Profile profile;
+  if (!req.profile.empty()) {
+    auto pr = load_profile(req.profile);
+    if (!pr) return tl::unexpected(pr.error());
+    profile = *pr;
+    p.profile = req.profile;
+  }
+  p.build_type = !req.build_type.empty() ? req.build_type : !profile.build_type.empty() ? profile.build_type : "Release";
+  // CMake takes any word and builds it without optimisation flags: a typo would cost the whole speed.
+  static const std::set<std::string> kBuildTypes{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
+  if (!kBuildTypes.count(p.build_type))
+    return usage(fmt::format("--build-type '{}': expected Release, RelWithDebInfo, Debug or MinSizeRel", p.build_type));
+  auto sets = parse_assignments(req.sets, "--set", "KEY");
+  if (!sets) return tl::unexpected(sets.error());
+  if (auto ok = find_build_tools(p, req, s, *sets); !ok) return tl::unexpected(ok.error());
+  auto want_cuda = plan_options(p, req, s, profile, *sets);
+  if (!want_cuda) return tl::unexpected(want_cuda.error());
+  auto nvcc = find_compilers(p, req, s, *want_cuda);
+  if (!nvcc) return tl::unexpected(nvcc.error());
+  if (*want_cuda) {
+    if (auto ok = plan_targets(p, req, s, profile, **nvcc, gpu_query); !ok) return tl::unexpected(ok.error());
+  } else {
+    p.arch_source = "none";
+    p.arch_reason = "CUDA is off";
+  }
+  if (auto ok = plan_jobs_and_launcher(p, req, s, machine, *nvcc); !ok) return tl::unexpected(ok.error());
+  if (p.kind != read::ProjectKind::cmake) {
+    p.wheel_cache = req.wheel_cache && p.kind == read::ProjectKind::extension;
+    p.torch_package = torch_package_dir(p, s);
+    p.torch_version = torch_version_for(p, s);
+    auto env = python_build_env(p, *sets);
+    if (!env) return usage(env.error());
+    p.env = *env;
+  }
+  if (auto ok = plan_knobs(p, req, s, *sets, setup); !ok) return tl::unexpected(ok.error());
+  if (p.kind == read::ProjectKind::cmake || p.kind == read::ProjectKind::pytorch) {
+    p.config = check_configuration(s.fs, p, s.fs.read(p.project_dir + "/setup.py").value_or(""));
+    if (p.config.reconfigure && p.config.how.rfind("CMAKE_FRESH", 0) == 0) p.env["CMAKE_FRESH"] = "1";
+  }
+  return p;
+}
+
+}  // namespace kiln::plan

@@ -1,0 +1,197 @@
+#include "probe/slurm.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <sstream>
+
+namespace kiln::probe {
+namespace {
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::string why(const io::ProcessResult& r) {
+  if (!r.started) return r.spawn_error;
+  std::string e = first_line(r.err.empty() ? r.out : r.err);
+  return e.empty() ? fmt::format("exit {}", r.exit_code) : e;
+}
+
+// Prints, for this node: its name, each path's inode (or that it is missing), each tool's first
+// --version line. The same script runs here (SLURMD_NODENAME unset) for the reference.
+constexpr const char* kProbeScript =
+    "echo \"node ${SLURMD_NODENAME:-here}\"\n"
+    "while [ $# -gt 0 ] && [ \"$1\" != -- ]; do\n"
+    "  if i=$(stat -L -c %i -- \"$1\" 2>/dev/null); then echo \"path $i $1\"; else echo \"missing $1\"; fi; shift\n"
+    "done\n"
+    "[ $# -gt 0 ] && shift\n"
+    "for t; do echo \"tool $t: $(\"$t\" --version 2>&1 | head -n 1)\"; done\n";
+
+}  // namespace
+
+int Allocation::total_cpus() const {
+  int n = 0;
+  for (int c : cpus) n += c;
+  return n;
+}
+
+std::vector<int> parse_cpus_per_node(const std::string& text) {
+  std::vector<int> out;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    int n = 0, times = 1;
+    char x1 = 0, x2 = 0;
+    std::istringstream p(part);
+    if (!(p >> n) || n < 1) return {};
+    if (p >> x1) {
+      if (x1 != '(' || !(p >> x2) || x2 != 'x' || !(p >> times) || times < 1 || times > 100000 || !(p >> x1) || x1 != ')')
+        return {};
+    }
+    out.insert(out.end(), times, n);
+  }
+  return out;
+}
+
+tl::expected<Allocation, std::string> detect_allocation(io::Seams& s, const SlurmTools& t) {
+  Allocation a;
+  a.job_id = s.env.get("SLURM_JOB_ID").value_or("");
+  if (a.job_id.empty())
+    return tl::unexpected(std::string("not inside a Slurm allocation (SLURM_JOB_ID is not set): run kiln build --slurm "
+                                      "under salloc or in an sbatch script"));
+  auto state = s.proc.run({.argv = {t.squeue, "-h", "-j", a.job_id, "-o", "%T %P"}});
+  if (!state.ok())
+    return tl::unexpected(fmt::format("Slurm does not answer: squeue -j {}: {}", a.job_id, why(state)));
+  auto st = words(state.out);
+  if (st.size() < 2 || st[0] != "RUNNING")
+    return tl::unexpected(fmt::format("Slurm job {} is not running ({}): kiln build --slurm needs a running allocation",
+                                      a.job_id, st.empty() ? "unknown to squeue" : st[0]));
+  a.partition = s.env.get("SLURM_JOB_PARTITION").value_or(st[1]);
+  auto part = s.proc.run({.argv = {t.sinfo, "-h", "-p", a.partition, "-o", "%P"}});
+  if (!part.ok() || words(part.out).empty())
+    return tl::unexpected(fmt::format("Slurm partition '{}' is not known to sinfo: {}", a.partition,
+                                      part.ok() ? "no such partition" : why(part)));
+  auto hosts = s.proc.run({.argv = {t.scontrol, "show", "hostnames", s.env.get("SLURM_JOB_NODELIST").value_or("")}});
+  a.nodes = hosts.ok() ? words(hosts.out) : std::vector<std::string>{};
+  a.cpus = parse_cpus_per_node(s.env.get("SLURM_JOB_CPUS_PER_NODE").value_or(""));
+  if (a.nodes.empty() || a.cpus.size() != a.nodes.size())
+    return tl::unexpected(fmt::format("cannot read the nodes of Slurm job {} (SLURM_JOB_NODELIST '{}', "
+                                      "SLURM_JOB_CPUS_PER_NODE '{}')",
+                                      a.job_id, s.env.get("SLURM_JOB_NODELIST").value_or(""),
+                                      s.env.get("SLURM_JOB_CPUS_PER_NODE").value_or("")));
+  try {
+    if (auto mb = s.env.get("SLURM_MEM_PER_NODE"); mb && !mb->empty()) a.node_mem_kib = std::stoull(*mb) * 1024;
+    else if (auto per_cpu = s.env.get("SLURM_MEM_PER_CPU"); per_cpu && !per_cpu->empty())
+      a.node_mem_kib = std::stoull(*per_cpu) * 1024 * static_cast<std::uint64_t>(*std::min_element(a.cpus.begin(), a.cpus.end()));
+  } catch (...) {
+  }
+  if (!a.node_mem_kib) {  // no memory in the request: what sinfo says the smallest node has
+    std::string list;
+    for (const auto& n : a.nodes) list += (list.empty() ? "" : ",") + n;
+    auto mem = s.proc.run({.argv = {t.sinfo, "-h", "-N", "-n", list, "-o", "%m"}});
+    for (const auto& w : mem.ok() ? words(mem.out) : std::vector<std::string>{}) {
+      std::uint64_t kib = 0;
+      try {
+        kib = std::stoull(w) * 1024;
+      } catch (...) {
+        continue;
+      }
+      a.node_mem_kib = a.node_mem_kib ? std::min(a.node_mem_kib, kib) : kib;
+    }
+  }
+  return a;
+}
+
+std::vector<std::string> probe_script_argv(const NodeProbe& p) {
+  std::vector<std::string> argv = {"/bin/sh", "-c", kProbeScript, "kiln-probe"};
+  for (const auto& [what, path] : p.paths) argv.push_back(path);
+  argv.push_back("--");
+  argv.insert(argv.end(), p.tools.begin(), p.tools.end());
+  return argv;
+}
+
+std::map<std::string, std::vector<std::string>> probe_lines_by_node(const std::string& out) {
+  std::map<std::string, std::vector<std::string>> by_task, by_node;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    const auto colon = line.find(": ");
+    if (colon == std::string::npos) continue;
+    std::string task = line.substr(0, colon);
+    task.erase(0, task.find_first_not_of(' '));
+    by_task[task].push_back(line.substr(colon + 2));
+  }
+  for (auto& [task, lines] : by_task) {
+    if (lines.empty() || lines[0].rfind("node ", 0) != 0) continue;
+    by_node[lines[0].substr(5)] = std::vector<std::string>(lines.begin() + 1, lines.end());
+  }
+  return by_node;
+}
+
+tl::expected<void, std::string> check_nodes(const Allocation& a, const NodeProbe& p, io::Seams& s, const SlurmTools& t) {
+  const auto script = probe_script_argv(p);
+  auto here = s.proc.run({.argv = script});
+  if (!here.ok()) return tl::unexpected("cannot run the node probe here: " + why(here));
+  std::istringstream hin(here.out);
+  std::vector<std::string> expected;
+  for (std::string line; std::getline(hin, line);)
+    if (line.rfind("node ", 0) != 0) expected.push_back(line);
+  for (const auto& line : expected)
+    if (line.rfind("missing ", 0) == 0) return tl::unexpected(fmt::format("{} does not exist here", line.substr(8)));
+  const std::string n = std::to_string(a.nodes.size());
+  std::vector<std::string> argv = {t.srun, "--jobid=" + a.job_id, "--job-name=kiln-probe", "--overlap", "-N" + n, "-n" + n,
+                                   "--ntasks-per-node=1", "--mem=0", "-l", "--quiet", "--"};
+  argv.insert(argv.end(), script.begin(), script.end());
+  auto there = s.proc.run({.argv = argv});
+  auto by_node = probe_lines_by_node(there.out);
+  for (const auto& node : a.nodes) {
+    auto it = by_node.find(node);
+    if (it == by_node.end())
+      return tl::unexpected(fmt::format("node {} did not answer the probe step (srun: {})", node, why(there)));
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const std::string got = i < it->second.size() ? it->second[i] : "";
+      if (got == expected[i]) continue;
+      if (expected[i].rfind("path ", 0) == 0) {
+        const std::string path = expected[i].substr(expected[i].find(' ', 5) + 1);
+        std::string what = path;
+        for (const auto& [w, pp] : p.paths)
+          if (pp == path) what = w + " " + path;
+        return tl::unexpected(fmt::format("node {} does not see the {} as this machine does ({}): kiln build --slurm needs "
+                                          "it on a file system shared at the same path",
+                                          node, what, got.rfind("missing", 0) == 0 ? "missing there" : "another file there"));
+      }
+      return tl::unexpected(fmt::format("node {} runs another compiler: here '{}', there '{}'", node, expected[i].substr(5),
+                                        got.empty() ? "nothing" : got.substr(std::min<size_t>(5, got.size()))));
+    }
+  }
+  return {};
+}
+
+tl::expected<int, std::string> cancel_steps(const std::string& job_id, const std::string& tag, io::Seams& s,
+                                            const SlurmTools& t) {
+  auto list = [&] {
+    std::vector<std::string> steps;
+    auto r = s.proc.run({.argv = {t.squeue, "-h", "-s", "-j", job_id, "-o", "%i %j"}});
+    auto w = r.ok() ? words(r.out) : std::vector<std::string>{};
+    for (size_t i = 0; i + 1 < w.size(); i += 2)
+      if (w[i + 1] == tag) steps.push_back(w[i]);
+    return steps;
+  };
+  auto steps = list();
+  const int cancelled = static_cast<int>(steps.size());
+  for (int round = 0; round < 20 && !steps.empty(); ++round) {
+    std::vector<std::string> argv = {t.scancel};
+    argv.insert(argv.end(), steps.begin(), steps.end());
+    s.proc.run({.argv = argv});
+    s.clock.sleep_for(std::chrono::milliseconds(250));
+    steps = list();
+  }
+  if (!steps.empty())
+    return tl::unexpected(fmt::format("{} Slurm step(s) still listed after scancel: {}", steps.size(), steps.front()));
+  return cancelled;
+}
+
+}  // namespace kiln::probe

@@ -1,0 +1,98 @@
+#include "read/setup_py_ast.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "core/data.hpp"
+
+namespace kiln::read {
+namespace {
+
+using nlohmann::json;
+
+std::string str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+KnobSighting sighting(const json& s) {
+  KnobSighting k;
+  k.name = str(s, "name");
+  k.file = str(s, "file");
+  k.line = s.value("line", 0);
+  k.text = str(s, "text");
+  k.use = str(s, "use") == "compare" ? KnobSighting::Use::compare : KnobSighting::Use::value;
+  k.true_value = str(s, "true_value");
+  k.negated = s.value("negated", false);
+  k.default_value = str(s, "default");
+  k.has_default = s.value("has_default", false);
+  k.flag = str(s, "flag");
+  return k;
+}
+
+// "setup.py:66" -> file and line of a probe.
+KnobSighting probe(const json& p) {
+  KnobSighting k;
+  k.use = KnobSighting::Use::probe;
+  const std::string where = str(p, "where");
+  auto colon = where.rfind(':');
+  k.file = where.substr(0, colon);
+  if (colon != std::string::npos) k.line = std::atoi(where.c_str() + colon + 1);
+  k.text = str(p, "text");
+  return k;
+}
+
+}  // namespace
+
+tl::expected<SetupPyReading, std::string> parse_setup_reading(std::string_view text) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return tl::unexpected(std::string("the reader printed no JSON object"));
+  if (j.value("version", 0) != 1) return tl::unexpected(std::string("the reader's JSON has an unknown version"));
+  SetupPyReading r;
+  try {
+    for (const auto& s : j.value("sightings", json::array())) r.sightings.push_back(sighting(s));
+    for (const auto& p : j.value("probes", json::array())) r.sightings.push_back(probe(p));
+    for (const auto& o : j.value("ops", json::array())) {
+      OpSwitch op;
+      op.name = str(o, "name");
+      op.var = str(o, "var");
+      op.where = str(o, "where");
+      op.checks = str(o, "checks");
+      op.cuda = o.value("cuda", false);
+      op.min_cc = o.value("min_cc", 0);
+      for (const auto& l : o.value("libraries", json::array()))
+        if (l.is_string()) op.libraries.push_back(l.get<std::string>());
+      if (!op.var.empty()) r.ops.push_back(std::move(op));
+    }
+    for (const auto& e : j.value("extensions", json::array())) r.extensions.push_back(str(e, "where") + " " + str(e, "kind"));
+    for (const auto& u : j.value("undecided", json::array())) r.undecided.push_back({str(u, "where"), str(u, "text"), str(u, "why")});
+    for (const auto& f : j.value("files", json::array()))
+      if (f.is_string()) r.files.push_back(f.get<std::string>());
+  } catch (const json::exception& e) {
+    return tl::unexpected(std::string("the reader's JSON has an unexpected shape: ") + e.what());
+  }
+  r.cuda_evidence = str(j, "cuda_evidence");
+  r.hardcoded_archs = str(j, "hardcoded_archs");
+  r.calls_cmake = str(j, "calls_cmake");
+  return r;
+}
+
+tl::expected<SetupPyReading, std::string> read_setup_py_ast(io::ProcessRunner& proc, const std::string& python,
+                                                            const std::string& dir) {
+  if (python.empty()) return tl::unexpected(std::string("no Python interpreter found"));
+  auto script = data::file("read_setup.py");
+  if (!script) return tl::unexpected(std::string("read_setup.py is not embedded"));
+  io::ProcessSpec spec;
+  // -I: no user site, no PYTHON* variables, not the project's folder on sys.path; -S: no site
+  // packages. The script bounds its own time (signal.alarm) and imports only the standard library.
+  spec.argv = {python, "-I", "-S", "-c", std::string(*script), dir};
+  auto r = proc.run(spec);
+  if (!r.started) return tl::unexpected(python + " did not start: " + r.spawn_error);
+  if (!r.ok()) {
+    std::string err = r.err.substr(r.err.rfind('\n', r.err.size() > 1 ? r.err.size() - 2 : 0) + 1);
+    while (!err.empty() && (err.back() == '\n' || err.back() == '\r')) err.pop_back();
+    return tl::unexpected(python + " could not read setup.py" + (err.empty() ? std::string() : ": " + err));
+  }
+  return parse_setup_reading(r.out);
+}
+
+}  // namespace kiln::read

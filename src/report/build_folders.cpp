@@ -1,0 +1,120 @@
+#include "report/build_folders.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "drive/ninja_folders.hpp"
+
+namespace kiln::report {
+namespace {
+
+std::string parent_of(const std::string& dir) {
+  auto slash = dir.rfind('/');
+  return slash == std::string::npos || slash == 0 ? "/" : dir.substr(0, slash);
+}
+
+void add_ninja_dirs_of_project(const io::Filesystem& fs, const std::string& project, std::vector<std::string>& out) {
+  for (auto& d : drive::ninja_folders_under(fs, project + "/build")) out.push_back(std::move(d));
+}
+
+std::string wheel_cache_hit_line(const io::Filesystem& fs, const std::string& kiln_dir) {
+  auto log = fs.read(kiln_dir + "/kiln-build.log");
+  if (!log) return "";
+  const std::string tag = "kiln: wheel cache: hit ";
+  auto at = log->find(tag);
+  if (at == std::string::npos) return "";
+  return log->substr(at, log->find('\n', at) - at);
+}
+
+}  // namespace
+
+BuildFolders find_build_folders(const io::Filesystem& fs, const std::string& dir) {
+  BuildFolders f;
+  if (fs.exists(dir + "/.ninja_log")) f.ninja_dirs.push_back(dir);
+  std::string project;
+  if (fs.exists(dir + "/kiln-build.json") && !fs.exists(dir + "/.ninja_log")) {
+    f.kiln_dir = dir;  // kiln's build folder of a Python build; the project is the folder above it
+    project = parent_of(dir);
+  } else if (fs.exists(dir + "/build-kiln/kiln-build.json")) {
+    f.kiln_dir = dir + "/build-kiln";
+    project = dir;
+    if (fs.exists(f.kiln_dir + "/.ninja_log")) f.ninja_dirs = {f.kiln_dir};  // a CMake project
+  } else if (f.ninja_dirs.empty()) {
+    project = dir;
+  }
+  if (f.ninja_dirs.empty() && !project.empty()) add_ninja_dirs_of_project(fs, project, f.ninja_dirs);
+  std::sort(f.ninja_dirs.begin(), f.ninja_dirs.end());
+  if (!f.kiln_dir.empty()) f.wheel_cache_hit = wheel_cache_hit_line(fs, f.kiln_dir);
+  return f;
+}
+
+namespace {
+
+// The epoch time of the Ninja's start, from the launcher records of outputs its log names.
+std::optional<long long> ninja_epoch(const ProfileInput& in) {
+  if (!in.exec) return std::nullopt;
+  std::optional<long long> best;
+  for (const auto& job : in.log.jobs)
+    for (const auto& r : in.exec->records)
+      if (!r.output.empty() && (r.output == job.name() || job.name().ends_with("/" + r.output) ||
+                                r.output.ends_with("/" + job.name()))) {
+        const long long t = r.start_ms - job.start_ms;
+        if (!best || t < *best) best = t;
+      }
+  return best;
+}
+
+}  // namespace
+
+ProfileInput merge_inputs(std::vector<ProfileInput> parts) {
+  if (parts.size() == 1) return std::move(parts.front());
+  ProfileInput out = parts.front();
+  out.log.jobs.clear();
+  out.graph = BuildGraph{};
+  std::vector<std::optional<long long>> epochs;
+  long long first = std::numeric_limits<long long>::max();
+  for (const auto& p : parts) {
+    epochs.push_back(ninja_epoch(p));
+    if (epochs.back()) first = std::min(first, *epochs.back());
+  }
+  long serial_end = 0;  // where a Ninja without records goes: after everything placed so far
+  int unplaced = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto& p = parts[i];
+    long shift = 0;
+    if (epochs[i]) {
+      shift = static_cast<long>(*epochs[i] - first);
+    } else {
+      for (const auto& j : out.log.jobs) serial_end = std::max(serial_end, j.end_ms);
+      shift = serial_end;
+      ++unplaced;
+    }
+    for (auto j : p.log.jobs) {
+      j.start_ms += shift;
+      j.end_ms += shift;
+      out.log.jobs.push_back(std::move(j));
+    }
+    if (p.graph && out.graph) {
+      const size_t base = out.graph->edges.size();
+      for (auto& e : p.graph->edges) out.graph->edges.push_back(std::move(e));
+      for (auto& [k, v] : p.graph->producer) out.graph->producer.emplace(k, v + base);
+    } else if (!p.graph) {
+      out.graph.reset();
+      out.graph_problem = p.graph_problem;
+    }
+    out.log.builds = std::max(out.log.builds, p.log.builds);
+    for (auto& n : p.notes) out.notes.push_back(std::move(n));
+  }
+  std::stable_sort(out.log.jobs.begin(), out.log.jobs.end(),
+                   [](const Job& a, const Job& b) { return a.start_ms < b.start_ms; });
+  out.notes.push_back(fmt::format("{} Ninja folders of one build profiled together (one per extension built at once)",
+                                  parts.size()));
+  if (unplaced)
+    out.notes.push_back(fmt::format("{} of them had no launcher records to place them in time: put one after another",
+                                    unplaced));
+  return out;
+}
+
+}  // namespace kiln::report

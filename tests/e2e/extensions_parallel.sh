@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# A setup.py with three CppExtensions, built by Debian's torch (python3-torch) with its real
+# BuildExtension and Ninja. kiln builds the extensions at once (data/parallel_extensions.py): from
+# kiln's launcher records, compile units of different extensions overlap in time; each extension's
+# Ninja keeps its own folder, so no build.ninja is shared; the progress line counts the units of
+# all extensions; kiln report on the project or on kiln's build folder profiles them together. The same folder built serially (KILN_PARALLEL_EXTENSIONS=0) gives byte-identical
+# objects and a wheel with the same members, byte for byte. Each extension's units are ordered
+# longest first by kiln's estimate (checked in the Ninja file and the launcher's records). A compile error in one extension stops
+# the build with that error and names the extension.
+set -uo pipefail
+kiln=$1
+fail() { echo "FAIL: $*"; exit 1; }
+for tool in c++ ninja; do command -v $tool >/dev/null || { echo "skip: $tool not found"; exit 77; }; done
+sys_py=/usr/bin/python3
+"$sys_py" -c "import torch.utils.cpp_extension, setuptools, wheel" 2>/dev/null \
+  || { echo "skip: $sys_py has no torch cpp_extension (Debian's python3-torch)"; exit 77; }
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+"$sys_py" -m venv --system-site-packages "$work/venv" >/dev/null 2>&1 || { echo "skip: venv does not work here"; exit 77; }
+py=$work/venv/bin/python
+export XDG_CACHE_HOME=$work/xdg CCACHE_DIR=$work/ccache
+
+p=$work/proj
+mkdir -p "$p/multiext" && touch "$p/multiext/__init__.py"
+for e in alpha beta gamma; do
+  mkdir -p "$p/src/$e"
+  for u in 1 2; do
+    cat > "$p/src/$e/u$u.cpp" <<CPP
+// Some template work, so that a unit takes a moment and the extensions' units can overlap.
+#include <map>
+#include <sstream>
+#include <string>
+int ${e}_unit$u(const char* s) {
+  std::map<std::string, int> m;
+  std::ostringstream o;
+  o << s << $u;
+  m[o.str()] = $u;
+  return m.begin()->second;
+}
+CPP
+  done
+  cat > "$p/src/$e/mod.cpp" <<CPP
+#include <Python.h>
+int ${e}_unit1(const char*);
+int ${e}_unit2(const char*);
+static PyObject* answer(PyObject*, PyObject*) { return PyLong_FromLong(${e}_unit1("x") + ${e}_unit2("y")); }
+static PyMethodDef methods[] = {{"answer", answer, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
+static PyModuleDef module = {PyModuleDef_HEAD_INIT, "$e", nullptr, -1, methods};
+PyMODINIT_FUNC PyInit_$e() { return PyModule_Create(&module); }
+CPP
+done
+# alpha's last source is its largest: kiln's estimate puts it first in alpha's Ninja file.
+for i in $(seq 1 60); do echo "// padding line $i: the unit kiln estimates to be the longest of its extension" ; done >> "$p/src/alpha/u2.cpp"
+cat > "$p/setup.py" <<'PY'
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension
+
+exts = [CppExtension("multiext." + e, ["src/%s/mod.cpp" % e, "src/%s/u1.cpp" % e, "src/%s/u2.cpp" % e])
+        for e in ("alpha", "beta", "gamma")]
+setup(name="multiext", version="0.1", packages=["multiext"], ext_modules=exts, cmdclass={"build_ext": BuildExtension})
+PY
+
+build() {  # [env...]: a clean build of $p without ccache or the wheel cache, so every unit compiles
+  rm -rf "$p/build" "$p/build-kiln" "$p"/multiext.egg-info
+  (cd "$p" && env "$@" "$kiln" build . --python "$py" --no-ccache --no-wheel-cache 2>&1)
+}
+keep() {  # DEST: the objects, the libraries and the wheel of the last build
+  mkdir -p "$1" && (cd "$p/build" && find . -name '*.o' -o -name '*.so' | xargs -I{} cp --parents {} "$1/")
+  cp "$p"/build-kiln/wheel/*.whl "$1/"
+}
+
+out=$(build KILN_PARALLEL_EXTENSIONS=1); rc=$?
+echo "$out" | tail -5
+[ $rc -eq 0 ] || { tail -40 "$p/build-kiln/kiln-build.log"; fail "parallel build exited $rc"; }
+log=$p/build-kiln/kiln-build.log
+grep -q "^KILN-EXTENSIONS multiext.alpha multiext.beta multiext.gamma" "$log" || fail "the extensions were not built at once"
+for e in alpha beta gamma; do
+  ls "$p"/build/temp.*/kiln-ninja/multiext.$e/build.ninja >/dev/null 2>&1 || fail "no Ninja folder of its own for $e"
+done
+ls "$p"/build/temp.*/build.ninja >/dev/null 2>&1 && fail "a build.ninja shared by the extensions was written"
+echo "$out" | grep -q "9/9 .*(3/3 extensions)" || fail "the progress line does not count the units of all extensions"
+(cd / && "$py" -c "
+import multiext.alpha as a, multiext.beta as b, multiext.gamma as g
+assert a.answer() == b.answer() == g.answer() == 3") || fail "the built modules do not import"
+"$py" - "$p/build-kiln/kiln-exec.jsonl" <<'PY' || fail "no two units of different extensions overlapped in time"
+import json, re, sys
+units = []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    m = re.search(r"/src/(\w+)/", r["source"])
+    if m:
+        units.append((m.group(1), r["start_ms"], r["start_ms"] + r["wall_ms"]))
+assert len(units) == 9, units
+overlaps = [(a, b) for a in units for b in units if a[0] < b[0] and a[1] < b[2] and b[1] < a[2]]
+print("units of different extensions overlapping:", len(overlaps))
+sys.exit(0 if overlaps else 1)
+PY
+grep -q "multiext.alpha: units longest first (estimate: source bytes x device targets): u2.cpp=" "$log" \
+  || fail "the order kiln gave alpha's units is not in the log"
+grep -m1 "^build " "$p"/build/temp.*/kiln-ninja/multiext.alpha/build.ninja | grep -q "src/alpha/u2.cpp$" \
+  || fail "alpha's largest unit is not first in its Ninja file"
+"$py" - "$p/build-kiln/kiln-exec.jsonl" <<'PY' || fail "alpha's largest unit did not launch among the first"
+import json, sys
+starts = sorted((r["start_ms"], r["source"]) for r in map(json.loads, open(sys.argv[1])) if "/src/alpha/" in r["source"])
+sys.exit(0 if any(s.endswith("/u2.cpp") for _, s in starts[:2]) else 1)
+PY
+# kiln report on what kiln build printed (the project, kiln's build folder) profiles all extensions.
+for d in "$p/build-kiln" "$p"; do
+  r=$("$kiln" report "$d" 2>&1) || fail "kiln report $d failed: $r"
+  echo "$r" | grep -q "9 jobs" || fail "kiln report $d did not profile the 9 units: $r"
+  echo "$r" | grep -q "3 Ninja folders of one build" || fail "kiln report $d did not join the extensions' Ninja logs"
+done
+keep "$work/parallel"
+
+out=$(build KILN_PARALLEL_EXTENSIONS=0); rc=$?
+[ $rc -eq 0 ] || { tail -40 "$log"; fail "serial build exited $rc"; }
+grep -q "^KILN-EXTENSIONS" "$log" && fail "KILN_PARALLEL_EXTENSIONS=0 still built the extensions at once"
+keep "$work/serial"
+# build-kiln (and its history) was removed: what the launcher expected of each unit came from the
+# user's cache, keyed by the unit's place in the project and its source (a fresh clone reads it too).
+"$py" - "$p/build-kiln/kiln-exec.jsonl" <<'PY' || fail "the second build did not use what the first learned"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+learned = [r for r in recs if r["source"].endswith(".cpp") and r["expected_kib"] != 2097152]
+print("units whose expected peak was learned:", len(learned), "of", len(recs))
+sys.exit(0 if learned else 1)
+PY
+n=0
+for f in $(cd "$work/serial" && find . -name '*.o' -o -name '*.so'); do
+  cmp -s "$work/serial/$f" "$work/parallel/$f" || fail "$f differs between the serial and the parallel build"
+  n=$((n + 1))
+done
+[ $n -eq 12 ] || fail "compared $n objects and libraries, want 12"
+"$py" - "$work"/serial/*.whl "$work"/parallel/*.whl <<'PY' || fail "the wheels differ"
+import sys, zipfile
+a, b = (zipfile.ZipFile(p) for p in sys.argv[1:3])
+assert sorted(a.namelist()) == sorted(b.namelist()), (a.namelist(), b.namelist())
+for n in a.namelist():
+    assert a.read(n) == b.read(n), n
+print("wheel members equal:", len(a.namelist()))
+PY
+
+# A compile error in one extension: the build fails with that error, the others are stopped.
+echo 'int broken( {' >> "$p/src/beta/u2.cpp"
+out=$(build KILN_PARALLEL_EXTENSIONS=1); rc=$?
+[ $rc -eq 1 ] || fail "a broken extension's build exited $rc, want 1"
+grep -q "^KILN-EXTENSION-FAILED multiext.beta" "$log" || fail "the failed extension is not named"
+grep -q "u2.cpp.*error" "$log" || fail "the compile error is not in the log"
+echo "$out" | grep -qi "error" || fail "kiln printed no diagnosis: $out"
+echo "ok"

@@ -1,0 +1,223 @@
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <deque>
+#include <functional>
+#include <sstream>
+
+#include "launch/slurm_step.hpp"
+
+using namespace kiln;
+
+namespace {
+
+// srun as a script: each call runs the next scripted step, which may write the step report (as
+// the node side would) before srun returns; squeue answers the allocation's state.
+class ScriptedSlurm final : public io::ProcessRunner {
+ public:
+  explicit ScriptedSlurm(io::FakeFilesystem& fs) : fs_(fs) {}
+  using Step = std::function<io::ProcessResult(const std::string& report)>;
+  std::deque<Step> steps;
+  std::string state = "RUNNING";
+  std::vector<io::ProcessSpec> calls;
+  io::ProcessResult run(const io::ProcessSpec& spec) override {
+    calls.push_back(spec);
+    if (spec.argv[0] == "squeue") return state.empty() ? io::ran("", 1) : io::ran(state + "\n");
+    auto step = steps.front();
+    steps.pop_front();
+    return step(spec.env->at("KILN_STEP_REPORT"));
+  }
+  // A step that ran on `node` and ended with `exit`.
+  Step finished(std::string node, int exit) {
+    return [this, node, exit](const std::string& report) {
+      launch::StepReport r{.node = node, .step = "7.1", .finished = true, .exit = exit, .peak_rss_kib = 900000, .cpu_ms = 4000};
+      fs_.write(report, launch::format_step_report(r));
+      return io::ran("", exit);
+    };
+  }
+  // A step that started on `node` and was killed there (the node died, or scancel).
+  Step killed(std::string node) {
+    return [this, node](const std::string& report) {
+      fs_.write(report, launch::format_step_report({.node = node, .step = "7.1"}));
+      io::ProcessResult r = io::ran("", 0);
+      r.exit_code = 0;
+      r.term_signal = SIGKILL;
+      return r;
+    };
+  }
+
+ private:
+  io::FakeFilesystem& fs_;
+};
+
+struct Rig {
+  io::FakeFilesystem fs;
+  ScriptedSlurm slurm{fs};
+  io::FakeClock clock;
+  io::FakeEnvironment env{{{"KILN_SLURM_UNITS", "1"}, {"SLURM_JOB_ID", "7"}, {"KILN_SLURM_SELF", "/opt/kiln"},
+                           {"KILN_SLURM_REPORTS", "/b/.kiln/steps"}, {"KILN_SLURM_TAG", "kiln-1"}}};
+  std::ostringstream out, err;
+  io::Seams s{fs, slurm, clock, env, out, err};
+  launch::StepRun go(const std::string& output = "/b/a.o") {
+    auto c = launch::slurm_config(env);
+    EXPECT_TRUE(c);
+    return launch::run_as_step(*c, {.mem_kib = 2 * 1024 * 1024 + 1, .cores = 4}, {.argv = {"ccache", "c++", "-c", "a.cpp", "-o", output}},
+                               output, s);
+  }
+};
+
+}  // namespace
+
+TEST(SlurmStep, ConfigOnlyWhenAskedAndInsideAnAllocation) {
+  io::FakeEnvironment env{{{"SLURM_JOB_ID", "7"}, {"KILN_SLURM_SELF", "/k"}, {"KILN_SLURM_REPORTS", "/r"}}};
+  EXPECT_FALSE(launch::slurm_config(env));
+  env.set("KILN_SLURM_UNITS", "1");
+  ASSERT_TRUE(launch::slurm_config(env));
+  EXPECT_EQ(launch::slurm_config(env)->retries, 2);
+  io::FakeEnvironment outside{{{"KILN_SLURM_UNITS", "1"}, {"KILN_SLURM_SELF", "/k"}, {"KILN_SLURM_REPORTS", "/r"}}};
+  EXPECT_FALSE(launch::slurm_config(outside));  // no allocation: the compile runs here
+}
+
+TEST(SlurmStep, ArgvAsksForPeakAndGrantOnOneNode) {
+  launch::SlurmConfig c{.job_id = "7", .tag = "kiln-1", .reports = "/r", .self = "/opt/kiln"};
+  c.node_mem_kib = 4 * 1024 * 1024;
+  auto argv = launch::step_argv(c, {.mem_kib = 1536 * 1024 + 1, .cores = 3, .exclude = {"n2", "n3"}}, {"c++", "-c", "a.cpp"});
+  EXPECT_EQ(argv, (std::vector<std::string>{"srun", "--jobid=7", "--job-name=kiln-1", "-N1", "-n1", "--exact", "-c3",
+                                            "--mem=1537M", "--quit-on-interrupt", "--quiet", "--exclude=n2,n3", "--",
+                                            "/opt/kiln", "exec", "--", "c++", "-c", "a.cpp"}));
+  // Never more than a node has: such a step would wait forever.
+  argv = launch::step_argv(c, {.mem_kib = 64ULL * 1024 * 1024, .cores = 0}, {"cc"});
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--mem=4096M"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "-c1"), argv.end());
+  // A grant of the allocation's cores on 2-CPU nodes: Slurm would refuse "-c4" outright.
+  c.node_cpus = 2;
+  argv = launch::step_argv(c, {.mem_kib = 1024, .cores = 4}, {"nvcc"});
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "-c2"), argv.end());
+}
+
+TEST(SlurmStep, ReportRoundTripsAndTornReportIsMissing) {
+  launch::StepReport r{.node = "n1", .step = "7.3", .finished = true, .exit = 1, .peak_rss_kib = 5, .cpu_ms = 6, .wall_ms = 7};
+  auto back = launch::parse_step_report(launch::format_step_report(r));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->node, "n1");
+  EXPECT_TRUE(back->finished);
+  EXPECT_EQ(back->exit, 1);
+  EXPECT_EQ(back->peak_rss_kib, 5);
+  auto started = launch::parse_step_report("node=n2\nstep=7.4\n");
+  ASSERT_TRUE(started);
+  EXPECT_FALSE(started->finished);
+  EXPECT_FALSE(launch::parse_step_report(""));
+  EXPECT_FALSE(launch::parse_step_report("node=n2\nexit=1x2\nexit=\n"));
+}
+
+TEST(SlurmStep, FinishedStepCarriesTheNodesMeasurements) {
+  Rig rig;
+  rig.slurm.steps.push_back(rig.slurm.finished("n1", 0));
+  auto run = rig.go();
+  EXPECT_EQ(run.node, "n1");
+  EXPECT_EQ(run.attempts, 1);
+  EXPECT_TRUE(run.result.ok());
+  EXPECT_EQ(run.result.peak_rss_kib, 900000);
+  EXPECT_EQ(run.result.cpu.count(), 4000);
+  ASSERT_EQ(rig.slurm.calls.size(), 1u);
+  EXPECT_EQ(rig.slurm.calls[0].env->count("KILN_SLURM_UNITS"), 0u);  // the node side runs the compiler itself
+  EXPECT_TRUE(rig.fs.list("/b/.kiln/steps").empty());           // reports are cleaned up
+}
+
+TEST(SlurmStep, CompileErrorIsNotRetried) {
+  Rig rig;
+  rig.slurm.steps.push_back(rig.slurm.finished("n2", 1));
+  auto run = rig.go();
+  EXPECT_EQ(run.attempts, 1);
+  EXPECT_EQ(run.result.exit_code, 1);
+  EXPECT_EQ(run.node, "n2");
+}
+
+TEST(SlurmStep, KilledStepRetriesOnAnotherNode) {
+  Rig rig;
+  rig.fs.add_file("/b/a.o", "half");
+  rig.slurm.steps.push_back(rig.slurm.killed("n2"));
+  rig.slurm.steps.push_back(rig.slurm.finished("n1", 0));
+  auto run = rig.go();
+  EXPECT_TRUE(run.result.ok());
+  EXPECT_EQ(run.node, "n1");
+  EXPECT_EQ(run.attempts, 2);
+  const auto& second = rig.slurm.calls.back().argv;
+  EXPECT_NE(std::find(second.begin(), second.end(), "--exclude=n2"), second.end());
+  EXPECT_FALSE(rig.fs.exists("/b/a.o"));  // the killed step's partial object is gone
+  EXPECT_NE(rig.err.str().find("lost on n2"), std::string::npos);
+}
+
+TEST(SlurmStep, BoundedRetriesThenFailsNamingTheNodes) {
+  Rig rig;
+  rig.env.set("KILN_SLURM_RETRIES", "1");
+  rig.slurm.steps.push_back(rig.slurm.killed("n2"));
+  rig.slurm.steps.push_back(rig.slurm.killed("n1"));
+  auto run = rig.go();
+  EXPECT_FALSE(run.result.ok());
+  EXPECT_EQ(run.attempts, 2);
+  EXPECT_EQ(run.node, "n2,n1");
+  EXPECT_NE(run.error.find("on n2, n1"), std::string::npos) << run.error;
+  EXPECT_TRUE(rig.slurm.steps.empty());
+}
+
+TEST(SlurmStep, EndedAllocationStopsWithoutRetry) {
+  Rig rig;
+  rig.slurm.state = "";  // squeue no longer knows the job
+  rig.slurm.steps.push_back(rig.slurm.killed("n1"));
+  auto run = rig.go();
+  EXPECT_FALSE(run.result.ok());
+  EXPECT_EQ(run.attempts, 1);
+  EXPECT_NE(run.error.find("allocation 7 has ended"), std::string::npos) << run.error;
+}
+
+TEST(SlurmStep, StoppedBuildIsNotRetried) {
+  Rig rig;
+  rig.slurm.steps.push_back([](const std::string&) {
+    io::ProcessResult r = io::ran("");
+    r.term_signal = SIGINT;
+    return r;
+  });
+  auto run = rig.go();
+  EXPECT_EQ(run.attempts, 1);
+  EXPECT_EQ(run.error, "stopped");
+  EXPECT_EQ(rig.slurm.calls.size(), 1u);  // not even squeue
+}
+
+TEST(SlurmStep, NodeSideReportsNodeThenExit) {
+  io::FakeFilesystem fs;
+  io::FakeProcessRunner proc;
+  io::ProcessResult r = io::ran("", 2);
+  r.peak_rss_kib = 77;
+  proc.on("c++ -c a.cpp", r);
+  io::FakeClock clock;
+  io::FakeEnvironment env{{{"SLURMD_NODENAME", "n5"}, {"SLURM_JOB_ID", "9"}, {"SLURM_STEP_ID", "4"}}};
+  std::ostringstream out, err;
+  io::Seams s{fs, proc, clock, env, out, err};
+  EXPECT_EQ(launch::run_step_on_node({"c++", "-c", "a.cpp"}, "/r/x", s), 2);
+  auto rep = launch::parse_step_report(*fs.read("/r/x"));
+  ASSERT_TRUE(rep);
+  EXPECT_EQ(rep->node, "n5");
+  EXPECT_EQ(rep->step, "9.4");
+  EXPECT_TRUE(rep->finished);
+  EXPECT_EQ(rep->exit, 2);
+  EXPECT_EQ(rep->peak_rss_kib, 77);
+}
+
+TEST(SlurmStep, NodeNamedBySrunWhenTheStepNeverStarted) {
+  EXPECT_EQ(launch::node_named_by_srun("srun: error: Task launch for StepId=5.7 failed on node n2: Communication connection failure\n"), "n2");
+  EXPECT_EQ(launch::node_named_by_srun("srun: error: Node failure on gpu-17\n"), "gpu-17");
+  EXPECT_EQ(launch::node_named_by_srun("a.cpp:1: error: expected ';'\n"), "");
+  Rig rig;
+  rig.slurm.steps.push_back([](const std::string&) {
+    auto r = io::ran("", 1);
+    r.err = "srun: error: Task launch for StepId=7.3 failed on node n2: Communication connection failure\n";
+    return r;
+  });
+  rig.slurm.steps.push_back(rig.slurm.finished("n1", 0));
+  auto run = rig.go();
+  EXPECT_TRUE(run.result.ok());
+  const auto& second = rig.slurm.calls.back().argv;
+  EXPECT_NE(std::find(second.begin(), second.end(), "--exclude=n2"), second.end());
+  EXPECT_NE(rig.err.str().find("failed on node n2"), std::string::npos);  // srun's own line is relayed
+}

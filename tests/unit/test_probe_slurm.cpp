@@ -1,0 +1,140 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "probe/slurm.hpp"
+
+using namespace kiln;
+
+namespace {
+
+struct Rig {
+  io::FakeFilesystem fs;
+  io::FakeProcessRunner proc;
+  io::FakeClock clock;
+  io::FakeEnvironment env{{{"SLURM_JOB_ID", "12"}, {"SLURM_JOB_PARTITION", "gpu"}, {"SLURM_JOB_NODELIST", "n[1-2]"},
+                           {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"}, {"SLURM_MEM_PER_NODE", "16000"}}};
+  std::ostringstream out, err;
+  io::Seams s{fs, proc, clock, env, out, err};
+  probe::SlurmTools t;
+  Rig() {
+    proc.on("squeue -h -j 12 -o %T %P", io::ran("RUNNING gpu\n"));
+    proc.on("sinfo -h -p gpu -o %P", io::ran("gpu\n"));
+    proc.on("scontrol show hostnames n[1-2]", io::ran("n1\nn2\n"));
+  }
+};
+
+std::string line_of(const std::vector<std::string>& argv) {
+  std::string k;
+  for (const auto& a : argv) k += (k.empty() ? "" : " ") + a;
+  return k;
+}
+
+}  // namespace
+
+TEST(ProbeSlurm, CpusPerNode) {
+  EXPECT_EQ(probe::parse_cpus_per_node("4(x2),2"), (std::vector<int>{4, 4, 2}));
+  EXPECT_EQ(probe::parse_cpus_per_node("16"), (std::vector<int>{16}));
+  EXPECT_TRUE(probe::parse_cpus_per_node("").empty());
+  EXPECT_TRUE(probe::parse_cpus_per_node("4(x").empty());
+  EXPECT_TRUE(probe::parse_cpus_per_node("4(y2)").empty());
+  EXPECT_TRUE(probe::parse_cpus_per_node("0").empty());
+}
+
+TEST(ProbeSlurm, AllocationFromEnvironmentAndSlurm) {
+  Rig r;
+  auto a = probe::detect_allocation(r.s, r.t);
+  ASSERT_TRUE(a) << a.error();
+  EXPECT_EQ(a->nodes, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(a->total_cpus(), 16);
+  EXPECT_EQ(a->node_mem_kib, 16000ULL * 1024);
+  EXPECT_EQ(a->partition, "gpu");
+}
+
+TEST(ProbeSlurm, EachPreconditionHasItsOwnError) {
+  {
+    Rig r;
+    io::FakeEnvironment none;
+    io::Seams s{r.fs, r.proc, r.clock, none, r.out, r.err};
+    auto a = probe::detect_allocation(s, r.t);
+    ASSERT_FALSE(a);
+    EXPECT_NE(a.error().find("not inside a Slurm allocation"), std::string::npos);
+  }
+  {
+    Rig r;
+    r.proc.on("squeue -h -j 12 -o %T %P", io::ran("", 1));
+    auto a = probe::detect_allocation(r.s, r.t);
+    ASSERT_FALSE(a);
+    EXPECT_NE(a.error().find("Slurm does not answer"), std::string::npos) << a.error();
+  }
+  {
+    Rig r;
+    r.proc.on("sinfo -h -p gpu -o %P", io::ran(""));
+    auto a = probe::detect_allocation(r.s, r.t);
+    ASSERT_FALSE(a);
+    EXPECT_NE(a.error().find("partition 'gpu' is not known"), std::string::npos) << a.error();
+  }
+}
+
+TEST(ProbeSlurm, MemoryFromSinfoWhenTheJobAskedNone) {
+  Rig r;
+  r.env = io::FakeEnvironment{{{"SLURM_JOB_ID", "12"}, {"SLURM_JOB_PARTITION", "gpu"}, {"SLURM_JOB_NODELIST", "n[1-2]"},
+                               {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"}}};
+  r.proc.on("sinfo -h -N -n n1,n2 -o %m", io::ran("64000\n32000\n"));
+  auto a = probe::detect_allocation(r.s, r.t);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->node_mem_kib, 32000ULL * 1024);  // the smallest node bounds every step
+}
+
+TEST(ProbeSlurm, ProbeLinesGroupByNode) {
+  auto by = probe::probe_lines_by_node("0: node n1\n1: node n2\n0: path 5 /b\n 1: missing /b\n");
+  ASSERT_EQ(by.size(), 2u);
+  EXPECT_EQ(by["n1"], (std::vector<std::string>{"path 5 /b"}));
+  EXPECT_EQ(by["n2"], (std::vector<std::string>{"missing /b"}));
+}
+
+TEST(ProbeSlurm, NodeThatDoesNotSeeTheBuildFolderIsNamed) {
+  Rig r;
+  probe::Allocation a{.job_id = "12", .partition = "gpu", .nodes = {"n1", "n2"}, .cpus = {2, 2}};
+  probe::NodeProbe p{.paths = {{"build folder", "/b"}}, .tools = {"/usr/bin/c++"}};
+  const auto script = probe::probe_script_argv(p);
+  EXPECT_EQ(script.back(), "/usr/bin/c++");  // paths and tools are arguments, never part of the script
+  EXPECT_EQ(script[2].find("/b"), std::string::npos);
+  r.proc.on(line_of(script), io::ran("node here\npath 5 /b\ntool /usr/bin/c++: c++ 12\n"));
+  std::vector<std::string> step = {"srun", "--jobid=12", "--job-name=kiln-probe", "--overlap", "-N2", "-n2",
+                                   "--ntasks-per-node=1", "--mem=0", "-l", "--quiet", "--"};
+  step.insert(step.end(), script.begin(), script.end());
+  r.proc.on(line_of(step), io::ran("0: node n1\n0: path 5 /b\n0: tool /usr/bin/c++: c++ 12\n1: node n2\n1: missing /b\n"
+                                   "1: tool /usr/bin/c++: c++ 12\n"));
+  auto ok = probe::check_nodes(a, p, r.s, r.t);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().find("node n2 does not see the build folder /b"), std::string::npos) << ok.error();
+
+  r.proc.on(line_of(step), io::ran("0: node n1\n0: path 5 /b\n0: tool /usr/bin/c++: c++ 12\n1: node n2\n1: path 5 /b\n"
+                                   "1: tool /usr/bin/c++: c++ 11\n"));
+  ok = probe::check_nodes(a, p, r.s, r.t);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().find("node n2 runs another compiler"), std::string::npos) << ok.error();
+
+  r.proc.on(line_of(step), io::ran("0: node n1\n0: path 5 /b\n0: tool /usr/bin/c++: c++ 12\n"));
+  ok = probe::check_nodes(a, p, r.s, r.t);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().find("node n2 did not answer"), std::string::npos) << ok.error();
+
+  r.proc.on(line_of(step), io::ran("1: node n2\n1: path 5 /b\n1: tool /usr/bin/c++: c++ 12\n0: node n1\n0: path 5 /b\n"
+                                   "0: tool /usr/bin/c++: c++ 12\n"));
+  EXPECT_TRUE(probe::check_nodes(a, p, r.s, r.t));
+}
+
+TEST(ProbeSlurm, CancelStepsOnlyThisBuildsAndWaitsTillGone) {
+  Rig r;
+  r.proc.on("squeue -h -s -j 12 -o %i %j", io::ran("12.4 kiln-9\n12.5 other\n12.6 kiln-9\n"));
+  r.proc.on("scancel 12.4 12.6", io::ran(""));
+  auto left = probe::cancel_steps("12", "kiln-9", r.s, r.t);
+  ASSERT_FALSE(left);  // the fake squeue keeps listing them
+  EXPECT_NE(left.error().find("2 Slurm step(s) still listed"), std::string::npos);
+  r.proc.on("squeue -h -s -j 12 -o %i %j", io::ran("12.5 other\n"));
+  auto none = probe::cancel_steps("12", "kiln-9", r.s, r.t);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(*none, 0);
+}

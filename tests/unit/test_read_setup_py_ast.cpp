@@ -1,0 +1,159 @@
+// setup.py read with Python's ast (data/read_setup.py run by python3, nothing imported or run):
+// the wrappers around environment reads, the gate's comparison wherever it spans, helper modules,
+// what cannot be read statically, and the JSON seam with its failures.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "io/process.hpp"
+#include "read/project_knobs.hpp"
+#include "read/setup_py_ast.hpp"
+
+using namespace kiln;
+using kiln::read::KnobSighting;
+
+namespace {
+
+struct Project {
+  std::filesystem::path dir;
+  Project() {
+    dir = std::filesystem::temp_directory_path() / ("kiln-ast-" + std::to_string(::getpid()) + "-" +
+                                                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir);
+  }
+  ~Project() { std::filesystem::remove_all(dir); }
+  void write(const std::string& rel, const std::string& text) {
+    std::filesystem::create_directories((dir / rel).parent_path());
+    std::ofstream(dir / rel) << text;
+  }
+  read::SetupPyReading read() {
+    io::RealProcessRunner proc;
+    auto r = read::read_setup_py_ast(proc, "python3", dir.string());
+    EXPECT_TRUE(r.has_value()) << r.error();
+    return r.value_or(read::SetupPyReading{});
+  }
+};
+
+std::map<std::string, KnobSighting> by_name(const read::SetupPyReading& r) {
+  std::map<std::string, KnobSighting> out;
+  for (const auto& s : r.sightings)
+    if (s.use != KnobSighting::Use::probe && !out.count(s.name)) out[s.name] = s;
+  return out;
+}
+
+TEST(SetupPyAst, WrappersAroundEnvironmentReads) {
+  Project p;
+  p.write("setup.py",
+          "import os\n"
+          "from distutils.util import strtobool\n"
+          "PREFIX = 'MYPKG'\n"
+          "A = strtobool(os.environ.get('A_WITH_CUDA', 'false'))\n"
+          "B = os.environ.get(f'{PREFIX}_FORCE_BUILD', '0').lower() in ('1', 'true')\n"
+          "C = os.environ['C_PATH']\n"
+          "if int(os.getenv('D_BUILD_CUDA', 0)):\n    pass\n"
+          "E = os.getenv(\n    'E_USE_CUDA',\n    '0'\n) == '1'\n"
+          "for name in ['F_ONE', 'F_TWO']:\n    os.getenv(name, '0') == '1'\n"
+          "os.environ['SETS_ITSELF'] = '1'\n"
+          "if 'G_PRESENT' not in os.environ:\n    pass\n");
+  auto s = by_name(p.read());
+  EXPECT_EQ(s["A_WITH_CUDA"].use, KnobSighting::Use::compare);
+  EXPECT_EQ(s["A_WITH_CUDA"].true_value, "1");
+  EXPECT_EQ(s["A_WITH_CUDA"].default_value, "false");
+  EXPECT_EQ(s["MYPKG_FORCE_BUILD"].true_value, "1");  // an f-string of a module constant
+  EXPECT_EQ(s["C_PATH"].use, KnobSighting::Use::value);
+  EXPECT_EQ(s["D_BUILD_CUDA"].true_value, "1");
+  EXPECT_EQ(s["D_BUILD_CUDA"].default_value, "0");
+  EXPECT_EQ(s["E_USE_CUDA"].line, 9);  // the call's line, the comparison two lines below
+  EXPECT_EQ(s["E_USE_CUDA"].true_value, "1");
+  EXPECT_EQ(s["F_ONE"].true_value, "1");  // a loop over literal names
+  EXPECT_EQ(s["F_TWO"].true_value, "1");
+  EXPECT_TRUE(s["G_PRESENT"].negated);
+  EXPECT_FALSE(s.count("SETS_ITSELF"));
+}
+
+TEST(SetupPyAst, HelperModuleReadsAndExtensions) {
+  Project p;
+  p.write("setup.py",
+          "from setuptools import setup\n"
+          "from build_tools.env import get_env_if_set, want_cuda\n"
+          "from build_tools.ext import make_extensions\n"
+          "setup(name='x', ext_modules=make_extensions(want_cuda()))\n");
+  p.write("build_tools/__init__.py", "");
+  p.write("build_tools/env.py",
+          "import os\n"
+          "def get_env_if_set(key, default=''):\n    return os.environ.get(key, None) or default\n"
+          "def want_cuda():\n    return get_env_if_set('X_FORCE_CUDA', '0') == '1'\n");
+  p.write("build_tools/ext.py",
+          "from torch.utils.cpp_extension import CUDAExtension\n"
+          "def make_extensions(cuda):\n    return [CUDAExtension('x._C', ['x.cu'])] if cuda else []\n");
+  auto r = p.read();
+  auto s = by_name(r);
+  ASSERT_TRUE(s.count("X_FORCE_CUDA"));
+  EXPECT_EQ(s["X_FORCE_CUDA"].file, "build_tools/env.py");
+  EXPECT_EQ(s["X_FORCE_CUDA"].true_value, "1");
+  EXPECT_EQ(s["X_FORCE_CUDA"].default_value, "0");
+  EXPECT_EQ(r.cuda_evidence.substr(0, 18), "build_tools/ext.py");
+  EXPECT_FALSE(r.extensions.empty());
+  EXPECT_EQ(r.files.size(), 4u);
+}
+
+TEST(SetupPyAst, WhatCannotBeReadIsNamedNotGuessed) {
+  Project p;
+  p.write("setup.py",
+          "import os, sys\n"
+          "DEFAULT = '1' if sys.platform == 'win32' else '0'\n"
+          "X = os.getenv('X_WITH_CUDA', DEFAULT) == '1'\n"
+          "Y = os.getenv(sys.argv[1])\n");
+  auto r = p.read();
+  std::map<std::string, std::string> why;
+  for (const auto& u : r.undecided) why[u.where] = u.why;
+  ASSERT_EQ(why.size(), 2u);
+  EXPECT_NE(why["setup.py:3"].find("computed"), std::string::npos) << why["setup.py:3"];
+  EXPECT_NE(why["setup.py:4"].find("cannot read"), std::string::npos) << why["setup.py:4"];
+  EXPECT_FALSE(by_name(r)["X_WITH_CUDA"].has_default);
+}
+
+TEST(SetupPyAst, ParsesNeverRuns) {
+  Project p;
+  p.write("setup.py", "import os\nopen(os.path.join(os.path.dirname(__file__), 'ran'), 'w').write('x')\n"
+                      "raise SystemExit(3)\n");
+  p.read();
+  EXPECT_FALSE(std::filesystem::exists(p.dir / "ran"));
+}
+
+TEST(SetupPyAst, FailuresSayWhyAndTheLineReaderTakesOver) {
+  EXPECT_FALSE(read::parse_setup_reading("not json"));
+  EXPECT_FALSE(read::parse_setup_reading("{\"version\": 9}"));
+  EXPECT_FALSE(read::parse_setup_reading("{\"version\": 1, \"sightings\": 3}"));
+  io::FakeProcessRunner proc;  // answers nothing: the interpreter "did not start"
+  auto r = read::read_setup_py_ast(proc, "/nowhere/python3", "/p");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("/nowhere/python3"), std::string::npos) << r.error();
+  io::FakeFilesystem fs;
+  fs.add_file("/p/setup.py", "import os\nF = os.getenv('X_FORCE_BUILD', 'FALSE') == 'TRUE'\n");
+  auto reading = read::read_project(fs, "/p", false, &r);
+  EXPECT_EQ(reading.reader.rfind("line patterns (", 0), 0u) << reading.reader;
+  ASSERT_EQ(reading.sightings.size(), 1u);
+  EXPECT_EQ(reading.sightings[0].name, "X_FORCE_BUILD");
+}
+
+TEST(SetupPyAst, ASetupPyThatRunsCMakeReadsCMakeOptions) {
+  io::FakeFilesystem fs;
+  fs.add_file("/p/setup.py", "# runs cmake\n");
+  fs.add_file("/p/CMakeLists.txt", "option(MYLIB_WITH_CUDA \"cuda\" OFF)\nadd_subdirectory(sub)\n");
+  fs.add_file("/p/sub/CMakeLists.txt", "option(SUB_ENABLE_CUDA \"cuda\" OFF)\nif(DEFINED ENV{SUB_ROOT})\nendif()\n");
+  tl::expected<read::SetupPyReading, std::string> setup = read::SetupPyReading{};
+  setup->calls_cmake = "setup.py:40 ['cmake', ext.sourcedir]";
+  setup->files = {"setup.py"};
+  auto r = read::read_project(fs, "/p", false, &setup);
+  ASSERT_EQ(r.sightings.size(), 2u);  // the options; $ENV{} reads of CMake are not pip-build switches
+  EXPECT_EQ(r.sightings[1].file, "sub/CMakeLists.txt");
+  auto kp = read::decide_knobs(r, {});
+  ASSERT_EQ(kp.knobs.size(), 2u);
+  EXPECT_TRUE(kp.knobs[0].cmake);
+  EXPECT_EQ(kp.knobs[0].value, "ON");
+}
+
+}  // namespace
