@@ -29,6 +29,9 @@ class ArchsCommand final : public Command {
     // SPEC is taken from the unparsed arguments, in order, so nvcc flags such as `-gencode X` and
     // `-arch=sm_90` pass through as they are written.
     app.allow_extras();
+    app.footer("SPEC: the architecture list, in any spelling: TORCH_CUDA_ARCH_LIST (8.0;9.0+PTX), CMake (80-real;90)\n"
+               "or nvcc flags (-gencode arch=compute_90,code=sm_90); after `--` when it starts with '-'. Without SPEC:\n"
+               "$TORCH_CUDA_ARCH_LIST, else $CUDAARCHS.");
     app.positionals_at_end(false);
     app.add_option("--from", from_, "Spelling of SPEC: torch, cmake, nvcc or auto")->default_val("auto");
     app.add_option("--to", to_, "Print the set in one spelling on one line: torch, cmake or nvcc");

@@ -40,9 +40,9 @@ class BenchCommand final : public Command {
                    "repeatable, every combination is built")
         ->allow_extra_args(false);
     app.add_option("--repeat", repeat_, "Builds per configuration; the table shows medians (default 1)")
-        ->check(CLI::Range(1, 100));
+        ->check(number_in(1, 100));
     app.add_option("--cost-per-hour", cost_per_hour_, "Price of the build machine in USD per hour, for the cost column")
-        ->check(CLI::NonNegativeNumber);
+        ->check(number_in(0, std::numeric_limits<double>::infinity(), false));
     app.add_option("--bench-dir", bench_dir_, "Where the build folders and caches go (default: DIR/build-kiln-bench)");
     app.add_option("--build-type", build_type_, "CMake build type (default Release)");
     app.add_option("-D,--define", defines_, "Extra CMake cache entry KEY=VALUE; repeatable");

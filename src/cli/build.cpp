@@ -89,6 +89,13 @@ class BuildCommand final : public Command {
         const auto v = verify(s, plan, outcome);
         j["outcome"]["verify"] = verify_json(v);
         ok = v.ok();
+        if (!ok) {  // the files were built but do not run where planned: the build failed
+          j["outcome"]["ok"] = false;
+          j["outcome"]["failed_step"] = "verify";
+          j["outcome"]["exit_code"] = kFindings;
+          j["outcome"]["diagnosis"] = {{"id", "kiln.verify-failed"}, {"cause", v.problems.front().why},
+                                       {"fix", v.problems.front().fix}};
+        }
         if (auto why = no_cuda_failure(s, plan, v)) {
           ok = false;
           j["outcome"]["ok"] = false;
@@ -236,6 +243,12 @@ class BuildCommand final : public Command {
     // plan found the package without importing torch (an import costs seconds of every build).
     if (p.kind != read::ProjectKind::cmake && !p.torch_package.empty()) opt.preloaded.push_back(p.torch_package + "/lib");
     auto report = binary::verify_files(o.artifacts, gpus, opt, s);
+    // The project's own CUDA_ARCHITECTURES beat the plan's list: that line is what to change.
+    for (auto& pr : report.problems)
+      if (pr.kind == "no-kernel" && !p.knobs.cmake_archs.empty())
+        pr.fix = fmt::format("the project sets its own architectures ({}), which override the planned {}: change them "
+                             "to {} or remove them",
+                             p.knobs.cmake_archs, core::format_cmake(p.targets), core::format_cmake(p.targets));
     // A project may build no CUDA code at all (a C++ library, the cpu profile): not a failure of
     // the build, so it is said as a note in the summary instead.
     std::erase_if(report.problems, [](const binary::Problem& pr) { return pr.kind == "no-cuda"; });
@@ -270,6 +283,8 @@ class BuildCommand final : public Command {
 
   static void print_summary(io::Seams& s, const plan::Plan& p, const drive::BuildOutcome& o,
                             const binary::VerifyReport& v) {
+    // Built but not runnable where planned is a failed build: the first word says so.
+    if (!v.ok()) s.out << "FAILED: the build finished but its files do not pass verification (below)\n";
     if (p.kind == read::ProjectKind::extension && o.wheel_cache.hit)
       s.out << fmt::format("installed {} in {}: its wheel was built before from the same inputs (kiln's wheel cache, "
                            "key {}); nothing compiled, --no-wheel-cache builds it\n",
@@ -309,6 +324,7 @@ class BuildCommand final : public Command {
                            p.gpus.empty() ? "" : "every planned GPU has a kernel image, ");
     for (const auto& pr : v.problems) s.out << "verify: " << pr.line() << "\n";
     s.out << "log       " << p.log_path() << "\n";
+    if (!v.ok()) s.err << "kiln build: FAILED: verify: " << v.problems.front().line() << "\n";
   }
 
   std::string dir_;

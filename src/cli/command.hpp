@@ -3,6 +3,7 @@
 // One file per command under src/cli/; registry.cpp lists them.
 #include <CLI/CLI.hpp>
 
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -45,6 +46,10 @@ std::vector<std::unique_ptr<Command>> all_commands();
 // flag (`--gpu a --gpu b`; a list option may also split on commas), so a value never swallows the
 // positional that follows it (`kiln plan --gpu h100 .`).
 void declare(Command& c, CLI::App& app);
+
+// A number from lo to hi (whole unless `whole` is false), refused in kiln's words ("--top 0: give a
+// whole number 1 or more") rather than CLI11's ("Value 0 not in range 0.000000 to 1797693...").
+CLI::Validator number_in(double lo, double hi = std::numeric_limits<double>::infinity(), bool whole = true);
 
 // Parses argv, runs the chosen command and maps errors to exit codes. Messages go to s.err as
 // "kiln: error: ...".

@@ -30,7 +30,7 @@ class DiagnoseCommand final : public Command {
     app.add_option("--project", project_, "The project the log is from (default: the current folder when it has a "
                                           "setup.py): fixes name its own switches, e.g. its force-build variable");
     app.add_option("--context", context_, "Show N log lines around each finding's first match")
-        ->check(CLI::Range(0, 50));
+        ->check(number_in(0, 50));
   }
 
   int run(io::Seams& s) override {

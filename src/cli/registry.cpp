@@ -1,5 +1,9 @@
 #include "cli/command.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
+
 namespace kiln::cli {
 
 std::unique_ptr<Command> make_doctor();
@@ -38,6 +42,25 @@ void declare(Command& c, CLI::App& app) {
   // (inspect's paths) still takes many.
   for (CLI::Option* o : app.get_options())
     if (o->nonpositional() && o->get_allow_extra_args()) o->allow_extra_args(false);
+}
+
+CLI::Validator number_in(double lo, double hi, bool whole) {
+  return CLI::Validator(
+      [=](std::string& v) -> std::string {
+        size_t used = 0;
+        double n = 0;
+        try {
+          n = std::stod(v, &used);
+        } catch (...) {
+          used = 0;
+        }
+        const bool ok = used == v.size() && !v.empty() && n >= lo && n <= hi && (!whole || n == std::floor(n));
+        if (ok) return {};
+        const std::string kind = whole ? "a whole number" : "a number";
+        if (std::isinf(hi)) return fmt::format("'{}': give {} {} or more", v, kind, lo);
+        return fmt::format("'{}': give {} from {} to {}", v, kind, lo, hi);
+      },
+      whole ? "N" : "X");
 }
 
 }  // namespace kiln::cli

@@ -31,10 +31,10 @@ class ReportCommand final : public Command {
               return std::string();
             },
             "FILE"));
-    app.add_option("--top", top_, "Rows in the slowest units and targets tables (default 15)")->check(CLI::PositiveNumber);
+    app.add_option("--top", top_, "Rows in the slowest units and targets tables (default 15)")->check(number_in(1));
     app.add_option("--cores", cores_, "Cores for the lower bound (default: as the build recorded them in kiln-build.json, "
                                       "else this machine's usable cores)")
-        ->check(CLI::PositiveNumber);
+        ->check(number_in(1));
     app.add_option("--simulate", shapes_, "Project this build onto a cluster NODESxCORESxMEM (e.g. 16x32x256G): compiles as "
                                           "Slurm job steps on any node, links on the head node; repeatable");
     app.add_option("--step-overhead", step_overhead_ms_, "Milliseconds a job step adds to each compile in --simulate "

@@ -218,6 +218,17 @@ ParseFailure parse_failure(const Parsed& p, CLI::App& app, const Subcommands& su
 
 int run_cli(int argc, const char* const* argv, io::Seams& s) {
   if (auto compiled = run_compile(argc, argv, s)) return *compiled;
+  // `kiln help [COMMAND]` and `kiln version`, as git and go spell them.
+  std::vector<std::string> words(argv, argv + argc);
+  if (words.size() >= 2 && (words[1] == "help" || words[1] == "version")) {
+    const bool help = words[1] == "help";
+    words.erase(words.begin() + 1);
+    words.insert(words.begin() + (help && words.size() >= 2 ? 2 : 1), help ? "--help" : "--version");
+  }
+  std::vector<const char*> wargv;
+  for (const auto& w : words) wargv.push_back(w.c_str());
+  argc = static_cast<int>(wargv.size());
+  argv = wargv.data();
   CLI::App app{"kiln: build PyTorch and CUDA extensions for the GPUs you run on", "kiln"};
   app.require_subcommand(0, 1);
   bool version = false;
@@ -270,7 +281,14 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
     s.out << app.help("", CLI::AppFormatMode::All);
     return kOk;
   } catch (const CLI::ParseError& e) {
-    auto f = parse_failure(p, app, subs, command_names, e.what());
+    // CLI11's "The following arguments were not expected: a b", in kiln's words.
+    std::string what = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      const auto colon = what.find(": ");
+      what = fmt::format("unexpected argument{} '{}'; see kiln{} --help", what.find("arguments") != std::string::npos ? "s" : "",
+                         colon == std::string::npos ? what : what.substr(colon + 2), p.command.empty() ? "" : " " + p.command);
+    }
+    auto f = parse_failure(p, app, subs, command_names, what);
     if (f.command.empty()) return fail("", kUsage, f.message);
     CLI::App* where = &app;
     for (auto& [sub, c] : subs)

@@ -334,6 +334,19 @@ tl::expected<TargetSet, SpecError> parse_gencode(const std::string& value) {
   return set;
 }
 
+// A bare nvcc name or -gencode value ("sm_90", "compute_90", "arch=compute_90,code=sm_90"): the
+// spellings that say the same, so the user need not guess.
+std::string bare_nvcc_hint(const std::string& word) {
+  if (starts_with(word, "arch=")) return "; as nvcc flags write -gencode " + word;
+  auto a = parse_arch_name(word.substr(0, word.find(',')));
+  if (!a || !(starts_with(word, "sm_") || starts_with(word, "compute_"))) return "";
+  const std::string cc = cc_string(a->number) + a->suffix();
+  const bool ptx = starts_with(word, "compute_");
+  return fmt::format("; for {} {} write {} (torch), {}-{} (CMake) or -gencode arch={},code={} (nvcc)", a->sm(),
+                     ptx ? "PTX" : "SASS", ptx ? cc + "+PTX" : cc, std::to_string(a->number) + a->suffix(), ptx ? "virtual" : "real", a->compute(),
+                     word.substr(0, word.find(',')));
+}
+
 }  // namespace
 
 tl::expected<TargetSet, SpecError> parse_nvcc_args(const std::vector<std::string>& args, const SpecContext& ctx) {
@@ -368,7 +381,8 @@ tl::expected<TargetSet, SpecError> parse_nvcc_args(const std::vector<std::string
       code_value = **v;
       any = true;
     } else if (!args[i].empty() && args[i][0] != '-') {
-      return tl::unexpected(bad(args[i], "not an nvcc architecture flag (expected -gencode, -arch or -code)"));
+      return tl::unexpected(bad(args[i], "not an nvcc architecture flag (expected -gencode, -arch or -code)" +
+                                             bare_nvcc_hint(args[i])));
     }
   }
   if (arch_value) {

@@ -19,7 +19,8 @@ std::string GpuTable::normalize(std::string_view name) {
   for (char c : name)
     if (std::isalnum(static_cast<unsigned char>(c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   // Vendor and line words that people add or drop at will.
-  for (std::string_view w : {"nvidia", "geforce", "tesla", "quadro"})
+  // "RTX"/"GTX" too, so "4090" and "A6000" find "RTX 4090" and "RTX A6000".
+  for (std::string_view w : {"nvidia", "geforce", "tesla", "quadro", "rtx", "gtx"})
     if (s.rfind(w, 0) == 0 && s.size() > w.size()) s.erase(0, w.size());
   return s;
 }
@@ -40,6 +41,14 @@ const GpuTable& GpuTable::get() {
           for (const auto& a : *al) g.aliases.push_back(a.value_or(std::string()));
         t.gpus_.push_back(std::move(g));
       }
+    if (auto arr = root["not_nvidia"].as_array())
+      for (const auto& node : *arr) {
+        const auto& e = *node.as_table();
+        OtherAccelerator o{e["name"].value_or(std::string()), e["vendor"].value_or(std::string()), {}};
+        if (auto al = e["aliases"].as_array())
+          for (const auto& a : *al) o.aliases.push_back(a.value_or(std::string()));
+        t.others_.push_back(std::move(o));
+      }
     if (auto arm = root["aarch64_only"].as_array())
       for (const auto& node : *arm)
         for (auto& g : t.gpus_)
@@ -53,8 +62,16 @@ tl::expected<GpuModel, GpuLookupError> GpuTable::lookup(std::string_view query) 
   // A compute capability or architecture stands for itself.
   std::string q(query);
   if (auto cc = parse_compute_capability(q); cc) return GpuModel{"cc " + cc_string(*cc), *cc, "", "", {}};
-  if (q.rfind("sm_", 0) == 0 || q.rfind("cc", 0) == 0) {
-    auto arch = parse_arch_name(q.rfind("cc", 0) == 0 ? q.substr(2) : q);
+  // "sm_90", "sm90", "cc90", "cc9.0" and a bare "90" name an architecture.
+  std::string num = q;
+  for (std::string_view prefix : {"sm_", "sm", "cc"})
+    if (num.rfind(prefix, 0) == 0) {
+      num.erase(0, prefix.size());
+      break;
+    }
+  const bool digits = !num.empty() && num.size() <= 3 && std::all_of(num.begin(), num.end(), ::isdigit);
+  if (num != q || digits) {
+    auto arch = parse_arch_name(num);
     if (arch && arch->variant == Variant::none) return GpuModel{"cc " + cc_string(arch->number), arch->number, "", "", {}};
   }
   const std::string n = normalize(query);
@@ -80,6 +97,17 @@ tl::expected<GpuModel, GpuLookupError> GpuTable::lookup(std::string_view query) 
       }
     }
     if (hit) return *hit;
+  }
+  // Not an NVIDIA GPU at all: no look-alike NVIDIA name helps.
+  for (const auto& o : others_) {
+    std::vector<std::string> names = o.aliases;
+    names.push_back(o.name);
+    for (const auto& name : names)
+      if (!n.empty() && normalize(name) == n)
+        return tl::unexpected(GpuLookupError{
+            q, {}, "'" + q + "' is " + (std::string("AEIOU").find(o.vendor[0]) != std::string::npos ? "an " : "a ") +
+                   o.vendor + " accelerator, not an NVIDIA GPU: CUDA code does not run on it, so "
+                   "kiln cannot build for it (PyTorch's ROCm, XPU or XLA builds are the way there)"});
   }
   // Unknown: suggest the nearest names.
   std::vector<std::pair<size_t, std::string>> scored;

@@ -17,6 +17,12 @@ struct GpuModel {
   bool aarch64_only = false;  // comes only with an Arm CPU (Jetson, Grace): x86-64 code never loads there
 };
 
+// An accelerator that is not an NVIDIA GPU (data/gpus.toml not_nvidia): named to say so.
+struct OtherAccelerator {
+  std::string name, vendor;
+  std::vector<std::string> aliases;
+};
+
 struct GpuLookupError {
   std::string query;
   std::vector<std::string> suggestions;  // nearest names, best first
@@ -27,7 +33,8 @@ class GpuTable {
  public:
   static const GpuTable& get();
   const std::vector<GpuModel>& all() const { return gpus_; }
-  // "h100", "H100 SXM", "NVIDIA GeForce RTX 4090", or a compute capability ("9.0", "sm_90", "90").
+  // "h100", "H100 SXM", "NVIDIA GeForce RTX 4090", "4090", or a compute capability ("9.0", "sm_90",
+  // "sm90", "90").
   // A bare compute capability yields a synthetic model named after it.
   tl::expected<GpuModel, GpuLookupError> lookup(std::string_view query) const;
 
@@ -35,6 +42,7 @@ class GpuTable {
 
  private:
   std::vector<GpuModel> gpus_;
+  std::vector<OtherAccelerator> others_;
 };
 
 }  // namespace kiln::core

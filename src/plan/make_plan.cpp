@@ -1,5 +1,7 @@
 #include "plan/make_plan.hpp"
 
+#include <set>
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -186,10 +188,30 @@ tl::expected<std::optional<probe::NvccInfo>, PlanError> find_compilers(Plan& p, 
   return nvcc;
 }
 
+// The value of -D NAME=V or -D NAME:TYPE=V among `defines` (the last one wins, as in CMake).
+std::optional<std::string> define_value(const std::vector<std::string>& defines, const std::string& name) {
+  std::optional<std::string> v;
+  for (const auto& d : defines) {
+    const auto eq = d.find('=');
+    const std::string key = d.substr(0, std::min(eq, d.find(':')));
+    if (eq != std::string::npos && key == name) v = d.substr(eq + 1);
+  }
+  return v;
+}
+
 // The targets (plan/targets), and for libtorch projects their TORCH_CUDA_ARCH_LIST spelling.
 tl::expected<void, PlanError> plan_targets(Plan& p, const BuildRequest& req, const io::Seams& s, const Profile& profile,
                                            const probe::NvccInfo& nvcc, probe::GpuQuery& gpu_query) {
   TargetRequest tr{req.archs, req.archs_from, p.profile, profile.archs, p.gpus, s.env.get("TORCH_CUDA_ARCH_LIST")};
+  // CMake reads CUDAARCHS as the default of CMAKE_CUDA_ARCHITECTURES (a plain CMake project).
+  if (auto v = s.env.get("CUDAARCHS"); v && !v->empty() && p.kind == read::ProjectKind::cmake && p.torch_dir.empty())
+    tr.env_arch_list = *v, tr.env_arch_var = "CUDAARCHS";
+  // -D CMAKE_CUDA_ARCHITECTURES=70 would override the plan's list behind its back: it is the plan.
+  if (auto d = p.kind == read::ProjectKind::cmake ? define_value(req.cmake_defines, "CMAKE_CUDA_ARCHITECTURES") : std::nullopt) {
+    if (!req.archs.empty())
+      return usage("the architectures are given twice, by --archs and by -D CMAKE_CUDA_ARCHITECTURES; keep one");
+    tr.archs = *d, tr.archs_from = "cmake", tr.archs_source = "-D CMAKE_CUDA_ARCHITECTURES";
+  }
   auto chosen = choose_targets(tr, nvcc, gpu_query, s);
   if (!chosen) return tl::unexpected(chosen.error());
   p.targets = chosen->targets;
@@ -270,6 +292,9 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
   if (p.kind == read::ProjectKind::pytorch) return {};
   p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
+  if (p.cuda() && !p.knobs.cmake_archs.empty())
+    p.notes.push_back("the project sets its own architectures (" + p.knobs.cmake_archs +
+                      "), which beat the planned CMAKE_CUDA_ARCHITECTURES for what it covers");
   if (p.cuda() && !p.prune_archs && !p.knobs.hardcoded_archs.empty())
     p.notes.push_back("setup.py hard-codes nvcc architectures (" + p.knobs.hardcoded_archs +
                       "); nvcc compiles those as well as the planned targets: add --prune-archs to keep only the plan's");
@@ -314,6 +339,10 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     p.profile = req.profile;
   }
   p.build_type = !req.build_type.empty() ? req.build_type : !profile.build_type.empty() ? profile.build_type : "Release";
+  // CMake takes any word and builds it without optimisation flags: a typo would cost the whole speed.
+  static const std::set<std::string> kBuildTypes{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
+  if (!kBuildTypes.count(p.build_type))
+    return usage(fmt::format("--build-type '{}': expected Release, RelWithDebInfo, Debug or MinSizeRel", p.build_type));
   auto sets = parse_assignments(req.sets, "--set", "KEY");
   if (!sets) return tl::unexpected(sets.error());
   if (auto ok = find_build_tools(p, req, s, *sets); !ok) return tl::unexpected(ok.error());

@@ -83,7 +83,8 @@ tl::expected<TargetChoice, PlanError> choose_targets(const TargetRequest& r, con
   c.gpus = r.gpus;
   const std::string& pa = r.profile_archs;
   const bool profile_list = !pa.empty() && pa != "gpus" && pa != "local";
-  if (!r.archs.empty()) return spelled(c, parse(r.archs, r.archs_from, s), "--archs", "given on the command line");
+  if (!r.archs.empty())
+    return spelled(c, parse(r.archs, r.archs_from, s), r.archs_source, "given on the command line");
   if (profile_list) {
     auto parsed = parse(pa, "torch", s);
     if (!parsed) return env_error("data/profiles.toml " + r.profile + ": " + parsed.error().message);
@@ -105,20 +106,30 @@ tl::expected<TargetChoice, PlanError> choose_targets(const TargetRequest& r, con
     return c;
   }
   if (r.env_arch_list && !r.env_arch_list->empty()) {
-    auto parsed = parse(*r.env_arch_list, "torch", s);
-    if (!parsed) return usage("TORCH_CUDA_ARCH_LIST: " + parsed.error().message);
-    return spelled(c, parsed, "TORCH_CUDA_ARCH_LIST", "from the environment");
+    const bool cmake = r.env_arch_var == "CUDAARCHS";
+    auto parsed = parse(*r.env_arch_list, cmake ? "cmake" : "torch", s);
+    if (!parsed) return usage(r.env_arch_var + ": " + parsed.error().message);
+    return spelled(c, parsed, r.env_arch_var, "from the environment");
   }
   if (from_local(c, nvcc, local)) return c;
   auto parsed = parse(core::ArchCatalog::get().default_archs(), "torch", s);
   if (!parsed) return env_error("data/cuda_archs.toml default: " + parsed.error().message);
   return spelled(c, parsed, "default",
-                 "no --gpu, --archs, TORCH_CUDA_ARCH_LIST or local GPU; kiln's default covers Ampere to Blackwell "
+                 "no --gpu, --archs, TORCH_CUDA_ARCH_LIST, CUDAARCHS or local GPU; kiln's default covers Ampere to Blackwell "
                  "data-centre GPUs natively with PTX for newer ones");
 }
 
 tl::expected<void, PlanError> check_targets(const core::TargetSet& targets, const std::vector<core::GpuModel>& gpus,
                                             const probe::NvccInfo& nvcc) {
+  // A GPU nothing of this nvcc runs on (a V100 under CUDA 13): its sm_XX and the CUDA that builds it.
+  std::string unbuildable;
+  for (const auto& g : gpus)
+    if (!nvcc.can_build(core::Arch{g.cc}) && core::coverage(targets, g.cc).verdict == core::Verdict::none)
+      unbuildable += fmt::format("{}{} (sm_{}: built by {})", unbuildable.empty() ? "" : "; ", g.name, g.cc,
+                                 core::ArchCatalog::get().support_range(core::Arch{g.cc}));
+  if (!unbuildable.empty())
+    return env_error(fmt::format("nvcc {} at {} cannot build for {}; use a CUDA release that builds it (set CUDA_HOME to it)",
+                                 nvcc.version_text, nvcc.path, unbuildable));
   if (targets.empty()) return usage("the architecture list is empty");
   std::string unsupported;
   for (const auto& t : targets)

@@ -23,7 +23,9 @@ struct TargetRequest {
   std::string profile;                // the profile's name ("" none)
   std::string profile_archs;          // its archs: a torch-style list, "gpus", "local" or "" (none)
   std::vector<core::GpuModel> gpus;   // named with --gpu
-  std::optional<std::string> env_arch_list;  // TORCH_CUDA_ARCH_LIST from the environment
+  std::optional<std::string> env_arch_list;  // TORCH_CUDA_ARCH_LIST from the environment (or CUDAARCHS)
+  std::string env_arch_var = "TORCH_CUDA_ARCH_LIST";  // which variable env_arch_list is
+  std::string archs_source = "--archs";  // or "-D CMAKE_CUDA_ARCHITECTURES", which is the plan
 };
 
 struct TargetChoice {

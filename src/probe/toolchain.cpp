@@ -256,8 +256,10 @@ void check_build_tools(const io::Seams& s, Toolchain& tc) {
                                        "configure.",
                                        tc.cmake.version->str(), recent->str()),
                            "pip install 'cmake>=" + recent->str() + "'"});
-  need(tc.ninja, "ninja", Severity::warning,
-       "ninja is not on PATH: cpp_extension falls back to a slow serial setuptools build and PyTorch to make.",
+  // An error, as kiln build treats it: it refuses a CMake project without ninja (plan/plan.cpp).
+  need(tc.ninja, "ninja", Severity::error,
+       "ninja is not on PATH: kiln build refuses CMake projects without it, cpp_extension falls back to a slow "
+       "serial setuptools build and PyTorch to make.",
        "pip install ninja (or apt-get install ninja-build)");
   if (!tc.make.found())
     tc.findings.push_back({Severity::note, "tools", "tools.make-missing", "make is not on PATH (only needed without ninja).",

@@ -198,6 +198,7 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
   KnobPlan kp;
   kp.cuda_evidence = reading.cuda_evidence;
   kp.hardcoded_archs = reading.hardcoded_archs;
+  kp.cmake_archs = reading.cmake_archs;
   // One entry per name: the sighting that says most (a comparison or a CMake declaration beats a read).
   std::vector<KnobSighting> merged;
   for (const auto& s : reading.sightings) {

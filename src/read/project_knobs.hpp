@@ -48,6 +48,7 @@ struct KnobPlan {
   std::vector<std::string> probes;  // "setup.py:18 if torch.cuda.is_available():"
   std::string cuda_evidence;
   std::string hardcoded_archs;  // setup.py's own -gencode flags (see project_knobs_read.hpp)
+  std::string cmake_archs;      // CMakeLists.txt's own CUDA_ARCHITECTURES (see project_knobs_read.hpp)
   std::vector<std::string> undecided;  // "setup.py:154 <text>: why kiln cannot read it statically"
   std::string reader;                  // how setup.py was read (project_knobs_read.hpp)
 };

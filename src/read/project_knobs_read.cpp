@@ -314,6 +314,20 @@ std::string hardcoded_archs(std::string_view text, const std::string& file) {
   return found;
 }
 
+std::string cmake_arch_override(std::string_view text, const std::string& file) {
+  static const std::regex property(R"re((^|[^A-Za-z0-9_])CUDA_ARCHITECTURES\b)re");
+  static const std::regex plain_set(R"re(\bset\s*\(\s*CMAKE_CUDA_ARCHITECTURES\b)re", std::regex::icase);
+  static const std::regex cache(R"re(\bCACHE\b)re");
+  std::string found;
+  each_line(text, [&](int n, std::string_view raw) {
+    if (!found.empty()) return;
+    const std::string line = strip_comment(raw);
+    if (std::regex_search(line, property) || (std::regex_search(line, plain_set) && !std::regex_search(line, cache)))
+      found = file + ":" + std::to_string(n) + " " + trim(raw);
+  });
+  return found;
+}
+
 namespace {
 
 // CMakeLists.txt and the folders it adds with a literal add_subdirectory() (a vendored library that
@@ -325,6 +339,7 @@ void read_cmake_tree(const io::Filesystem& fs, const std::string& dir, const std
   auto found = read_cmakelists(*t, file);
   r.sightings.insert(r.sightings.end(), found.begin(), found.end());
   if (r.cuda_evidence.empty()) r.cuda_evidence = cuda_evidence(*t, file);
+  if (r.cmake_archs.empty()) r.cmake_archs = cmake_arch_override(*t, file);
   auto commands = cmake::parse(*t);
   if (!commands) {
     r.undecided.push_back({file, "", commands.error()});

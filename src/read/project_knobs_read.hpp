@@ -65,6 +65,7 @@ struct ProjectReading {
   std::vector<KnobSighting> sightings;  // in file order; a name may appear more than once
   std::string cuda_evidence;            // where the project shows it has CUDA code ("setup.py:136 CUDAExtension"), or ""
   std::string hardcoded_archs;          // where setup.py writes its own -gencode / arch=compute_XX flags, or ""
+  std::string cmake_archs;              // where CMakeLists.txt sets its own CUDA_ARCHITECTURES, or ""
   std::vector<OpSwitch> ops;            // an op-builder project's optional ops (setup_py_ast.hpp)
   std::vector<Undecided> undecided;     // what could not be read statically, with file:line
   std::string calls_cmake;              // where setup.py runs CMake itself, or ""
@@ -81,6 +82,12 @@ std::string cuda_evidence(std::string_view text, const std::string& file);
 // The first line that hard-codes nvcc architecture flags (arch=compute_90, -gencode, --generate-code),
 // which torch passes to nvcc beside TORCH_CUDA_ARCH_LIST's: "setup.py:99 cc_flag.append(...)".
 std::string hardcoded_archs(std::string_view text, const std::string& file);
+
+// The first line of a CMakeLists.txt that sets architectures of its own, which beat the
+// -DCMAKE_CUDA_ARCHITECTURES kiln passes: a CUDA_ARCHITECTURES target property
+// (set_target_properties(k PROPERTIES CUDA_ARCHITECTURES 75-real)) or a plain
+// set(CMAKE_CUDA_ARCHITECTURES ...), whose normal variable hides the cache entry.
+std::string cmake_arch_override(std::string_view text, const std::string& file);
 
 // The files that drive the build kiln runs: setup.py (and the modules it imports, through
 // `setup`, the ast reading of setup_py_ast.hpp; without one, or when it failed, line patterns) and

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -83,4 +84,44 @@ TEST(CliOptions, GpuTakesRepeatsAndCommaLists) {
   ::unsetenv("KILN_GPUS");
   ASSERT_EQ(rc, 0) << cli.err.str();
   EXPECT_EQ(cli.parsed()["gpus"].size(), 2u) << cli.out.str();
+}
+
+// docs/cli/<command>.md cannot drift from --help: every option a command declares is documented
+// there under one of its names (issue 21).
+TEST(CliDocs, EveryOptionIsDocumented) {
+  for (auto& c : cli::all_commands()) {
+    CLI::App app{c->summary(), c->name()};
+    cli::declare(*c, app);
+    const std::string page = kiln::testing::source_dir() + "/docs/cli/" + c->name() + ".md";
+    std::ifstream in(page);
+    ASSERT_TRUE(in) << page;
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string doc = text.str();
+    for (const CLI::Option* o : app.get_options()) {
+      // Hidden options, --help and positionals (named in each page's usage line) aside.
+      if (o->get_group().empty() || o->get_lnames() == std::vector<std::string>{"help"} || !o->nonpositional()) continue;
+      std::vector<std::string> names;
+      for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+      for (const auto& sn : o->get_snames()) names.push_back("-" + sn + " ");
+      bool found = false;
+      for (const auto& n : names) found = found || doc.find(n) != std::string::npos;
+      EXPECT_TRUE(found) << page << " does not document " << names.front();
+    }
+  }
+}
+
+// `kiln help`, `kiln version`, SPEC in archs --help, and kiln's words for CLI11's errors (issue 21).
+TEST(CliOptions, HelpVersionAndOwnErrors) {
+  Cli cli;
+  ASSERT_EQ(cli.run({"version"}), 0);
+  EXPECT_EQ(cli.out.str().rfind("kiln ", 0), 0u);
+  ASSERT_EQ(cli.run({"help", "archs"}), 0) << cli.err.str();
+  EXPECT_NE(cli.out.str().find("SPEC:"), std::string::npos) << cli.out.str();
+  ASSERT_EQ(cli.run({"help"}), 0);
+  EXPECT_NE(cli.out.str().find("build"), std::string::npos);
+  EXPECT_EQ(cli.run({"report", "--top", "0"}), 2);
+  EXPECT_EQ(cli.err.str(), "kiln report: error: --top: '0': give a whole number 1 or more\n");
+  EXPECT_EQ(cli.run({"cache", "show", "extra"}), 2);
+  EXPECT_EQ(cli.err.str(), "kiln cache: error: unexpected argument 'extra'; see kiln cache --help\n");
 }

@@ -299,3 +299,17 @@ TEST(RoundTrip, AllSpellingsBothWays) {
   EXPECT_EQ(must(parse_cmake(format_cmake(set), {})), set);
   EXPECT_EQ(must(parse_nvcc(format_nvcc(set), {})), set);
 }
+
+// Issue 21: `--archs sm_90` was refused with no hint of what to write instead.
+TEST(NvccSpelling, BareNamesAreRefusedWithTheSpellingsThatWork) {
+  auto sm = parse_spec("sm_90", Syntax::automatic, {});
+  ASSERT_FALSE(sm);
+  EXPECT_NE(sm.error().message.find("9.0 (torch), 90-real (CMake) or -gencode arch=compute_90,code=sm_90"), std::string::npos)
+      << sm.error().message;
+  auto ptx = parse_spec("compute_90", Syntax::automatic, {});
+  ASSERT_FALSE(ptx);
+  EXPECT_NE(ptx.error().message.find("9.0+PTX (torch), 90-virtual (CMake)"), std::string::npos) << ptx.error().message;
+  auto gen = parse_spec("arch=compute_90,code=sm_90", Syntax::automatic, {});
+  ASSERT_FALSE(gen);
+  EXPECT_NE(gen.error().message.find("write -gencode arch=compute_90,code=sm_90"), std::string::npos) << gen.error().message;
+}

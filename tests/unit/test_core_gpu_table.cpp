@@ -3,6 +3,9 @@
 #include "core/cuda_archs.hpp"
 #include "core/gpu_table.hpp"
 
+#include <map>
+#include <set>
+
 using namespace kiln::core;
 
 TEST(GpuTable, ToleratesCaseSpacingAndVendorWords) {
@@ -64,4 +67,40 @@ TEST(ArchCatalog, SupportRanges) {
   EXPECT_FALSE(c.supported_by(Arch{100, Variant::f}, CudaVersion{12, 8}));
   EXPECT_FALSE(c.supported_by(Arch{89, Variant::a}, CudaVersion{13, 0}));
   EXPECT_FALSE(c.supported_by(Arch{101}, CudaVersion{13, 0}));
+}
+
+// Issue 21: spellings people type for GPUs they own.
+TEST(GpuTable, ShortNamesAndArchitectureSpellings) {
+  const auto& t = GpuTable::get();
+  EXPECT_EQ(t.lookup("4090").value().name, "RTX 4090");
+  EXPECT_EQ(t.lookup("5090").value().cc, 120);
+  EXPECT_EQ(t.lookup("A6000").value().name, "RTX A6000");
+  EXPECT_EQ(t.lookup("jetson orin").value().cc, 87);
+  EXPECT_EQ(t.lookup("sm90").value().cc, 90);
+  EXPECT_EQ(t.lookup("90").value().cc, 90);
+  EXPECT_EQ(t.lookup("120").value().cc, 120);
+  EXPECT_EQ(t.lookup("P100").value().cc, 60);
+  EXPECT_EQ(t.lookup("GTX 1080 Ti").value().cc, 61);
+}
+
+TEST(GpuTable, NotNvidiaSaysSoWithoutLookAlikes) {
+  for (const char* q : {"MI300X", "mi250", "Gaudi 3", "TPU v5e"}) {
+    auto r = GpuTable::get().lookup(q);
+    ASSERT_FALSE(r) << q;
+    EXPECT_NE(r.error().message.find("not an NVIDIA GPU"), std::string::npos) << r.error().message;
+    EXPECT_TRUE(r.error().suggestions.empty()) << q;
+  }
+}
+
+// Every spelling leads to one GPU: a name or alias shared by two rows would make lookup depend on order.
+TEST(GpuTable, NamesAreUniqueOnceNormalized) {
+  std::map<std::string, std::string> seen;
+  for (const auto& g : GpuTable::get().all()) {
+    std::vector<std::string> names = g.aliases;
+    names.push_back(g.name);
+    for (const auto& n : names) {
+      auto [it, fresh] = seen.emplace(GpuTable::normalize(n), g.name);
+      EXPECT_TRUE(fresh || it->second == g.name) << n << " names " << it->second << " and " << g.name;
+    }
+  }
 }

@@ -235,3 +235,51 @@ TEST(Plan, ACcacheFolderThatIsAFileIsFoundUpFront) {
   auto ok = h.plan({.gpus = {"h100"}, .cache_dir = "/cache/fresh"}).value();
   EXPECT_EQ(ok.ccache, "/usr/bin/ccache");
 }
+
+// Issue 21: -D CMAKE_CUDA_ARCHITECTURES came after kiln's own -D and silently replaced the plan.
+TEST(Plan, CmakeCudaArchitecturesDefineIsThePlan) {
+  Harness h;
+  auto p = h.plan({.gpus = {"h100"}, .cmake_defines = {"CMAKE_CUDA_ARCHITECTURES:STRING=90-real;100-real"}});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(cmake_of(*p), "sm_90;sm_100");
+  EXPECT_EQ(p->arch_source, "-D CMAKE_CUDA_ARCHITECTURES");
+  auto twice = h.plan({.archs = "9.0", .cmake_defines = {"CMAKE_CUDA_ARCHITECTURES=80"}});
+  ASSERT_FALSE(twice);
+  EXPECT_TRUE(twice.error().usage);
+  EXPECT_NE(twice.error().message.find("given twice"), std::string::npos) << twice.error().message;
+}
+
+// CMake reads CUDAARCHS as the default of CMAKE_CUDA_ARCHITECTURES; kiln's -D would hide it.
+TEST(Plan, CudaarchsIsReadAsCmakeReadsIt) {
+  Harness h;
+  h.env.set("CUDAARCHS", "86-real;90");
+  h.env.set("TORCH_CUDA_ARCH_LIST", "7.5");
+  auto p = h.plan({});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(cmake_of(*p), "sm_86;sm_90;compute_90");
+  EXPECT_EQ(p->arch_source, "CUDAARCHS");
+}
+
+// A V100 under CUDA 13: say which architecture and which CUDA builds it, not "the list is empty".
+TEST(Plan, GpuTheToolkitDroppedNamesItsArchAndCuda) {
+  Harness h;
+  for (const char* gpu : {"V100", "P100"}) {
+    auto p = h.plan({.gpus = {gpu}});
+    ASSERT_FALSE(p) << gpu;
+    EXPECT_NE(p.error().message.find(gpu), std::string::npos) << p.error().message;
+    EXPECT_NE(p.error().message.find(std::string(gpu) == "V100" ? "sm_70: built by CUDA" : "sm_60: built by CUDA"),
+              std::string::npos)
+        << p.error().message;
+    EXPECT_EQ(p.error().message.find("empty"), std::string::npos) << p.error().message;
+  }
+}
+
+// Issue 21: `--build-type Fast` was accepted; CMake would have built it with no optimisation flags.
+TEST(Plan, UnknownBuildTypeIsRefusedNamingTheValidOnes) {
+  Harness h;
+  auto p = h.plan({.gpus = {"h100"}, .build_type = "Fast"});
+  ASSERT_FALSE(p);
+  EXPECT_TRUE(p.error().usage);
+  EXPECT_NE(p.error().message.find("Release, RelWithDebInfo, Debug or MinSizeRel"), std::string::npos);
+  EXPECT_TRUE(h.plan({.gpus = {"h100"}, .build_type = "RelWithDebInfo"}));
+}

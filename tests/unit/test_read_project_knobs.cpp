@@ -444,3 +444,17 @@ TEST(ProjectKnobsTable, EveryRoleHasAnActionAReasonAndSources) {
     ASSERT_NE(r["names"].as_array(), nullptr) << id;
   }
 }
+
+// Issue 21: a target's own CUDA_ARCHITECTURES beats the plan's -DCMAKE_CUDA_ARCHITECTURES; the
+// fix line must name it. A CACHE default does not beat -D, so it is not reported.
+TEST(ProjectKnobsRead, CmakeArchOverride) {
+  EXPECT_EQ(read::cmake_arch_override("project(x CUDA)\nadd_library(k a.cu)\n"
+                                      "set_target_properties(k PROPERTIES CUDA_ARCHITECTURES 75-real)\n",
+                                      "CMakeLists.txt"),
+            "CMakeLists.txt:3 set_target_properties(k PROPERTIES CUDA_ARCHITECTURES 75-real)");
+  EXPECT_EQ(read::cmake_arch_override("set(CMAKE_CUDA_ARCHITECTURES 80)\n", "CMakeLists.txt"),
+            "CMakeLists.txt:1 set(CMAKE_CUDA_ARCHITECTURES 80)");
+  EXPECT_EQ(read::cmake_arch_override("set(CMAKE_CUDA_ARCHITECTURES 80 CACHE STRING \"\")\n# CUDA_ARCHITECTURES 70\n",
+                                      "CMakeLists.txt"),
+            "");
+}
