@@ -69,6 +69,69 @@ std::string cxx_abi_of_path(const std::string& path, const io::Seams& s, const s
   return syms ? abi_of(*syms) : "none";
 }
 
+namespace {
+
+// The newest GLIBC_/GLIBCXX_ versions the file needs, and every needed version that the library
+// resolved for that file name does not define.
+void check_version_needs(const std::vector<VersionNeed>& needs, const std::vector<LoadedObject>& objs,
+                         const std::string& path, DepsReport& rep) {
+  for (const auto& vn : needs) {
+    std::vector<std::string> vs;
+    for (auto v : vn.versions) {
+      std::string ver(v);
+      vs.push_back(ver);
+      std::string* best = ver.rfind("GLIBCXX_", 0) == 0 ? &rep.abi.max_glibcxx
+                          : ver.rfind("GLIBC_", 0) == 0 ? &rep.abi.max_glibc
+                                                         : nullptr;
+      if (best && (best->empty() || version_less(*best, ver))) *best = ver;
+    }
+    rep.abi.version_needs.emplace_back(std::string(vn.file), std::move(vs));
+  }
+  // Every needed version must be defined by the library that resolved for that file name.
+  for (const auto& vn : needs) {
+    for (const auto& lib : rep.libraries) {
+      if (lib.name != vn.file || !lib.path) continue;
+      auto it = std::find_if(objs.begin(), objs.end(), [&](const LoadedObject& o) { return o.path == *lib.path; });
+      if (it == objs.end()) continue;
+      auto defs = it->elf->version_defs();
+      if (!defs) continue;
+      for (auto v : vn.versions)
+        if (std::find(defs->begin(), defs->end(), v) == defs->end())
+          rep.version_problems.push_back({std::string(v), std::string(vn.file), *lib.path, path});
+    }
+  }
+}
+
+// Undefined symbols of the file that no loaded library defines (weak ones and, for a Python
+// extension, the interpreter's API excepted).
+void find_undefined(const std::vector<Symbol>& dsyms, const std::vector<LoadedObject>& objs, DepsReport& rep) {
+  std::map<std::string_view, std::vector<std::string_view>> defined;  // name -> versions
+  std::vector<std::vector<Symbol>> keep;
+  keep.reserve(objs.size());
+  for (size_t k = 1; k < objs.size(); ++k) {
+    auto syms = objs[k].elf->dynamic_symbols();
+    if (!syms) continue;
+    keep.push_back(std::move(*syms));
+    for (const auto& sy : keep.back())
+      if (sy.defined() && !sy.name.empty()) defined[sy.name].push_back(sy.version);
+  }
+  bool python_extension = false;
+  for (const auto& sy : dsyms) python_extension |= sy.defined() && sy.name.rfind("PyInit_", 0) == 0;
+  for (const auto& sy : dsyms) {
+    if (sy.defined() || sy.name.empty() || sy.binding == 2 /* weak */ || sy.type == 3 /* section */) continue;
+    // The interpreter provides the Python C API to extension modules; they do not link libpython.
+    if (python_extension && (sy.name.rfind("Py", 0) == 0 || sy.name.rfind("_Py", 0) == 0)) continue;
+    auto it = defined.find(sy.name);
+    bool ok = it != defined.end() &&
+              (sy.version.empty() || std::any_of(it->second.begin(), it->second.end(), [&](std::string_view v) {
+                 return v.empty() || v == sy.version;
+               }));
+    if (!ok) rep.undefined.push_back(std::string(sy.name) + (sy.version.empty() ? "" : "@" + std::string(sy.version)));
+  }
+}
+
+}  // namespace
+
 DepsReport resolve_deps(const std::string& given, const DepsOptions& opt, const io::Seams& s) {
   DepsReport rep;
   LibrarySearch res(opt, s);
@@ -141,58 +204,8 @@ DepsReport resolve_deps(const std::string& given, const DepsOptions& opt, const 
   const Elf& root = *objs[0].elf;
   auto dsyms = root.dynamic_symbols();
   if (dsyms) rep.abi.cxx_abi = abi_of(*dsyms);
-  if (auto needs = root.version_needs()) {
-    for (const auto& vn : *needs) {
-      std::vector<std::string> vs;
-      for (auto v : vn.versions) {
-        std::string ver(v);
-        vs.push_back(ver);
-        std::string* best = ver.rfind("GLIBCXX_", 0) == 0 ? &rep.abi.max_glibcxx
-                            : ver.rfind("GLIBC_", 0) == 0 ? &rep.abi.max_glibc
-                                                           : nullptr;
-        if (best && (best->empty() || version_less(*best, ver))) *best = ver;
-      }
-      rep.abi.version_needs.emplace_back(std::string(vn.file), std::move(vs));
-    }
-    // Every needed version must be defined by the library that resolved for that file name.
-    for (const auto& vn : *needs) {
-      for (const auto& lib : rep.libraries) {
-        if (lib.name != vn.file || !lib.path) continue;
-        auto it = std::find_if(objs.begin(), objs.end(), [&](const LoadedObject& o) { return o.path == *lib.path; });
-        if (it == objs.end()) continue;
-        auto defs = it->elf->version_defs();
-        if (!defs) continue;
-        for (auto v : vn.versions)
-          if (std::find(defs->begin(), defs->end(), v) == defs->end())
-            rep.version_problems.push_back({std::string(v), std::string(vn.file), *lib.path, path});
-      }
-    }
-  }
-  if (opt.undefined && dsyms) {
-    std::map<std::string_view, std::vector<std::string_view>> defined;  // name -> versions
-    std::vector<std::vector<Symbol>> keep;
-    keep.reserve(objs.size());
-    for (size_t k = 1; k < objs.size(); ++k) {
-      auto syms = objs[k].elf->dynamic_symbols();
-      if (!syms) continue;
-      keep.push_back(std::move(*syms));
-      for (const auto& sy : keep.back())
-        if (sy.defined() && !sy.name.empty()) defined[sy.name].push_back(sy.version);
-    }
-    bool python_extension = false;
-    for (const auto& sy : *dsyms) python_extension |= sy.defined() && sy.name.rfind("PyInit_", 0) == 0;
-    for (const auto& sy : *dsyms) {
-      if (sy.defined() || sy.name.empty() || sy.binding == 2 /* weak */ || sy.type == 3 /* section */) continue;
-      // The interpreter provides the Python C API to extension modules; they do not link libpython.
-      if (python_extension && (sy.name.rfind("Py", 0) == 0 || sy.name.rfind("_Py", 0) == 0)) continue;
-      auto it = defined.find(sy.name);
-      bool ok = it != defined.end() &&
-                (sy.version.empty() || std::any_of(it->second.begin(), it->second.end(), [&](std::string_view v) {
-                   return v.empty() || v == sy.version;
-                 }));
-      if (!ok) rep.undefined.push_back(std::string(sy.name) + (sy.version.empty() ? "" : "@" + std::string(sy.version)));
-    }
-  }
+  if (auto needs = root.version_needs()) check_version_needs(*needs, objs, path, rep);
+  if (opt.undefined && dsyms) find_undefined(*dsyms, objs, rep);
   return rep;
 }
 

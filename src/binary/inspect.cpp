@@ -1,4 +1,5 @@
 #include "binary/inspect.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <thread>
@@ -14,9 +15,7 @@ namespace {
 
 constexpr std::uint32_t kWrapperMagic = 0x466243b1;  // .nvFatBinSegment records: magic, version, fatbin address
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
+using core::ends_with;
 
 // Members of wheels worth reading: anything that may hold CUDA code.
 bool cuda_candidate(std::string_view name) {

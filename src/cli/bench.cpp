@@ -113,13 +113,10 @@ class BenchCommand final : public Command {
           ++n;
           s.err << fmt::format("kiln bench: [{}/{}] {} run {}/{}\n", n, total, cfg.label(), k, repeat_);
           auto r = default_once(project, kind, fmt::format("{}/run{}", dir, k), s, machine);
-          s.err << (r.ok ? fmt::format("kiln bench:   {:.1f}s (configure {:.1f}s, build {:.1f}s)\n", r.total_s(),
-                                       r.configure_s, r.build_s)
-                         : fmt::format("kiln bench:   failed: {}\n", r.error));
+          s.err << run_line(r);
           runs.push_back(std::move(r));
         }
-        rows.push_back(report::summarize(cfg, std::move(runs),
-                                         cost_per_hour_ >= 0 ? std::optional<double>(cost_per_hour_) : std::nullopt));
+        rows.push_back(report::summarize(cfg, std::move(runs), cost()));
         continue;
       }
       if (cfg.cache == "warm") {
@@ -144,13 +141,10 @@ class BenchCommand final : public Command {
           r = build_once(req, fmt::format("{}/run{}", dir, k), copy ? project : "", s, machine, gpus);
           if (r.ok && k == 1 && cfg.cache == "cold") warmed[warm_key(cfg)] = req.cache_dir;
         }
-        s.err << (r.ok ? fmt::format("kiln bench:   {:.1f}s (configure {:.1f}s, build {:.1f}s)\n", r.total_s(),
-                                     r.configure_s, r.build_s)
-                       : fmt::format("kiln bench:   failed: {}\n", r.error));
+        s.err << run_line(r);
         runs.push_back(std::move(r));
       }
-      rows.push_back(report::summarize(cfg, std::move(runs),
-                                       cost_per_hour_ >= 0 ? std::optional<double>(cost_per_hour_) : std::nullopt));
+      rows.push_back(report::summarize(cfg, std::move(runs), cost()));
     }
 
     if (int sig = io::BuildInterrupts::received()) return stopped(sig);
@@ -182,6 +176,12 @@ class BenchCommand final : public Command {
   }
 
  private:
+  std::optional<double> cost() const { return cost_per_hour_ >= 0 ? std::optional<double>(cost_per_hour_) : std::nullopt; }
+  // One run's outcome, as the progress line under its header.
+  static std::string run_line(const report::RunResult& r) {
+    return r.ok ? fmt::format("kiln bench:   {:.1f}s (configure {:.1f}s, build {:.1f}s)\n", r.total_s(), r.configure_s, r.build_s)
+                : fmt::format("kiln bench:   failed: {}\n", r.error);
+  }
   // One build in `run_dir`; an extension (`copy_from` set) is first copied to run_dir/src, without
   // the build/ folder a previous build of it left, and built there.
   report::RunResult build_once(plan::BuildRequest req, const std::string& run_dir, const std::string& copy_from,

@@ -8,7 +8,7 @@
 
 #include "cli/command.hpp"
 #include "launch/ccache_admin.hpp"
-#include "report/exec_log.hpp"
+#include "launch/exec_record.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -72,7 +72,7 @@ std::string finish_slurm(const SlurmBuild& b, io::Seams& s) {
   std::string lines;
   const auto text = s.fs.read(b.exec_log).value_or("");
   std::map<std::string, int> per_node;
-  for (const auto& r : report::parse_exec_log(text.substr(std::min<size_t>(b.exec_log_offset, text.size()))).records) {
+  for (const auto& r : launch::parse_exec_log(text.substr(std::min<size_t>(b.exec_log_offset, text.size()))).records) {
     const std::string node = r.node.empty() ? "this machine" : r.node;
     lines += fmt::format("kiln: --slurm: {} {} {}{}\n", r.output, r.exit ? fmt::format("failed (exit {}) on", r.exit) : "ran on",
                          node, r.attempts > 1 ? fmt::format(" ({} attempts)", r.attempts) : "");

@@ -195,6 +195,60 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
   return j;
 }
 
+namespace {
+
+// --kernels: each image with its kernels and their resources, then where each kernel can run.
+void print_kernels(std::ostream& out, const binary::FileReport& f) {
+  for (const auto& e : f.entries) {
+    const bool sass = e.target.kind == core::CodeKind::sass;
+    out << fmt::format("  {} {} at {:#x}{}{}:\n", arch_name(e.target), sass ? "SASS" : "PTX", e.offset,
+                       e.member.empty() ? "" : " in " + e.member,
+                       sass ? "" : fmt::format(" (.version {}, .target {})", e.ptx_version, e.ptx_target));
+    if (e.error) out << fmt::format("    error: {}\n", *e.error);
+    for (const auto& k : e.kernels) {
+      if (sass)
+        out << fmt::format("    {} regs {} shared {} stack {} local {}  {}{}\n", k.name,
+                           k.registers ? std::to_string(*k.registers) : "?", k.shared_bytes, k.stack_bytes,
+                           k.local_bytes, k.demangled, k.entry ? "" : " [device function]");
+      else
+        out << fmt::format("    .entry {}  {}\n", k.name, k.demangled);
+    }
+  }
+  const auto table = binary::kernel_table(f);
+  if (!table.kernels.empty()) out << fmt::format("  kernels ({}), where each can run:\n", table.kernels.size());
+  for (const auto& k : table.kernels)
+    out << fmt::format("    {}  {}\n", binary::demangle(k.name), fmt::join(binary::runs_on(k.images), ", "));
+}
+
+// --deps: what the file needs and where the loader finds it, its C++ ABI and symbol versions.
+void print_deps(std::ostream& out, const binary::DepsReport& dr, const RenderOptions& o) {
+  const binary::DepsReport* d = &dr;
+  if (d->error) out << fmt::format("  deps: error: {}\n", *d->error);
+  for (const auto& l : d->libraries) {
+    if (l.path)
+      out << fmt::format("  needs {} -> {} ({}{})\n", l.name, *l.path, l.via,
+                         l.needed_by == d->path ? "" : ", for " + l.needed_by);
+    else if (l.via == "driver")
+      out << fmt::format("  needs {} -> provided by the NVIDIA driver at run time\n", l.name);
+    else
+      out << fmt::format("  needs {} -> MISSING (needed by {}; searched {})\n", l.name, l.needed_by,
+                         l.searched.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(l.searched, ", ")));
+  }
+  std::vector<std::string> highest;
+  for (const auto* v : {&d->abi.max_glibc, &d->abi.max_glibcxx})
+    if (!v->empty()) highest.push_back(*v);
+  out << fmt::format("  C++ ABI: {}{}\n", d->abi.cxx_abi,
+                     highest.empty() ? "" : fmt::format("; needs {}", fmt::join(highest, ", ")));
+  for (const auto& p : d->version_problems)
+    out << fmt::format("  version {} of {} is not defined by {}\n", p.version, p.library, p.provider);
+  if (o.undefined) {
+    out << fmt::format("  undefined symbols no resolved library defines: {}\n", d->undefined.size());
+    for (const auto& u : d->undefined) out << "    " << u << "  " << binary::demangle(u.substr(0, u.find('@'))) << "\n";
+  }
+}
+
+}  // namespace
+
 void print_file(std::ostream& out, const binary::FileReport& f, const std::optional<binary::DepsReport>& d,
                 const RenderOptions& o) {
   if (f.error) {
@@ -260,27 +314,7 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
       for (std::size_t k = rows.size(); k < parts.bytes.size(); ++k)
         if (parts.bytes[k])
           out << fmt::format("  {}: {} ({}.{}%)\n", parts.names[k], human_bytes(parts.bytes[k]), share[k] / 10, share[k] % 10);
-    if (o.kernels) {
-      for (const auto& e : f.entries) {
-        const bool sass = e.target.kind == core::CodeKind::sass;
-        out << fmt::format("  {} {} at {:#x}{}{}:\n", arch_name(e.target), sass ? "SASS" : "PTX", e.offset,
-                           e.member.empty() ? "" : " in " + e.member,
-                           sass ? "" : fmt::format(" (.version {}, .target {})", e.ptx_version, e.ptx_target));
-        if (e.error) out << fmt::format("    error: {}\n", *e.error);
-        for (const auto& k : e.kernels) {
-          if (sass)
-            out << fmt::format("    {} regs {} shared {} stack {} local {}  {}{}\n", k.name,
-                               k.registers ? std::to_string(*k.registers) : "?", k.shared_bytes, k.stack_bytes,
-                               k.local_bytes, k.demangled, k.entry ? "" : " [device function]");
-          else
-            out << fmt::format("    .entry {}  {}\n", k.name, k.demangled);
-        }
-      }
-      const auto table = binary::kernel_table(f);
-      if (!table.kernels.empty()) out << fmt::format("  kernels ({}), where each can run:\n", table.kernels.size());
-      for (const auto& k : table.kernels)
-        out << fmt::format("    {}  {}\n", binary::demangle(k.name), fmt::join(binary::runs_on(k.images), ", "));
-    }
+    if (o.kernels) print_kernels(out, f);
   }
   if (!f.relocatable.empty()) {
     core::TargetSet rs;
@@ -299,30 +333,7 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
                        f.lto_ir.size() == 1 ? "y" : "ies", archs);
   }
   for (const auto& n : f.notes) out << fmt::format("  note: {}\n", n);
-  if (o.deps && d && d->is_elf) {
-    if (d->error) out << fmt::format("  deps: error: {}\n", *d->error);
-    for (const auto& l : d->libraries) {
-      if (l.path)
-        out << fmt::format("  needs {} -> {} ({}{})\n", l.name, *l.path, l.via,
-                           l.needed_by == d->path ? "" : ", for " + l.needed_by);
-      else if (l.via == "driver")
-        out << fmt::format("  needs {} -> provided by the NVIDIA driver at run time\n", l.name);
-      else
-        out << fmt::format("  needs {} -> MISSING (needed by {}; searched {})\n", l.name, l.needed_by,
-                           l.searched.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(l.searched, ", ")));
-    }
-    std::vector<std::string> highest;
-    for (const auto* v : {&d->abi.max_glibc, &d->abi.max_glibcxx})
-      if (!v->empty()) highest.push_back(*v);
-    out << fmt::format("  C++ ABI: {}{}\n", d->abi.cxx_abi,
-                       highest.empty() ? "" : fmt::format("; needs {}", fmt::join(highest, ", ")));
-    for (const auto& p : d->version_problems)
-      out << fmt::format("  version {} of {} is not defined by {}\n", p.version, p.library, p.provider);
-    if (o.undefined) {
-      out << fmt::format("  undefined symbols no resolved library defines: {}\n", d->undefined.size());
-      for (const auto& u : d->undefined) out << "    " << u << "  " << binary::demangle(u.substr(0, u.find('@'))) << "\n";
-    }
-  }
+  if (o.deps && d && d->is_elf) print_deps(out, *d, o);
 }
 
 }  // namespace kiln::cli

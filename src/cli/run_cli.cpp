@@ -97,9 +97,11 @@ struct Parsed {
   std::string config;             // --config FILE, if given
 };
 
-}  // namespace
+using Subcommands = std::vector<std::pair<CLI::App*, Command*>>;
 
-int run_cli(int argc, const char* const* argv, io::Seams& s) {
+// Compiles, before any option parsing: kiln invoked through a compiler link, or `kiln exec`.
+// nullopt when this is not a compile.
+std::optional<int> run_compile(int argc, const char* const* argv, io::Seams& s) {
   // Invoked through a compiler link (BUILD/.kiln/bin/c++ or nvcc, see plan::Plan::wrapper_dir):
   // run the launchers and the real compiler that KILN_WRAP_CXX / KILN_WRAP_NVCC name.
   if (argc >= 1) {
@@ -133,6 +135,89 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
     }
     return launch::exec_compiler(command, s);
   }
+  return std::nullopt;
+}
+
+// A global option may follow the sub-command (`kiln build --config ci.toml`), as with git -C:
+// it is moved in front of it. After `--` nothing is touched, and a command that takes the rest raw gets it.
+Parsed move_globals(int argc, const char* const* argv, const Subcommands& subs, const std::vector<std::string>& command_names) {
+  Parsed p;
+  std::vector<std::string> in(argv + 1, argv + argc), globals;
+  bool dashes = false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const std::string& a = in[i];
+    if (dashes) {
+      p.args.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      dashes = true;
+      auto it = std::find(command_names.begin(), command_names.end(), p.command);
+      if (it != command_names.end() && subs[it - command_names.begin()].second->wants_raw_tail()) {
+        p.tail.assign(in.begin() + static_cast<long>(i) + 1, in.end());
+        break;
+      }
+      p.args.push_back(a);
+      continue;
+    }
+    if (a == "--config" && i + 1 < in.size()) {
+      p.config = in[i + 1];
+      globals.push_back(a), globals.push_back(in[++i]);
+      continue;
+    }
+    if (a.rfind("--config=", 0) == 0) {
+      p.config = a.substr(9);
+      globals.push_back(a);
+      continue;
+    }
+    if (p.command.empty() && !a.empty() && a.front() != '-' &&
+        std::find(command_names.begin(), command_names.end(), a) != command_names.end())
+      p.command = a;
+    p.args.push_back(a);
+  }
+  p.args.insert(p.args.begin(), globals.begin(), globals.end());
+  return p;
+}
+
+struct ParseFailure {
+  std::string command, message;  // command: "" for an unknown command (no command's error)
+};
+
+// A parse error with a did-you-mean: a mistyped command (the whole message), else a mistyped
+// option of the command named (appended to CLI11's message).
+ParseFailure parse_failure(const Parsed& p, CLI::App& app, const Subcommands& subs,
+                           const std::vector<std::string>& command_names, const std::string& what) {
+  if (p.command.empty()) {
+    for (const auto& a : p.args) {
+      if (a == "--") break;
+      if (a.empty() || a.front() == '-') continue;
+      if (auto c = core::closest(a, command_names))
+        return {"", fmt::format("unknown command '{}'; did you mean '{}'?", a, *c)};
+      return {"", fmt::format("unknown command '{}'; the commands are: {}", a, fmt::join(command_names, ", "))};
+    }
+  }
+  CLI::App* where = &app;
+  for (auto& [sub, c] : subs)
+    if (c->name() == p.command) where = sub;
+  auto known = option_names(*where);
+  for (const auto& o : option_names(app)) known.push_back(o);
+  for (const auto& a : p.args) {
+    if (a == "--") break;
+    if (a.size() < 2 || a.front() != '-') continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    if (name.rfind("--", 0) != 0) continue;  // -j8, -DKEY=V: short options carry values; one letter suggests nothing
+    if (auto c = core::closest(name, known))
+      return {p.command, what + fmt::format(" (unknown option '{}'; did you mean '{}'?)", name, *c)};
+    break;
+  }
+  return {p.command, what};
+}
+
+}  // namespace
+
+int run_cli(int argc, const char* const* argv, io::Seams& s) {
+  if (auto compiled = run_compile(argc, argv, s)) return *compiled;
   CLI::App app{"kiln: build PyTorch and CUDA extensions for the GPUs you run on", "kiln"};
   app.require_subcommand(0, 1);
   bool version = false;
@@ -141,7 +226,7 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   // folder, or --config FILE, sets options by sub-command section ([build] jobs = 8).
   app.set_config("--config", "kiln.toml", "Read options from a TOML file, one [section] per command");
   auto commands = all_commands();
-  std::vector<std::pair<CLI::App*, Command*>> subs;
+  Subcommands subs;
   std::vector<std::string> command_names;
   for (auto& c : commands) {
     CLI::App* sub = app.add_subcommand(c->name(), c->summary());
@@ -149,46 +234,7 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
     subs.emplace_back(sub, c.get());
     command_names.emplace_back(c->name());
   }
-
-  // A global option may follow the sub-command (`kiln build --config ci.toml`), as with git -C:
-  // it is moved in front of it. After `--` nothing is touched.
-  Parsed p;
-  {
-    std::vector<std::string> in(argv + 1, argv + argc), globals;
-    bool dashes = false;
-    for (size_t i = 0; i < in.size(); ++i) {
-      const std::string& a = in[i];
-      if (dashes) {
-        p.args.push_back(a);
-        continue;
-      }
-      if (a == "--") {
-        dashes = true;
-        auto it = std::find(command_names.begin(), command_names.end(), p.command);
-        if (it != command_names.end() && subs[it - command_names.begin()].second->wants_raw_tail()) {
-          p.tail.assign(in.begin() + static_cast<long>(i) + 1, in.end());
-          break;
-        }
-        p.args.push_back(a);
-        continue;
-      }
-      if (a == "--config" && i + 1 < in.size()) {
-        p.config = in[i + 1];
-        globals.push_back(a), globals.push_back(in[++i]);
-        continue;
-      }
-      if (a.rfind("--config=", 0) == 0) {
-        p.config = a.substr(9);
-        globals.push_back(a);
-        continue;
-      }
-      if (p.command.empty() && !a.empty() && a.front() != '-' &&
-          std::find(command_names.begin(), command_names.end(), a) != command_names.end())
-        p.command = a;
-      p.args.push_back(a);
-    }
-    p.args.insert(p.args.begin(), globals.begin(), globals.end());
-  }
+  const Parsed p = move_globals(argc, argv, subs, command_names);
   const bool json = wants_json(p.args);
   auto fail = [&](const std::string& command, int code, const std::string& message) {
     s.err << "kiln" << (command.empty() ? "" : " " + command) << ": error: " << message << "\n";
@@ -224,33 +270,13 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
     s.out << app.help("", CLI::AppFormatMode::All);
     return kOk;
   } catch (const CLI::ParseError& e) {
-    // Did you mean: a mistyped command, else a mistyped option of the command named.
-    std::string hint;
-    if (p.command.empty()) {
-      for (const auto& a : p.args) {
-        if (a == "--") break;
-        if (a.empty() || a.front() == '-') continue;
-        if (auto c = core::closest(a, command_names))
-          return fail("", kUsage, fmt::format("unknown command '{}'; did you mean '{}'?", a, *c));
-        return fail("", kUsage, fmt::format("unknown command '{}'; the commands are: {}", a, fmt::join(command_names, ", ")));
-      }
-    }
+    auto f = parse_failure(p, app, subs, command_names, e.what());
+    if (f.command.empty()) return fail("", kUsage, f.message);
     CLI::App* where = &app;
     for (auto& [sub, c] : subs)
       if (c->name() == p.command) where = sub;
-    hint += source_hint(e.what(), *where, origins, s.env);
-    auto known = option_names(*where);
-    for (const auto& o : option_names(app)) known.push_back(o);
-    for (const auto& a : p.args) {
-      if (a == "--") break;
-      if (a.size() < 2 || a.front() != '-') continue;
-      const std::string name = a.substr(0, a.find('='));
-      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-      if (name.rfind("--", 0) != 0) continue;  // -j8, -DKEY=V: short options carry values; one letter suggests nothing
-      if (auto c = core::closest(name, known)) hint = fmt::format(" (unknown option '{}'; did you mean '{}'?)", name, *c);
-      break;
-    }
-    return fail(p.command, kUsage, e.what() + hint);
+    // Where a bad value came from (file:line, variable), when CLI11's message names an option.
+    return fail(p.command, kUsage, f.message + source_hint(e.what(), *where, origins, s.env));
   }
   if (version) {
     s.out << "kiln " << KILN_VERSION << "\n";

@@ -1,4 +1,5 @@
 #include "core/arch_spec.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -18,7 +19,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+using core::starts_with;
 
 // Splits on any of `seps`, dropping empty pieces (kiln's lenient reading).
 std::vector<std::string> split(std::string_view s, std::string_view seps) {

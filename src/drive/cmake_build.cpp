@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/build_names.hpp"
 #include "drive/stale_step.hpp"
 #include "drive/step_runner.hpp"
 
@@ -12,10 +13,9 @@ std::string configure_stamp(const plan::Plan& plan, const std::map<std::string, 
   for (const auto& a : plan.configure_argv()) s += "arg " + a + "\n";
   // The variables CMake reads while configuring; the rest of the environment does not change what
   // it generates, and a stamp over all of it (SHLVL, OLDPWD, ...) would never match.
+  static const std::vector<std::string> kRead = core::configure_variables();  // core/build_names
   for (const auto& [k, v] : env) {
-    static const char* const kRead[] = {"PATH", "CC", "CXX", "CUDACXX", "CUDAHOSTCXX", "CUDAARCHS", "CFLAGS", "CXXFLAGS",
-                                        "CUDAFLAGS", "LDFLAGS", "CUDA_HOME", "CUDA_PATH", "CMAKE_PREFIX_PATH"};
-    if (std::find(std::begin(kRead), std::end(kRead), k) != std::end(kRead) || k.rfind("CMAKE_", 0) == 0)
+    if (std::find(kRead.begin(), kRead.end(), k) != kRead.end() || k.rfind("CMAKE_", 0) == 0)
       s += "env " + k + "=" + v + "\n";
   }
   return s;

@@ -48,6 +48,60 @@ struct LineSplitter {
   }
 };
 
+// PATH lookup follows the child's PATH, as a shell would; posix_spawnp uses kiln's own, so resolve
+// here when the child's environment differs.
+std::string executable_for(const ProcessSpec& spec) {
+  std::string exe = spec.argv[0];
+  if (exe.find('/') == std::string::npos && spec.env) {
+    auto it = spec.env->find("PATH");
+    if (it != spec.env->end()) {
+      size_t s = 0;
+      const std::string& path = it->second;
+      while (s <= path.size()) {
+        size_t e = path.find(':', s);
+        if (e == std::string::npos) e = path.size();
+        std::string cand = (e > s ? path.substr(s, e - s) : std::string(".")) + "/" + exe;
+        if (::access(cand.c_str(), X_OK) == 0) {
+          exe = cand;
+          break;
+        }
+        s = e + 1;
+      }
+    }
+  }
+  return exe;
+}
+
+// Reads the child's stdout and stderr until both close, handing complete lines to on_line.
+void drain(int out_fd, int err_fd, ProcessResult& r, const std::function<void(std::string_view)>& on_line) {
+  LineSplitter lines;
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  int open_count = 2;
+  char buf[65536];
+  while (open_count > 0) {
+    int n = ::poll(fds, 2, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_count;
+        continue;
+      }
+      std::string_view chunk(buf, static_cast<size_t>(got));
+      (i == 0 ? r.out : r.err).append(chunk);
+      lines.feed(chunk, on_line);
+    }
+  }
+  lines.flush(on_line);
+}
+
 }  // namespace
 
 int current_child_group() { return g_child_group.load(); }
@@ -101,27 +155,7 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
     for (auto& e : env_store) envp.push_back(e.data());
     envp.push_back(nullptr);
   }
-  // PATH lookup follows the child's PATH, as a shell would; posix_spawnp uses kiln's own, so resolve
-  // here when the child's environment differs.
-  std::string exe = spec.argv[0];
-  if (exe.find('/') == std::string::npos && spec.env) {
-    auto it = spec.env->find("PATH");
-    if (it != spec.env->end()) {
-      size_t s = 0;
-      const std::string& path = it->second;
-      while (s <= path.size()) {
-        size_t e = path.find(':', s);
-        if (e == std::string::npos) e = path.size();
-        std::string cand = (e > s ? path.substr(s, e - s) : std::string(".")) + "/" + exe;
-        if (::access(cand.c_str(), X_OK) == 0) {
-          exe = cand;
-          break;
-        }
-        s = e + 1;
-      }
-    }
-  }
-
+  const std::string exe = executable_for(spec);
   const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = -1;
   int rc = posix_spawnp(&pid, exe.c_str(), &fa, &attr, argv.data(), spec.env ? envp.data() : environ);
@@ -139,32 +173,7 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   std::optional<TreeGuard> guard;  // released after the reaping below; a new group is out of the terminal's reach
   if (spec.die_with_caller || spec.new_process_group) guard.emplace(pid);  // so if kiln dies, the guard stops it
 
-  LineSplitter lines;
-  pollfd fds[2] = {{out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}};
-  int open_count = 2;
-  char buf[65536];
-  while (open_count > 0) {
-    int n = ::poll(fds, 2, -1);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_count;
-        continue;
-      }
-      std::string_view chunk(buf, static_cast<size_t>(got));
-      (i == 0 ? r.out : r.err).append(chunk);
-      lines.feed(chunk, spec.on_line);
-    }
-  }
-  lines.flush(spec.on_line);
+  drain(out.fd[0], err.fd[0], r, spec.on_line);
 
   int status = 0;
   rusage ru{};

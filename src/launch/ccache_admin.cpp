@@ -2,24 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <regex>
-#include <sstream>
 
 namespace kiln::launch {
 
-long long CcacheStatus::hits() const {
-  auto get = [&](const char* k) { auto it = counters.find(k); return it == counters.end() ? 0LL : it->second; };
-  return get("direct_cache_hit") + get("preprocessed_cache_hit");
-}
-long long CcacheStatus::misses() const {
-  auto it = counters.find("cache_miss");
-  return it == counters.end() ? 0 : it->second;
-}
-long long CcacheStatus::remote_hits() const {
-  auto it = counters.find("remote_storage_hit");
-  return it == counters.end() ? 0 : it->second;
-}
+long long CcacheStatus::hits() const { return probe::ccache_hits(counters); }
+long long CcacheStatus::misses() const { return probe::ccache_misses(counters); }
+long long CcacheStatus::remote_hits() const { return probe::ccache_counter(counters, "remote_storage_hit"); }
 double CcacheStatus::hit_rate() const {
   const long long t = hits() + misses();
   return t ? static_cast<double>(hits()) / t : 0.0;
@@ -27,40 +16,6 @@ double CcacheStatus::hit_rate() const {
 std::string CcacheStatus::value(const std::string& key) const {
   auto it = config.find(key);
   return it == config.end() ? std::string() : it->second.value;
-}
-
-tl::expected<std::map<std::string, long long>, std::string> parse_print_stats(const std::string& text) {
-  std::map<std::string, long long> out;
-  std::istringstream in(text);
-  std::string line;
-  int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.empty()) continue;
-    auto tab = line.find('\t');
-    long long v = 0;
-    if (tab == std::string::npos || tab == 0 ||
-        std::from_chars(line.data() + tab + 1, line.data() + line.size(), v).ec != std::errc())
-      return tl::unexpected(fmt::format("ccache --print-stats line {}: expected 'counter<TAB>number', got '{}'", lineno,
-                                        line.substr(0, 80)));
-    out[line.substr(0, tab)] = v;
-  }
-  if (out.empty()) return tl::unexpected(std::string("ccache --print-stats printed nothing"));
-  return out;
-}
-
-std::map<std::string, ConfigValue> parse_show_config(const std::string& text) {
-  std::map<std::string, ConfigValue> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] != '(') continue;
-    auto close = line.find(") ");
-    auto eq = line.find(" = ", close == std::string::npos ? 0 : close);
-    if (close == std::string::npos || eq == std::string::npos) continue;
-    out[line.substr(close + 2, eq - close - 2)] = ConfigValue{line.substr(eq + 3), line.substr(1, close - 1)};
-  }
-  return out;
 }
 
 tl::expected<void, std::string> check_remote_url(const std::string& url) {

@@ -12,12 +12,11 @@
 #include <tl/expected.hpp>
 
 #include "io/seams.hpp"
+#include "probe/ccache_text.hpp"
 
 namespace kiln::launch {
 
-struct ConfigValue {
-  std::string value, origin;  // origin: "default", "environment" or the config file
-};
+using ConfigValue = probe::CcacheConfigValue;
 
 struct CcacheStatus {
   std::string ccache;  // the binary
@@ -30,8 +29,9 @@ struct CcacheStatus {
   std::string value(const std::string& key) const;
 };
 
-tl::expected<std::map<std::string, long long>, std::string> parse_print_stats(const std::string& text);
-std::map<std::string, ConfigValue> parse_show_config(const std::string& text);
+// The parsers are probe/ccache_text's, shared with the doctor.
+using probe::parse_print_stats;
+using probe::parse_show_config;
 
 // redis://HOST[:PORT][/DB], redis+unix:PATH, http://HOST/..., file:PATH; "none" unsets.
 tl::expected<void, std::string> check_remote_url(const std::string& url);

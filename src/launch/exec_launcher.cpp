@@ -11,14 +11,13 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "core/arch_spec.hpp"
-#include "core/json_text.hpp"
 #include "probe/build_memory.hpp"
 #include "launch/gencode_rewrite.hpp"
+#include "launch/exec_record.hpp"
 #include "launch/governor.hpp"
 #include "launch/slurm_step.hpp"
 #include "launch/thread_grant.hpp"
@@ -147,33 +146,6 @@ std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& his
   return static_cast<std::uint64_t>(gib * 1024 * 1024);
 }
 
-std::string record_json_line(const ExecRecord& r) {
-  nlohmann::ordered_json j = {{"output", r.output},     {"source", r.source},       {"start_ms", r.start_ms},
-                              {"wall_ms", r.wall_ms},   {"cpu_ms", r.cpu_ms},       {"peak_rss_kib", r.peak_rss_kib},
-                              {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
-                              {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
-  if (!r.warning.empty()) j["warning"] = r.warning;
-  if (!r.node.empty()) j["node"] = r.node, j["attempts"] = r.attempts;
-  if (!r.grant_why.empty()) {
-    j["split"] = r.split;
-    j["threads"] = r.threads;
-    j["cores"] = r.cores;
-    j["grant"] = r.grant_why;
-  }
-  if (!r.phases.empty()) {
-    nlohmann::ordered_json archs = nlohmann::ordered_json::object();
-    for (const auto& [a, p] : r.phases.archs)
-      archs[std::to_string(a)] = {{"device_ms", std::lround(p.device_ms)}, {"ptxas_ms", std::lround(p.ptxas_ms)}};
-    j["phases"] = {{"front_end_ms", std::lround(r.phases.front_end_ms)},
-                   {"host_ms", std::lround(r.phases.host_ms)},
-                   {"link_ms", std::lround(r.phases.link_ms)},
-                   {"other_ms", std::lround(r.phases.other_ms)},
-                   {"archs", archs}};
-  }
-  // Paths are bytes: an argument that is not UTF-8 must not make the launcher throw (core/json_text).
-  return core::dump_json(std::move(j)) + "\n";
-}
-
 namespace {
 
 int build_cores(const io::Environment& env) {
@@ -192,110 +164,169 @@ io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& sp
 
 }  // namespace
 
+namespace {
+
+// What one launch holds between admission and the record: the ledger it reserved in, the time
+// file nvcc writes, and what the unit did last time.
+struct Launch {
+  ExecRecord rec;
+  std::optional<FileLedger> ledger;
+  bool reserved = false;
+  std::string time_file;
+  std::optional<UnitHistory> history_before;
+  std::string units_dir, unit_id;  // the user's history of this unit in any checkout (portable_unit_id)
+};
+
+// kiln's own rewrites of the command: planned architectures only (--prune-archs), targets torch
+// cannot spell (plan/python_env), and dependency flags ccache understands.
+std::vector<std::string> rewrite_command(std::vector<std::string> argv, const io::Seams& s, ExecRecord& rec) {
+  const bool nvcc = is_nvcc(argv);
+  if (auto prune = s.env.get("KILN_PRUNE_ARCHS"); prune && !prune->empty() && nvcc) {
+    if (auto planned = core::parse_cmake(*prune, {})) {
+      auto r = prune_arch_args(argv, *planned);
+      if (r.changed) {
+        argv = r.args;
+        rec.pruned = true;
+      }
+    }
+  }
+  if (auto extra = s.env.get("KILN_EXTRA_ARCHS"); extra && !extra->empty() && is_nvcc(argv))
+    if (auto set = core::parse_cmake(*extra, {})) argv = add_arch_args(argv, *set).args;
+  return ccache_friendly_nvcc_args(argv);
+}
+
+// Waits under the memory governor until the compile's expected peak fits the budget, with a
+// thread grant for nvcc when there are idle cores. Returns the nvcc flags of the grant.
+std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l, bool nvcc, const std::string& user_append,
+                  const std::string& ledger_path, std::uint64_t budget) {
+  ExecRecord& rec = l.rec;
+  const bool split = nvcc && s.env.get("KILN_SPLIT").value_or("") == "1";
+  std::string flags;
+  l.ledger.emplace(ledger_path, io::system_processes(), kLedgerLockTimeout);
+  const long pid = static_cast<long>(::getpid());
+  UnitShape unit{.nvcc = nvcc, .device_targets = rec.archs, .project = project_threads(argv, user_append),
+                 .base_kib = rec.expected_kib, .serial_cpu_ms = std::nullopt};
+  if (l.history_before && l.history_before->cpu_ms >= 0) unit.serial_cpu_ms = l.history_before->cpu_ms;
+  const int cores = build_cores(s.env);
+  const auto policy = GrantPolicy::from_data();
+  Grant grant;
+  Reservation plain{pid, rec.expected_kib};
+  Reservation decided = plain;
+  auto g = acquire_decided(
+      *l.ledger, s.clock, pid,
+      [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
+        const long long now = epoch_ms();
+        grant = split ? decide_grant(unit, running, cores, budget, now, policy) : Grant{.kib = rec.expected_kib};
+        if (!split) grant.why.clear();
+        if (!admits(running, grant.kib, budget)) return std::nullopt;
+        Reservation r{pid, grant.kib, grant.cores, 0};
+        // Expected end: the learned CPU time spread over its cores (optimistic, so later units
+        // are not denied threads by a pessimistic guess).
+        if (unit.serial_cpu_ms) r.until_ms = now + *unit.serial_cpu_ms / std::max(1, grant.cores);
+        return r;
+      },
+      plain, decided);
+  l.reserved = g.governed;
+  rec.waited_ms = g.waited.count();
+  if (!g.warning.empty()) {
+    // Ninja passes this on to the build log, beside the compile it concerns.
+    rec.warning = g.warning;
+    s.err << "kiln exec: warning: " << g.warning << "\n";
+  }
+  if (l.reserved && decided.kib == grant.kib) {
+    flags = grant_flags(grant);
+    rec.split = grant.split;
+    rec.threads = grant.threads;
+    rec.cores = grant.cores;
+    rec.grant = grant.why;
+  }
+  return flags;
+}
+
+// nvcc --time into a file of kiln's, unless the project (or NVCC_APPEND_FLAGS) times it already:
+// a second --time would take its file away, and nvcc warns about the redefinition.
+std::string time_flag(const std::vector<std::string>& argv, io::Seams& s, Launch& l, bool nvcc, const std::string& user_append) {
+  auto names_time = [](const std::string& a) {
+    return a == "--time" || a == "-time" || a.rfind("--time=", 0) == 0 || a.rfind("-time=", 0) == 0;
+  };
+  bool own_time = std::any_of(argv.begin(), argv.end(), names_time);
+  std::istringstream words(user_append);
+  for (std::string w; words >> w;) own_time = own_time || names_time(w);
+  auto dir = s.env.get("KILN_NVCC_TIME");
+  if (!nvcc || own_time || !dir || dir->empty() || l.rec.output.empty()) return "";
+  s.fs.make_dirs(*dir);
+  l.time_file = fmt::format("{}/{}-{}.csv", *dir, history_key(l.rec.output), ::getpid());
+  std::error_code ec;
+  const auto cwd = std::filesystem::current_path(ec);
+  // A build folder with a blank in its path: the phases are skipped rather than the compile broken.
+  if (auto arg = append_flags_path(l.time_file, ec ? std::string() : cwd.string())) return "--time=" + *arg;
+  l.time_file.clear();
+  return "";
+}
+
+// After the compile: its phases, what the governor learns from it, and its line in the exec log.
+void record(const io::ProcessResult& result, io::Seams& s, Launch& l) {
+  ExecRecord& rec = l.rec;
+  if (!l.time_file.empty()) {
+    if (auto csv = s.fs.read(l.time_file)) rec.phases = parse_nvcc_phases(*csv);
+    ::unlink(l.time_file.c_str());
+  }
+  const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
+  // A ccache hit peaks at a few MiB and takes a fraction of a second: it must not teach the
+  // governor that this unit is cheap or short, so only real compiles are recorded.
+  constexpr long kSmallestRealCompileKib = 32 * 1024;
+  if (result.ok() && !history.empty() && !rec.output.empty() && result.peak_rss_kib >= kSmallestRealCompileKib) {
+    UnitHistory h = l.history_before.value_or(UnitHistory{});
+    h.peak_kib = std::max<std::uint64_t>(h.peak_kib, static_cast<std::uint64_t>(result.peak_rss_kib));
+    h.cpu_ms = static_cast<long>(result.cpu.count());
+    h.wall_ms = static_cast<long>(result.wall.count());
+    h.cores = rec.cores;
+    s.fs.make_dirs(history);
+    s.fs.write(history + "/" + history_key(rec.output), format_history(h));
+    if (!l.unit_id.empty() && s.fs.make_dirs(l.units_dir)) s.fs.write(l.units_dir + "/" + history_key(l.unit_id), format_history(h));
+  }
+  // Version probes and the like (no output, no source) are not units of the build.
+  if (auto log = s.env.get("KILN_EXEC_LOG"); log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))
+    append_line(*log, record_json_line(rec));
+}
+
+}  // namespace
+
+// What this unit cost last time: in this build folder, else (KILN_UNIT_HISTORY) in any checkout of
+// the project; and so what the governor expects of it.
+static void learn_history(const std::vector<std::string>& argv, const io::Seams& s, Launch& l) {
+  ExecRecord& rec = l.rec;
+  const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
+  l.history_before = read_history(s.fs, history, rec.output);
+  l.units_dir = s.env.get("KILN_UNIT_HISTORY").value_or("");
+  if (!l.units_dir.empty())
+    l.unit_id = portable_unit_id(s.fs, s.env.get("KILN_PROJECT_DIR").value_or(""), rec.output, rec.source);
+  if (!l.history_before && !l.unit_id.empty()) l.history_before = read_history(s.fs, l.units_dir, l.unit_id);
+  rec.expected_kib = l.history_before && l.history_before->peak_kib > 0
+                         ? static_cast<std::uint64_t>(l.history_before->peak_kib * 1.1)
+                         : expected_peak_kib(s.fs, history, argv);
+}
+
 int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   // On a Slurm node, inside a step this launcher started: run the compiler and report (slurm_step).
   if (auto report = s.env.get("KILN_STEP_REPORT"); report && !report->empty()) return run_step_on_node(command, *report, s);
   std::vector<std::string> argv = command;
-  ExecRecord rec;
-  std::optional<FileLedger> ledger;
-  bool reserved = false;
+  Launch l;
+  ExecRecord& rec = l.rec;
   std::optional<std::map<std::string, std::string>> child_env;  // set only when kiln adds nvcc flags
-  std::string time_file;
-  std::optional<UnitHistory> history_before;
-  std::string units_dir, unit_id;  // the user's history of this unit in any checkout (portable_unit_id)
   // Everything kiln adds is best effort: an exception here falls through to running `command`.
   try {
+    argv = rewrite_command(argv, s, rec);
     const bool nvcc = is_nvcc(argv);
-    if (auto prune = s.env.get("KILN_PRUNE_ARCHS"); prune && !prune->empty() && nvcc) {
-      if (auto planned = core::parse_cmake(*prune, {})) {
-        auto r = prune_arch_args(argv, *planned);
-        if (r.changed) {
-          argv = r.args;
-          rec.pruned = true;
-        }
-      }
-    }
-    // Targets torch cannot spell, planned by kiln, added to each device compile (run/python_env).
-    if (auto extra = s.env.get("KILN_EXTRA_ARCHS"); extra && !extra->empty() && is_nvcc(argv))
-      if (auto set = core::parse_cmake(*extra, {})) argv = add_arch_args(argv, *set).args;
-    argv = ccache_friendly_nvcc_args(argv);
     rec.output = output_of(argv);
     rec.source = source_of(argv);
     rec.archs = device_targets_of(argv);
-    const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
-    history_before = read_history(s.fs, history, rec.output);
-    units_dir = s.env.get("KILN_UNIT_HISTORY").value_or("");
-    if (!units_dir.empty())
-      unit_id = portable_unit_id(s.fs, s.env.get("KILN_PROJECT_DIR").value_or(""), rec.output, rec.source);
-    if (!history_before && !unit_id.empty()) history_before = read_history(s.fs, units_dir, unit_id);
-    rec.expected_kib = history_before && history_before->peak_kib > 0
-                           ? static_cast<std::uint64_t>(history_before->peak_kib * 1.1)
-                           : expected_peak_kib(s.fs, history, argv);
+    learn_history(argv, s, l);
     const std::string user_append = s.env.get("NVCC_APPEND_FLAGS").value_or("");
-    const bool split = nvcc && s.env.get("KILN_SPLIT").value_or("") == "1";
-    auto budget = env_u64(s.env, "KILN_MEM_BUDGET_KIB");
     std::string flags;
-    if (auto path = s.env.get("KILN_LEDGER"); path && !path->empty() && budget) {
-      ledger.emplace(*path, io::system_processes(), kLedgerLockTimeout);
-      const long pid = static_cast<long>(::getpid());
-      UnitShape unit{.nvcc = nvcc, .device_targets = rec.archs, .project = project_threads(argv, user_append),
-                     .base_kib = rec.expected_kib, .serial_cpu_ms = std::nullopt};
-      if (history_before && history_before->cpu_ms >= 0) unit.serial_cpu_ms = history_before->cpu_ms;
-      const int cores = build_cores(s.env);
-      const auto policy = GrantPolicy::from_data();
-      Grant grant;
-      Reservation plain{pid, rec.expected_kib};
-      Reservation decided = plain;
-      auto g = acquire_decided(
-          *ledger, s.clock, pid,
-          [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
-            const long long now = epoch_ms();
-            grant = split ? decide_grant(unit, running, cores, *budget, now, policy) : Grant{.kib = rec.expected_kib};
-            if (!split) grant.why.clear();
-            if (!admits(running, grant.kib, *budget)) return std::nullopt;
-            Reservation r{pid, grant.kib, grant.cores, 0};
-            // Expected end: the learned CPU time spread over its cores (optimistic, so later units
-            // are not denied threads by a pessimistic guess).
-            if (unit.serial_cpu_ms) r.until_ms = now + *unit.serial_cpu_ms / std::max(1, grant.cores);
-            return r;
-          },
-          plain, decided);
-      reserved = g.governed;
-      rec.waited_ms = g.waited.count();
-      if (!g.warning.empty()) {
-        // Ninja passes this on to the build log, beside the compile it concerns.
-        rec.warning = g.warning;
-        s.err << "kiln exec: warning: " << g.warning << "\n";
-      }
-      if (reserved && decided.kib == grant.kib) {
-        flags = grant_flags(grant);
-        rec.split = grant.split;
-        rec.threads = grant.threads;
-        rec.cores = grant.cores;
-        rec.grant_why = grant.why;
-      }
-    }
-    // A --time of the project's own (or the user's NVCC_APPEND_FLAGS) is left alone: a second one
-    // would take its file away, and nvcc warns about the redefinition.
-    auto names_time = [](const std::string& a) {
-      return a == "--time" || a == "-time" || a.rfind("--time=", 0) == 0 || a.rfind("-time=", 0) == 0;
-    };
-    bool own_time = std::any_of(argv.begin(), argv.end(), names_time);
-    {
-      std::istringstream words(user_append);
-      for (std::string w; words >> w;) own_time = own_time || names_time(w);
-    }
-    if (auto dir = s.env.get("KILN_NVCC_TIME"); nvcc && !own_time && dir && !dir->empty() && !rec.output.empty()) {
-      s.fs.make_dirs(*dir);
-      time_file = fmt::format("{}/{}-{}.csv", *dir, history_key(rec.output), ::getpid());
-      std::error_code ec;
-      const auto cwd = std::filesystem::current_path(ec);
-      // A build folder with a blank in its path: the phases are skipped rather than the compile broken.
-      if (auto arg = append_flags_path(time_file, ec ? std::string() : cwd.string()))
-        flags += (flags.empty() ? "" : " ") + std::string("--time=") + *arg;
-      else
-        time_file.clear();
-    }
+    if (auto path = s.env.get("KILN_LEDGER"); path && !path->empty())
+      if (auto budget = env_u64(s.env, "KILN_MEM_BUDGET_KIB")) flags = admit(argv, s, l, nvcc, user_append, *path, *budget);
+    if (auto t = time_flag(argv, s, l, nvcc, user_append); !t.empty()) flags += (flags.empty() ? "" : " ") + t;
     if (!flags.empty()) {
       child_env = s.env.all();
       (*child_env)["NVCC_APPEND_FLAGS"] = user_append.empty() ? flags : user_append + " " + flags;
@@ -303,7 +334,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   } catch (...) {
     argv = command;
     child_env.reset();
-    time_file.clear();
+    l.time_file.clear();
   }
 
   rec.start_ms = epoch_ms();
@@ -319,32 +350,12 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     result = s.proc.run(spec);
   }
   try {
-    if (reserved) ledger->release(static_cast<long>(::getpid()));
+    if (l.reserved) l.ledger->release(static_cast<long>(::getpid()));
     rec.wall_ms = result.wall.count();
     rec.cpu_ms = result.cpu.count();
     rec.peak_rss_kib = result.peak_rss_kib;
     rec.exit = result.term_signal ? 128 + result.term_signal : result.exit_code;
-    if (!time_file.empty()) {
-      if (auto csv = s.fs.read(time_file)) rec.phases = parse_nvcc_phases(*csv);
-      ::unlink(time_file.c_str());
-    }
-    const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
-    // A ccache hit peaks at a few MiB and takes a fraction of a second: it must not teach the
-    // governor that this unit is cheap or short, so only real compiles are recorded.
-    constexpr long kSmallestRealCompileKib = 32 * 1024;
-    if (result.ok() && !history.empty() && !rec.output.empty() && result.peak_rss_kib >= kSmallestRealCompileKib) {
-      UnitHistory h = history_before.value_or(UnitHistory{});
-      h.peak_kib = std::max<std::uint64_t>(h.peak_kib, static_cast<std::uint64_t>(result.peak_rss_kib));
-      h.cpu_ms = static_cast<long>(result.cpu.count());
-      h.wall_ms = static_cast<long>(result.wall.count());
-      h.cores = rec.cores;
-      s.fs.make_dirs(history);
-      s.fs.write(history + "/" + history_key(rec.output), format_history(h));
-      if (!unit_id.empty() && s.fs.make_dirs(units_dir)) s.fs.write(units_dir + "/" + history_key(unit_id), format_history(h));
-    }
-    // Version probes and the like (no output, no source) are not units of the build.
-    if (auto log = s.env.get("KILN_EXEC_LOG"); log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))
-      append_line(*log, record_json_line(rec));
+    record(result, s, l);
   } catch (...) {
   }
   if (!result.started) {

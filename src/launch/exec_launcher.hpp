@@ -23,23 +23,6 @@
 
 namespace kiln::launch {
 
-struct ExecRecord {
-  std::string output, source;
-  long long start_ms = 0, wall_ms = 0, cpu_ms = 0, waited_ms = 0;
-  long peak_rss_kib = 0;
-  int exit = 0;
-  int archs = 0;
-  std::uint64_t expected_kib = 0;
-  bool pruned = false;
-  int split = 0, threads = 0;  // what kiln added (0: nothing)
-  int cores = 1;               // the cores its ledger entry counted
-  std::string grant_why;       // why it got (or did not get) extra threads; empty: not considered
-  NvccPhases phases;           // nvcc --time, when recorded
-  std::string warning;         // the governor could not be used (the compile ran anyway)
-  std::string node;            // kiln build --slurm: the node it ran on (or failed on)
-  int attempts = 0;            // kiln build --slurm: steps it took (more than 1: retried)
-};
-
 // What a unit's last real compile (not a cache hit) cost, kept in the history folder as one line
 // "peak_kib cpu_ms wall_ms cores" (older files hold the peak alone).
 struct UnitHistory {
@@ -66,7 +49,6 @@ std::string history_key(const std::string& output);  // file name under the hist
 std::string portable_unit_id(const io::Filesystem& fs, const std::string& project_dir, const std::string& output,
                              const std::string& source);
 
-std::string record_json_line(const ExecRecord& r);
 
 // nvcc's long dependency flags as torch.utils.cpp_extension writes them
 // (--generate-dependencies-with-compile --dependency-output X) make ccache 4.x give up

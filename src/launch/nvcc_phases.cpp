@@ -1,4 +1,5 @@
 #include "launch/nvcc_phases.hpp"
+#include "core/text.hpp"
 
 #include <charconv>
 #include <filesystem>
@@ -9,12 +10,8 @@
 namespace kiln::launch {
 namespace {
 
-std::string trim(std::string_view s) {
-  size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
-  return a == std::string_view::npos ? std::string() : std::string(s.substr(a, b - a + 1));
-}
-
-bool starts(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+using core::trim;
+bool starts(const std::string& s, std::string_view p) { return core::starts_with(s, p); }
 bool has(const std::string& s, std::string_view p) { return s.find(p) != std::string::npos; }
 
 }  // namespace
@@ -53,6 +50,29 @@ double NvccPhases::total_ms() const {
   return t;
 }
 
+void add_nvcc_time_row(NvccPhases& out, const NvccTimeRow& row) {
+  const auto& f = row.f;
+  const double ms = row.ms;
+  ++out.rows;
+  const std::string& phase = f[1];
+  const int arch = nvcc_time_arch(f[4]);
+  if (has(phase, "(preprocessing 1)") || starts(phase, "cicc") || starts(phase, "nvvm")) {
+    if (arch) out.archs[arch].device_ms += ms;
+    else out.other_ms += ms;
+  } else if (starts(phase, "ptxas")) {
+    if (arch) out.archs[arch].ptxas_ms += ms;
+    else out.other_ms += ms;
+  } else if (has(phase, "(preprocessing") || starts(phase, "cudafe")) {
+    out.front_end_ms += ms;
+  } else if (has(phase, "(compiling)")) {
+    out.host_ms += ms;
+  } else if (starts(phase, "fatbinary") || starts(phase, "nvlink")) {
+    out.link_ms += ms;
+  } else {
+    out.other_ms += ms;
+  }
+}
+
 std::optional<std::string> append_flags_path(const std::string& path, const std::string& cwd) {
   auto blank_free = [](const std::string& p) { return !p.empty() && p.find_first_of(" \t\n\r\f\v") == std::string::npos; };
   if (blank_free(path)) return path;
@@ -69,27 +89,7 @@ NvccPhases parse_nvcc_phases(const std::string& csv) {
   while (std::getline(in, line)) {
     if (nvcc_time_filler(line)) continue;
     auto row = nvcc_time_row(line);
-    if (!row || row->ms < 0) continue;
-    const auto& f = row->f;
-    const double ms = row->ms;
-    ++out.rows;
-    const std::string& phase = f[1];
-    const int arch = nvcc_time_arch(f[4]);
-    if (has(phase, "(preprocessing 1)") || starts(phase, "cicc") || starts(phase, "nvvm")) {
-      if (arch) out.archs[arch].device_ms += ms;
-      else out.other_ms += ms;
-    } else if (starts(phase, "ptxas")) {
-      if (arch) out.archs[arch].ptxas_ms += ms;
-      else out.other_ms += ms;
-    } else if (has(phase, "(preprocessing") || starts(phase, "cudafe")) {
-      out.front_end_ms += ms;
-    } else if (has(phase, "(compiling)")) {
-      out.host_ms += ms;
-    } else if (starts(phase, "fatbinary") || starts(phase, "nvlink")) {
-      out.link_ms += ms;
-    } else {
-      out.other_ms += ms;
-    }
+    if (row && row->ms >= 0) add_nvcc_time_row(out, *row);
   }
   return out;
 }

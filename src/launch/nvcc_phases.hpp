@@ -38,6 +38,10 @@ std::optional<NvccTimeRow> nvcc_time_row(std::string_view line);
 // "compute_90a" / "sm_100f" -> 90 / 100; 0 when the row names no architecture.
 int nvcc_time_arch(const std::string& s);
 
+// The one model of nvcc's phases: which bucket a row's time goes to (device front end and cicc, or
+// ptxas, per architecture; host front end; host compile; link; other). kiln report's reader of a
+// whole build's CSV (report/nvcc_time) adds its rows here too.
+void add_nvcc_time_row(NvccPhases& p, const NvccTimeRow& row);
 // nvcc splits NVCC_APPEND_FLAGS on blanks and honours no quoting (`--time="/a b/t.csv"` opens a file
 // named with the quotes), so a path handed through it must hold no blank: `path` itself, else the
 // same file relative to `cwd` (the compile's folder), else nullopt (the caller leaves the flag out).

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/build_names.hpp"
 #include "core/arch_spec.hpp"
 #include "core/fnv.hpp"
 #include "io/interrupt.hpp"
@@ -109,11 +110,7 @@ WheelKey wheel_key(const plan::Plan& p, const io::Seams& s) {
   std::map<std::string, std::string> env;
   for (const auto& [k, v] : p.env)
     if (k != "MAX_JOBS") env[k] = replace_all(v, p.build_dir, "<build>");
-  static const char* const kRead[] = {"CC", "CXX", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED",
-                                      "NVCC_APPEND_FLAGS", "NVCC_PREPEND_FLAGS", "NVCC_CCBIN", "CUDA_HOME", "CUDA_PATH",
-                                      "CUDACXX", "TORCH_CUDA_ARCH_LIST", "PYTHONPATH", "CPATH", "C_INCLUDE_PATH",
-                                      "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "_GLIBCXX_USE_CXX11_ABI"};
-  std::vector<std::string> names(std::begin(kRead), std::end(kRead));
+  std::vector<std::string> names = core::compile_variables();  // core/build_names
   for (const auto& k : p.knobs.knobs)
     if (!k.cmake) names.push_back(k.name);
   for (const auto& n : names)

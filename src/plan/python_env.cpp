@@ -4,19 +4,12 @@
 #include "probe/torch_install.hpp"
 #include "probe/version_text.hpp"
 #include "read/pytorch_options.hpp"
+#include "read/torch_package.hpp"
 
 namespace kiln::plan {
 
 std::string torch_package_dir(const Plan& p, const io::Seams& s) {
-  if (p.python.empty()) return "";
-  // find_spec locates the package without running torch/__init__.py (which takes seconds).
-  io::ProcessSpec spec;
-  spec.argv = {p.python, "-c", "import importlib.util as u; s = u.find_spec('torch'); print(s.origin if s else '')"};
-  auto r = s.proc.run(spec);
-  if (!r.ok()) return "";
-  const std::string origin = probe::first_line(r.out);
-  if (origin.size() < 12) return "";
-  return origin.substr(0, origin.find_last_of('/'));
+  return p.python.empty() ? "" : read::find_torch_package(s, p.python);
 }
 
 std::string torch_version_for(const Plan& p, const io::Seams& s) {

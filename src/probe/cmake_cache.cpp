@@ -1,4 +1,5 @@
 #include "probe/cmake_cache.hpp"
+#include "core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -19,9 +20,7 @@ std::string upper(std::string s) {
   return s;
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using core::ends_with;
 
 bool looks_like_library_entry(const CacheEntry& e) {
   return e.type == "FILEPATH" || ends_with(e.name, "_LIBRARY") || ends_with(e.name, "_LIBRARIES") ||
@@ -84,37 +83,11 @@ std::vector<CacheEntry> parse_cmake_cache(const std::string& text) {
   return out;
 }
 
-tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s, const std::string& path,
-                                                             const std::string& self_exe) {
-  // A build folder stands for the cache inside it.
-  const std::string file = s.fs.is_directory(path) ? path + (path.back() == '/' ? "" : "/") + "CMakeCache.txt" : path;
-  auto text = s.fs.read(file);
-  if (!text)
-    return tl::unexpected(file + (s.fs.exists(file) ? ": cannot read the file" : ": no such file") +
-                          " (pass the CMakeCache.txt of a configured build, or its folder)");
-  CmakeCacheAudit a;
-  a.path = file;
-  a.entries = parse_cmake_cache(*text);
-  if (a.entries.empty() || (!a.find("CMAKE_CACHEFILE_DIR") && !a.find("CMAKE_COMMAND") && !a.find("CMAKE_GENERATOR")))
-    return tl::unexpected(file + ": not a CMakeCache.txt (no CMAKE_COMMAND, CMAKE_GENERATOR or CMAKE_CACHEFILE_DIR entry)");
-  auto val = [&](const char* n) {
-    auto* e = a.find(n);
-    return e ? e->value : std::string();
-  };
-  a.build_type = val("CMAKE_BUILD_TYPE");
-  a.generator = val("CMAKE_GENERATOR");
-  a.cuda_architectures = val("CMAKE_CUDA_ARCHITECTURES");
-  a.torch_cuda_arch_list = val("TORCH_CUDA_ARCH_LIST");
-  a.c_compiler = val("CMAKE_C_COMPILER");
-  a.cxx_compiler = val("CMAKE_CXX_COMPILER");
-  a.cuda_compiler = val("CMAKE_CUDA_COMPILER");
-  if (a.cuda_compiler.empty()) a.cuda_compiler = val("CUDA_NVCC_EXECUTABLE");
-  a.cuda_host_compiler = val("CMAKE_CUDA_HOST_COMPILER");
-  a.cxx_launcher = val("CMAKE_CXX_COMPILER_LAUNCHER");
-  a.cuda_launcher = val("CMAKE_CUDA_COMPILER_LAUNCHER");
+namespace {
 
-  // Features: every USE_X entry, with the library entries that belong to it (data/libraries.toml's
-  // cmake_vars, plus the X_LIBRARY naming convention).
+// Features: every USE_X entry, with the library entries that belong to it (data/libraries.toml's
+// cmake_vars, plus the X_LIBRARY naming convention). Returns the names of those library entries.
+std::set<std::string> audit_features(CmakeCacheAudit& a) {
   std::set<std::string> feature_libs;
   for (const auto& e : a.entries) {
     if (e.name.rfind("USE_", 0) != 0 || e.name.size() <= 4) continue;
@@ -147,8 +120,13 @@ tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s,
     }
     a.features.push_back(std::move(f));
   }
+  return feature_libs;
+}
 
-  // Recorded libraries: do they still exist, and do the shared ones load?
+// Recorded libraries: do they still exist, and do the shared ones load?
+void audit_libraries(const io::Seams& s, const std::string& self_exe, const std::set<std::string>& feature_libs,
+                     CmakeCacheAudit& a) {
+  const std::string& file = a.path;
   std::vector<size_t> to_load;
   for (const auto& e : a.entries) {
     if (!looks_like_library_entry(e) || cmake_notfound(e.value)) continue;
@@ -188,8 +166,10 @@ tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s,
                               "install the library's missing dependencies (ldd " + l.path + "), or reconfigure without it"});
     }
   }
+}
 
-  // What the build was configured with.
+// What the build was configured with: compilers that still exist, a build type, a launcher, archs.
+void audit_configuration(const io::Seams& s, CmakeCacheAudit& a) {
   for (const auto* c : {&a.c_compiler, &a.cxx_compiler, &a.cuda_compiler, &a.cuda_host_compiler})
     if (!c->empty() && (*c)[0] == '/' && !s.fs.exists(*c))
       a.findings.push_back({Severity::error, "cmake-cache", "cmake-cache.compiler-missing",
@@ -210,6 +190,42 @@ tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s,
                           "The cache records no CMAKE_CUDA_ARCHITECTURES or TORCH_CUDA_ARCH_LIST, so the architectures "
                           "are whatever the build's defaults chose.",
                           "kiln plan --gpu <your GPUs> to choose them explicitly"});
+}
+
+}  // namespace
+
+tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s, const std::string& path,
+                                                             const std::string& self_exe) {
+  // A build folder stands for the cache inside it.
+  const std::string file = s.fs.is_directory(path) ? path + (path.back() == '/' ? "" : "/") + "CMakeCache.txt" : path;
+  auto text = s.fs.read(file);
+  if (!text)
+    return tl::unexpected(file + (s.fs.exists(file) ? ": cannot read the file" : ": no such file") +
+                          " (pass the CMakeCache.txt of a configured build, or its folder)");
+  CmakeCacheAudit a;
+  a.path = file;
+  a.entries = parse_cmake_cache(*text);
+  if (a.entries.empty() || (!a.find("CMAKE_CACHEFILE_DIR") && !a.find("CMAKE_COMMAND") && !a.find("CMAKE_GENERATOR")))
+    return tl::unexpected(file + ": not a CMakeCache.txt (no CMAKE_COMMAND, CMAKE_GENERATOR or CMAKE_CACHEFILE_DIR entry)");
+  auto val = [&](const char* n) {
+    auto* e = a.find(n);
+    return e ? e->value : std::string();
+  };
+  a.build_type = val("CMAKE_BUILD_TYPE");
+  a.generator = val("CMAKE_GENERATOR");
+  a.cuda_architectures = val("CMAKE_CUDA_ARCHITECTURES");
+  a.torch_cuda_arch_list = val("TORCH_CUDA_ARCH_LIST");
+  a.c_compiler = val("CMAKE_C_COMPILER");
+  a.cxx_compiler = val("CMAKE_CXX_COMPILER");
+  a.cuda_compiler = val("CMAKE_CUDA_COMPILER");
+  if (a.cuda_compiler.empty()) a.cuda_compiler = val("CUDA_NVCC_EXECUTABLE");
+  a.cuda_host_compiler = val("CMAKE_CUDA_HOST_COMPILER");
+  a.cxx_launcher = val("CMAKE_CXX_COMPILER_LAUNCHER");
+  a.cuda_launcher = val("CMAKE_CUDA_COMPILER_LAUNCHER");
+
+  const auto feature_libs = audit_features(a);
+  audit_libraries(s, self_exe, feature_libs, a);
+  audit_configuration(s, a);
   return a;
 }
 

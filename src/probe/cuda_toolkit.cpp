@@ -55,8 +55,11 @@ std::optional<Version> cuda_h_version(const std::string& text) {
   return Version{{static_cast<int>(*n / 1000), static_cast<int>(*n % 1000 / 10)}};
 }
 
-CudaToolkit detect_cuda_toolkit(const io::Seams& s, const std::string& sysroot) {
-  CudaToolkit tk;
+namespace {
+
+// Every folder that may be a CUDA root, in the order tools look: CUDA_HOME, CUDA_PATH, nvcc on
+// PATH, /usr/local/cuda, then /usr/local/cuda-* newest first.
+void find_candidates(const io::Seams& s, const std::string& sysroot, CudaToolkit& tk) {
   auto add = [&](std::string path, std::string how) {
     while (path.size() > 1 && path.back() == '/') path.pop_back();
     for (const auto& c : tk.candidates)
@@ -65,10 +68,8 @@ CudaToolkit detect_cuda_toolkit(const io::Seams& s, const std::string& sysroot) 
     ToolkitRoot r{path, how, s.fs.is_executable(path + "/bin/nvcc"), file_version(s.fs, path)};
     tk.candidates.push_back(r);
   };
-  std::vector<std::pair<std::string, std::string>> env_roots;
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
     if (auto v = s.env.get(var); v && !v->empty()) {
-      env_roots.emplace_back(var, *v);
       add(*v, var);
       if (!s.fs.is_directory(*v))
         tk.findings.push_back({Severity::warning, "cuda", "cuda.env-root-missing",
@@ -82,31 +83,10 @@ CudaToolkit detect_cuda_toolkit(const io::Seams& s, const std::string& sysroot) 
     if (name.rfind("cuda-", 0) == 0) versioned.push_back(name);
   std::sort(versioned.rbegin(), versioned.rend());
   for (const auto& name : versioned) add(sysroot + "/usr/local/" + name, "/usr/local/cuda-*");
+}
 
-  // The first root with nvcc wins (that is what find_nvcc and PyTorch's CUDA_HOME logic pick);
-  // failing that, the first with headers.
-  const ToolkitRoot* chosen = nullptr;
-  for (const auto& c : tk.candidates)
-    if (c.has_nvcc) {
-      chosen = &c;
-      break;
-    }
-  for (const auto& c : tk.candidates)
-    if (!chosen && find_cuda_h(s.fs, c.path)) chosen = &c;
-  if (!chosen) {
-    tk.findings.push_back({Severity::error, "cuda", "cuda.not-found",
-                           "No CUDA toolkit was found in CUDA_HOME, CUDA_PATH, PATH or /usr/local/cuda*, so nothing "
-                           "with CUDA can be built.",
-                           "install the CUDA toolkit and export CUDA_HOME=/usr/local/cuda-<version>"});
-    return tk;
-  }
-  tk.found = true;
-  tk.root = chosen->path;
-  tk.how = chosen->how;
-  if (chosen->has_nvcc) tk.nvcc = tk.root + "/bin/nvcc";
-  for (const char* sub : {"/lib64", "/lib", "/targets/x86_64-linux/lib", "/targets/sbsa-linux/lib", "/extras/CUPTI/lib64"})
-    if (s.fs.is_directory(tk.root + sub)) tk.lib_dirs.push_back(tk.root + sub);
-
+// The toolkit's version as each of its files says it: nvcc --version, version.json, cuda.h.
+void read_versions(const io::Seams& s, CudaToolkit& tk) {
   if (!tk.nvcc.empty()) {
     auto r = run_tool(s.proc, {tk.nvcc, "--version"});
     VersionReading vr{"nvcc --version", tk.nvcc, "", std::nullopt};
@@ -149,9 +129,10 @@ CudaToolkit detect_cuda_toolkit(const io::Seams& s, const std::string& sysroot) 
                                        tk.root, tk.root),
                            "install the toolkit's development headers (package cuda-cudart-dev-<major>-<minor>)"});
   }
-  for (const auto& v : tk.versions)
-    if (v.version && (!tk.version || v.version->parts.size() > tk.version->parts.size())) tk.version = v.version;
+}
 
+// Readings that disagree (a toolkit of two releases), and roots that disagree with the one chosen.
+void agreement_findings(CudaToolkit& tk, const ToolkitRoot* chosen) {
   // Disagreement among the readings: a toolkit assembled from two releases.
   std::vector<const VersionReading*> known;
   for (const auto& v : tk.versions)
@@ -175,6 +156,42 @@ CudaToolkit detect_cuda_toolkit(const io::Seams& s, const std::string& sysroot) 
                                          "read {} will mix them.",
                                          c.how, c.path, mm(*c.version), tk.root, tk.how, mm(*tk.version), c.how),
                              fmt::format("export CUDA_HOME={} PATH={}/bin:$PATH", tk.root, tk.root)});
+}
+
+}  // namespace
+
+CudaToolkit detect_cuda_toolkit(const io::Seams& s, const std::string& sysroot) {
+  CudaToolkit tk;
+  find_candidates(s, sysroot, tk);
+  // The first root with nvcc wins (that is what find_nvcc and PyTorch's CUDA_HOME logic pick);
+  // failing that, the first with headers.
+  const ToolkitRoot* chosen = nullptr;
+  for (const auto& c : tk.candidates)
+    if (c.has_nvcc) {
+      chosen = &c;
+      break;
+    }
+  for (const auto& c : tk.candidates)
+    if (!chosen && find_cuda_h(s.fs, c.path)) chosen = &c;
+  if (!chosen) {
+    tk.findings.push_back({Severity::error, "cuda", "cuda.not-found",
+                           "No CUDA toolkit was found in CUDA_HOME, CUDA_PATH, PATH or /usr/local/cuda*, so nothing "
+                           "with CUDA can be built.",
+                           "install the CUDA toolkit and export CUDA_HOME=/usr/local/cuda-<version>"});
+    return tk;
+  }
+  tk.found = true;
+  tk.root = chosen->path;
+  tk.how = chosen->how;
+  if (chosen->has_nvcc) tk.nvcc = tk.root + "/bin/nvcc";
+  for (const char* sub : {"/lib64", "/lib", "/targets/x86_64-linux/lib", "/targets/sbsa-linux/lib", "/extras/CUPTI/lib64"})
+    if (s.fs.is_directory(tk.root + sub)) tk.lib_dirs.push_back(tk.root + sub);
+
+  read_versions(s, tk);
+  for (const auto& v : tk.versions)
+    if (v.version && (!tk.version || v.version->parts.size() > tk.version->parts.size())) tk.version = v.version;
+
+  agreement_findings(tk, chosen);
   if (tk.how != "CUDA_HOME" && !s.env.get("CUDA_HOME"))
     tk.findings.push_back({Severity::note, "cuda", "cuda.home-unset",
                            fmt::format("CUDA_HOME is not set; PyTorch's cpp_extension will guess the toolkit from nvcc "

@@ -1,4 +1,5 @@
 #include "probe/local_gpus.hpp"
+#include "core/text.hpp"
 
 #include <regex>
 #include <sstream>
@@ -8,11 +9,7 @@
 namespace kiln::probe {
 namespace {
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  while (!s.empty() && s.front() == ' ') s.erase(0, 1);
-  return s;
-}
+using core::trim;
 
 }  // namespace
 

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "core/data_toml.hpp"
+#include "core/size_text.hpp"
+#include "probe/ccache_text.hpp"
 #include "probe/run_tool.hpp"
 
 namespace kiln::probe {
@@ -58,25 +60,6 @@ Tool probe_compiler(const io::Seams& s, const std::string& name, const std::stri
 
 bool is_clang(const Tool& t) { return t.version_text.find("clang") != std::string::npos; }
 
-// ccache's sizes: "5.0G" is decimal (10^9), "5.0Gi" binary (ccache 4 manual, "max_size").
-std::uint64_t parse_size(const std::string& text) {
-  double n = 0;
-  std::string unit;
-  std::istringstream in(text);
-  in >> n >> unit;
-  const bool binary = unit.size() >= 2 && unit[1] == 'i';
-  const double k = binary ? 1024 : 1000;
-  double mult = 1;
-  switch (unit.empty() ? ' ' : unit[0]) {
-    case 'K': case 'k': mult = k; break;
-    case 'M': mult = k * k; break;
-    case 'G': mult = k * k * k; break;
-    case 'T': mult = k * k * k * k; break;
-    default: break;
-  }
-  return static_cast<std::uint64_t>(n * mult);
-}
-
 }  // namespace
 
 HostCompilerLimits parse_host_config(const std::string& text) {
@@ -111,20 +94,11 @@ HostCompilerLimits table_limits(const Version& cuda) {
 }
 
 void parse_ccache_print_stats(const std::string& text, CcacheInfo& info) {
-  std::istringstream in(text);
-  std::string key;
-  long long value = 0, hits = 0, misses = 0;
-  bool any = false;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    if (!(ls >> key >> value)) continue;
-    any = true;
-    if (key == "direct_cache_hit" || key == "preprocessed_cache_hit") hits += value;
-    if (key == "cache_miss") misses += value;
-    if (key == "cache_size_kibibyte") info.size_bytes = static_cast<std::uint64_t>(value) * 1024;
-  }
-  if (!any) return;
+  auto c = parse_print_stats(text);
+  if (!c) return;
+  const long long hits = ccache_hits(*c), misses = ccache_misses(*c);
+  if (c->count("cache_size_kibibyte"))
+    info.size_bytes = static_cast<std::uint64_t>(ccache_counter(*c, "cache_size_kibibyte")) * 1024;
   info.hits = hits;
   info.misses = misses;
   if (hits + misses > 0) info.hit_rate = static_cast<double>(hits) / static_cast<double>(hits + misses);
@@ -145,7 +119,9 @@ void parse_ccache_s(const std::string& text, CcacheInfo& info) {
       any = true;
       (m[1].str() == "cache miss" ? misses : hits) += std::stoll(m[2].str());
     } else if (std::regex_search(line, m, size)) {
-      info.size_bytes = parse_size(m[1].str() + m[2].str() + (m[2].str().empty() ? "" : "i"));  // ccache 3 used binary units
+      // ccache 3 used binary units; a bare number is bytes there.
+      if (m[2].str().empty()) info.size_bytes = static_cast<std::uint64_t>(std::stod(m[1].str()));
+      else if (auto b = core::parse_size_bytes(m[1].str() + m[2].str() + "i")) info.size_bytes = *b;
     }
   }
   if (!any) return;
@@ -156,21 +132,15 @@ void parse_ccache_s(const std::string& text, CcacheInfo& info) {
 }
 
 void parse_ccache_config(const std::string& text, CcacheInfo& info) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto eq = line.find(" = ");
-    if (eq == std::string::npos) continue;
-    auto close = line.find(") ");
-    std::string key = trim(line.substr(close == std::string::npos || close > eq ? 0 : close + 2,
-                                       eq - (close == std::string::npos || close > eq ? 0 : close + 2)));
-    std::string value = trim(line.substr(eq + 3));
-    if (key == "cache_dir") info.cache_dir = value;
-    if (key == "max_size") info.max_size = value;
-  }
+  const auto config = parse_show_config(text);
+  if (auto it = config.find("cache_dir"); it != config.end()) info.cache_dir = it->second.value;
+  if (auto it = config.find("max_size"); it != config.end()) info.max_size = it->second.value;
 }
 
-Toolchain detect_toolchain(const io::Seams& s, const CudaToolkit& tk, const ToolchainOptions& o) {
+namespace {
+
+// The compilers and tools on PATH, and the host compiler nvcc will call.
+Toolchain probe_tools(const io::Seams& s) {
   Toolchain tc;
   tc.gcc = probe_compiler(s, "gcc");
   tc.gxx = probe_compiler(s, "g++");
@@ -180,7 +150,6 @@ Toolchain detect_toolchain(const io::Seams& s, const CudaToolkit& tk, const Tool
   tc.ninja = probe_tool(s, "ninja", {"--version"});
   tc.make = probe_tool(s, "make", {"--version"});
   tc.ccache = probe_tool(s, "ccache", {"--version"});
-  const auto& data = tools_data();
 
   // The compiler nvcc calls: CMake's CUDAHOSTCXX, nvcc's own NVCC_CCBIN, else g++ from PATH
   // (nvcc looks for gcc/g++ on PATH when no -ccbin is given).
@@ -195,6 +164,11 @@ Toolchain detect_toolchain(const io::Seams& s, const CudaToolkit& tk, const Tool
     tc.nvcc_host_how = "g++ on PATH";
   }
 
+  return tc;
+}
+
+void check_compilers(Toolchain& tc) {
+  const auto& data = tools_data();
   if (!tc.gxx.found() && !tc.clangxx.found())
     tc.findings.push_back({Severity::error, "compilers", "compilers.no-cxx",
                            "No C++ compiler (g++ or clang++) is on PATH, so nothing can be built.",
@@ -216,6 +190,9 @@ Toolchain detect_toolchain(const io::Seams& s, const CudaToolkit& tk, const Tool
                                        min->str()),
                            fmt::format("install g++-{} or newer and export CXX=g++-<n> CC=gcc-<n>", min->major() + 1)});
 
+}
+
+void check_nvcc_host(const io::Seams& s, const CudaToolkit& tk, Toolchain& tc) {
   // nvcc's accepted host compiler range.
   if (tk.found && !tk.include_dir.empty()) {
     const std::string hc = tk.include_dir + "/crt/host_config.h";
@@ -252,6 +229,10 @@ Toolchain detect_toolchain(const io::Seams& s, const CudaToolkit& tk, const Tool
     }
   }
 
+}
+
+void check_build_tools(const io::Seams& s, Toolchain& tc) {
+  const auto& data = tools_data();
   // Build tools.
   auto need = [&](const Tool& t, const char* key, Severity missing_sev, const std::string& missing_cause,
                   const std::string& install) {
@@ -297,7 +278,7 @@ Toolchain detect_toolchain(const io::Seams& s, const CudaToolkit& tk, const Tool
     if (cfg.ok()) parse_ccache_config(cfg.out, tc.ccache_info);
     need(tc.ccache, "ccache", Severity::warning, "", "pip install ccache or a newer distribution package");
     if (tc.ccache_info.size_bytes && !tc.ccache_info.max_size.empty()) {
-      const auto max = parse_size(tc.ccache_info.max_size);
+      const auto max = core::parse_size_bytes(tc.ccache_info.max_size).value_or(0);
       if (max > 0 && *tc.ccache_info.size_bytes > max / 10 * 9)
         tc.findings.push_back({Severity::note, "tools", "tools.ccache-full",
                                fmt::format("The ccache at {} is over 90% of its {} limit, so a PyTorch build will evict "
@@ -307,57 +288,69 @@ Toolchain detect_toolchain(const io::Seams& s, const CudaToolkit& tk, const Tool
     }
   }
 
-  if (o.deep) {
-    const std::string dir = o.work_dir.empty() ? "/tmp/kiln-doctor" : o.work_dir;
-    s.fs.make_dirs(dir);
-    // C++17 on both sides: `if constexpr` in a kernel (device front end), std::optional and
-    // structured bindings in host code (the host compiler behind nvcc).
-    const std::string src =
-        "#include <optional>\n#include <utility>\n"
-        "template <class T> __global__ void k(T* p) { if constexpr (sizeof(T) == 4) *p = 1; }\n"
-        "template __global__ void k<int>(int*);\n"
-        "int host() { std::optional<int> o = 1; auto [a, b] = std::pair<int, int>{1, 2}; return *o + a + b; }\n";
-    if (tc.gxx.found() || tc.clangxx.found()) {
-      const Tool& cxx = tc.gxx.found() ? tc.gxx : tc.clangxx;
-      s.fs.write(dir + "/probe.cpp", "#include <optional>\nint main() { std::optional<int> o = 1; return *o - 1; }\n");
-      tc.deep_cxx.argv = {cxx.path, "-std=c++17", "-fsyntax-only", dir + "/probe.cpp"};
-      auto r = run_tool(s.proc, tc.deep_cxx.argv);
-      tc.deep_cxx.ran = true;
-      tc.deep_cxx.ok = r.ok();
-      tc.deep_cxx.output = trim(r.started ? r.err + r.out : r.spawn_error);
-      tc.cxx17 = r.ok();
-      if (!r.ok())
-        tc.findings.push_back({Severity::error, "compilers", "compilers.cxx17-compile-failed",
-                               fmt::format("{} could not compile a C++17 test file: {}", cxx.path, first_line(tc.deep_cxx.output)),
-                               "install a C++17 compiler (apt-get install g++)"});
-    }
-    if (tk.found && !tk.nvcc.empty()) {
-      s.fs.write(dir + "/probe.cu", src);
-      tc.deep_nvcc.argv = {tk.nvcc, "-std=c++17", "-c", dir + "/probe.cu", "-o", dir + "/probe.o"};
-      if (tc.nvcc_host_how != "g++ on PATH" && tc.nvcc_host.found()) {
-        tc.deep_nvcc.argv.push_back("-ccbin");
-        tc.deep_nvcc.argv.push_back(tc.nvcc_host.path);
-      }
-      auto r = run_tool(s.proc, tc.deep_nvcc.argv);
-      tc.deep_nvcc.ran = true;
-      tc.deep_nvcc.ok = r.ok();
-      tc.deep_nvcc.output = trim(r.started ? r.err + r.out : r.spawn_error);
-      // The test compile is the stronger evidence: nvcc.profile or a wrapper may allow the compiler.
-      if (r.ok() && tc.nvcc_accepts_host && !*tc.nvcc_accepts_host) {
-        tc.nvcc_accepts_host = true;
-        for (auto& f : tc.findings)
-          if (f.code == "compilers.nvcc-rejects-host") {
-            f.severity = Severity::warning;
-            f.cause += " Yet the --deep test compile passed, so something (-allow-unsupported-compiler?) overrides the check.";
-          }
-      }
-      if (!r.ok())
-        tc.findings.push_back({Severity::error, "compilers", "compilers.nvcc-test-compile-failed",
-                               fmt::format("nvcc could not compile a tiny C++17 kernel with {}: {}", tc.nvcc_host.path,
-                                           first_line(tc.deep_nvcc.output)),
-                               "fix the host compiler nvcc uses (export CUDAHOSTCXX=/usr/bin/g++-<supported>)"});
-    }
+}
+
+// --deep: compile small test files with the C++ compiler and with nvcc and its host compiler.
+void deep_compiles(const io::Seams& s, const CudaToolkit& tk, Toolchain& tc, const ToolchainOptions& o) {
+  const std::string dir = o.work_dir.empty() ? "/tmp/kiln-doctor" : o.work_dir;
+  s.fs.make_dirs(dir);
+  // C++17 on both sides: `if constexpr` in a kernel (device front end), std::optional and
+  // structured bindings in host code (the host compiler behind nvcc).
+  const std::string src =
+      "#include <optional>\n#include <utility>\n"
+      "template <class T> __global__ void k(T* p) { if constexpr (sizeof(T) == 4) *p = 1; }\n"
+      "template __global__ void k<int>(int*);\n"
+      "int host() { std::optional<int> o = 1; auto [a, b] = std::pair<int, int>{1, 2}; return *o + a + b; }\n";
+  if (tc.gxx.found() || tc.clangxx.found()) {
+    const Tool& cxx = tc.gxx.found() ? tc.gxx : tc.clangxx;
+    s.fs.write(dir + "/probe.cpp", "#include <optional>\nint main() { std::optional<int> o = 1; return *o - 1; }\n");
+    tc.deep_cxx.argv = {cxx.path, "-std=c++17", "-fsyntax-only", dir + "/probe.cpp"};
+    auto r = run_tool(s.proc, tc.deep_cxx.argv);
+    tc.deep_cxx.ran = true;
+    tc.deep_cxx.ok = r.ok();
+    tc.deep_cxx.output = trim(r.started ? r.err + r.out : r.spawn_error);
+    tc.cxx17 = r.ok();
+    if (!r.ok())
+      tc.findings.push_back({Severity::error, "compilers", "compilers.cxx17-compile-failed",
+                             fmt::format("{} could not compile a C++17 test file: {}", cxx.path, first_line(tc.deep_cxx.output)),
+                             "install a C++17 compiler (apt-get install g++)"});
   }
+  if (tk.found && !tk.nvcc.empty()) {
+    s.fs.write(dir + "/probe.cu", src);
+    tc.deep_nvcc.argv = {tk.nvcc, "-std=c++17", "-c", dir + "/probe.cu", "-o", dir + "/probe.o"};
+    if (tc.nvcc_host_how != "g++ on PATH" && tc.nvcc_host.found()) {
+      tc.deep_nvcc.argv.push_back("-ccbin");
+      tc.deep_nvcc.argv.push_back(tc.nvcc_host.path);
+    }
+    auto r = run_tool(s.proc, tc.deep_nvcc.argv);
+    tc.deep_nvcc.ran = true;
+    tc.deep_nvcc.ok = r.ok();
+    tc.deep_nvcc.output = trim(r.started ? r.err + r.out : r.spawn_error);
+    // The test compile is the stronger evidence: nvcc.profile or a wrapper may allow the compiler.
+    if (r.ok() && tc.nvcc_accepts_host && !*tc.nvcc_accepts_host) {
+      tc.nvcc_accepts_host = true;
+      for (auto& f : tc.findings)
+        if (f.code == "compilers.nvcc-rejects-host") {
+          f.severity = Severity::warning;
+          f.cause += " Yet the --deep test compile passed, so something (-allow-unsupported-compiler?) overrides the check.";
+        }
+    }
+    if (!r.ok())
+      tc.findings.push_back({Severity::error, "compilers", "compilers.nvcc-test-compile-failed",
+                             fmt::format("nvcc could not compile a tiny C++17 kernel with {}: {}", tc.nvcc_host.path,
+                                         first_line(tc.deep_nvcc.output)),
+                             "fix the host compiler nvcc uses (export CUDAHOSTCXX=/usr/bin/g++-<supported>)"});
+  }
+}
+
+}  // namespace
+
+Toolchain detect_toolchain(const io::Seams& s, const CudaToolkit& tk, const ToolchainOptions& o) {
+  Toolchain tc = probe_tools(s);
+  check_compilers(tc);
+  check_nvcc_host(s, tk, tc);
+  check_build_tools(s, tc);
+  if (o.deep) deep_compiles(s, tk, tc, o);
   return tc;
 }
 

@@ -56,13 +56,6 @@ std::optional<Version> find_version(std::string_view t) {
   return std::nullopt;
 }
 
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-
 std::string first_line(std::string_view s) {
   auto t = trim(s);
   return t.substr(0, t.find('\n'));

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "core/text.hpp"
 
 namespace kiln::probe {
 
@@ -26,7 +27,7 @@ std::optional<std::string> header_define(std::string_view header_text, std::stri
 // Same, as an integer.
 std::optional<long long> header_define_int(std::string_view header_text, std::string_view name);
 
-std::string trim(std::string_view s);
+using core::trim;  // core/text
 std::string first_line(std::string_view s);
 
 }  // namespace kiln::probe

@@ -1,4 +1,5 @@
 #include "read/torch_package.hpp"
+#include "core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -11,10 +12,7 @@ bool has_config(const io::Filesystem& fs, const std::string& dir) {
   return fs.exists(dir + "/TorchConfig.cmake") || fs.exists(dir + "/torch-config.cmake");
 }
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
-}
+using core::trim;
 
 bool scan(const io::Filesystem& fs, const std::string& dir, const std::string& rel, int depth) {
   auto text = fs.read(dir + "/" + rel);
@@ -41,6 +39,13 @@ const char* torch_find_spec_script() {
   return "import importlib.util as u\n"
          "s = u.find_spec('torch')\n"
          "print(list(s.submodule_search_locations)[0] if s and s.submodule_search_locations else '')\n";
+}
+
+std::string find_torch_package(const io::Seams& s, const std::string& python_exe) {
+  io::ProcessSpec spec;
+  spec.argv = {python_exe, "-c", torch_find_spec_script()};
+  auto r = s.proc.run(spec);
+  return r.ok() ? trim(r.out) : "";
 }
 
 bool uses_torch_package(const io::Filesystem& fs, const std::string& project_dir) {
@@ -86,10 +91,7 @@ tl::expected<TorchPackage, std::string> locate_torch_package(const io::Seams& s,
     return tl::unexpected(fmt::format("find_package(Torch): no Torch_DIR, LIBTORCH or CMAKE_PREFIX_PATH, and {} is not on "
                                       "PATH to find torch; set Torch_DIR to the folder holding TorchConfig.cmake",
                                       py));
-  io::ProcessSpec spec;
-  spec.argv = {*exe, "-c", torch_find_spec_script()};
-  auto r = s.proc.run(spec);
-  const std::string torch = r.ok() ? trim(r.out) : "";
+  const std::string torch = find_torch_package(s, *exe);
   if (torch.empty())
     return tl::unexpected(fmt::format("find_package(Torch): {} finds no torch package and neither Torch_DIR, LIBTORCH nor "
                                       "CMAKE_PREFIX_PATH names one; install torch or set Torch_DIR",

@@ -29,6 +29,9 @@ struct TorchPackage {
 // that `python` would import (importlib.util.find_spec, which does not import it).
 // The script run as `python -c SCRIPT`: prints the torch package folder, or an empty line.
 const char* torch_find_spec_script();
+// The folder of the torch package `python_exe` would import (…/site-packages/torch), found with
+// find_spec, which does not run torch/__init__.py (seconds); "" when it has none or cannot say.
+std::string find_torch_package(const io::Seams& s, const std::string& python_exe);
 
 tl::expected<TorchPackage, std::string> locate_torch_package(const io::Seams& s, const std::string& python,
                                                              const std::vector<std::string>& cmake_defines);

@@ -37,18 +37,9 @@ json jobs_json(const JobsEstimate& e) {
 
 }  // namespace
 
-json doctor_json(const DoctorReport& r) {
-  json j;
-  int counts[3] = {0, 0, 0};
-  for (const auto& f : r.findings) ++counts[static_cast<int>(f.severity)];
-  j["ok"] = !r.has_error();
-  j["counts"] = {{"error", counts[2]}, {"warning", counts[1]}, {"note", counts[0]}};
-  j["elapsed_s"] = r.elapsed_ms / 1000.0;
-  j["findings"] = json::array();
-  for (const auto& f : r.findings)
-    j["findings"].push_back({{"severity", severity_name(f.severity)}, {"area", f.area}, {"code", f.code},
-                             {"cause", f.cause}, {"fix", opt_str(f.fix)}});
+namespace {
 
+json cuda_json(const DoctorReport& r) {
   const auto& c = r.cuda;
   json cuda = {{"found", c.found}, {"root", opt_str(c.root)}, {"how", opt_str(c.how)}, {"nvcc", opt_str(c.nvcc)},
                {"version", opt_ver(c.version)}, {"include_dir", opt_str(c.include_dir)}, {"lib_dirs", c.lib_dirs}};
@@ -58,11 +49,13 @@ json doctor_json(const DoctorReport& r) {
   cuda["candidates"] = json::array();
   for (const auto& k : c.candidates)
     cuda["candidates"].push_back({{"path", k.path}, {"how", k.how}, {"has_nvcc", k.has_nvcc}, {"version", opt_ver(k.version)}});
-  j["cuda"] = cuda;
+  return cuda;
+}
 
-  j["libraries"] = json::array();
+json libraries_json(const DoctorReport& r) {
+  json out = json::array();
   for (const auto& l : r.libraries)
-    j["libraries"].push_back({{"key", l.key},
+    out.push_back({{"key", l.key},
                               {"name", l.name},
                               {"header", opt_str(l.header)},
                               {"header_how", opt_str(l.header_how)},
@@ -76,11 +69,14 @@ json doctor_json(const DoctorReport& r) {
                               {"loads", l.load_checked ? json(l.loads) : json(nullptr)},
                               {"load_error", opt_str(l.load_error)},
                               {"usable", l.usable()}});
+  return out;
+}
 
+json compilers_json(const DoctorReport& r) {
   const auto& t = r.toolchain;
   json host = tool_json(t.nvcc_host);
   host["how"] = t.nvcc_host_how;
-  j["compilers"] = {{"gcc", tool_json(t.gcc)},
+  return {{"gcc", tool_json(t.gcc)},
                     {"g++", tool_json(t.gxx)},
                     {"clang", tool_json(t.clang)},
                     {"clang++", tool_json(t.clangxx)},
@@ -93,6 +89,11 @@ json doctor_json(const DoctorReport& r) {
                     {"nvcc_accepts_host", opt(t.nvcc_accepts_host)},
                     {"cxx17", opt(t.cxx17)},
                     {"deep", {{"cxx", deep_json(t.deep_cxx)}, {"nvcc", deep_json(t.deep_nvcc)}}}};
+}
+
+// The build tools, ccache with its cache (sizes in bytes).
+json tools_json(const DoctorReport& r) {
+  const auto& t = r.toolchain;
   json ccache = tool_json(t.ccache);
   const auto& ci = t.ccache_info;
   ccache["cache_dir"] = opt_str(ci.cache_dir);
@@ -103,8 +104,10 @@ json doctor_json(const DoctorReport& r) {
   ccache["misses"] = opt(ci.misses);
   ccache["hit_rate"] = opt(ci.hit_rate);
   ccache["stats_source"] = opt_str(ci.stats_source);
-  j["tools"] = {{"cmake", tool_json(t.cmake)}, {"ninja", tool_json(t.ninja)}, {"make", tool_json(t.make)}, {"ccache", ccache}};
+  return {{"cmake", tool_json(t.cmake)}, {"ninja", tool_json(t.ninja)}, {"make", tool_json(t.make)}, {"ccache", ccache}};
+}
 
+json python_json(const DoctorReport& r) {
   const auto& p = r.python;
   json py = {{"path", opt_str(p.path)}, {"how", opt_str(p.how)}, {"version", opt_str(p.version)},
              {"site_packages", p.site_packages}, {"error", opt_str(p.error)}, {"torch", nullptr}};
@@ -120,25 +123,29 @@ json doctor_json(const DoctorReport& r) {
                    {"arch_source", opt_str(p.torch->arch_source)},
                    {"import_error", opt_str(p.torch->import_error)},
                    {"notes", p.torch->notes}};
-  j["python"] = py;
+  return py;
+}
 
+json gpus_json(const DoctorReport& r) {
   json gpus = json::array();
   for (const auto& g : r.gpus.gpus)
     gpus.push_back({{"index", g.index}, {"name", g.name}, {"cc", g.cc ? json(fmt::format("{}.{}", g.cc / 10, g.cc % 10)) : json(nullptr)},
                     {"driver", opt_str(g.driver_version)}, {"memory_bytes", static_cast<std::int64_t>(g.memory_mib) * 1048576}});
-  j["gpus"] = {{"source", opt_str(r.gpus.source)},
+  return {{"source", opt_str(r.gpus.source)},
                {"note", opt_str(r.gpus.note)},
                {"driver_cuda", r.gpus.driver_cuda ? json(fmt::format("{}.{}", r.gpus.driver_cuda / 1000, r.gpus.driver_cuda % 1000 / 10))
                                                   : json(nullptr)},
                {"gpus", gpus}};
+}
 
+json machine_json(const DoctorReport& r) {
   const auto& m = r.machine.info;
   json disks = json::array();
   for (const auto& d : r.machine.disks)
     disks.push_back({{"role", d.role}, {"path", d.path}, {"checked", d.checked},
                      {"free_bytes", d.space ? json(d.space->free_bytes) : json(nullptr)},
                      {"total_bytes", d.space ? json(d.space->total_bytes) : json(nullptr)}});
-  j["machine"] = {{"cores", m.cores},
+  return {{"cores", m.cores},
                   {"cgroup_cpus", opt(m.cgroup_cpus)},
                   {"usable_cores", m.usable_cores()},
                   {"mem_total_bytes", m.mem_total},
@@ -149,7 +156,10 @@ json doctor_json(const DoctorReport& r) {
                   {"build_memory_bytes", m.build_memory()},
                   {"jobs", {{"cxx", jobs_json(r.machine.jobs_cxx)}, {"cuda_1_arch", jobs_json(r.machine.jobs_cuda)}}},
                   {"disks", disks}};
+}
 
+// An existing CMake cache: its entries, or why it could not be read, or null when none was given.
+json cmake_cache_json(const DoctorReport& r) {
   if (r.cmake_cache) {
     const auto& a = *r.cmake_cache;
     json feats = json::array();
@@ -158,7 +168,7 @@ json doctor_json(const DoctorReport& r) {
     for (const auto& l : a.libraries)
       libs.push_back({{"entry", l.entry}, {"path", l.path}, {"exists", l.exists},
                       {"loads", l.load_checked ? json(l.loads) : json(nullptr)}, {"load_error", opt_str(l.load_error)}});
-    j["cmake_cache"] = {{"path", a.path},
+    return {{"path", a.path},
                         {"error", nullptr},
                         {"build_type", opt_str(a.build_type)},
                         {"generator", opt_str(a.generator)},
@@ -173,10 +183,33 @@ json doctor_json(const DoctorReport& r) {
                         {"features", feats},
                         {"libraries", libs}};
   } else if (!r.cmake_cache_error.empty()) {
-    j["cmake_cache"] = {{"path", nullptr}, {"error", r.cmake_cache_error}};
+    return {{"path", nullptr}, {"error", r.cmake_cache_error}};
   } else {
-    j["cmake_cache"] = nullptr;
+    return nullptr;
   }
+}
+
+}  // namespace
+
+json doctor_json(const DoctorReport& r) {
+  json j;
+  int counts[3] = {0, 0, 0};
+  for (const auto& f : r.findings) ++counts[static_cast<int>(f.severity)];
+  j["ok"] = !r.has_error();
+  j["counts"] = {{"error", counts[2]}, {"warning", counts[1]}, {"note", counts[0]}};
+  j["elapsed_s"] = r.elapsed_ms / 1000.0;
+  j["findings"] = json::array();
+  for (const auto& f : r.findings)
+    j["findings"].push_back({{"severity", severity_name(f.severity)}, {"area", f.area}, {"code", f.code},
+                             {"cause", f.cause}, {"fix", opt_str(f.fix)}});
+  j["cuda"] = cuda_json(r);
+  j["libraries"] = libraries_json(r);
+  j["compilers"] = compilers_json(r);
+  j["tools"] = tools_json(r);
+  j["python"] = python_json(r);
+  j["gpus"] = gpus_json(r);
+  j["machine"] = machine_json(r);
+  j["cmake_cache"] = cmake_cache_json(r);
   return j;
 }
 

@@ -28,8 +28,10 @@ void kv(std::string& out, const std::string& k, const std::string& v) { out += f
 
 }  // namespace
 
-std::string doctor_text(const DoctorReport& r) {
-  std::string o;
+namespace {
+
+// The CUDA toolkit: the root kiln uses, each place its version is written, other installs.
+void cuda_section(std::string& o, const DoctorReport& r) {
   // CUDA toolkit
   const auto& c = r.cuda;
   o += "CUDA toolkit\n";
@@ -47,7 +49,10 @@ std::string doctor_text(const DoctorReport& r) {
     kv(o, "root", "not found");
   }
   findings_for(o, r, "cuda");
+}
 
+// Each optional library: what is installed, where, and whether it loads.
+void libraries_section(std::string& o, const DoctorReport& r) {
   o += "\nLibraries\n";
   for (const auto& l : r.libraries) {
     std::string state;
@@ -65,7 +70,10 @@ std::string doctor_text(const DoctorReport& r) {
     if (l.load_checked && !l.loads) o += fmt::format("  {:<11}   error   {}\n", "", l.load_error);
   }
   findings_for(o, r, "libraries");
+}
 
+// The compilers, what nvcc accepts, and the --deep test compiles (first line only; --json has all).
+void compilers_section(std::string& o, const DoctorReport& r) {
   const auto& t = r.toolchain;
   o += "\nCompilers\n";
   kv(o, "gcc", tool_line(t.gcc));
@@ -85,7 +93,11 @@ std::string doctor_text(const DoctorReport& r) {
   if (t.deep_nvcc.ran)
     kv(o, "test nvcc", t.deep_nvcc.ok ? "compiled a C++17 kernel" : "FAILED: " + first_line(t.deep_nvcc.output));
   findings_for(o, r, "compilers");
+}
 
+// CMake, Ninja, make and ccache (with its cache).
+void tools_section(std::string& o, const DoctorReport& r) {
+  const auto& t = r.toolchain;
   o += "\nBuild tools\n";
   kv(o, "cmake", tool_line(t.cmake));
   kv(o, "ninja", tool_line(t.ninja));
@@ -99,7 +111,10 @@ std::string doctor_text(const DoctorReport& r) {
                    ci.hit_rate ? fmt::format("hit rate {:.1f}% ({} hits, {} misses)", *ci.hit_rate * 100, *ci.hits, *ci.misses)
                                : "no cacheable calls yet"));
   findings_for(o, r, "tools");
+}
 
+// The interpreter and the torch it would build against.
+void python_section(std::string& o, const DoctorReport& r) {
   const auto& p = r.python;
   o += "\nPython\n";
   if (p.path.empty()) kv(o, "python", "not found");
@@ -122,7 +137,10 @@ std::string doctor_text(const DoctorReport& r) {
     kv(o, "torch", "not installed");
   }
   findings_for(o, r, "python");
+}
 
+// Local GPUs and the driver's CUDA.
+void gpus_section(std::string& o, const DoctorReport& r) {
   o += "\nGPUs\n";
   if (r.gpus.source.empty()) kv(o, "gpus", "none (" + r.gpus.note + ")");
   for (const auto& g : r.gpus.gpus)
@@ -132,7 +150,10 @@ std::string doctor_text(const DoctorReport& r) {
   if (r.gpus.driver_cuda)
     kv(o, "driver CUDA", fmt::format("{}.{}", r.gpus.driver_cuda / 1000, r.gpus.driver_cuda % 1000 / 10));
   findings_for(o, r, "gpus");
+}
 
+// Cores, memory and the jobs they allow, disks.
+void machine_section(std::string& o, const DoctorReport& r) {
   const auto& m = r.machine;
   o += "\nMachine\n";
   kv(o, "cores", fmt::format("{} usable{}", m.info.usable_cores(),
@@ -147,7 +168,10 @@ std::string doctor_text(const DoctorReport& r) {
        d.space ? fmt::format("{} free of {} at {}", gib(d.space->free_bytes), gib(d.space->total_bytes), d.checked)
                : "unknown (" + d.checked + ")");
   findings_for(o, r, "machine");
+}
 
+// An existing CMake cache, when one was given.
+void cmake_cache_section(std::string& o, const DoctorReport& r) {
   if (r.cmake_cache || !r.cmake_cache_error.empty()) {
     o += "\nCMake cache\n";
     if (!r.cmake_cache) {
@@ -177,6 +201,20 @@ std::string doctor_text(const DoctorReport& r) {
     }
     findings_for(o, r, "cmake-cache");
   }
+}
+
+}  // namespace
+
+std::string doctor_text(const DoctorReport& r) {
+  std::string o;
+  cuda_section(o, r);
+  libraries_section(o, r);
+  compilers_section(o, r);
+  tools_section(o, r);
+  python_section(o, r);
+  gpus_section(o, r);
+  machine_section(o, r);
+  cmake_cache_section(o, r);
 
   int counts[3] = {0, 0, 0};
   for (const auto& f : r.findings) ++counts[static_cast<int>(f.severity)];

@@ -21,6 +21,7 @@ std::string run_token(const std::string& files) {
 
 NvccTimes parse_nvcc_time(const std::string& csv) {
   NvccTimes out;
+  std::vector<launch::NvccPhases> phases;  // one per unit, the one model of nvcc's phases
   std::map<std::pair<std::string, std::string>, size_t> run_index;  // (source, token) -> unit
   std::map<std::string, size_t> last_for_source;
   std::istringstream in(csv);
@@ -34,7 +35,6 @@ NvccTimes parse_nvcc_time(const std::string& csv) {
     }
     ++out.rows;
     const auto& f = row->f;
-    const double ms = row->ms;
     const std::string& source = f[0];
     const std::string token = run_token(f[2] + " " + f[3]);
     if (source.empty()) continue;  // the driver's own row
@@ -45,6 +45,7 @@ NvccTimes parse_nvcc_time(const std::string& csv) {
       if (it == run_index.end()) {
         idx = out.units.size();
         out.units.push_back(UnitArchTime{source, {}, 0});
+        phases.emplace_back();
         run_index[key] = idx;
         last_for_source[source] = idx;
       } else {
@@ -56,12 +57,16 @@ NvccTimes parse_nvcc_time(const std::string& csv) {
       if (it == last_for_source.end()) continue;
       idx = it->second;
     }
-    const std::string& phase = f[1];
-    const bool device = phase == "cicc" || phase == "ptxas" || phase.find("(preprocessing 1)") != std::string::npos ||
-                        phase == "nvvm" || phase == "ptxas (device)";
-    const int arch = launch::nvcc_time_arch(f[4]);
-    if (device && arch) out.units[idx].device_ms[arch] += ms;
-    else out.units[idx].host_ms += ms;
+    launch::add_nvcc_time_row(phases[idx], *row);
+  }
+  // Per architecture: its device phases (front end, cicc, ptxas); the rest is the unit's host time.
+  for (size_t i = 0; i < out.units.size(); ++i) {
+    double device = 0;
+    for (const auto& [arch, p] : phases[i].archs) {
+      out.units[i].device_ms[arch] = p.device_ms + p.ptxas_ms;
+      device += p.device_ms + p.ptxas_ms;
+    }
+    out.units[i].host_ms = phases[i].total_ms() - device;
   }
   // Keep only the last compile of each source.
   std::vector<UnitArchTime> last;

@@ -299,17 +299,12 @@ std::vector<size_t> slowest(const Profile& p, size_t n) {
   return idx;
 }
 
-Profile compute_profile(const ProfileInput& in) {
-  Profile p;
-  p.build_dir = in.build_dir;
-  p.log_version = in.log.version;
-  p.builds_in_log = in.log.builds;
-  p.cores = std::max(1, in.cores);
-  p.cores_source = in.cores_source;
-  p.cache = in.cache;
-  p.notes = in.notes;
+namespace {
 
-  std::map<std::string, size_t> unit_of;
+using UnitOf = std::map<std::string, size_t>;
+
+// One unit per job of the latest build in .ninja_log, indexed by each of its outputs.
+void units_from_log(const ProfileInput& in, Profile& p, UnitOf& unit_of) {
   for (const auto& j : in.log.jobs) {
     Unit u;
     u.name = j.name();
@@ -319,39 +314,43 @@ Profile compute_profile(const ProfileInput& in) {
     for (const auto& o : j.outputs) unit_of[o] = p.units.size();
     p.units.push_back(std::move(u));
   }
+}
 
-  // The launcher's records: the last one per output (earlier builds appended theirs too).
-  if (in.exec) {
-    p.exec_problems = in.exec->problems;
-    std::map<size_t, const ExecRecord*> rec;
-    const std::string prefix = in.build_dir + "/";
-    for (const auto& r : in.exec->records) {
-      // Ninja names outputs as its build file does: relative to the build folder (CMake) or
-      // absolute (torch.utils.cpp_extension); the launcher records them as the compiler saw them.
-      auto it = unit_of.find(r.output);
-      if (it == unit_of.end() && !in.build_dir.empty() && r.output.rfind(prefix, 0) == 0)
-        it = unit_of.find(r.output.substr(prefix.size()));
-      if (it == unit_of.end() && !in.build_dir.empty() && !r.output.empty() && r.output[0] != '/')
-        it = unit_of.find(prefix + r.output);
-      if (it != unit_of.end()) rec[it->second] = &r;
-    }
-    for (const auto& [i, r] : rec) {
-      Unit& u = p.units[i];
-      u.cpu_ms = r->cpu_ms;
-      u.peak_rss_kib = r->peak_rss_kib;
-      u.waited_ms = std::min(r->waited_ms, u.duration_ms());
-      u.archs = r->archs;
-      u.source = r->source;
-      u.phases = r->phases;
-      u.split = r->split;
-      u.threads = r->threads;
-      u.cores = r->cores;
-      u.grant = r->grant;
-      u.node = r->node;
-    }
-    p.exec_matched = static_cast<int>(rec.size());
+// The launcher's records: the last one per output (earlier builds appended theirs too).
+void attach_exec_records(const ProfileInput& in, Profile& p, const UnitOf& unit_of) {
+  if (!in.exec) return;
+  p.exec_problems = in.exec->problems;
+  std::map<size_t, const ExecRecord*> rec;
+  const std::string prefix = in.build_dir + "/";
+  for (const auto& r : in.exec->records) {
+    // Ninja names outputs as its build file does: relative to the build folder (CMake) or
+    // absolute (torch.utils.cpp_extension); the launcher records them as the compiler saw them.
+    auto it = unit_of.find(r.output);
+    if (it == unit_of.end() && !in.build_dir.empty() && r.output.rfind(prefix, 0) == 0)
+      it = unit_of.find(r.output.substr(prefix.size()));
+    if (it == unit_of.end() && !in.build_dir.empty() && !r.output.empty() && r.output[0] != '/')
+      it = unit_of.find(prefix + r.output);
+    if (it != unit_of.end()) rec[it->second] = &r;
   }
+  for (const auto& [i, r] : rec) {
+    Unit& u = p.units[i];
+    u.cpu_ms = r->cpu_ms;
+    u.peak_rss_kib = r->peak_rss_kib;
+    u.waited_ms = std::min(r->waited_ms, u.duration_ms());
+    u.archs = r->archs;
+    u.source = r->source;
+    u.phases = r->phases;
+    u.split = r->split;
+    u.threads = r->threads;
+    u.cores = r->cores;
+    u.grant = r->grant;
+    u.node = r->node;
+  }
+  p.exec_matched = static_cast<int>(rec.size());
+}
 
+// Each unit's kind and target, and its source file from the graph when the launcher did not say.
+void classify_units(const ProfileInput& in, Profile& p) {
   for (auto& u : p.units) {
     std::string rule;
     if (in.graph)
@@ -369,7 +368,132 @@ Profile compute_profile(const ProfileInput& in) {
     u.kind = kind_of(u, rule);
     u.target = target_of(u.name);
   }
+}
 
+// Lanes: each job on the lowest lane free when it starts, as a core would run it.
+void assign_lanes(Profile& p) {
+  std::vector<size_t> order(p.units.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p.units[a].start_ms < p.units[b].start_ms; });
+  std::priority_queue<std::pair<long, int>, std::vector<std::pair<long, int>>, std::greater<>> busy_lanes;
+  std::set<int> free_lanes;
+  for (size_t i : order) {
+    Unit& u = p.units[i];
+    while (!busy_lanes.empty() && busy_lanes.top().first <= u.start_ms) {
+      free_lanes.insert(busy_lanes.top().second);
+      busy_lanes.pop();
+    }
+    if (free_lanes.empty()) {
+      u.lane = p.lanes++;
+    } else {
+      u.lane = *free_lanes.begin();
+      free_lanes.erase(free_lanes.begin());
+    }
+    busy_lanes.emplace(u.end_ms, u.lane);
+  }
+}
+
+// Time per target, slowest first.
+void target_times(Profile& p) {
+  std::map<std::string, TargetTime> targets;
+  for (const auto& u : p.units) {
+    auto& t = targets[u.target];
+    if (t.units == 0) {
+      t.name = u.target;
+      t.first_start_ms = u.start_ms;
+    }
+    ++t.units;
+    t.total_ms += u.duration_ms();
+    t.first_start_ms = std::min(t.first_start_ms, u.start_ms);
+    t.last_end_ms = std::max(t.last_end_ms, u.end_ms);
+  }
+  for (auto& [k, t] : targets) p.targets.push_back(t);
+  std::stable_sort(p.targets.begin(), p.targets.end(), [](auto& a, auto& b) { return a.total_ms > b.total_ms; });
+}
+
+// Time per architecture: measured by nvcc --time when the build wrote it; else the exec log's
+// arch count splits a unit evenly (an estimate); else it cannot be told.
+void arch_times(const ProfileInput& in, Profile& p) {
+  {
+    std::map<int, ArchTime> by_arch;
+    for (auto& u : p.units) {
+      if (u.phases.archs.empty()) continue;
+      u.arch_ms.clear();
+      for (const auto& [a, ph] : u.phases.archs) {
+        u.arch_ms[a] = ph.device_ms + ph.ptxas_ms;
+        auto& at = by_arch[a];
+        at.arch = a;
+        at.ms += ph.device_ms + ph.ptxas_ms;
+        ++at.units;
+      }
+      u.host_ms = u.phases.front_end_ms + u.phases.host_ms + u.phases.link_ms + u.phases.other_ms;
+    }
+    for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
+    if (!p.arch_times.empty()) p.arch_method = "nvcc --time, recorded per unit by kiln exec";
+  }
+  if (p.arch_times.empty() && in.nvcc && !in.nvcc->units.empty()) {
+    std::map<int, ArchTime> by_arch;
+    // Only compiles of this build count: the file also holds CMake's compiler checks and older builds.
+    for (const auto& nu : in.nvcc->units) {
+      bool matched = false;
+      for (auto& u : p.units) {
+        const bool same_source = !u.source.empty() && same_file(u.source, nu.source, in.build_dir);
+        const bool same_name = u.source.empty() && (ends_with(u.name, "/" + basename(nu.source) + ".o") ||
+                                                    basename(u.name) == basename(nu.source) + ".o");
+        if (u.kind == "cuda" && (same_source || same_name)) {
+          u.arch_ms = nu.device_ms;
+          u.host_ms = nu.host_ms;
+          if (u.source.empty()) u.source = nu.source;
+          matched = true;
+        }
+      }
+      if (!matched) continue;
+      for (const auto& [arch, ms] : nu.device_ms) {
+        auto& a = by_arch[arch];
+        a.arch = arch;
+        a.ms += ms;
+        ++a.units;
+      }
+    }
+    for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
+    if (p.arch_times.empty()) p.notes.push_back("kiln-nvcc-time.csv names no CUDA unit of this build");
+    else p.arch_method = "nvcc --time";
+  }
+  if (p.arch_times.empty()) {
+    bool any = false;
+    for (auto& u : p.units)
+      if (u.archs > 0) {
+        any = true;
+        u.per_arch_estimate_ms = static_cast<double>(u.duration_ms() - u.waited_ms) / u.archs;
+      }
+    if (any) {
+      p.arch_method = "even split of each CUDA unit's time over its archs (an estimate: which arch costs more cannot be told)";
+    } else {
+      bool cuda = std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.kind == "cuda"; });
+      if (cuda)
+        p.notes.push_back(fmt::format("time per architecture cannot be told from .ninja_log; rebuild with "
+                                      "-D CMAKE_CUDA_FLAGS=--time={}/kiln-nvcc-time.csv to have nvcc measure it",
+                                      in.build_dir.empty() ? "BUILD" : in.build_dir));
+    }
+  }
+}
+
+}  // namespace
+
+Profile compute_profile(const ProfileInput& in) {
+  Profile p;
+  p.build_dir = in.build_dir;
+  p.log_version = in.log.version;
+  p.builds_in_log = in.log.builds;
+  p.cores = std::max(1, in.cores);
+  p.cores_source = in.cores_source;
+  p.cache = in.cache;
+  p.notes = in.notes;
+
+  UnitOf unit_of;
+  units_from_log(in, p, unit_of);
+  attach_exec_records(in, p, unit_of);
+  classify_units(in, p);
   if (p.units.empty()) {
     p.notes.push_back("the latest build ran no steps (everything was up to date)");
     p.critical_path_method = "none";
@@ -456,28 +580,7 @@ Profile compute_profile(const ProfileInput& in) {
   p.parallelism = par.buckets;
   p.max_parallelism = static_cast<int>(par.peak);
 
-  // Lanes: each job on the lowest lane free when it starts, as a core would run it.
-  {
-    std::vector<size_t> order(p.units.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p.units[a].start_ms < p.units[b].start_ms; });
-    std::priority_queue<std::pair<long, int>, std::vector<std::pair<long, int>>, std::greater<>> busy_lanes;
-    std::set<int> free_lanes;
-    for (size_t i : order) {
-      Unit& u = p.units[i];
-      while (!busy_lanes.empty() && busy_lanes.top().first <= u.start_ms) {
-        free_lanes.insert(busy_lanes.top().second);
-        busy_lanes.pop();
-      }
-      if (free_lanes.empty()) {
-        u.lane = p.lanes++;
-      } else {
-        u.lane = *free_lanes.begin();
-        free_lanes.erase(free_lanes.begin());
-      }
-      busy_lanes.emplace(u.end_ms, u.lane);
-    }
-  }
+  assign_lanes(p);
 
   if (p.exec_matched > 0) {
     std::vector<double> rss;
@@ -487,85 +590,8 @@ Profile compute_profile(const ProfileInput& in) {
     p.memory = mem.buckets;
   }
 
-  std::map<std::string, TargetTime> targets;
-  for (const auto& u : p.units) {
-    auto& t = targets[u.target];
-    if (t.units == 0) {
-      t.name = u.target;
-      t.first_start_ms = u.start_ms;
-    }
-    ++t.units;
-    t.total_ms += u.duration_ms();
-    t.first_start_ms = std::min(t.first_start_ms, u.start_ms);
-    t.last_end_ms = std::max(t.last_end_ms, u.end_ms);
-  }
-  for (auto& [k, t] : targets) p.targets.push_back(t);
-  std::stable_sort(p.targets.begin(), p.targets.end(), [](auto& a, auto& b) { return a.total_ms > b.total_ms; });
-
-  // Time per architecture: measured by nvcc --time when the build wrote it; else the exec log's
-  // arch count splits a unit evenly (an estimate); else it cannot be told.
-  {
-    std::map<int, ArchTime> by_arch;
-    for (auto& u : p.units) {
-      if (u.phases.archs.empty()) continue;
-      u.arch_ms.clear();
-      for (const auto& [a, ph] : u.phases.archs) {
-        u.arch_ms[a] = ph.device_ms + ph.ptxas_ms;
-        auto& at = by_arch[a];
-        at.arch = a;
-        at.ms += ph.device_ms + ph.ptxas_ms;
-        ++at.units;
-      }
-      u.host_ms = u.phases.front_end_ms + u.phases.host_ms + u.phases.link_ms + u.phases.other_ms;
-    }
-    for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
-    if (!p.arch_times.empty()) p.arch_method = "nvcc --time, recorded per unit by kiln exec";
-  }
-  if (p.arch_times.empty() && in.nvcc && !in.nvcc->units.empty()) {
-    std::map<int, ArchTime> by_arch;
-    // Only compiles of this build count: the file also holds CMake's compiler checks and older builds.
-    for (const auto& nu : in.nvcc->units) {
-      bool matched = false;
-      for (auto& u : p.units) {
-        const bool same_source = !u.source.empty() && same_file(u.source, nu.source, in.build_dir);
-        const bool same_name = u.source.empty() && (ends_with(u.name, "/" + basename(nu.source) + ".o") ||
-                                                    basename(u.name) == basename(nu.source) + ".o");
-        if (u.kind == "cuda" && (same_source || same_name)) {
-          u.arch_ms = nu.device_ms;
-          u.host_ms = nu.host_ms;
-          if (u.source.empty()) u.source = nu.source;
-          matched = true;
-        }
-      }
-      if (!matched) continue;
-      for (const auto& [arch, ms] : nu.device_ms) {
-        auto& a = by_arch[arch];
-        a.arch = arch;
-        a.ms += ms;
-        ++a.units;
-      }
-    }
-    for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
-    if (p.arch_times.empty()) p.notes.push_back("kiln-nvcc-time.csv names no CUDA unit of this build");
-    else p.arch_method = "nvcc --time";
-  }
-  if (p.arch_times.empty()) {
-    bool any = false;
-    for (auto& u : p.units)
-      if (u.archs > 0) {
-        any = true;
-        u.per_arch_estimate_ms = static_cast<double>(u.duration_ms() - u.waited_ms) / u.archs;
-      }
-    if (any) {
-      p.arch_method = "even split of each CUDA unit's time over its archs (an estimate: which arch costs more cannot be told)";
-    } else {
-      bool cuda = std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.kind == "cuda"; });
-      if (cuda)
-        p.notes.push_back(fmt::format("time per architecture cannot be told from .ninja_log; rebuild with "
-                                      "-D CMAKE_CUDA_FLAGS=--time={}/kiln-nvcc-time.csv to have nvcc measure it",
-                                      in.build_dir.empty() ? "BUILD" : in.build_dir));
-    }
-  }
+  target_times(p);
+  arch_times(in, p);
   if (in.exec && p.exec_matched == 0 && !in.exec->records.empty())
     p.notes.push_back("kiln-exec.jsonl has records, but none for the outputs of the latest build");
   if (p.builds_in_log > 1)

@@ -7,13 +7,18 @@
 #include <string>
 #include <vector>
 
-#include "report/exec_log.hpp"
+#include "launch/exec_record.hpp"
 #include "report/ninja_graph.hpp"
 #include "report/ninja_log.hpp"
 #include "report/nvcc_time.hpp"
 #include "launch/ccache_stats.hpp"
 
 namespace kiln::report {
+
+// The exec log is the launcher's record type, read where it is written (launch/exec_record).
+using launch::ExecLog;
+using launch::ExecRecord;
+using launch::parse_exec_log;
 
 struct Unit {
   std::string name;  // first output, as Ninja names it

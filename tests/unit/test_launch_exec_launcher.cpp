@@ -34,16 +34,6 @@ TEST(ExecLauncher, ExpectedPeakLearnsFromHistory) {
   EXPECT_EQ(launch::expected_peak_kib(fs, "/h", args), 1100000ULL);  // 10% over the last peak
 }
 
-TEST(ExecLauncher, RecordIsOneJsonLine) {
-  launch::ExecRecord r;
-  r.output = "a.o";
-  r.peak_rss_kib = 42;
-  auto line = launch::record_json_line(r);
-  EXPECT_EQ(line.back(), '\n');
-  EXPECT_EQ(line.find('\n'), line.size() - 1);
-  EXPECT_NE(line.find("\"peak_rss_kib\":42"), std::string::npos);
-}
-
 TEST(ExecLauncher, HistoryKeepsPeakAndDurationAndReadsOldFiles) {
   io::FakeFilesystem fs;
   fs.add_file("/h/" + launch::history_key("old.o"), "1000000");  // an older kiln: the peak alone
@@ -61,19 +51,6 @@ TEST(ExecLauncher, HistoryKeepsPeakAndDurationAndReadsOldFiles) {
   fs.add_file("/h/" + launch::history_key("bad.o"), "garbage");
   EXPECT_FALSE(launch::read_history(fs, "/h", "bad.o"));
   EXPECT_FALSE(launch::read_history(fs, "/h", "missing.o"));
-}
-
-TEST(ExecLauncher, RecordCarriesTheGrantAndPhases) {
-  launch::ExecRecord r;
-  r.output = "a.o";
-  r.split = 14;
-  r.cores = 14;
-  r.grant_why = "15 cores free of 16";
-  r.phases.rows = 3;
-  r.phases.archs[90] = {1000.4, 200};
-  auto line = launch::record_json_line(r);
-  EXPECT_NE(line.find("\"split\":14"), std::string::npos) << line;
-  EXPECT_NE(line.find("\"90\":{\"device_ms\":1000,\"ptxas_ms\":200}"), std::string::npos) << line;
 }
 
 TEST(ExecLauncher, AUnitKeepsItsPortableNameInAFreshCloneAtAnotherPath) {

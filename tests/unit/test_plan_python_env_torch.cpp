@@ -10,6 +10,7 @@
 #include "io/process.hpp"
 #include "io/seams.hpp"
 #include "plan/python_env.hpp"
+#include "read/torch_package.hpp"
 
 using namespace kiln;
 
@@ -34,8 +35,7 @@ TEST(PythonEnvTorch, VersionFromTheCheckoutOrTheInstalledPackageWithoutImport) {
 
   p.kind = read::ProjectKind::extension;
   p.python = "/venv/bin/python3";
-  f.proc.on("/venv/bin/python3 -c import importlib.util as u; s = u.find_spec('torch'); print(s.origin if s else '')",
-            io::ran("/venv/lib/site-packages/torch/__init__.py\n"));
+  f.proc.on(std::string("/venv/bin/python3 -c ") + read::torch_find_spec_script(), io::ran("/venv/lib/site-packages/torch\n"));
   f.fs.add_file("/venv/lib/site-packages/torch/version.py", "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n");
   p.torch_package = plan::torch_package_dir(p, f.seams);
   EXPECT_EQ(p.torch_package, "/venv/lib/site-packages/torch");

@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "report/exec_log.hpp"
+#include "launch/exec_record.hpp"
 #include "report/ninja_graph.hpp"
 #include "report/ninja_log.hpp"
 #include "report/nvcc_time.hpp"
@@ -28,7 +28,7 @@ const std::string kSamples[] = {
 void feed(const std::string& text) {
   auto log = report::parse_ninja_log(text);
   auto graph = report::parse_ninja_graph(text);
-  auto exec = report::parse_exec_log(text);
+  auto exec = launch::parse_exec_log(text);
   auto nvcc = report::parse_nvcc_time(text);
   (void)launch::parse_print_stats(text);
   (void)launch::parse_show_config(text);

@@ -1,12 +1,43 @@
-#include "report/exec_log.hpp"
+#include "launch/exec_record.hpp"
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
-namespace kiln::report {
+#include <nlohmann/json.hpp>
+
+#include "core/json_text.hpp"
+
+namespace kiln::launch {
+
+std::string record_json_line(const ExecRecord& r) {
+  nlohmann::ordered_json j = {{"output", r.output},     {"source", r.source},       {"start_ms", r.start_ms},
+                              {"wall_ms", r.wall_ms},   {"cpu_ms", r.cpu_ms},       {"peak_rss_kib", r.peak_rss_kib},
+                              {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
+                              {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
+  if (!r.warning.empty()) j["warning"] = r.warning;
+  if (!r.node.empty()) j["node"] = r.node, j["attempts"] = r.attempts;
+  if (!r.grant.empty()) {
+    j["split"] = r.split;
+    j["threads"] = r.threads;
+    j["cores"] = r.cores;
+    j["grant"] = r.grant;
+  }
+  if (!r.phases.empty()) {
+    nlohmann::ordered_json archs = nlohmann::ordered_json::object();
+    for (const auto& [a, p] : r.phases.archs)
+      archs[std::to_string(a)] = {{"device_ms", std::lround(p.device_ms)}, {"ptxas_ms", std::lround(p.ptxas_ms)}};
+    j["phases"] = {{"front_end_ms", std::lround(r.phases.front_end_ms)},
+                   {"host_ms", std::lround(r.phases.host_ms)},
+                   {"link_ms", std::lround(r.phases.link_ms)},
+                   {"other_ms", std::lround(r.phases.other_ms)},
+                   {"archs", archs}};
+  }
+  // Paths are bytes: an argument that is not UTF-8 must not make the launcher throw (core/json_text).
+  return core::dump_json(std::move(j)) + "\n";
+}
 
 ExecLog parse_exec_log(const std::string& text) {
   ExecLog log;
@@ -52,8 +83,11 @@ ExecLog parse_exec_log(const std::string& text) {
     r.threads = static_cast<int>(num("threads", false));
     r.cores = std::max(1, static_cast<int>(num("cores", false, 1)));
     r.grant = text_field("grant");
+    r.warning = text_field("warning");
     r.node = text_field("node");
     r.attempts = std::max(1, static_cast<int>(num("attempts", false, 1)));
+    r.expected_kib = static_cast<std::uint64_t>(num("expected_kib", false));
+    if (auto pr = j.find("pruned"); pr != j.end() && pr->is_boolean()) r.pruned = pr->get<bool>();
     if (auto ph = j.find("phases"); ph != j.end() && ph->is_object()) {
       auto ms = [](const nlohmann::json& o, const char* k) {
         auto it = o.find(k);
@@ -89,4 +123,4 @@ ExecLog parse_exec_log(const std::string& text) {
   return log;
 }
 
-}  // namespace kiln::report
+}  // namespace kiln::launch

@@ -1,8 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "report/exec_log.hpp"
+#include "launch/exec_record.hpp"
 
-using kiln::report::parse_exec_log;
+using namespace kiln;
+using launch::parse_exec_log;
 
 // Lines written by hand to the schema agreed with kiln exec (docs/cli/report.md).
 TEST(ExecLog, ReadsRecordsAndSkipsBrokenLines) {
@@ -56,4 +57,74 @@ TEST(ExecLog, VersionProbesAreNotUnitsNorProblems) {
   EXPECT_EQ(log.records[0].split, 15);
   EXPECT_EQ(log.records[0].cores, 15);
   EXPECT_EQ(log.records[0].grant, "15 cores free of 16");
+}
+
+TEST(ExecRecord, RecordIsOneJsonLine) {
+  launch::ExecRecord r;
+  r.output = "a.o";
+  r.peak_rss_kib = 42;
+  auto line = launch::record_json_line(r);
+  EXPECT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  EXPECT_NE(line.find("\"peak_rss_kib\":42"), std::string::npos);
+}
+
+TEST(ExecRecord, RecordCarriesTheGrantAndPhases) {
+  launch::ExecRecord r;
+  r.output = "a.o";
+  r.split = 14;
+  r.cores = 14;
+  r.grant = "15 cores free of 16";
+  r.phases.rows = 3;
+  r.phases.archs[90] = {1000.4, 200};
+  auto line = launch::record_json_line(r);
+  EXPECT_NE(line.find("\"split\":14"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"90\":{\"device_ms\":1000,\"ptxas_ms\":200}"), std::string::npos) << line;
+}
+
+// What the launcher writes, the report reads back field for field: one type, one place for its JSON.
+TEST(ExecRecord, WhatTheLauncherWritesTheReportReadsBack) {
+  launch::ExecRecord r;
+  r.output = "obj/k.cu.o";
+  r.source = "/src/k\xff.cu";  // not UTF-8: written escaped, never a throw
+  r.start_ms = 1795378682000;
+  r.wall_ms = 61000;
+  r.cpu_ms = 240000;
+  r.peak_rss_kib = 3145728;
+  r.exit = 0;
+  r.waited_ms = 1200;
+  r.archs = 2;
+  r.expected_kib = 2097152;
+  r.pruned = true;
+  r.split = 4;
+  r.threads = 2;
+  r.cores = 8;
+  r.grant = "8 cores free of 16";
+  r.warning = "ledger busy";
+  r.phases.rows = 1;  // as parsed from one nvcc --time file
+  r.phases.archs[90] = {30000, 5000};
+  r.phases.front_end_ms = 2000;
+  r.phases.host_ms = 4000;
+  auto log = launch::parse_exec_log(launch::record_json_line(r));
+  ASSERT_TRUE(log.problems.empty()) << log.problems[0];
+  ASSERT_EQ(log.records.size(), 1u);
+  const auto& b = log.records[0];
+  EXPECT_EQ(b.output, r.output);
+  EXPECT_EQ(b.source, "/src/k\\xff.cu");
+  EXPECT_EQ(b.start_ms, r.start_ms);
+  EXPECT_EQ(b.wall_ms, r.wall_ms);
+  EXPECT_EQ(b.cpu_ms, r.cpu_ms);
+  EXPECT_EQ(b.peak_rss_kib, r.peak_rss_kib);
+  EXPECT_EQ(b.waited_ms, r.waited_ms);
+  EXPECT_EQ(b.archs, r.archs);
+  EXPECT_EQ(b.expected_kib, r.expected_kib);
+  EXPECT_TRUE(b.pruned);
+  EXPECT_EQ(b.split, 4);
+  EXPECT_EQ(b.threads, 2);
+  EXPECT_EQ(b.cores, 8);
+  EXPECT_EQ(b.grant, r.grant);
+  EXPECT_EQ(b.warning, r.warning);
+  ASSERT_EQ(b.phases.archs.count(90), 1u);
+  EXPECT_DOUBLE_EQ(b.phases.archs.at(90).device_ms, 30000);
+  EXPECT_DOUBLE_EQ(b.phases.host_ms, 4000);
 }

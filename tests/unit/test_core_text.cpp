@@ -1,0 +1,41 @@
+#include <gtest/gtest.h>
+
+#include "core/text.hpp"
+
+using namespace kiln::core;
+
+TEST(Text, TrimTakesWhiteSpaceOffTheEnds) {
+  EXPECT_EQ(trim("  a b\t\r\n"), "a b");
+  EXPECT_EQ(trim(" \t\n"), "");
+  EXPECT_EQ(trim(""), "");
+  EXPECT_EQ(trim_right("  x  \r"), "  x");
+}
+
+TEST(Text, SplitKeepsEmptyFields) {
+  EXPECT_EQ(split("a,,b", ','), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(split("", ':'), (std::vector<std::string>{""}));
+  EXPECT_EQ(split("/usr/bin:", ':'), (std::vector<std::string>{"/usr/bin", ""}));
+}
+
+TEST(Text, PrefixAndSuffix) {
+  EXPECT_TRUE(starts_with("compute_90", "compute_"));
+  EXPECT_FALSE(starts_with("sm", "sm_"));
+  EXPECT_TRUE(ends_with("a.cu.o", ".cu.o"));
+  EXPECT_FALSE(ends_with("o", ".o"));
+  EXPECT_TRUE(ends_with("x", ""));
+}
+
+TEST(Text, NumbersAreParsedWholeOrNotAtAll) {
+  EXPECT_EQ(parse_int(" -42 "), -42);
+  EXPECT_EQ(parse_int("+7"), 7);
+  EXPECT_FALSE(parse_int("12abc"));  // a prefix is not a number
+  EXPECT_FALSE(parse_int(""));
+  EXPECT_FALSE(parse_int("99999999999999999999"));  // out of range
+  EXPECT_EQ(parse_uint("18446744073709551615"), 18446744073709551615ULL);
+  EXPECT_FALSE(parse_uint("-1"));
+  EXPECT_FALSE(parse_uint("1.5"));
+  EXPECT_DOUBLE_EQ(*parse_double("1.5"), 1.5);
+  EXPECT_DOUBLE_EQ(*parse_double("2e3"), 2000.0);
+  EXPECT_FALSE(parse_double("1.5s"));
+  EXPECT_FALSE(parse_double("nanx"));
+}
