@@ -18,10 +18,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (data[0] % 8) {
-    case 0: (void)kiln::read::read_setup_py(text); break;
-    case 1: (void)kiln::read::read_cmakelists(text); break;
-    case 2: (void)kiln::read::read_pyproject(text); break;
-    case 3: (void)kiln::read::cmake::parse(text); break;
+    case 0:
+      (void)kiln::read::read_setup_py(text);
+      break;
+    case 1:
+      (void)kiln::read::read_cmakelists(text);
+      break;
+    case 2:
+      (void)kiln::read::read_pyproject(text);
+      break;
+    case 3:
+      (void)kiln::read::cmake::parse(text);
+      break;
     case 4: {
       auto ledger = kiln::launch::parse_ledger(text);
       // What the ledger says is written back the same way it was read.
@@ -29,8 +37,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)kiln::launch::admits(ledger, 1, 1 << 20);
       break;
     }
-    case 5: (void)kiln::cli::check_config("fuzz.toml", text, {{"", {}}, {"build", {"jobs", "gpu"}}}); break;
-    case 6: (void)kiln::report::parse_ninja_log(text), (void)kiln::report::last_durations(text); break;
+    case 5:
+      (void)kiln::cli::check_config("fuzz.toml", text, {{"", {}}, {"build", {"jobs", "gpu"}}});
+      break;
+    case 6:
+      (void)kiln::report::parse_ninja_log(text), (void)kiln::report::last_durations(text);
+      break;
     case 7:
       for (const auto& k : kiln::launch::parse_wheel_index(text))
         if (!kiln::launch::is_wheel_key(k)) __builtin_trap();

@@ -32,7 +32,8 @@ Parsed<std::vector<ArMember>> parse_ar(const Bytes& b) {
     auto h = b.slice(off, 60, "ar member header");
     if (!h) return tl::unexpected(h.error());
     const std::string_view hv = h->view();
-    if (hv.substr(58, 2) != "`\n") return tl::unexpected(b.error(off + 58, "ar member header lacks its `\\n terminator"));
+    if (hv.substr(58, 2) != "`\n")
+      return tl::unexpected(b.error(off + 58, "ar member header lacks its `\\n terminator"));
     const auto size_text = trim_right(hv.substr(48, 10));
     std::uint64_t size = 0;
     auto [p, ec] = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size);
@@ -50,7 +51,8 @@ Parsed<std::vector<ArMember>> parse_ar(const Bytes& b) {
     } else if (raw.size() > 1 && raw[0] == '/' && raw[1] >= '0' && raw[1] <= '9') {
       std::uint64_t idx = 0;
       std::from_chars(raw.data() + 1, raw.data() + raw.size(), idx);
-      if (idx >= long_names.size()) return tl::unexpected(b.error(off, fmt::format("ar long name index {} outside the name table", idx)));
+      if (idx >= long_names.size())
+        return tl::unexpected(b.error(off, fmt::format("ar long name index {} outside the name table", idx)));
       auto end = long_names.find('\n', idx);
       auto n = long_names.substr(idx, end == std::string_view::npos ? std::string_view::npos : end - idx);
       if (!n.empty() && n.back() == '/') n.remove_suffix(1);
@@ -83,7 +85,8 @@ Parsed<std::vector<ZipMember>> parse_zip(const Bytes& b) {
       eocd = o;
       break;
     }
-  if (eocd == UINT64_MAX) return tl::unexpected(b.error(b.size(), "no zip end-of-central-directory record in the last 64 KiB"));
+  if (eocd == UINT64_MAX)
+    return tl::unexpected(b.error(b.size(), "no zip end-of-central-directory record in the last 64 KiB"));
   std::uint64_t count = b.at<std::uint16_t>(eocd + 10);
   std::uint64_t cd_size = b.at<std::uint32_t>(eocd + 12);
   std::uint64_t cd_off = b.at<std::uint32_t>(eocd + 16);
@@ -92,14 +95,17 @@ Parsed<std::vector<ZipMember>> parse_zip(const Bytes& b) {
     const auto rec64 = b.at<std::uint64_t>(eocd - 20 + 8);
     auto r = b.slice(rec64, 56, "zip64 end-of-central-directory record");
     if (!r) return tl::unexpected(r.error());
-    if (r->at<std::uint32_t>(0) != kEocd64) return tl::unexpected(b.error(rec64, "bad zip64 end-of-central-directory signature"));
+    if (r->at<std::uint32_t>(0) != kEocd64)
+      return tl::unexpected(b.error(rec64, "bad zip64 end-of-central-directory signature"));
     count = r->at<std::uint64_t>(32);
     cd_size = r->at<std::uint64_t>(40);
     cd_off = r->at<std::uint64_t>(48);
   }
   auto cd = b.slice(cd_off, cd_size, "zip central directory");
   if (!cd) return tl::unexpected(cd.error());
-  if (count > cd_size / 46) return tl::unexpected(b.error(eocd + 10, fmt::format("{} zip entries cannot fit a {}-byte directory", count, cd_size)));
+  if (count > cd_size / 46)
+    return tl::unexpected(
+        b.error(eocd + 10, fmt::format("{} zip entries cannot fit a {}-byte directory", count, cd_size)));
   std::vector<ZipMember> out;
   out.reserve(count);
   std::uint64_t o = 0;
@@ -142,17 +148,21 @@ Parsed<std::vector<ZipMember>> parse_zip(const Bytes& b) {
 Parsed<Bytes> zip_member_data(const Bytes& zip, const ZipMember& m, std::shared_ptr<const Blob>& keep) {
   auto lh = zip.slice(m.local_header_offset, 30, "zip local header of " + m.name);
   if (!lh) return tl::unexpected(lh.error());
-  if (lh->at<std::uint32_t>(0) != kLocal) return tl::unexpected(lh->error(0, "bad zip local header signature for " + m.name));
+  if (lh->at<std::uint32_t>(0) != kLocal)
+    return tl::unexpected(lh->error(0, "bad zip local header signature for " + m.name));
   const std::uint64_t start = m.local_header_offset + 30 + lh->at<std::uint16_t>(26) + lh->at<std::uint16_t>(28);
   auto data = zip.slice(start, m.compressed_size, "zip member " + m.name);
   if (!data) return tl::unexpected(data.error());
   const std::string member_name = std::string(zip.name()) + "!" + m.name;
   if (m.method == 0) return data->renamed(member_name, 0);
   if (m.method != 8)
-    return tl::unexpected(data->error(0, fmt::format("zip member {} uses compression method {} (only stored and deflate are read)", m.name, m.method)));
+    return tl::unexpected(data->error(
+        0,
+        fmt::format("zip member {} uses compression method {} (only stored and deflate are read)", m.name, m.method)));
   // Deflate expands at most 1032:1; a larger claim is a corrupt directory, not a reason to allocate.
   if (m.uncompressed_size > kMaxInflated || m.uncompressed_size > m.compressed_size * 1032 + (1u << 20))
-    return tl::unexpected(data->error(0, fmt::format("implausible uncompressed size {} for {} ({} bytes deflated)", m.uncompressed_size, m.name, m.compressed_size)));
+    return tl::unexpected(data->error(0, fmt::format("implausible uncompressed size {} for {} ({} bytes deflated)",
+                                                     m.uncompressed_size, m.name, m.compressed_size)));
   std::string out(m.uncompressed_size, '\0');
   z_stream zs{};
   if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) return tl::unexpected(data->error(0, "zlib: inflateInit2 failed"));
@@ -174,7 +184,9 @@ Parsed<Bytes> zip_member_data(const Bytes& zip, const ZipMember& m, std::shared_
   }
   inflateEnd(&zs);
   if (rc != Z_STREAM_END || out_done != out.size())
-    return tl::unexpected(data->error(data->size() - in_left, fmt::format("deflate data of {} is corrupt ({} of {} bytes inflated)", m.name, out_done, out.size())));
+    return tl::unexpected(data->error(
+        data->size() - in_left,
+        fmt::format("deflate data of {} is corrupt ({} of {} bytes inflated)", m.name, out_done, out.size())));
   keep = own_bytes(member_name, std::move(out));
   return keep->bytes();
 }

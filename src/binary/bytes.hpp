@@ -12,9 +12,9 @@
 namespace kiln::binary {
 
 struct ParseError {
-  std::string file;     // the path as given, with "!member" for archive and wheel members
-  std::uint64_t offset = 0;  // absolute offset in `file` where reading failed
-  std::string message;  // what was expected there
+  std::string file;               // the path as given, with "!member" for archive and wheel members
+  std::uint64_t offset = 0;       // absolute offset in `file` where reading failed
+  std::string message;            // what was expected there
   std::string to_string() const;  // "FILE: offset 0x1a0: MESSAGE"
 };
 
@@ -23,7 +23,7 @@ using Parsed = tl::expected<T, ParseError>;
 
 // A window into a file: data[0] sits at absolute offset `base` of the file named `name`.
 class Bytes {
- public:
+public:
   Bytes() = default;
   Bytes(const std::uint8_t* data, std::uint64_t size, std::string_view name, std::uint64_t base = 0)
       : data_(data), size_(size), name_(std::make_shared<const std::string>(name)), base_(base) {}
@@ -85,7 +85,7 @@ class Bytes {
     return size_ >= magic.size() && std::memcmp(data_, magic.data(), magic.size()) == 0;
   }
 
- private:
+private:
   using Name = std::shared_ptr<const std::string>;
   Bytes(const std::uint8_t* data, std::uint64_t size, Name name, std::uint64_t base)
       : data_(data), size_(size), name_(std::move(name)), base_(base) {}

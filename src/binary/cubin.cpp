@@ -111,8 +111,10 @@ Parsed<CubinInfo> read_cubin(const Bytes& bytes) {
       auto it = kernel_of_symbol.find(a.value.at<std::uint32_t>(0));
       if (it == kernel_of_symbol.end()) continue;
       const auto v = a.value.at<std::uint32_t>(4);
-      if (a.id == kAttrRegCount) info.kernels[it->second].registers = v;
-      else info.kernels[it->second].stack_bytes = v;
+      if (a.id == kAttrRegCount)
+        info.kernels[it->second].registers = v;
+      else
+        info.kernels[it->second].stack_bytes = v;
     }
   }
   return info;
@@ -137,8 +139,10 @@ PtxInfo read_ptx(std::string_view text) {
     size_t first = line.find_first_not_of(" \t");
     if (first == std::string_view::npos || line[first] == '/') continue;
     line = line.substr(first);
-    if (line.rfind(".version", 0) == 0 && p.version.empty()) p.version = std::string(word_after(line, 8));
-    else if (line.rfind(".target", 0) == 0 && p.target.empty()) p.target = std::string(word_after(line, 7));
+    if (line.rfind(".version", 0) == 0 && p.version.empty())
+      p.version = std::string(word_after(line, 8));
+    else if (line.rfind(".target", 0) == 0 && p.target.empty())
+      p.target = std::string(word_after(line, 7));
     else if (auto e = line.find(".entry"); e != std::string_view::npos && line[0] == '.') {
       auto name = word_after(line, e + 6);
       if (!name.empty()) {

@@ -34,8 +34,8 @@ class Elf;
 core::Arch cubin_arch(const Elf& elf);
 
 struct PtxInfo {
-  std::string version;  // ".version 9.0" -> "9.0"
-  std::string target;   // ".target sm_90a" -> "sm_90a"
+  std::string version;              // ".version 9.0" -> "9.0"
+  std::string target;               // ".target sm_90a" -> "sm_90a"
   std::vector<KernelInfo> entries;  // names only
 };
 PtxInfo read_ptx(std::string_view text);

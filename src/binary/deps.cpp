@@ -82,7 +82,7 @@ void check_version_needs(const std::vector<VersionNeed>& needs, const std::vecto
       vs.push_back(ver);
       std::string* best = ver.rfind("GLIBCXX_", 0) == 0 ? &rep.abi.max_glibcxx
                           : ver.rfind("GLIBC_", 0) == 0 ? &rep.abi.max_glibc
-                                                         : nullptr;
+                                                        : nullptr;
       if (best && (best->empty() || version_less(*best, ver))) *best = ver;
     }
     rep.abi.version_needs.emplace_back(std::string(vn.file), std::move(vs));
@@ -123,9 +123,8 @@ void find_undefined(const std::vector<Symbol>& dsyms, const std::vector<LoadedOb
     if (python_extension && (sy.name.rfind("Py", 0) == 0 || sy.name.rfind("_Py", 0) == 0)) continue;
     auto it = defined.find(sy.name);
     bool ok = it != defined.end() &&
-              (sy.version.empty() || std::any_of(it->second.begin(), it->second.end(), [&](std::string_view v) {
-                 return v.empty() || v == sy.version;
-               }));
+              (sy.version.empty() || std::any_of(it->second.begin(), it->second.end(),
+                                                 [&](std::string_view v) { return v.empty() || v == sy.version; }));
     if (!ok) rep.undefined.push_back(std::string(sy.name) + (sy.version.empty() ? "" : "@" + std::string(sy.version)));
   }
 }

@@ -19,15 +19,23 @@ tl::unexpected<ParseError> fail(const Bytes& b, std::uint64_t off, T&& msg) {
 
 std::string machine_name(std::uint16_t em) {
   switch (em) {
-    case kEmX86_64: return "x86-64";
-    case kEmAarch64: return "aarch64";
-    case 21: return "ppc64";
-    case kEmCuda: return "CUDA";
+    case kEmX86_64:
+      return "x86-64";
+    case kEmAarch64:
+      return "aarch64";
+    case 21:
+      return "ppc64";
+    case kEmCuda:
+      return "CUDA";
   }
   return "machine " + std::to_string(em);
 }
 
-bool looks_like_elf(const Bytes& b) { return b.starts_with("\x7f" "ELF"); }
+bool looks_like_elf(const Bytes& b) {
+  return b.starts_with(
+      "\x7f"
+      "ELF");
+}
 
 Parsed<Elf> Elf::parse(const Bytes& file) {
   Elf e;
@@ -89,8 +97,9 @@ Parsed<Elf> Elf::parse(const Bytes& file) {
     s.info = table->at<std::uint32_t>(o + 44);
     s.entsize = table->at<std::uint64_t>(o + 56);
     if (s.type != Section::kNobits && i != 0 && !file.fits(s.offset, s.size))
-      return fail(file, shoff + o,
-                  fmt::format("section {} [{:#x}, +{:#x}) lies outside the {}-byte file", i, s.offset, s.size, file.size()));
+      return fail(
+          file, shoff + o,
+          fmt::format("section {} [{:#x}, +{:#x}) lies outside the {}-byte file", i, s.offset, s.size, file.size()));
     e.sections_.push_back(s);
   }
   if (shstrndx != 0) {
@@ -124,7 +133,8 @@ Parsed<std::vector<Symbol>> Elf::read_symbols(const Section& table) const {
   auto data = this->data(table);
   if (!data) return tl::unexpected(data.error());
   if (table.link >= sections_.size())
-    return fail(*data, 0, fmt::format("symbol table {} links to section {} of {}", table.name, table.link, sections_.size()));
+    return fail(*data, 0,
+                fmt::format("symbol table {} links to section {} of {}", table.name, table.link, sections_.size()));
   auto strings = this->data(sections_[table.link]);
   if (!strings) return tl::unexpected(strings.error());
   const std::uint64_t ent = table.entsize ? table.entsize : 24;
@@ -183,7 +193,8 @@ Parsed<std::vector<Symbol>> Elf::dynamic_symbols() const {
     std::uint64_t off = 0;
     for (std::uint32_t guard = 0; guard < 100000 && d->fits(off, 16); ++guard) {
       if (s.type == kShtGnuVerneed) {
-        const std::uint32_t cnt = d->at<std::uint16_t>(off + 2), aux = d->at<std::uint32_t>(off + 8), next = d->at<std::uint32_t>(off + 12);
+        const std::uint32_t cnt = d->at<std::uint16_t>(off + 2), aux = d->at<std::uint32_t>(off + 8),
+                            next = d->at<std::uint32_t>(off + 12);
         std::uint64_t a = off + aux;
         for (std::uint32_t k = 0; k < cnt && d->fits(a, 16); ++k) {
           const auto other = d->at<std::uint16_t>(a + 6);
@@ -197,7 +208,8 @@ Parsed<std::vector<Symbol>> Elf::dynamic_symbols() const {
         off += next;
       } else {
         if (!d->fits(off, 20)) break;
-        const std::uint32_t ndx = d->at<std::uint16_t>(off + 4), aux = d->at<std::uint32_t>(off + 12), next = d->at<std::uint32_t>(off + 16);
+        const std::uint32_t ndx = d->at<std::uint16_t>(off + 4), aux = d->at<std::uint32_t>(off + 12),
+                            next = d->at<std::uint32_t>(off + 16);
         if (d->fits(off + aux, 8)) {
           auto nm = str->cstr(d->at<std::uint32_t>(off + aux), "version name");
           if (nm) remember(ndx & 0x7fff, *nm);

@@ -43,7 +43,7 @@ struct Segment {
 };
 
 struct VersionNeed {
-  std::string_view file;                  // "libc.so.6"
+  std::string_view file;                   // "libc.so.6"
   std::vector<std::string_view> versions;  // "GLIBC_2.34", ...
 };
 
@@ -53,7 +53,7 @@ struct Dynamic {
 };
 
 class Elf {
- public:
+public:
   // Checks the identification, the headers and that every section lies inside the file.
   static Parsed<Elf> parse(const Bytes& file);
 
@@ -78,7 +78,7 @@ class Elf {
   // The file offset that holds virtual address `vaddr` (through PT_LOAD, else section addresses).
   std::optional<std::uint64_t> offset_of(std::uint64_t vaddr) const;
 
- private:
+private:
   Parsed<std::vector<Symbol>> read_symbols(const Section& table) const;
   Bytes file_;
   std::uint16_t type_ = 0, machine_ = 0;

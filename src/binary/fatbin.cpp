@@ -30,9 +30,12 @@ bool plausible(std::uint64_t uncompressed, std::uint64_t compressed, std::uint64
 
 std::string to_string(Compression c) {
   switch (c) {
-    case Compression::none: return "none";
-    case Compression::lz: return "lz";
-    case Compression::zstd: return "zstd";
+    case Compression::none:
+      return "none";
+    case Compression::lz:
+      return "lz";
+    case Compression::zstd:
+      return "zstd";
   }
   return "?";
 }
@@ -46,11 +49,15 @@ Parsed<Fatbin> parse_fatbin(const Bytes& b) {
   auto hdr = b.slice(0, 16, "fatbin container header");
   if (!hdr) return tl::unexpected(hdr.error());
   if (hdr->at<std::uint32_t>(0) != kFatbinMagic)
-    return tl::unexpected(b.error(0, fmt::format("expected fatbin magic 0xba55ed50, found {:#010x}", hdr->at<std::uint32_t>(0))));
+    return tl::unexpected(
+        b.error(0, fmt::format("expected fatbin magic 0xba55ed50, found {:#010x}", hdr->at<std::uint32_t>(0))));
   const auto header_size = hdr->at<std::uint16_t>(6);
   const auto body_size = hdr->at<std::uint64_t>(8);
-  if (header_size < 16) return tl::unexpected(b.error(6, fmt::format("fatbin header size {} is below 16", header_size)));
-  if (body_size > b.size()) return tl::unexpected(b.error(8, fmt::format("fatbin claims {} bytes of entries but only {} remain", body_size, b.size())));
+  if (header_size < 16)
+    return tl::unexpected(b.error(6, fmt::format("fatbin header size {} is below 16", header_size)));
+  if (body_size > b.size())
+    return tl::unexpected(
+        b.error(8, fmt::format("fatbin claims {} bytes of entries but only {} remain", body_size, b.size())));
   auto body = b.slice(header_size, body_size, "fatbin entries");
   if (!body) return tl::unexpected(body.error());
   Fatbin fb;
@@ -72,10 +79,12 @@ Parsed<Fatbin> parse_fatbin(const Bytes& b) {
     e.flags = h->at<std::uint64_t>(40);
     e.uncompressed_size = h->at<std::uint64_t>(56);
     if (kind != kEntryPtx && kind != kEntryElf && kind != kEntryLtoIr)
-      return tl::unexpected(h->error(0, fmt::format("unknown fatbin entry kind {} (1 is PTX, 2 is ELF, 8 is LTO IR)", kind)));
+      return tl::unexpected(
+          h->error(0, fmt::format("unknown fatbin entry kind {} (1 is PTX, 2 is ELF, 8 is LTO IR)", kind)));
     if (e.header_size < kEntryMin)
       return tl::unexpected(h->error(4, fmt::format("fatbin entry header size {} is below 64", e.header_size)));
-    if (sm == 0 || sm > 10000) return tl::unexpected(h->error(28, fmt::format("implausible architecture number {}", sm)));
+    if (sm == 0 || sm > 10000)
+      return tl::unexpected(h->error(28, fmt::format("implausible architecture number {}", sm)));
     auto payload = body->slice(off + e.header_size, e.stored_size, "fatbin entry payload");
     if (!payload) return tl::unexpected(payload.error());
     e.kind = kind;
@@ -84,11 +93,14 @@ Parsed<Fatbin> parse_fatbin(const Bytes& b) {
     e.target.arch.variant = (e.flags & kFlagArchSpecific) ? core::Variant::a
                             : (e.flags & kFlagFamily)     ? core::Variant::f
                                                           : core::Variant::none;
-    if (e.flags & kFlagZstd) e.compression = Compression::zstd;
-    else if (e.flags & kFlagLz) e.compression = Compression::lz;
+    if (e.flags & kFlagZstd)
+      e.compression = Compression::zstd;
+    else if (e.flags & kFlagLz)
+      e.compression = Compression::lz;
     if (e.compression != Compression::none) {
       if (e.compressed_size == 0 || e.compressed_size > e.stored_size)
-        return tl::unexpected(h->error(16, fmt::format("compressed size {} does not fit the {}-byte payload", e.compressed_size, e.stored_size)));
+        return tl::unexpected(h->error(
+            16, fmt::format("compressed size {} does not fit the {}-byte payload", e.compressed_size, e.stored_size)));
       e.payload = *payload->slice(0, e.compressed_size, "compressed payload");
     } else {
       e.payload = *payload;
@@ -179,7 +191,8 @@ FatbinScan scan_fatbins(const Bytes& region, const std::vector<std::pair<std::ui
 Parsed<std::string> lz_decompress(const Bytes& in, std::uint64_t expected) {
   // Each input byte yields at most 255 + a few output bytes in this format.
   if (!plausible(expected, in.size(), 260))
-    return tl::unexpected(in.error(0, fmt::format("uncompressed size {} is implausible for {} LZ bytes", expected, in.size())));
+    return tl::unexpected(
+        in.error(0, fmt::format("uncompressed size {} is implausible for {} LZ bytes", expected, in.size())));
   std::string out;
   out.reserve(expected);
   const std::uint8_t* p = in.data();
@@ -214,34 +227,39 @@ Parsed<std::string> lz_decompress(const Bytes& in, std::uint64_t expected) {
         len += b;
       } while (b == 255);
     }
-    if (back == 0 || back > out.size()) return err(i, fmt::format("match offset {} reaches before the start of the output", back));
+    if (back == 0 || back > out.size())
+      return err(i, fmt::format("match offset {} reaches before the start of the output", back));
     if (out.size() + len > expected) return err(i, "output exceeds the size the header promised");
     const std::uint64_t from = out.size() - back;
     for (std::uint64_t k = 0; k < len; ++k) out.push_back(out[from + k]);  // may overlap itself
   }
   if (out.size() != expected)
-    return tl::unexpected(in.error(0, fmt::format("LZ stream gave {} bytes, header promised {}", out.size(), expected)));
+    return tl::unexpected(
+        in.error(0, fmt::format("LZ stream gave {} bytes, header promised {}", out.size(), expected)));
   return out;
 }
 
 Parsed<std::string> decompress(const FatbinEntry& e) {
   switch (e.compression) {
-    case Compression::none: return std::string(e.payload.view());
-    case Compression::lz: return lz_decompress(e.payload, e.uncompressed_size);
+    case Compression::none:
+      return std::string(e.payload.view());
+    case Compression::lz:
+      return lz_decompress(e.payload, e.uncompressed_size);
     case Compression::zstd: {
       const auto framed = ZSTD_getFrameContentSize(e.payload.data(), e.payload.size());
-      if (framed == ZSTD_CONTENTSIZE_ERROR)
-        return tl::unexpected(e.payload.error(0, "zstd: not a zstd frame"));
+      if (framed == ZSTD_CONTENTSIZE_ERROR) return tl::unexpected(e.payload.error(0, "zstd: not a zstd frame"));
       if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != e.uncompressed_size)
-        return tl::unexpected(e.payload.error(0, fmt::format("zstd frame holds {} bytes, header promised {}", framed, e.uncompressed_size)));
+        return tl::unexpected(e.payload.error(
+            0, fmt::format("zstd frame holds {} bytes, header promised {}", framed, e.uncompressed_size)));
       if (!plausible(e.uncompressed_size, e.payload.size(), 4096))
-        return tl::unexpected(e.payload.error(0, fmt::format("uncompressed size {} is implausible for {} zstd bytes", e.uncompressed_size, e.payload.size())));
+        return tl::unexpected(e.payload.error(0, fmt::format("uncompressed size {} is implausible for {} zstd bytes",
+                                                             e.uncompressed_size, e.payload.size())));
       std::string out(e.uncompressed_size, '\0');
       const size_t r = ZSTD_decompress(out.data(), out.size(), e.payload.data(), e.payload.size());
-      if (ZSTD_isError(r))
-        return tl::unexpected(e.payload.error(0, std::string("zstd: ") + ZSTD_getErrorName(r)));
+      if (ZSTD_isError(r)) return tl::unexpected(e.payload.error(0, std::string("zstd: ") + ZSTD_getErrorName(r)));
       if (r != e.uncompressed_size)
-        return tl::unexpected(e.payload.error(0, fmt::format("zstd gave {} bytes, header promised {}", r, e.uncompressed_size)));
+        return tl::unexpected(
+            e.payload.error(0, fmt::format("zstd gave {} bytes, header promised {}", r, e.uncompressed_size)));
       return out;
     }
   }

@@ -21,18 +21,18 @@ std::string to_string(Compression c);  // "none", "lz", "zstd"
 constexpr std::uint16_t kEntryPtx = 1, kEntryElf = 2, kEntryLtoIr = 8;  // entry header kinds
 
 struct FatbinEntry {
-  std::uint16_t kind = kEntryElf;   // kEntryPtx, kEntryElf or kEntryLtoIr (nvcc code=lto_XX)
-  core::Target target;              // kind and architecture (variant from the flags); LTO IR reads as PTX
+  std::uint16_t kind = kEntryElf;  // kEntryPtx, kEntryElf or kEntryLtoIr (nvcc code=lto_XX)
+  core::Target target;             // kind and architecture (variant from the flags); LTO IR reads as PTX
   bool lto_ir() const { return kind == kEntryLtoIr; }  // input for nvJitLink, never loaded as is
-  std::uint64_t offset = 0;         // absolute offset of the entry header in the file
+  std::uint64_t offset = 0;                            // absolute offset of the entry header in the file
   std::uint32_t header_size = 0;
-  std::uint64_t stored_size = 0;    // payload bytes in the file (padded)
-  std::uint64_t compressed_size = 0;  // exact compressed bytes; 0 when not compressed
+  std::uint64_t stored_size = 0;        // payload bytes in the file (padded)
+  std::uint64_t compressed_size = 0;    // exact compressed bytes; 0 when not compressed
   std::uint64_t uncompressed_size = 0;  // the payload after decompression
   std::uint64_t flags = 0;
   std::uint16_t version_major = 0, version_minor = 0;  // PTX ISA for PTX, ELF ABI for SASS
   Compression compression = Compression::none;
-  Bytes payload;                    // the stored bytes (compressed_size of them when compressed)
+  Bytes payload;  // the stored bytes (compressed_size of them when compressed)
   std::uint64_t file_bytes() const { return header_size + stored_size; }  // what it costs in the file
 };
 

@@ -37,9 +37,12 @@ WalkResult walk_paths(const std::vector<std::string>& paths, const io::Filesyste
   WalkResult r;
   for (auto p : paths) {
     while (p.size() > 1 && p.back() == '/') p.pop_back();
-    if (!fs.exists(p)) r.missing.push_back(p);
-    else if (fs.is_directory(p)) walk(p, fs, r, 0);
-    else r.files.push_back(p);
+    if (!fs.exists(p))
+      r.missing.push_back(p);
+    else if (fs.is_directory(p))
+      walk(p, fs, r, 0);
+    else
+      r.files.push_back(p);
   }
   return r;
 }

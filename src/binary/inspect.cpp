@@ -35,8 +35,10 @@ void read_kernels(EntryReport& er, const FatbinEntry& e) {
     er.kernels = std::move(p.entries);
   } else {
     auto c = read_cubin(Bytes(*raw, fmt::format("{} entry at {:#x}", e.payload.name(), e.offset)));
-    if (!c) er.error = c.error().to_string();
-    else er.kernels = std::move(c->kernels);
+    if (!c)
+      er.error = c.error().to_string();
+    else
+      er.kernels = std::move(c->kernels);
   }
 }
 
@@ -68,26 +70,30 @@ void add_entries(FileReport& r, const std::vector<Fatbin>& fbs, const std::strin
   }
   // Decompressing and reading thousands of cubins (libtorch_cuda.so has 2,789) is the slow part of
   // --kernels: spread it over the cores; each task writes only its own entry.
-  parallel_for(pending.size(), std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t i) {
-    read_kernels(r.entries[pending[i].first], *pending[i].second);
-  });
+  parallel_for(pending.size(), std::max(1u, std::thread::hardware_concurrency()),
+               [&](std::size_t i) { read_kernels(r.entries[pending[i].first], *pending[i].second); });
 }
 
 // Reads one blob (the file itself or a member) into r. Returns an error line for the blob.
 std::optional<std::string> scan(FileReport& r, const Bytes& b, const std::string& member, const InspectOptions& opt,
                                 int depth);
 
-std::optional<std::string> scan_elf(FileReport& r, const Bytes& b, const std::string& member, const InspectOptions& opt) {
+std::optional<std::string> scan_elf(FileReport& r, const Bytes& b, const std::string& member,
+                                    const InspectOptions& opt) {
   auto elf = Elf::parse(b);
   if (!elf) return elf.error().to_string();
   if (r.machine == 0 && elf->machine() != kEmCuda) r.machine = elf->machine();
   if (member.empty()) {
-    if (elf->machine() == kEmCuda) r.format = FileFormat::cubin;
-    else if (elf->type() == 1) r.format = FileFormat::elf_object;
-    else if (elf->type() == 2) r.format = FileFormat::elf_exec;
+    if (elf->machine() == kEmCuda)
+      r.format = FileFormat::cubin;
+    else if (elf->type() == 1)
+      r.format = FileFormat::elf_object;
+    else if (elf->type() == 2)
+      r.format = FileFormat::elf_exec;
     else {
       // A position-independent executable is ET_DYN too; its PT_INTERP tells it from a library.
-      const bool interp = std::any_of(elf->segments().begin(), elf->segments().end(), [](const Segment& s) { return s.type == 3; });
+      const bool interp =
+          std::any_of(elf->segments().begin(), elf->segments().end(), [](const Segment& s) { return s.type == 3; });
       r.format = interp ? FileFormat::elf_exec : FileFormat::elf_shared;
     }
   }
@@ -101,8 +107,10 @@ std::optional<std::string> scan_elf(FileReport& r, const Bytes& b, const std::st
     r.fatbin_bytes += b.size();  // the whole cubin is CUDA code
     if (opt.kernels) {
       auto c = read_cubin(b);
-      if (!c) er.error = c.error().to_string();
-      else er.kernels = std::move(c->kernels);
+      if (!c)
+        er.error = c.error().to_string();
+      else
+        er.kernels = std::move(c->kernels);
     }
     r.entries.push_back(std::move(er));
     return std::nullopt;
@@ -158,14 +166,22 @@ std::optional<std::string> scan(FileReport& r, const Bytes& b, const std::string
 
 std::string to_string(FileFormat f) {
   switch (f) {
-    case FileFormat::elf_shared: return "shared-library";
-    case FileFormat::elf_exec: return "executable";
-    case FileFormat::elf_object: return "object";
-    case FileFormat::cubin: return "cubin";
-    case FileFormat::fatbin: return "fatbin";
-    case FileFormat::archive: return "archive";
-    case FileFormat::wheel: return "wheel";
-    case FileFormat::other: return "other";
+    case FileFormat::elf_shared:
+      return "shared-library";
+    case FileFormat::elf_exec:
+      return "executable";
+    case FileFormat::elf_object:
+      return "object";
+    case FileFormat::cubin:
+      return "cubin";
+    case FileFormat::fatbin:
+      return "fatbin";
+    case FileFormat::archive:
+      return "archive";
+    case FileFormat::wheel:
+      return "wheel";
+    case FileFormat::other:
+      return "other";
   }
   return "other";
 }
@@ -207,7 +223,9 @@ Parsed<ElfFatbins> described_fatbins(const Elf& elf) {
       const auto addr = d->at<std::uint64_t>(o + 8);
       auto off = elf.offset_of(addr);
       if (!off) {
-        out.notes.push_back(fmt::format(".nvFatBinSegment record at {:#x} points at {:#x}, outside the file (relocated at load time)", d->base() + o, addr));
+        out.notes.push_back(
+            fmt::format(".nvFatBinSegment record at {:#x} points at {:#x}, outside the file (relocated at load time)",
+                        d->base() + o, addr));
         continue;
       }
       if (std::find(seen.begin(), seen.end(), *off) != seen.end()) continue;
@@ -257,12 +275,13 @@ void scan_other_sections(const Elf& elf, ElfFatbins& out) {
     if (!d) continue;  // Elf::parse checked every section lies inside the file
     auto found = scan_fatbins(*d, known);
     if (!found.fatbins.empty())
-      out.notes.push_back(fmt::format("{} fat binar{} in {}, found by header scan (outside .nv_fatbin, where cuobjdump does not look)",
-                                      found.fatbins.size(), found.fatbins.size() == 1 ? "y" : "ies", s.name));
+      out.notes.push_back(
+          fmt::format("{} fat binar{} in {}, found by header scan (outside .nv_fatbin, where cuobjdump does not look)",
+                      found.fatbins.size(), found.fatbins.size() == 1 ? "y" : "ies", s.name));
     if (found.rejected)
-      out.notes.push_back(fmt::format("{} fat-binary header{} in {} did not parse and {} skipped (first: {})", found.rejected,
-                                      found.rejected == 1 ? "" : "s", s.name, found.rejected == 1 ? "was" : "were",
-                                      found.first_rejected->to_string()));
+      out.notes.push_back(fmt::format("{} fat-binary header{} in {} did not parse and {} skipped (first: {})",
+                                      found.rejected, found.rejected == 1 ? "" : "s", s.name,
+                                      found.rejected == 1 ? "was" : "were", found.first_rejected->to_string()));
     for (auto& f : found.fatbins) {
       f.section = std::string(s.name);
       out.fatbins.push_back(std::move(f));
@@ -297,7 +316,8 @@ FileReport inspect_file(const std::string& path, const InspectOptions& opt) {
   }
   FileReport r = inspect_bytes((*blob)->bytes(), path, opt);
   if ((*blob)->changed_while_read()) {
-    r.error = path + ": the file shrank while kiln read it (something is rewriting it); read it again once that is done";
+    r.error =
+        path + ": the file shrank while kiln read it (something is rewriting it); read it again once that is done";
     r.entries.clear();
   }
   return r;

@@ -19,7 +19,7 @@ struct InspectOptions {
 };
 
 struct EntryReport {
-  std::string member;  // archive or wheel member ("" for the file itself)
+  std::string member;   // archive or wheel member ("" for the file itself)
   std::string section;  // ".nv_fatbin", "__nv_relfatbin" ("" outside ELF files)
   core::Target target;
   std::uint64_t offset = 0;  // in the file (or in the inflated member)
@@ -43,7 +43,7 @@ struct FileReport {
   std::uint16_t machine = 0;  // ELF e_machine of the host code (the file, or an archive's first member); 0 otherwise
   std::uint64_t fatbin_bytes = 0;  // bytes of fat-binary containers (what CUDA code costs the file)
   std::size_t containers = 0;
-  std::size_t members_scanned = 0;  // archive / wheel members looked at
+  std::size_t members_scanned = 0;   // archive / wheel members looked at
   std::vector<EntryReport> entries;  // in file order
   // Relocatable device code (__nv_relfatbin) inside a shared library or executable: kept for
   // device linking by consumers, never loaded by the CUDA runtime, and not listed by cuobjdump.
@@ -51,8 +51,8 @@ struct FileReport {
   // LTO IR (nvcc code=lto_XX; cuFFT ships thousands for its callbacks): linked at run time by
   // nvJitLink into a new module, never loaded as is, so no GPU is served by it directly.
   std::vector<EntryReport> lto_ir;
-  std::vector<std::string> notes;     // e.g. "no section headers: fatbins cannot be located"
-  std::optional<std::string> error;   // the file could not be read at all: one line
+  std::vector<std::string> notes;    // e.g. "no section headers: fatbins cannot be located"
+  std::optional<std::string> error;  // the file could not be read at all: one line
   bool has_cuda() const { return !entries.empty(); }
   core::TargetSet targets() const;
 };

@@ -48,8 +48,9 @@ KernelCoverage kernel_coverage(const KernelTable& t, int cc) {
   // A GPU whose family the file builds no SASS for is served by PTX alone: no dispatcher can pick
   // a specialised kernel for it, so every kernel that cannot JIT there is missing.
   const bool sass_for_gpu = std::any_of(t.kernels.begin(), t.kernels.end(), [&](const KernelImages& k) {
-    return std::any_of(k.images.begin(), k.images.end(),
-                       [&](const core::Target& x) { return x.kind == core::CodeKind::sass && core::sass_runs_on(x.arch, cc); });
+    return std::any_of(k.images.begin(), k.images.end(), [&](const core::Target& x) {
+      return x.kind == core::CodeKind::sass && core::sass_runs_on(x.arch, cc);
+    });
   });
   for (const auto& k : t.kernels) {
     const bool runs = std::any_of(k.images.begin(), k.images.end(), [&](const core::Target& x) {
@@ -60,8 +61,10 @@ KernelCoverage kernel_coverage(const KernelTable& t, int cc) {
       continue;
     }
     const auto mine = plain_sass(k.images);
-    if (!sass_for_gpu || std::includes(mine.begin(), mine.end(), others.begin(), others.end())) c.missing.push_back(k.name);
-    else ++c.specialised;
+    if (!sass_for_gpu || std::includes(mine.begin(), mine.end(), others.begin(), others.end()))
+      c.missing.push_back(k.name);
+    else
+      ++c.specialised;
   }
   return c;
 }

@@ -14,12 +14,12 @@
 namespace kiln::binary {
 
 struct KernelImages {
-  std::string name;         // mangled, as in the symbol table / PTX
-  core::TargetSet images;   // every image holding it: sm_90 SASS, compute_90 PTX ...
+  std::string name;        // mangled, as in the symbol table / PTX
+  core::TargetSet images;  // every image holding it: sm_90 SASS, compute_90 PTX ...
 };
 
 struct KernelTable {
-  std::vector<KernelImages> kernels;  // sorted by name
+  std::vector<KernelImages> kernels;   // sorted by name
   std::size_t unreadable_entries = 0;  // entries whose kernels could not be read (corrupt payload)
 };
 // From a report made with InspectOptions::kernels. Device functions (not entries) are left out.

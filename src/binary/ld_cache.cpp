@@ -38,9 +38,12 @@ Parsed<std::vector<LdCacheEntry>> parse_ld_cache(const Bytes& b) {
 
 std::int32_t ld_cache_flags_for(std::uint16_t machine) {
   switch (machine) {
-    case 62: return 0x0303;   // x86-64
-    case 183: return 0x0a03;  // aarch64
-    default: return 0x0003;
+    case 62:
+      return 0x0303;  // x86-64
+    case 183:
+      return 0x0a03;  // aarch64
+    default:
+      return 0x0003;
   }
 }
 

@@ -10,8 +10,8 @@
 namespace kiln::binary {
 
 struct LdCacheEntry {
-  std::string name;  // "libcudart.so.13"
-  std::string path;  // "/usr/local/cuda/lib64/libcudart.so.13"
+  std::string name;        // "libcudart.so.13"
+  std::string path;        // "/usr/local/cuda/lib64/libcudart.so.13"
   std::int32_t flags = 0;  // FLAG_ELF_LIBC6 | FLAG_X8664_LIB64 = 0x0303 on x86-64
 };
 

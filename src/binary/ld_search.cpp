@@ -10,8 +10,8 @@ namespace {
 
 // ld.so's trusted folders after the cache. Debian/Ubuntu put libraries in the multiarch folders,
 // other distributions in lib64; ld.so tries its configured ones, so kiln tries the union in order.
-const std::vector<std::string> kDefaultDirs = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
-                                               "/usr/lib64", "/lib", "/usr/lib"};
+const std::vector<std::string> kDefaultDirs = {
+    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
 
 const std::set<std::string>& driver_libraries() {
   static const std::set<std::string> libs = [] {
@@ -48,8 +48,10 @@ std::string normalize_path(const std::string& path) {
     if (j == std::string::npos) j = path.size();
     std::string part = path.substr(i, j - i);
     if (part == "..") {
-      if (!parts.empty() && parts.back() != "..") parts.pop_back();
-      else if (!abs) parts.push_back(part);
+      if (!parts.empty() && parts.back() != "..")
+        parts.pop_back();
+      else if (!abs)
+        parts.push_back(part);
     } else if (!part.empty() && part != ".") {
       parts.push_back(part);
     }
@@ -181,8 +183,8 @@ const std::vector<LdCacheEntry>& LibrarySearch::cache() {
   return cache_;
 }
 
-ResolvedLibrary LibrarySearch::find(const std::string& name, const std::vector<LoadedObject>& objs, int from, std::uint16_t machine,
-                     std::shared_ptr<const Blob>& blob) {
+ResolvedLibrary LibrarySearch::find(const std::string& name, const std::vector<LoadedObject>& objs, int from,
+                                    std::uint16_t machine, std::shared_ptr<const Blob>& blob) {
   ResolvedLibrary r;
   r.name = name;
   r.needed_by = objs[from].path;
@@ -204,7 +206,8 @@ ResolvedLibrary LibrarySearch::find(const std::string& name, const std::vector<L
   for (const auto& d : opt_.preloaded)
     if (try_dir(d, "preloaded")) return r;
   if (name.find('/') != std::string::npos) {
-    const std::string cand = name[0] == '/' ? normalize_path(name) : normalize_path(path_dirname(objs[0].path) + "/" + name);
+    const std::string cand =
+        name[0] == '/' ? normalize_path(name) : normalize_path(path_dirname(objs[0].path) + "/" + name);
     if (usable(cand, machine, blob)) r.path = cand, r.via = "path";
     return r;
   }

@@ -32,7 +32,7 @@ struct LoadedObject {
 };
 
 class LibrarySearch {
- public:
+public:
   LibrarySearch(const DepsOptions& opt, const io::Seams& s) : opt_(opt), s_(s) {}
   // The path on this machine of `p` inside the image (symlinks followed inside the image).
   std::string host(const std::string& p) const;
@@ -43,7 +43,7 @@ class LibrarySearch {
   ResolvedLibrary find(const std::string& name, const std::vector<LoadedObject>& objs, int from, std::uint16_t machine,
                        std::shared_ptr<const Blob>& blob);
 
- private:
+private:
   std::vector<std::string> expand(const std::string& entry, const std::string& origin) const;
   bool usable(const std::string& path, std::uint16_t machine, std::shared_ptr<const Blob>& blob) const;
   const std::vector<LdCacheEntry>& cache();

@@ -60,7 +60,7 @@ void install_sigbus_guard() {
 }
 
 class MappedBlob final : public Blob {
- public:
+public:
   MappedBlob(std::string name, void* addr, std::uint64_t size) : addr_(addr), size_(size) {
     name_ = std::move(name);
     if (!addr_ || !size_) return;
@@ -85,20 +85,20 @@ class MappedBlob final : public Blob {
   Bytes bytes() const override { return Bytes(static_cast<const std::uint8_t*>(addr_), size_, name_); }
   bool changed_while_read() const override { return slot_ && slot_->faulted.load(std::memory_order_acquire); }
 
- private:
+private:
   void* addr_;
   std::uint64_t size_;
   Guarded* slot_ = nullptr;
 };
 
 class OwnedBlob final : public Blob {
- public:
+public:
   OwnedBlob(std::string name, std::string content) : content_(std::move(content)) { name_ = std::move(name); }
   Bytes bytes() const override {
     return Bytes(reinterpret_cast<const std::uint8_t*>(content_.data()), content_.size(), name_);
   }
 
- private:
+private:
   std::string content_;
 };
 

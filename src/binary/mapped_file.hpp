@@ -10,7 +10,7 @@
 namespace kiln::binary {
 
 class Blob {
- public:
+public:
   virtual ~Blob() = default;
   virtual Bytes bytes() const = 0;
   // The file shrank while it was mapped: reads past its new end saw zeros (see mapped_file.cpp).
@@ -18,7 +18,7 @@ class Blob {
   virtual bool changed_while_read() const { return false; }
   const std::string& name() const { return name_; }
 
- protected:
+protected:
   std::string name_;
 };
 

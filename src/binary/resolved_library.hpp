@@ -8,7 +8,7 @@
 namespace kiln::binary {
 
 struct DepsOptions {
-  std::string root;       // "" for this machine; else an unpacked image (paths resolve inside it)
+  std::string root;        // "" for this machine; else an unpacked image (paths resolve inside it)
   bool undefined = false;  // compute undefined symbols (reads every resolved library's symbols)
   // Folders of libraries the process has loaded before this object, which the loader reuses by
   // name: torch/lib when Python imports a torch extension after `import torch`.
@@ -16,10 +16,10 @@ struct DepsOptions {
 };
 
 struct ResolvedLibrary {
-  std::string name;                 // as in DT_NEEDED
-  std::optional<std::string> path;  // where it resolved (inside root); nullopt: missing
-  std::string needed_by;            // the path of the object whose DT_NEEDED named it
-  std::string via;                  // rpath, ld_library_path, runpath, ld.so.cache, default, path, driver
+  std::string name;                   // as in DT_NEEDED
+  std::optional<std::string> path;    // where it resolved (inside root); nullopt: missing
+  std::string needed_by;              // the path of the object whose DT_NEEDED named it
+  std::string via;                    // rpath, ld_library_path, runpath, ld.so.cache, default, path, driver
   std::vector<std::string> searched;  // folders tried, for a missing library's message
 };
 

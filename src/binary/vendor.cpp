@@ -57,11 +57,12 @@ std::string vendor_fix(const std::string& path, const std::string& library, int 
   const std::string wheel = nvidia_wheel_folder(path);
   // The CUDA 13 wheels share one folder (nvidia/cu13) and name no single package.
   const bool one_package = !wheel.empty() && !(wheel.size() > 2 && wheel.rfind("cu", 0) == 0 &&
-                                                 wheel.find_first_not_of("0123456789", 2) == std::string::npos);
-  return fmt::format("{} is NVIDIA's library, not built from your code: install a release of it that supports compute "
-                     "capability {} ({}; NVIDIA's release notes list the architectures each release supports)",
-                     library, core::cc_string(cc),
-                     one_package ? "a newer nvidia-" + wheel + "* wheel" : std::string("a newer CUDA toolkit or nvidia-* wheel"));
+                                               wheel.find_first_not_of("0123456789", 2) == std::string::npos);
+  return fmt::format(
+      "{} is NVIDIA's library, not built from your code: install a release of it that supports compute "
+      "capability {} ({}; NVIDIA's release notes list the architectures each release supports)",
+      library, core::cc_string(cc),
+      one_package ? "a newer nvidia-" + wheel + "* wheel" : std::string("a newer CUDA toolkit or nvidia-* wheel"));
 }
 
 }  // namespace kiln::binary

@@ -27,10 +27,14 @@ bool is_torch_core(const std::string& name) {
 // x86-64 code judged for a GPU that only comes with an Arm CPU: it never loads there.
 std::optional<Problem> wrong_cpu(const FileReport& f, const core::GpuModel& m, const std::string& gpu) {
   if (!m.aarch64_only || f.machine == 0 || f.machine == kEmAarch64) return std::nullopt;
-  return Problem{f.path, gpu, "wrong-cpu",
-                 fmt::format("{} code cannot load on {}, whose CPU is aarch64 (whatever GPU code it holds)", machine_name(f.machine), m.name),
-                 vendor_library(f.path) ? "install NVIDIA's aarch64 build of it (JetPack / L4T on a Jetson, the aarch64 wheel or sbsa toolkit on Grace)"
-                                        : "build it on or for aarch64 (on the device, or cross-compiled against its JetPack / L4T or Grace image)"};
+  return Problem{
+      f.path, gpu, "wrong-cpu",
+      fmt::format("{} code cannot load on {}, whose CPU is aarch64 (whatever GPU code it holds)",
+                  machine_name(f.machine), m.name),
+      vendor_library(f.path)
+          ? "install NVIDIA's aarch64 build of it (JetPack / L4T on a Jetson, the aarch64 wheel or sbsa toolkit on "
+            "Grace)"
+          : "build it on or for aarch64 (on the device, or cross-compiled against its JetPack / L4T or Grace image)"};
 }
 
 // What to do about a missing image: rebuild the user's code, or for NVIDIA's own libraries, get a
@@ -40,8 +44,8 @@ std::string image_fix(const std::string& path, const core::TargetSet& have, int 
   return rebuild_hint(have, cc);
 }
 
-void judge_gpu(const FileReport& f, const std::string& name, const core::GpuModel& model, const std::optional<KernelTable>& table,
-               const VerifyOptions& opt, FileVerdict& v, VerifyReport& rep) {
+void judge_gpu(const FileReport& f, const std::string& name, const core::GpuModel& model,
+               const std::optional<KernelTable>& table, const VerifyOptions& opt, FileVerdict& v, VerifyReport& rep) {
   auto c = core::coverage(v.targets, model.cc);
   GpuVerdict gv{name, model, c, std::nullopt};
   if (table) gv.kernels = kernel_coverage(*table, model.cc);
@@ -57,10 +61,11 @@ void judge_gpu(const FileReport& f, const std::string& name, const core::GpuMode
   if (c.verdict == core::Verdict::none) {
     std::string have;
     for (const auto& t : v.targets) have += (have.empty() ? "" : ", ") + t.name();
-    rep.problems.push_back({f.path, gpu, "no-kernel",
-                            fmt::format("no kernel image runs here (has {}){}", have,
-                                        table ? fmt::format("; none of its {} kernels can launch", table->kernels.size()) : ""),
-                            fix});
+    rep.problems.push_back(
+        {f.path, gpu, "no-kernel",
+         fmt::format("no kernel image runs here (has {}){}", have,
+                     table ? fmt::format("; none of its {} kernels can launch", table->kernels.size()) : ""),
+         fix});
     return;
   }
   if (!gv.kernels || gv.kernels->missing.empty()) return;
@@ -70,11 +75,14 @@ void judge_gpu(const FileReport& f, const std::string& name, const core::GpuMode
   for (std::size_t k = 0; k < shown; ++k) names.push_back(demangle(kc.missing[k]));
   rep.problems.push_back(
       {f.path, gpu, "kernel-missing",
-       fmt::format("{} of {} kernels have no image that runs here{} (the file's {} serves the others): {}{}",
-                   kc.missing.size(), kc.total,
-                   c.verdict == core::Verdict::ptx_jit ? ", where only PTX can run" : " though built for every other architecture family of the file",
-                   c.via ? c.via->name() : std::string("image"), fmt::format("{}", fmt::join(names, "; ")),
-                   shown < kc.missing.size() ? fmt::format("; ... ({} more, --all names every one)", kc.missing.size() - shown) : ""),
+       fmt::format(
+           "{} of {} kernels have no image that runs here{} (the file's {} serves the others): {}{}", kc.missing.size(),
+           kc.total,
+           c.verdict == core::Verdict::ptx_jit ? ", where only PTX can run"
+                                               : " though built for every other architecture family of the file",
+           c.via ? c.via->name() : std::string("image"), fmt::format("{}", fmt::join(names, "; ")),
+           shown < kc.missing.size() ? fmt::format("; ... ({} more, --all names every one)", kc.missing.size() - shown)
+                                     : ""),
        fix});
 }
 
@@ -115,15 +123,67 @@ std::string torch_lib_for_extension(const std::string& path, const io::Filesyste
   const std::string name = path.substr(path.find_last_of('/') + 1);
   const bool module = name.find(".cpython-") != std::string::npos || name.find(".abi3.so") != std::string::npos;
   if (!module) return "";
-  for (std::string dir = path.substr(0, path.find_last_of('/')); dir.size() > 1; dir = dir.substr(0, dir.find_last_of('/'))) {
+  for (std::string dir = path.substr(0, path.find_last_of('/')); dir.size() > 1;
+       dir = dir.substr(0, dir.find_last_of('/'))) {
     const std::string base = dir.substr(dir.find_last_of('/') + 1);
-    if ((base == "site-packages" || base == "dist-packages") && fs.is_directory(dir + "/torch/lib")) return dir + "/torch/lib";
+    if ((base == "site-packages" || base == "dist-packages") && fs.is_directory(dir + "/torch/lib"))
+      return dir + "/torch/lib";
   }
   return "";
 }
 
-VerifyReport verify_files(const std::vector<std::string>& paths, const std::vector<std::pair<std::string, core::GpuModel>>& gpus,
-                          const VerifyOptions& opt, const io::Seams& s) {
+namespace {
+
+// What the loader will say about one file: missing libraries, symbol versions, the C++ ABI
+// against the libtorch it loads, and undefined symbols.
+void add_deps_problems(const std::string& path, const DepsReport& d, const std::string& torch_abi,
+                       const std::string& torch_path, const VerifyOptions& opt, VerifyReport& rep) {
+  if (d.error) rep.problems.push_back({path, "", "unreadable", *d.error, ""});
+  for (const auto& lib : d.libraries) {
+    if (lib.path || lib.via == "driver") continue;
+    rep.problems.push_back(
+        {path, "", "missing-library",
+         fmt::format("needs {} (through {}), which is not found{}", lib.name,
+                     lib.needed_by == d.path ? "itself" : lib.needed_by,
+                     opt.root.empty() ? "" : " in the image at " + opt.root),
+         fmt::format(
+             "install it where the loader looks, or add its folder to LD_LIBRARY_PATH or the RUNPATH (searched: {})",
+             lib.searched.empty() ? std::string("ld.so.cache and the default folders")
+                                  : fmt::format("{}", fmt::join(lib.searched, ", ")))});
+  }
+  for (const auto& p : d.version_problems)
+    rep.problems.push_back({path, "", "symbol-version",
+                            fmt::format("needs {} from {}, which {} does not define", p.version, p.library, p.provider),
+                            "build against an older toolchain/sysroot or ship a newer " + p.library});
+  if (!torch_abi.empty() && torch_abi != "none" && d.abi.cxx_abi != "both" && torch_abi != "both" &&
+      torch_abi != d.abi.cxx_abi) {
+    const int want = torch_abi == "cxx11" ? 1 : 0;
+    rep.problems.push_back(
+        {path, "", "abi-mismatch",
+         fmt::format("uses the {} C++ string ABI but {} uses {}", d.abi.cxx_abi, torch_path, torch_abi),
+         fmt::format("rebuild with -D_GLIBCXX_USE_CXX11_ABI={} (torch.compiled_with_cxx11_abi() is {})", want,
+                     want ? "True" : "False")});
+  }
+  // Undefined symbols: an import error for extensions; for other libraries only when asked.
+  const bool is_extension =
+      basename(path).find(".cpython-") != std::string::npos || basename(path).find(".abi3.so") != std::string::npos;
+  if ((opt.undefined || is_extension) && d.missing() == 0 && !d.undefined.empty()) {
+    const std::size_t shown = std::min<std::size_t>(d.undefined.size(), 5);
+    std::vector<std::string> names(d.undefined.begin(), d.undefined.begin() + static_cast<long>(shown));
+    rep.problems.push_back({path, "", "undefined-symbol",
+                            fmt::format("{} undefined symbol{} that no resolved library defines: {}{}",
+                                        d.undefined.size(), d.undefined.size() == 1 ? "" : "s", fmt::join(names, ", "),
+                                        d.undefined.size() > shown ? ", ..." : ""),
+                            "rebuild against the libraries it will load (same torch version), or add the missing "
+                            "library to its link line"});
+  }
+}
+
+}  // namespace
+
+VerifyReport verify_files(const std::vector<std::string>& paths,
+                          const std::vector<std::pair<std::string, core::GpuModel>>& gpus, const VerifyOptions& opt,
+                          const io::Seams& s) {
   VerifyReport rep;
   auto walk = walk_paths(paths, s.fs);
   for (const auto& m : walk.missing) rep.problems.push_back({m, "", "unreadable", "no such file or folder", ""});
@@ -139,8 +199,10 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
   {
     std::vector<std::string> keep;
     for (auto& f : walk.files) {
-      if (!named(f) && build_system_file(f)) rep.skipped.push_back(f);
-      else keep.push_back(std::move(f));
+      if (!named(f) && build_system_file(f))
+        rep.skipped.push_back(f);
+      else
+        keep.push_back(std::move(f));
     }
     walk.files = std::move(keep);
   }
@@ -201,45 +263,12 @@ VerifyReport verify_files(const std::vector<std::string>& paths, const std::vect
       rep.files.push_back(std::move(v));
     }
     if (!w.deps || !w.deps->is_elf) continue;
-    const auto& d = *w.deps;
-    if (d.error) rep.problems.push_back({f.path, "", "unreadable", *d.error, ""});
-    for (const auto& lib : d.libraries) {
-      if (lib.path || lib.via == "driver") continue;
-      rep.problems.push_back(
-          {f.path, "", "missing-library",
-           fmt::format("needs {} (through {}), which is not found{}", lib.name, lib.needed_by == d.path ? "itself" : lib.needed_by,
-                       opt.root.empty() ? "" : " in the image at " + opt.root),
-           fmt::format("install it where the loader looks, or add its folder to LD_LIBRARY_PATH or the RUNPATH (searched: {})",
-                       lib.searched.empty() ? std::string("ld.so.cache and the default folders") : fmt::format("{}", fmt::join(lib.searched, ", ")))});
-    }
-    for (const auto& p : d.version_problems)
-      rep.problems.push_back({f.path, "", "symbol-version",
-                              fmt::format("needs {} from {}, which {} does not define", p.version, p.library, p.provider),
-                              "build against an older toolchain/sysroot or ship a newer " + p.library});
-    if (!w.torch_abi.empty() && w.torch_abi != "none" && d.abi.cxx_abi != "both" && w.torch_abi != "both" &&
-        w.torch_abi != d.abi.cxx_abi) {
-      const int want = w.torch_abi == "cxx11" ? 1 : 0;
-      rep.problems.push_back({f.path, "", "abi-mismatch",
-                              fmt::format("uses the {} C++ string ABI but {} uses {}", d.abi.cxx_abi, w.torch_path, w.torch_abi),
-                              fmt::format("rebuild with -D_GLIBCXX_USE_CXX11_ABI={} (torch.compiled_with_cxx11_abi() is {})",
-                                          want, want ? "True" : "False")});
-    }
-    // Undefined symbols: an import error for extensions; for other libraries only when asked.
-    const bool is_extension = basename(f.path).find(".cpython-") != std::string::npos ||
-                              basename(f.path).find(".abi3.so") != std::string::npos;
-    if ((opt.undefined || is_extension) && d.missing() == 0 && !d.undefined.empty()) {
-      const std::size_t shown = std::min<std::size_t>(d.undefined.size(), 5);
-      std::vector<std::string> names(d.undefined.begin(), d.undefined.begin() + static_cast<long>(shown));
-      rep.problems.push_back({f.path, "", "undefined-symbol",
-                              fmt::format("{} undefined symbol{} that no resolved library defines: {}{}", d.undefined.size(),
-                                          d.undefined.size() == 1 ? "" : "s", fmt::join(names, ", "),
-                                          d.undefined.size() > shown ? ", ..." : ""),
-                              "rebuild against the libraries it will load (same torch version), or add the missing library to its link line"});
-    }
+    add_deps_problems(f.path, *w.deps, w.torch_abi, w.torch_path, opt, rep);
   }
   if (rep.files.empty())
     rep.problems.push_back({fmt::format("{}", fmt::join(paths, " ")), "", "no-cuda",
-                            "no file holds CUDA code, so nothing runs on any GPU", "check that the build produced its CUDA extension"});
+                            "no file holds CUDA code, so nothing runs on any GPU",
+                            "check that the build produced its CUDA extension"});
   return rep;
 }
 

@@ -13,14 +13,14 @@
 namespace kiln::binary {
 
 struct VerifyOptions {
-  std::string root;            // resolve libraries inside an unpacked image
-  bool undefined = false;      // undefined symbols for every library (always on for Python extensions)
-  bool deps = true;            // check dependencies at all
+  std::string root;        // resolve libraries inside an unpacked image
+  bool undefined = false;  // undefined symbols for every library (always on for Python extensions)
+  bool deps = true;        // check dependencies at all
   // Library folders already loaded when the files are (torch/lib for a torch extension). Python
   // extension modules under a site-packages that holds torch get its torch/lib automatically.
   std::vector<std::string> preloaded;
-  bool per_kernel = true;      // judge each kernel by name (reads every entry); off: the file's union
-  bool objects = false;        // inside folders, check object files (.o) too
+  bool per_kernel = true;        // judge each kernel by name (reads every entry); off: the file's union
+  bool objects = false;          // inside folders, check object files (.o) too
   std::size_t kernel_names = 5;  // missing kernels named per problem (0: all)
 };
 
@@ -34,19 +34,20 @@ std::string torch_lib_for_extension(const std::string& path, const io::Filesyste
 
 struct Problem {
   std::string file;
-  std::string gpu;   // "" when the problem is not about a GPU
-  std::string kind;  // "no-kernel", "kernel-missing", "missing-library", "abi-mismatch", "symbol-version", "undefined-symbol", "unreadable", "no-cuda", "wrong-cpu"
-  std::string why;   // one sentence
-  std::string fix;   // what to rebuild or install
+  std::string gpu;           // "" when the problem is not about a GPU
+  std::string kind;          // "no-kernel", "kernel-missing", "missing-library", "abi-mismatch", "symbol-version",
+                             // "undefined-symbol", "unreadable", "no-cuda", "wrong-cpu"
+  std::string why;           // one sentence
+  std::string fix;           // what to rebuild or install
   std::string line() const;  // "FILE: GPU: WHY; FIX"
 };
 
 struct GpuVerdict {
   std::string gpu;  // as named
   core::GpuModel model;
-  core::Coverage coverage;  // by the union of the file's targets: which image the driver would pick
+  core::Coverage coverage;                // by the union of the file's targets: which image the driver would pick
   std::optional<KernelCoverage> kernels;  // per kernel (VerifyOptions::per_kernel)
-  bool no_kernels = false;  // every entry read and none holds a kernel: nothing is ever launched
+  bool no_kernels = false;                // every entry read and none holds a kernel: nothing is ever launched
 };
 
 struct FileVerdict {
@@ -62,12 +63,13 @@ struct VerifyReport {
   std::vector<Problem> problems;
   std::size_t files_checked = 0;
   std::vector<std::string> skipped;  // build-system files and objects inside folders
-  std::vector<std::string> notes;  // FIFOs, sockets and devices skipped inside folders
+  std::vector<std::string> notes;    // FIFOs, sockets and devices skipped inside folders
   bool ok() const { return problems.empty(); }
 };
 
-VerifyReport verify_files(const std::vector<std::string>& paths, const std::vector<std::pair<std::string, core::GpuModel>>& gpus,
-                          const VerifyOptions& opt, const io::Seams& s);
+VerifyReport verify_files(const std::vector<std::string>& paths,
+                          const std::vector<std::pair<std::string, core::GpuModel>>& gpus, const VerifyOptions& opt,
+                          const io::Seams& s);
 
 // TORCH_CUDA_ARCH_LIST that keeps the file's SASS architectures torch can spell and adds the GPU's
 // (kiln's CMake form when torch cannot spell the GPU's), and the whole advice line.

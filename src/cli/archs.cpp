@@ -19,25 +19,30 @@ namespace {
 using json = nlohmann::ordered_json;
 
 class ArchsCommand final : public Command {
- public:
+public:
   const char* name() const override { return "archs"; }
   const char* summary() const override {
-    return "Parse, convert and check CUDA architecture lists: kiln archs SPEC (TORCH_CUDA_ARCH_LIST, CMake or nvcc spelling)";
+    return "Parse, convert and check CUDA architecture lists: kiln archs SPEC (TORCH_CUDA_ARCH_LIST, CMake or nvcc "
+           "spelling)";
   }
   bool wants_raw_tail() const override { return true; }
   void setup(CLI::App& app) override {
     // SPEC is taken from the unparsed arguments, in order, so nvcc flags such as `-gencode X` and
     // `-arch=sm_90` pass through as they are written.
     app.allow_extras();
-    app.footer("SPEC: the architecture list, in any spelling: TORCH_CUDA_ARCH_LIST (8.0;9.0+PTX), CMake (80-real;90)\n"
-               "or nvcc flags (-gencode arch=compute_90,code=sm_90); after `--` when it starts with '-'. Without SPEC:\n"
-               "$TORCH_CUDA_ARCH_LIST, else $CUDAARCHS.");
+    app.footer(
+        "SPEC: the architecture list, in any spelling: TORCH_CUDA_ARCH_LIST (8.0;9.0+PTX), CMake (80-real;90)\n"
+        "or nvcc flags (-gencode arch=compute_90,code=sm_90); after `--` when it starts with '-'. Without SPEC:\n"
+        "$TORCH_CUDA_ARCH_LIST, else $CUDAARCHS.");
     app.positionals_at_end(false);
     app.add_option("--from", from_, "Spelling of SPEC: torch, cmake, nvcc or auto")->default_val("auto");
     app.add_option("--to", to_, "Print the set in one spelling on one line: torch, cmake or nvcc");
-    app.add_option("--gpu", gpus_, "Say how the set runs on this GPU (name or compute capability); repeatable, or a comma list")->delimiter(',');
+    app.add_option("--gpu", gpus_,
+                   "Say how the set runs on this GPU (name or compute capability); repeatable, or a comma list")
+        ->delimiter(',');
     app.add_flag("--check", check_, "Fail if the local nvcc cannot build a target");
-    app.add_option("--torch", torch_version_, "Judge TORCH_CUDA_ARCH_LIST by this torch release's grammar (default: the newest kiln knows)");
+    app.add_option("--torch", torch_version_,
+                   "Judge TORCH_CUDA_ARCH_LIST by this torch release's grammar (default: the newest kiln knows)");
     app.add_flag("--json", json_, "Print JSON");
     app_ = &app;
   }
@@ -90,8 +95,7 @@ class ArchsCommand final : public Command {
                                  {"model", models[i].name},
                                  {"cc", core::cc_string(models[i].cc)},
                                  {"verdict", core::to_string(c.verdict)},
-                                 {"via", c.via ? json(c.via->name())
-                                               : json(nullptr)},
+                                 {"via", c.via ? json(c.via->name()) : json(nullptr)},
                                  {"why", c.why}});
       }
     }
@@ -104,8 +108,7 @@ class ArchsCommand final : public Command {
         if (nvcc->can_build(t.arch)) continue;
         const auto& cat = core::ArchCatalog::get();
         std::string range = cat.support_range(t.arch);
-        check_lines.push_back(fmt::format("{} ({}) is not supported by nvcc {} at {}; it is built by {}",
-                                          t.name(),
+        check_lines.push_back(fmt::format("{} ({}) is not supported by nvcc {} at {}; it is built by {}", t.name(),
                                           core::to_string(t.kind), nvcc->version_text, nvcc->path, range));
         unsupported.push_back({{"arch", t.arch.sm()}, {"kind", core::to_string(t.kind)}, {"supported_by", range}});
       }
@@ -135,14 +138,15 @@ class ArchsCommand final : public Command {
     return rc;
   }
 
- private:
+private:
   void print_human(io::Seams& s, const core::TargetSet& set, const json& j) {
     s.out << fmt::format("{} target{}:\n", set.size(), set.size() == 1 ? "" : "s");
     for (const auto& t : set)
       s.out << fmt::format("  {:<12} {}\n", t.name(),
                            t.kind == core::CodeKind::sass ? "SASS" : "PTX (JIT for newer GPUs)");
     for (const auto& [k, v] : j["spellings"].items())
-      s.out << fmt::format("{:<6} {}\n", k, v.is_null() ? std::string("(cannot be spelled here; see --to)") : v.get<std::string>());
+      s.out << fmt::format("{:<6} {}\n", k,
+                           v.is_null() ? std::string("(cannot be spelled here; see --to)") : v.get<std::string>());
     if (j.contains("coverage"))
       for (const auto& c : j["coverage"])
         s.out << fmt::format("{:<22} cc {:<5} {:<11} {}\n", c["model"].get<std::string>(), c["cc"].get<std::string>(),

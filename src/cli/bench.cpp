@@ -27,13 +27,15 @@ namespace kiln::cli {
 namespace {
 
 class BenchCommand final : public Command {
- public:
+public:
   const char* name() const override { return "bench"; }
   const char* summary() const override {
     return "Build a project under several configurations and compare time, memory, size, cache and cost";
   }
   void setup(CLI::App& app) override {
-    app.add_option("dir", dir_, "Project directory (default: the current folder when it is a project; the bundled example from the kiln repository)");
+    app.add_option("dir", dir_,
+                   "Project directory (default: the current folder when it is a project; the bundled example from the "
+                   "kiln repository)");
     app.add_option("--matrix", matrix_,
                    "KEY=V1,V2: archs (join entries with +: 80-real+90-real), cache (cold, warm, off), "
                    "generator (Ninja, Make), jobs, build (kiln, default: the project's own build without kiln); "
@@ -59,15 +61,19 @@ class BenchCommand final : public Command {
     const std::string project = resolve_project_dir(dir_, s).dir;
     const auto kind = read::detect_project_kind(s.fs, project);
     if (kind == read::ProjectKind::pytorch)
-      throw UsageError(fmt::format("{} is a PyTorch checkout; kiln bench compares CMake projects and torch extensions", project));
+      throw UsageError(
+          fmt::format("{} is a PyTorch checkout; kiln bench compares CMake projects and torch extensions", project));
     // An extension builds inside its own tree, so each run builds a copy, and the copies live beside it.
     const bool copy = kind == read::ProjectKind::extension;
-    std::string bench_dir = !bench_dir_.empty() ? bench_dir_ : copy ? project + "-kiln-bench" : project + "/build-kiln-bench";
+    std::string bench_dir = !bench_dir_.empty() ? bench_dir_
+                            : copy              ? project + "-kiln-bench"
+                                                : project + "/build-kiln-bench";
     while (bench_dir.size() > 1 && bench_dir.back() == '/') bench_dir.pop_back();
     if (copy && (bench_dir + "/").rfind(project + "/", 0) == 0)
-      throw UsageError(fmt::format("--bench-dir {} is inside the extension {}, which each run copies; choose a folder "
-                                   "outside it",
-                                   bench_dir, project));
+      throw UsageError(
+          fmt::format("--bench-dir {} is inside the extension {}, which each run copies; choose a folder "
+                      "outside it",
+                      bench_dir, project));
     auto cmake = io::which(s, "cmake");
     if (!cmake) throw Failure("cmake not found on PATH; install it (apt-get install cmake)");
     const auto machine = probe::probe_machine(s.fs, probe::online_cpus());
@@ -151,12 +157,13 @@ class BenchCommand final : public Command {
     report::compare_with_default(rows);
     bool all_ok = true;
     for (const auto& r : rows) all_ok = all_ok && r.ok_runs == static_cast<int>(r.runs.size());
-    nlohmann::ordered_json j = {{"project", project},
-                                  {"bench_dir", bench_dir},
-                                  {"repeat", repeat_},
-                                  {"cores", machine.usable_cores()},
-                                  {"cost_per_hour", cost_per_hour_ >= 0 ? nlohmann::ordered_json(cost_per_hour_) : nullptr},
-                                  {"configs", report::bench_json(rows)}};
+    nlohmann::ordered_json j = {
+        {"project", project},
+        {"bench_dir", bench_dir},
+        {"repeat", repeat_},
+        {"cores", machine.usable_cores()},
+        {"cost_per_hour", cost_per_hour_ >= 0 ? nlohmann::ordered_json(cost_per_hour_) : nullptr},
+        {"configs", report::bench_json(rows)}};
     if (!json_file_.empty() && !s.fs.write(json_file_, json_text("bench", j)))
       throw Failure(fmt::format("cannot write {}", json_file_));
     if (json_) {
@@ -175,11 +182,14 @@ class BenchCommand final : public Command {
     return settled.clean ? 128 + sig : static_cast<int>(kFindings);
   }
 
- private:
-  std::optional<double> cost() const { return cost_per_hour_ >= 0 ? std::optional<double>(cost_per_hour_) : std::nullopt; }
+private:
+  std::optional<double> cost() const {
+    return cost_per_hour_ >= 0 ? std::optional<double>(cost_per_hour_) : std::nullopt;
+  }
   // One run's outcome, as the progress line under its header.
   static std::string run_line(const report::RunResult& r) {
-    return r.ok ? fmt::format("kiln bench:   {:.1f}s (configure {:.1f}s, build {:.1f}s)\n", r.total_s(), r.configure_s, r.build_s)
+    return r.ok ? fmt::format("kiln bench:   {:.1f}s (configure {:.1f}s, build {:.1f}s)\n", r.total_s(), r.configure_s,
+                              r.build_s)
                 : fmt::format("kiln bench:   failed: {}\n", r.error);
   }
   // One build in `run_dir`; an extension (`copy_from` set) is first copied to run_dir/src, without
@@ -214,7 +224,8 @@ class BenchCommand final : public Command {
     std::string ninja_dir = plan->build_dir;
     if (plan->kind == read::ProjectKind::extension)
       for (const auto& d : s.fs.list(plan->project_dir + "/build"))
-        if (s.fs.exists(plan->project_dir + "/build/" + d + "/.ninja_log")) ninja_dir = plan->project_dir + "/build/" + d;
+        if (s.fs.exists(plan->project_dir + "/build/" + d + "/.ninja_log"))
+          ninja_dir = plan->project_dir + "/build/" + d;
     if (o.ok && plan->generator == "Ninja" && s.fs.exists(ninja_dir + "/.ninja_log"))
       if (auto in = report::load_build(ninja_dir, s, machine.usable_cores())) {
         auto p = report::compute_profile(*in);
@@ -264,7 +275,8 @@ class BenchCommand final : public Command {
         if (s.fs.exists(artifacts_dir + "/" + d + "/.ninja_log")) ninja_dir = artifacts_dir + "/" + d;
     } else {
       const std::string b = run_dir + "/build";
-      r.ok = step({cmake, "-S", project, "-B", b}, project, r.configure_s) && step({cmake, "--build", b}, project, r.build_s);
+      r.ok = step({cmake, "-S", project, "-B", b}, project, r.configure_s) &&
+             step({cmake, "--build", b}, project, r.build_s);
       artifacts_dir = b;
       if (s.fs.exists(b + "/.ninja_log")) ninja_dir = b;
     }

@@ -41,13 +41,15 @@ constexpr std::chrono::seconds kStopGrace{5}, kAfterKill{5};
 std::string seconds(std::chrono::milliseconds ms) { return fmt::format("{:.1f}s", ms.count() / 1000.0); }
 
 class BuildCommand final : public Command {
- public:
+public:
   const char* name() const override { return "build"; }
   const char* summary() const override {
     return "Plan, build and verify a CMake CUDA project (default: the bundled example)";
   }
   void setup(CLI::App& app) override {
-    app.add_option("dir", dir_, "Project directory: CMake project, PyTorch checkout or torch extension (default: the current folder when it is a project; the bundled example from the kiln repository or with --example)");
+    app.add_option("dir", dir_,
+                   "Project directory: CMake project, PyTorch checkout or torch extension (default: the current folder "
+                   "when it is a project; the bundled example from the kiln repository or with --example)");
     add_plan_options(app, req_);
     add_build_options(app, req_);
     app.add_flag("--json", json_, "Print the plan and the outcome as JSON");
@@ -67,8 +69,9 @@ class BuildCommand final : public Command {
     std::optional<BuildProgress> progress;
     drive::ProgressSink sink;
     if (!json_) {
-      progress.emplace(s, [&s] { return io::terminal_for(STDERR_FILENO, s.env); },
-                       drive::EtaModel(std::move(learned), plan.jobs.jobs));
+      progress.emplace(
+          s, [&s] { return io::terminal_for(STDERR_FILENO, s.env); },
+          drive::EtaModel(std::move(learned), plan.jobs.jobs));
       sink = progress->sink();
     }
     // SIGINT, SIGTERM and SIGHUP stop the whole build tree (Ninja and every compile under it),
@@ -93,8 +96,8 @@ class BuildCommand final : public Command {
           j["outcome"]["ok"] = false;
           j["outcome"]["failed_step"] = "verify";
           j["outcome"]["exit_code"] = kFindings;
-          j["outcome"]["diagnosis"] = {{"id", "kiln.verify-failed"}, {"cause", v.problems.front().why},
-                                       {"fix", v.problems.front().fix}};
+          j["outcome"]["diagnosis"] = {
+              {"id", "kiln.verify-failed"}, {"cause", v.problems.front().why}, {"fix", v.problems.front().fix}};
         }
         if (auto why = no_cuda_failure(s, plan, v)) {
           ok = false;
@@ -121,7 +124,7 @@ class BuildCommand final : public Command {
     return verified.ok() ? kOk : kFindings;
   }
 
- private:
+private:
   // Waits for the tree to stop, records it in the build log, and exits 128 + signal only when
   // nothing of the build still runs.
   static int stopped(io::Seams& s, const plan::Plan& plan, const io::BuildInterrupts& interrupts, int sig, bool json) {
@@ -140,7 +143,8 @@ class BuildCommand final : public Command {
                   {"outcome",
                    {{"ok", false},
                     {"failed_step", "interrupted"},
-                    {"interrupted", {{"signal", name}, {"clean", settled.clean}, {"left", settled.left}, {"killed", settled.killed}}},
+                    {"interrupted",
+                     {{"signal", name}, {"clean", settled.clean}, {"left", settled.left}, {"killed", settled.killed}}},
                     {"exit_code", settled.clean ? 128 + sig : 1},
                     {"log", plan.log_path()}}}});
     if (!settled.clean) {
@@ -164,32 +168,34 @@ class BuildCommand final : public Command {
   static json outcome_json(const plan::Plan& p, const drive::BuildOutcome& o) {
     json artifacts = json::array();
     for (const auto& a : o.artifacts) artifacts.push_back(a);
-    return {{"plan", plan::plan_to_json(p)},
-            {"outcome",
-             {{"ok", o.ok},
-              {"failed_step", o.ok ? json(nullptr) : json(o.failed_step)},
-              {"exit_code", o.exit_code},
-              {"configure_s", o.configure_time.count() / 1000.0},
-              {"build_s", o.build_time.count() / 1000.0},
-              {"install_s", p.kind == read::ProjectKind::extension ? json(o.install_time.count() / 1000.0) : json(nullptr)},
-              {"wheel", o.wheel.empty() ? json(nullptr) : json(o.wheel)},
-              {"wheel_cache", o.wheel_cache.key.empty() ? json(nullptr)
-                                                        : json{{"key", o.wheel_cache.key},
-                                                               {"dir", o.wheel_cache.root.empty() ? json(nullptr) : json(o.wheel_cache.root)},
-                                                               {"hit", o.wheel_cache.hit},
-                                                               {"stored", o.wheel_cache.stored}}},
-              {"steps", o.steps_run},
-              {"up_to_date", o.ok && o.steps_run == 0 && p.kind == read::ProjectKind::cmake},
-              {"configure_skipped", o.configure_skipped},
-              {"peak_rss_bytes", o.peak_rss_kib * 1024},
-              {"cache", o.has_cache_stats ? json{{"hits", o.cache.hits},
-                                                 {"misses", o.cache.misses},
-                                                 {"remote_hits", o.cache.remote_hits},
-                                                 {"hit_rate", o.cache.hit_rate()}}
-                                          : json(nullptr)},
-              {"artifacts", artifacts},
-              {"log", p.log_path()},
-              {"diagnosis", diagnosis_json(p, o)}}}};
+    return {
+        {"plan", plan::plan_to_json(p)},
+        {"outcome",
+         {{"ok", o.ok},
+          {"failed_step", o.ok ? json(nullptr) : json(o.failed_step)},
+          {"exit_code", o.exit_code},
+          {"configure_s", o.configure_time.count() / 1000.0},
+          {"build_s", o.build_time.count() / 1000.0},
+          {"install_s", p.kind == read::ProjectKind::extension ? json(o.install_time.count() / 1000.0) : json(nullptr)},
+          {"wheel", o.wheel.empty() ? json(nullptr) : json(o.wheel)},
+          {"wheel_cache", o.wheel_cache.key.empty()
+                              ? json(nullptr)
+                              : json{{"key", o.wheel_cache.key},
+                                     {"dir", o.wheel_cache.root.empty() ? json(nullptr) : json(o.wheel_cache.root)},
+                                     {"hit", o.wheel_cache.hit},
+                                     {"stored", o.wheel_cache.stored}}},
+          {"steps", o.steps_run},
+          {"up_to_date", o.ok && o.steps_run == 0 && p.kind == read::ProjectKind::cmake},
+          {"configure_skipped", o.configure_skipped},
+          {"peak_rss_bytes", o.peak_rss_kib * 1024},
+          {"cache", o.has_cache_stats ? json{{"hits", o.cache.hits},
+                                             {"misses", o.cache.misses},
+                                             {"remote_hits", o.cache.remote_hits},
+                                             {"hit_rate", o.cache.hit_rate()}}
+                                      : json(nullptr)},
+          {"artifacts", artifacts},
+          {"log", p.log_path()},
+          {"diagnosis", diagnosis_json(p, o)}}}};
   }
 
   // What the diagnosis needs to word its fix in this plan's terms.
@@ -202,7 +208,8 @@ class BuildCommand final : public Command {
     c.arch_list = core::format_torch(p.targets).value_or(core::format_cmake(p.targets));
     c.cuda_version = p.nvcc_version.substr(0, p.nvcc_version.rfind('.'));
     for (const auto& k : p.knobs.knobs)
-      if (k.role == "force-build" && !k.on_value.empty() && c.force_build.empty()) c.force_build = k.name + "=" + k.on_value;
+      if (k.role == "force-build" && !k.on_value.empty() && c.force_build.empty())
+        c.force_build = k.name + "=" + k.on_value;
     return c;
   }
 
@@ -223,9 +230,10 @@ class BuildCommand final : public Command {
   }
 
   static void print_failure(io::Seams& s, const plan::Plan& p, const drive::BuildOutcome& o) {
-    s.err << fmt::format("kiln build: {} failed ({}). Full log: {}\n\n", o.failed_step,
-                         o.term_signal ? fmt::format("killed by signal {}", o.term_signal) : fmt::format("exit {}", o.exit_code),
-                         p.log_path());
+    s.err << fmt::format(
+        "kiln build: {} failed ({}). Full log: {}\n\n", o.failed_step,
+        o.term_signal ? fmt::format("killed by signal {}", o.term_signal) : fmt::format("exit {}", o.exit_code),
+        p.log_path());
     // The root cause, with the lines that prove it and the fix in the plan's terms.
     const auto d = diagnose_log(p);
     diagnose::render_text(s.err, d, p.log_path(), {});
@@ -241,14 +249,16 @@ class BuildCommand final : public Command {
     binary::VerifyOptions opt;
     // Modules in the build tree are imported after torch: its lib folder is already loaded. The
     // plan found the package without importing torch (an import costs seconds of every build).
-    if (p.kind != read::ProjectKind::cmake && !p.torch_package.empty()) opt.preloaded.push_back(p.torch_package + "/lib");
+    if (p.kind != read::ProjectKind::cmake && !p.torch_package.empty())
+      opt.preloaded.push_back(p.torch_package + "/lib");
     auto report = binary::verify_files(o.artifacts, gpus, opt, s);
     // The project's own CUDA_ARCHITECTURES beat the plan's list: that line is what to change.
     for (auto& pr : report.problems)
       if (pr.kind == "no-kernel" && !p.knobs.cmake_archs.empty())
-        pr.fix = fmt::format("the project sets its own architectures ({}), which override the planned {}: change them "
-                             "to {} or remove them",
-                             p.knobs.cmake_archs, core::format_cmake(p.targets), core::format_cmake(p.targets));
+        pr.fix = fmt::format(
+            "the project sets its own architectures ({}), which override the planned {}: change them "
+            "to {} or remove them",
+            p.knobs.cmake_archs, core::format_cmake(p.targets), core::format_cmake(p.targets));
     // A project may build no CUDA code at all (a C++ library, the cpu profile): not a failure of
     // the build, so it is said as a note in the summary instead.
     std::erase_if(report.problems, [](const binary::Problem& pr) { return pr.kind == "no-cuda"; });
@@ -261,19 +271,19 @@ class BuildCommand final : public Command {
   static std::optional<std::string> no_cuda_failure(io::Seams& s, const plan::Plan& p, const binary::VerifyReport& v) {
     if (!p.cuda() || !v.files.empty() || p.knobs.cuda_evidence.empty()) return std::nullopt;
     std::string gate = read::cuda_gate_reason(p.knobs, s.env);
-    return fmt::format("{} has CUDA code ({}) but the build compiled none for {}: {}", p.project_dir, p.knobs.cuda_evidence,
-                       core::format_cmake(p.targets),
-                       gate.empty() ? "kiln found no switch in setup.py or CMakeLists.txt that gates it; read the log for "
-                                      "what the build skipped"
-                                    : gate);
+    return fmt::format("{} has CUDA code ({}) but the build compiled none for {}: {}", p.project_dir,
+                       p.knobs.cuda_evidence, core::format_cmake(p.targets),
+                       gate.empty()
+                           ? "kiln found no switch in setup.py or CMakeLists.txt that gates it; read the log for "
+                             "what the build skipped"
+                           : gate);
   }
 
   static json verify_json(const binary::VerifyReport& v) {
     json files = json::array();
     for (const auto& f : v.files) {
       json gpus = json::array();
-      for (const auto& g : f.gpus)
-        gpus.push_back({{"gpu", g.gpu}, {"verdict", core::to_string(g.coverage.verdict)}});
+      for (const auto& g : f.gpus) gpus.push_back({{"gpu", g.gpu}, {"verdict", core::to_string(g.coverage.verdict)}});
       files.push_back({{"file", f.file}, {"archs", core::format_cmake(f.targets)}, {"gpus", gpus}});
     }
     json problems = json::array();
@@ -286,9 +296,10 @@ class BuildCommand final : public Command {
     // Built but not runnable where planned is a failed build: the first word says so.
     if (!v.ok()) s.out << "FAILED: the build finished but its files do not pass verification (below)\n";
     if (p.kind == read::ProjectKind::extension && o.wheel_cache.hit)
-      s.out << fmt::format("installed {} in {}: its wheel was built before from the same inputs (kiln's wheel cache, "
-                           "key {}); nothing compiled, --no-wheel-cache builds it\n",
-                           p.project_dir, seconds(o.build_time), o.wheel_cache.key.substr(0, 12));
+      s.out << fmt::format(
+          "installed {} in {}: its wheel was built before from the same inputs (kiln's wheel cache, "
+          "key {}); nothing compiled, --no-wheel-cache builds it\n",
+          p.project_dir, seconds(o.build_time), o.wheel_cache.key.substr(0, 12));
     else if (p.kind == read::ProjectKind::extension)  // the backend runs and pip installs
       s.out << fmt::format("built {} in {} (wheel {}, pip install {}), {} compile step{}\n", p.project_dir,
                            seconds(o.build_time), seconds(o.build_time - o.install_time), seconds(o.install_time),
@@ -299,8 +310,8 @@ class BuildCommand final : public Command {
     else
       s.out << fmt::format("built {} in {} (configure {}, build {}), {} step{}\n", p.project_dir,
                            seconds(o.configure_time + o.build_time),
-                           o.configure_skipped ? std::string("skipped") : seconds(o.configure_time), seconds(o.build_time),
-                           o.steps_run, o.steps_run == 1 ? "" : "s");
+                           o.configure_skipped ? std::string("skipped") : seconds(o.configure_time),
+                           seconds(o.build_time), o.steps_run, o.steps_run == 1 ? "" : "s");
     s.out << fmt::format("targets   {}\n", core::format_cmake(p.targets));
     if (!o.wheel.empty()) s.out << "wheel     " << o.wheel << "  (installed)\n";
     s.out << fmt::format("peak RSS  {} MiB (largest single process)\n", o.peak_rss_kib / 1024);
@@ -320,7 +331,8 @@ class BuildCommand final : public Command {
       s.out << "note: no built file holds CUDA code (kiln sees no CUDA source in the project), so nothing was checked "
                "against the GPUs\n";
     else if (v.ok())
-      s.out << fmt::format("verified  {} file{}: {}every library resolves\n", v.files_checked, v.files_checked == 1 ? "" : "s",
+      s.out << fmt::format("verified  {} file{}: {}every library resolves\n", v.files_checked,
+                           v.files_checked == 1 ? "" : "s",
                            p.gpus.empty() ? "" : "every planned GPU has a kernel image, ");
     for (const auto& pr : v.problems) s.out << "verify: " << pr.line() << "\n";
     s.out << "log       " << p.log_path() << "\n";

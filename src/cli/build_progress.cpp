@@ -32,7 +32,8 @@ std::string BuildProgress::current_line(std::chrono::steady_clock::time_point no
   const auto elapsed = duration_cast<seconds>(now - step_start_);
   if (configuring_) return configure_line(elapsed, last_output_, width);
   if (!last_status_) return starting_line(elapsed, width);
-  return drive::progress_line(*last_status_, eta_after(last_eta_, duration_cast<seconds>(now - status_at_)), width, elapsed);
+  return drive::progress_line(*last_status_, eta_after(last_eta_, duration_cast<seconds>(now - status_at_)), width,
+                              elapsed);
 }
 
 BuildProgress::BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, drive::EtaModel eta)

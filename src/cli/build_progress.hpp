@@ -29,7 +29,7 @@ std::optional<std::chrono::seconds> eta_after(std::optional<std::chrono::seconds
 size_t line_width(const io::Terminal& t);
 
 class BuildProgress {
- public:
+public:
   // `terminal` is asked at each redraw (the window may be resized).
   BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, drive::EtaModel eta);
   ~BuildProgress();
@@ -39,7 +39,7 @@ class BuildProgress {
   drive::ProgressSink sink();
   void finish();  // stops the ticker and clears the line
 
- private:
+private:
   void draw(const std::string& line, bool force_plain);
   void tick_loop();
 

@@ -43,8 +43,10 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
   add_cache(plan, s, probe);
   for (const auto& tool : {plan.nvcc, plan.ccache, plan.real_cxx})
     if (!tool.empty()) probe.tools.push_back(tool);
-  if (auto cxx = s.env.get("CXX"); cxx && !cxx->empty()) probe.tools.push_back(io::which(s, *cxx).value_or(*cxx));
-  else if (auto found = io::which(s, "c++")) probe.tools.push_back(*found);
+  if (auto cxx = s.env.get("CXX"); cxx && !cxx->empty())
+    probe.tools.push_back(io::which(s, *cxx).value_or(*cxx));
+  else if (auto found = io::which(s, "c++"))
+    probe.tools.push_back(*found);
   if (auto ok = probe::check_nodes(b.allocation, probe, s, b.tools); !ok) throw Failure("--slurm: " + ok.error());
 
   const auto& a = b.allocation;
@@ -53,9 +55,10 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
   b.exec_log_offset = s.fs.size(b.exec_log).value_or(0);
   if (!plan.jobs_forced) {
     plan.jobs.jobs = a.total_cpus();
-    plan.jobs.arithmetic = fmt::format("Slurm job {}: {} node(s), {} CPUs in all (SLURM_JOB_CPUS_PER_NODE); each compile "
-                                       "is a job step asking for its learned peak memory",
-                                       a.job_id, a.nodes.size(), a.total_cpus());
+    plan.jobs.arithmetic = fmt::format(
+        "Slurm job {}: {} node(s), {} CPUs in all (SLURM_JOB_CPUS_PER_NODE); each compile "
+        "is a job step asking for its learned peak memory",
+        a.job_id, a.nodes.size(), a.total_cpus());
   }
   plan.cores = a.total_cpus();
   if (a.node_mem_kib) plan.mem_budget_kib = a.node_mem_kib * a.nodes.size();
@@ -74,16 +77,20 @@ std::string finish_slurm(const SlurmBuild& b, io::Seams& s) {
   std::map<std::string, int> per_node;
   for (const auto& r : launch::parse_exec_log(text.substr(std::min<size_t>(b.exec_log_offset, text.size()))).records) {
     const std::string node = r.node.empty() ? "this machine" : r.node;
-    lines += fmt::format("kiln: --slurm: {} {} {}{}\n", r.output, r.exit ? fmt::format("failed (exit {}) on", r.exit) : "ran on",
-                         node, r.attempts > 1 ? fmt::format(" ({} attempts)", r.attempts) : "");
+    lines += fmt::format("kiln: --slurm: {} {} {}{}\n", r.output,
+                         r.exit ? fmt::format("failed (exit {}) on", r.exit) : "ran on", node,
+                         r.attempts > 1 ? fmt::format(" ({} attempts)", r.attempts) : "");
     ++per_node[r.exit ? "failed" : node];
   }
   std::string counts;
   for (const auto& [node, n] : per_node) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", node, n);
   lines += fmt::format("kiln: --slurm: units per node: {}\n", counts.empty() ? "none ran" : counts);
   auto r = probe::cancel_steps(b.allocation.job_id, b.tag, s, b.tools);
-  if (!r) lines += "kiln: --slurm: " + r.error() + "\n";
-  else if (*r > 0) lines += fmt::format("kiln: --slurm: cancelled {} step(s) of this build still in Slurm (scancel); none is left\n", *r);
+  if (!r)
+    lines += "kiln: --slurm: " + r.error() + "\n";
+  else if (*r > 0)
+    lines +=
+        fmt::format("kiln: --slurm: cancelled {} step(s) of this build still in Slurm (scancel); none is left\n", *r);
   return lines;
 }
 

@@ -15,7 +15,7 @@ namespace {
 using json = nlohmann::ordered_json;
 
 class CacheCommand final : public Command {
- public:
+public:
   const char* name() const override { return "cache"; }
   const char* summary() const override { return "Show, clear and configure the compile cache"; }
   void setup(CLI::App& app) override {
@@ -36,7 +36,8 @@ class CacheCommand final : public Command {
     if (!cc) throw Failure(cc.error());
     if (action_ == "config") {
       if (remote_.empty() && max_size_.empty() && remote_only_.empty())
-        throw UsageError("kiln cache config: nothing to set; give --remote URL, --max-size SIZE or --remote-only true|false");
+        throw UsageError(
+            "kiln cache config: nothing to set; give --remote URL, --max-size SIZE or --remote-only true|false");
       if (!remote_.empty())
         if (auto ok = launch::check_remote_url(remote_); !ok) throw UsageError(ok.error());
       if (!max_size_.empty())
@@ -58,12 +59,13 @@ class CacheCommand final : public Command {
       return kOk;
     }
     if (action_ == "clear") s.out << "cleared the cache and zeroed its statistics\n";
-    if (action_ == "config") s.out << "configured; kiln build" << (dir_.empty() ? "" : " --cache-dir " + dir_) << " uses it\n";
+    if (action_ == "config")
+      s.out << "configured; kiln build" << (dir_.empty() ? "" : " --cache-dir " + dir_) << " uses it\n";
     print(s, *st);
     return kOk;
   }
 
- private:
+private:
   static std::string origin(const launch::CcacheStatus& st, const std::string& key) {
     auto it = st.config.find(key);
     return it == st.config.end() ? "unknown" : it->second.origin;

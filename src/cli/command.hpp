@@ -26,7 +26,7 @@ struct Failure : std::runtime_error {
 };
 
 class Command {
- public:
+public:
   virtual ~Command() = default;
   virtual const char* name() const = 0;
   virtual const char* summary() const = 0;

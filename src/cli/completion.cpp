@@ -79,11 +79,16 @@ complete -o default -o bashdefault -F _kiln kiln
 std::string zsh_text(std::string s) {
   std::string out;
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else if (c == '[') out += '(';
-    else if (c == ']') out += ')';
-    else if (c == ':') out += ' ';
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else if (c == '[')
+      out += '(';
+    else if (c == ']')
+      out += ')';
+    else if (c == ':')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -121,7 +126,7 @@ fi
 }
 
 class CompletionCommand final : public Command {
- public:
+public:
   const char* name() const override { return "completion"; }
   const char* summary() const override { return "Print a shell completion script: source <(kiln completion bash|zsh)"; }
   void setup(CLI::App& app) override {
@@ -133,7 +138,7 @@ class CompletionCommand final : public Command {
     return kOk;
   }
 
- private:
+private:
   std::string shell_;
 };
 

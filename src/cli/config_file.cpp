@@ -46,8 +46,8 @@ std::optional<std::string> check_config(const std::string& path, const std::stri
       }
       continue;
     }
-    const bool known = top != options.end() &&
-                       std::find(top->second.begin(), top->second.end(), key) != top->second.end();
+    const bool known =
+        top != options.end() && std::find(top->second.begin(), top->second.end(), key) != top->second.end();
     if (!known)
       return fmt::format("{}:{}: key '{}' is outside any [command] section; put it under one, e.g. [build]{}", path,
                          k.source().begin.line, key, nearest(key, sections));

@@ -20,15 +20,16 @@ namespace kiln::cli {
 namespace {
 
 class DiagnoseCommand final : public Command {
- public:
+public:
   const char* name() const override { return "diagnose"; }
   const char* summary() const override { return "Explain why a build failed, from its log: kiln diagnose [LOG|-]"; }
   void setup(CLI::App& app) override {
     app.add_option("log", log_, "Build log to read; - or nothing reads stdin")->default_val("-");
     app.add_flag("--all", all_, "List every distinct finding, not only the root cause");
     app.add_flag("--json", json_, "Print JSON (schema kiln.diagnose/1)");
-    app.add_option("--project", project_, "The project the log is from (default: the current folder when it has a "
-                                          "setup.py): fixes name its own switches, e.g. its force-build variable");
+    app.add_option("--project", project_,
+                   "The project the log is from (default: the current folder when it has a "
+                   "setup.py): fixes name its own switches, e.g. its force-build variable");
     app.add_option("--context", context_, "Show N log lines around each finding's first match")
         ->check(number_in(0, 50));
   }
@@ -48,16 +49,21 @@ class DiagnoseCommand final : public Command {
       // (`kiln diagnose` in a CI step whose stdin is /dev/null would otherwise say "no failure").
       struct stat st {};
       if (::fstat(STDIN_FILENO, &st) != 0)
-        throw UsageError(fmt::format("cannot read stdin: {}; give the log file, or pipe the build into kiln diagnose", std::strerror(errno)));
+        throw UsageError(fmt::format("cannot read stdin: {}; give the log file, or pipe the build into kiln diagnose",
+                                     std::strerror(errno)));
       if (S_ISDIR(st.st_mode)) throw UsageError("stdin is a directory; give a log file or pipe the build's output");
       if (::isatty(STDIN_FILENO))
-        throw UsageError("stdin is a terminal; give the log file (kiln diagnose build.log) or pipe it (make 2>&1 | kiln diagnose)");
+        throw UsageError(
+            "stdin is a terminal; give the log file (kiln diagnose build.log) or pipe it (make 2>&1 | kiln diagnose)");
       d = diagnose::diagnose_stream(std::cin, opts);
       if (std::cin.bad()) throw UsageError(fmt::format("error reading stdin: {}", std::strerror(errno)));
-      if (d.bytes == 0) throw UsageError("stdin was empty: nothing to diagnose; give the log file, or pipe the build's output with 2>&1");
+      if (d.bytes == 0)
+        throw UsageError(
+            "stdin was empty: nothing to diagnose; give the log file, or pipe the build's output with 2>&1");
     } else {
       // Streamed, not read whole: build logs reach gigabytes.
-      if (s.fs.is_directory(log_)) throw UsageError(fmt::format("'{}' is a directory; give a log file or - for stdin", log_));
+      if (s.fs.is_directory(log_))
+        throw UsageError(fmt::format("'{}' is a directory; give a log file or - for stdin", log_));
       std::ifstream in(log_, std::ios::binary);
       if (!in) throw UsageError(fmt::format("cannot read '{}': {}", log_, std::strerror(errno)));
       d = diagnose::diagnose_stream(in, opts);
@@ -72,11 +78,12 @@ class DiagnoseCommand final : public Command {
     return d.failed() ? kFindings : kOk;
   }
 
- private:
+private:
   // The project's own force-build switch (NAME=VALUE) read from its setup.py, if it has one.
   std::optional<std::string> force_build_switch(io::Seams& s) const {
     std::string dir = project_.empty() ? "." : project_;
-    if (!project_.empty() && !s.fs.is_directory(dir)) throw UsageError("--project '" + project_ + "' is not a directory");
+    if (!project_.empty() && !s.fs.is_directory(dir))
+      throw UsageError("--project '" + project_ + "' is not a directory");
     if (!s.fs.exists(dir + "/setup.py")) return std::nullopt;
     auto kp = read::decide_knobs(read::read_project(s.fs, dir, false), {});
     for (const auto& k : kp.knobs)

@@ -15,7 +15,7 @@ namespace kiln::cli {
 namespace {
 
 class DoctorCommand final : public Command {
- public:
+public:
   const char* name() const override { return "doctor"; }
   const char* summary() const override { return "Check the toolchain, libraries, GPUs and machine a build will use"; }
   void setup(CLI::App& app) override {
@@ -51,7 +51,7 @@ class DoctorCommand final : public Command {
     return report.has_error() ? kFindings : kOk;
   }
 
- private:
+private:
   bool json_ = false, deep_ = false, no_load_ = false;
   std::string cmake_cache_, python_, build_dir_;
   std::vector<std::string> internal_load_;

@@ -15,12 +15,12 @@ namespace {
 using json = nlohmann::ordered_json;
 
 json model_json(const core::GpuModel& g) {
-  return {{"name", g.name},          {"cc", core::cc_string(g.cc)}, {"arch", "sm_" + std::to_string(g.cc)},
-          {"segment", g.segment},    {"family", g.family},          {"aliases", g.aliases}};
+  return {{"name", g.name},       {"cc", core::cc_string(g.cc)}, {"arch", "sm_" + std::to_string(g.cc)},
+          {"segment", g.segment}, {"family", g.family},          {"aliases", g.aliases}};
 }
 
 class GpusCommand final : public Command {
- public:
+public:
   const char* name() const override { return "gpus"; }
   const char* summary() const override { return "Look up NVIDIA GPUs and list the ones on this machine"; }
   void setup(CLI::App& app) override {
@@ -38,7 +38,8 @@ class GpusCommand final : public Command {
       if (names_.empty()) {
         for (const auto& g : table.all())
           if (segment_.empty() || g.segment == segment_) shown.push_back(g);
-        if (shown.empty()) throw UsageError("--segment '" + segment_ + "': expected datacenter, workstation, consumer or jetson");
+        if (shown.empty())
+          throw UsageError("--segment '" + segment_ + "': expected datacenter, workstation, consumer or jetson");
       }
       for (const auto& n : names_) {
         auto m = table.lookup(n);
@@ -79,8 +80,8 @@ class GpusCommand final : public Command {
     if (!shown.empty()) {
       s.out << fmt::format("{:<40} {:<5} {:<7} {:<12} {}\n", "GPU", "CC", "ARCH", "SEGMENT", "FAMILY");
       for (const auto& g : shown)
-        s.out << fmt::format("{:<40} {:<5} {:<7} {:<12} {}\n", g.name, core::cc_string(g.cc), "sm_" + std::to_string(g.cc),
-                             g.segment, g.family);
+        s.out << fmt::format("{:<40} {:<5} {:<7} {:<12} {}\n", g.name, core::cc_string(g.cc),
+                             "sm_" + std::to_string(g.cc), g.segment, g.family);
     }
     if (want_local) {
       if (!shown.empty()) s.out << "\n";
@@ -96,7 +97,7 @@ class GpusCommand final : public Command {
     return kOk;
   }
 
- private:
+private:
   std::vector<std::string> names_;
   std::string segment_;
   bool local_only_ = false, json_ = false;

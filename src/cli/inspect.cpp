@@ -20,7 +20,7 @@ namespace {
 using json = nlohmann::ordered_json;
 
 class InspectCommand final : public Command {
- public:
+public:
   const char* name() const override { return "inspect"; }
   const char* summary() const override {
     return "List the CUDA code (architectures, kernels, sizes) and dependencies inside binaries";
@@ -29,7 +29,8 @@ class InspectCommand final : public Command {
     app.add_option("paths", paths_, "Files or folders: .so, executables, .o, .a, .cubin, .fatbin, .whl")->required();
     app.add_flag("--json", json_, "Print JSON (schema in docs/cli/inspect.md)");
     app.add_flag("--sizes", render_.sizes, "Size breakdown per architecture: bytes in the file, share, uncompressed");
-    app.add_flag("--kernels", render_.kernels, "Kernels per entry: names, registers, shared memory, stack; PTX entries");
+    app.add_flag("--kernels", render_.kernels,
+                 "Kernels per entry: names, registers, shared memory, stack; PTX entries");
     app.add_flag("--deps", render_.deps, "Resolve DT_NEEDED like ld.so; C++ ABI and GLIBC/GLIBCXX versions needed");
     app.add_flag("--undefined", render_.undefined, "With --deps: undefined symbols that no resolved library defines");
     app.add_option("--root", root_, "Resolve dependencies inside a container image unpacked at DIR");
@@ -44,16 +45,19 @@ class InspectCommand final : public Command {
     }
     auto walk = binary::walk_paths(paths_, s.fs);
     const auto build_system = skip_build_system_files(walk.files);
-    const bool from_folders = walk.files.size() > paths_.size() || std::any_of(paths_.begin(), paths_.end(), [&](const std::string& p) { return s.fs.is_directory(p); });
+    const bool from_folders =
+        walk.files.size() > paths_.size() ||
+        std::any_of(paths_.begin(), paths_.end(), [&](const std::string& p) { return s.fs.is_directory(p); });
     std::vector<binary::FileReport> files(walk.files.size());
     std::vector<std::optional<binary::DepsReport>> deps(walk.files.size());
     binary::InspectOptions opt{render_.kernels};
     binary::DepsOptions dopt{root_, render_.undefined};
-    const unsigned threads = jobs_ > 0 ? static_cast<unsigned>(jobs_) : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads =
+        jobs_ > 0 ? static_cast<unsigned>(jobs_) : std::max(1u, std::thread::hardware_concurrency());
     binary::parallel_for(files.size(), threads, [&](std::size_t i) {
       files[i] = binary::inspect_file(walk.files[i], opt);
-      if (render_.deps && files[i].format != binary::FileFormat::other && files[i].format != binary::FileFormat::wheel &&
-          files[i].format != binary::FileFormat::archive)
+      if (render_.deps && files[i].format != binary::FileFormat::other &&
+          files[i].format != binary::FileFormat::wheel && files[i].format != binary::FileFormat::archive)
         deps[i] = binary::resolve_deps(walk.files[i], dopt, s);
     });
     int rc = kOk;
@@ -77,8 +81,10 @@ class InspectCommand final : public Command {
         ++skipped;
         continue;
       }
-      if (json_) out_files.push_back(file_json(f, deps[i], render_));
-      else print_file(s.out, f, deps[i], render_);
+      if (json_)
+        out_files.push_back(file_json(f, deps[i], render_));
+      else
+        print_file(s.out, f, deps[i], render_);
     }
     if (json_) {
       json j;
@@ -90,15 +96,17 @@ class InspectCommand final : public Command {
       print_json(s.out, "inspect", std::move(j));
     } else {
       if (skipped)
-        s.out << fmt::format("({} other file{} skipped: not ELF, archive, wheel, cubin or fatbin)\n", skipped, skipped == 1 ? "" : "s");
+        s.out << fmt::format("({} other file{} skipped: not ELF, archive, wheel, cubin or fatbin)\n", skipped,
+                             skipped == 1 ? "" : "s");
       if (!build_system.empty())
-        s.out << fmt::format("({} build-system file{} under CMakeFiles/ skipped, as kiln verify skips them; name one to read it)\n",
-                             build_system.size(), build_system.size() == 1 ? "" : "s");
+        s.out << fmt::format(
+            "({} build-system file{} under CMakeFiles/ skipped, as kiln verify skips them; name one to read it)\n",
+            build_system.size(), build_system.size() == 1 ? "" : "s");
     }
     return rc;
   }
 
- private:
+private:
   // Inside folders, CMake's compiler-id programs and probes are not products (verify skips them
   // too); a file named on the command line is always read. Returns the ones taken out.
   std::vector<std::string> skip_build_system_files(std::vector<std::string>& files) const {

@@ -23,8 +23,10 @@ std::map<core::Arch, ArchRow> by_arch(const binary::FileReport& f, ArchRow& tota
     auto& r = rows[e.target.arch];
     const std::uint64_t stored = e.compression == binary::Compression::none ? e.stored_size : e.stored_size;
     for (ArchRow* x : {&r, &total}) {
-      if (e.target.kind == core::CodeKind::sass) x->sass_count++, x->sass_bytes += stored;
-      else x->ptx_count++, x->ptx_bytes += stored;
+      if (e.target.kind == core::CodeKind::sass)
+        x->sass_count++, x->sass_bytes += stored;
+      else
+        x->ptx_count++, x->ptx_bytes += stored;
       x->file_bytes += e.header_size + e.stored_size;
       x->uncompressed += e.uncompressed_size;
     }
@@ -100,7 +102,8 @@ std::vector<int> tenths_of_percent(const std::vector<std::uint64_t>& parts) {
     given += out[i];
     remainders.push_back({exact - out[i], i});
   }
-  std::stable_sort(remainders.begin(), remainders.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t k = 0; given < 1000 && k < remainders.size(); ++k, ++given) ++out[remainders[k].second];
   return out;
 }
@@ -144,35 +147,49 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
     for (const auto& k : binary::kernel_table(f).kernels) {
       json images = json::array();
       for (const auto& t : k.images) images.push_back(t.name());
-      ks.push_back({{"name", k.name}, {"demangled", binary::demangle(k.name)}, {"images", images}, {"runs_on", binary::runs_on(k.images)}});
+      ks.push_back({{"name", k.name},
+                    {"demangled", binary::demangle(k.name)},
+                    {"images", images},
+                    {"runs_on", binary::runs_on(k.images)}});
     }
     j["kernel_coverage"] = ks;
   }
   json reloc = json::array();
   for (const auto& e : f.relocatable)
-    reloc.push_back({{"kind", core::to_string(e.target.kind)}, {"arch", arch_name(e.target)}, {"size_bytes", e.stored_size},
-                     {"offset", e.offset}, {"section", e.section}});
+    reloc.push_back({{"kind", core::to_string(e.target.kind)},
+                     {"arch", arch_name(e.target)},
+                     {"size_bytes", e.stored_size},
+                     {"offset", e.offset},
+                     {"section", e.section}});
   j["relocatable_entries"] = reloc;
   json lto = json::array();
   for (const auto& e : f.lto_ir)
-    lto.push_back({{"arch", arch_name(e.target)}, {"size_bytes", e.stored_size}, {"offset", e.offset}, {"section", e.section}});
+    lto.push_back(
+        {{"arch", arch_name(e.target)}, {"size_bytes", e.stored_size}, {"offset", e.offset}, {"section", e.section}});
   j["lto_ir_entries"] = lto;
   ArchRow total;
   json archs = json::array();
   for (const auto& [a, r] : by_arch(f, total))
-    archs.push_back({{"arch", a.sm()}, {"sass_count", r.sass_count}, {"sass_bytes", r.sass_bytes},
-                     {"ptx_count", r.ptx_count}, {"ptx_bytes", r.ptx_bytes}, {"file_bytes", r.file_bytes},
+    archs.push_back({{"arch", a.sm()},
+                     {"sass_count", r.sass_count},
+                     {"sass_bytes", r.sass_bytes},
+                     {"ptx_count", r.ptx_count},
+                     {"ptx_bytes", r.ptx_bytes},
+                     {"file_bytes", r.file_bytes},
                      {"uncompressed_bytes", r.uncompressed}});
   j["archs"] = archs;
-  j["totals"] = {{"sass_count", total.sass_count}, {"sass_bytes", total.sass_bytes}, {"ptx_count", total.ptx_count},
-                 {"ptx_bytes", total.ptx_bytes}, {"file_bytes", total.file_bytes},
-                 {"uncompressed_bytes", total.uncompressed}};
+  j["totals"] = {{"sass_count", total.sass_count}, {"sass_bytes", total.sass_bytes},
+                 {"ptx_count", total.ptx_count},   {"ptx_bytes", total.ptx_bytes},
+                 {"file_bytes", total.file_bytes}, {"uncompressed_bytes", total.uncompressed}};
   j["notes"] = f.notes;
   if (o.deps && d) {
     json libs = json::array();
     for (const auto& l : d->libraries)
-      libs.push_back({{"name", l.name}, {"path", l.path ? json(*l.path) : json(nullptr)}, {"via", l.via},
-                      {"needed_by", l.needed_by}, {"missing", !l.path && l.via != "driver"}});
+      libs.push_back({{"name", l.name},
+                      {"path", l.path ? json(*l.path) : json(nullptr)},
+                      {"via", l.via},
+                      {"needed_by", l.needed_by},
+                      {"missing", !l.path && l.via != "driver"}});
     json needs = json::object();
     for (const auto& [file, vs] : d->abi.version_needs) needs[file] = vs;
     json problems = json::array();
@@ -264,8 +281,9 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
   } else {
     out << fmt::format("{} ({}, {}): {}{} of CUDA code\n", f.path, binary::to_string(f.format),
                        human_bytes(f.file_size),
-                       f.format == binary::FileFormat::cubin ? std::string()
-                                                             : fmt::format("{} fat binar{}, ", f.containers, f.containers == 1 ? "y" : "ies"),
+                       f.format == binary::FileFormat::cubin
+                           ? std::string()
+                           : fmt::format("{} fat binar{}, ", f.containers, f.containers == 1 ? "y" : "ies"),
                        human_bytes(f.fatbin_bytes));
     ArchRow total;
     auto rows = by_arch(f, total);
@@ -283,7 +301,9 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
     auto line = [&](const std::string& name, const ArchRow& r, int tenths) {
       out << fmt::format("  {:<10} {:>6} {:>11} {:>6} {:>11}", name, r.sass_count, bytes(r.sass_count, r.sass_bytes),
                          r.ptx_count, bytes(r.ptx_count, r.ptx_bytes));
-      if (o.sizes) out << fmt::format(" {:>11} {:>4}.{}% {:>13}", human_bytes(r.file_bytes), tenths / 10, tenths % 10, human_bytes(r.uncompressed));
+      if (o.sizes)
+        out << fmt::format(" {:>11} {:>4}.{}% {:>13}", human_bytes(r.file_bytes), tenths / 10, tenths % 10,
+                           human_bytes(r.uncompressed));
       out << "\n";
     };
     std::size_t i = 0;
@@ -313,24 +333,28 @@ void print_file(std::ostream& out, const binary::FileReport& f, const std::optio
     if (o.sizes)
       for (std::size_t k = rows.size(); k < parts.bytes.size(); ++k)
         if (parts.bytes[k])
-          out << fmt::format("  {}: {} ({}.{}%)\n", parts.names[k], human_bytes(parts.bytes[k]), share[k] / 10, share[k] % 10);
+          out << fmt::format("  {}: {} ({}.{}%)\n", parts.names[k], human_bytes(parts.bytes[k]), share[k] / 10,
+                             share[k] % 10);
     if (o.kernels) print_kernels(out, f);
   }
   if (!f.relocatable.empty()) {
     core::TargetSet rs;
     for (const auto& e : f.relocatable) rs.add(e.target);
     std::string archs;
-    for (const auto& t : rs) archs += (archs.empty() ? "" : ", ") + arch_name(t) + (t.kind == core::CodeKind::ptx ? " PTX" : "");
-    out << fmt::format("  plus {} relocatable device-code entr{} in __nv_relfatbin ({}): for device linking, never loaded at run time\n",
-                       f.relocatable.size(), f.relocatable.size() == 1 ? "y" : "ies", archs);
+    for (const auto& t : rs)
+      archs += (archs.empty() ? "" : ", ") + arch_name(t) + (t.kind == core::CodeKind::ptx ? " PTX" : "");
+    out << fmt::format(
+        "  plus {} relocatable device-code entr{} in __nv_relfatbin ({}): for device linking, never loaded at run "
+        "time\n",
+        f.relocatable.size(), f.relocatable.size() == 1 ? "y" : "ies", archs);
   }
   if (!f.lto_ir.empty()) {
     core::TargetSet ls;
     for (const auto& e : f.lto_ir) ls.add(e.target);
     std::string archs;
     for (const auto& t : ls) archs += (archs.empty() ? "lto_" : ", lto_") + std::to_string(t.arch.number);
-    out << fmt::format("  plus {} LTO IR entr{} ({}): linked by nvJitLink at run time, never loaded as is\n", f.lto_ir.size(),
-                       f.lto_ir.size() == 1 ? "y" : "ies", archs);
+    out << fmt::format("  plus {} LTO IR entr{} ({}): linked by nvJitLink at run time, never loaded as is\n",
+                       f.lto_ir.size(), f.lto_ir.size() == 1 ? "y" : "ies", archs);
   }
   for (const auto& n : f.notes) out << fmt::format("  note: {}\n", n);
   if (o.deps && d && d->is_elf) print_deps(out, *d, o);

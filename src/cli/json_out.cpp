@@ -15,8 +15,18 @@ using json = nlohmann::ordered_json;
 // The one list of schema versions; docs/cli/json.md mirrors it. doctor is at 2: its sizes and
 // durations moved to bytes and seconds (memory_gib -> memory_bytes, elapsed_ms -> elapsed_s).
 constexpr std::array<std::pair<std::string_view, int>, 12> kVersions{{
-    {"archs", 1}, {"bench", 1},   {"build", 1}, {"cache", 1},  {"diagnose", 1}, {"doctor", 2},
-    {"gpus", 1},  {"inspect", 1}, {"plan", 1},  {"report", 1}, {"verify", 1},   {"error", 1},
+    {"archs", 1},
+    {"bench", 1},
+    {"build", 1},
+    {"cache", 1},
+    {"diagnose", 1},
+    {"doctor", 2},
+    {"gpus", 1},
+    {"inspect", 1},
+    {"plan", 1},
+    {"report", 1},
+    {"verify", 1},
+    {"error", 1},
 }};
 
 }  // namespace

@@ -9,13 +9,15 @@ namespace kiln::cli {
 namespace {
 
 class PlanCommand final : public Command {
- public:
+public:
   const char* name() const override { return "plan"; }
   const char* summary() const override {
     return "Plan a build: project kind, options, architectures, jobs and cache, each with its reason";
   }
   void setup(CLI::App& app) override {
-    app.add_option("dir", dir_, "Project directory (default: the current folder when it is a project; the bundled example from the kiln repository or with --example)");
+    app.add_option("dir", dir_,
+                   "Project directory (default: the current folder when it is a project; the bundled example from the "
+                   "kiln repository or with --example)");
     add_plan_options(app, req_);
     app.add_option("--emit", emit_, "text (default), env, cmake, json or dockerfile");
     app.add_flag("--json", json_, "Same as --emit json");
@@ -32,7 +34,7 @@ class PlanCommand final : public Command {
     return kOk;
   }
 
- private:
+private:
   std::string dir_, emit_ = "text";
   PlanOptions req_;
   bool json_ = false;

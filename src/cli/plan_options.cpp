@@ -24,10 +24,14 @@ std::optional<std::uint64_t> parse_size_kib(const std::string& text) {
   }
   std::string unit = text.substr(used);
   double mult = 1.0 / 1024;  // bytes
-  if (unit == "K" || unit == "KiB" || unit == "k") mult = 1;
-  else if (unit == "M" || unit == "MiB" || unit == "m") mult = 1024;
-  else if (unit == "G" || unit == "GiB" || unit == "g") mult = 1024 * 1024;
-  else if (!unit.empty()) return std::nullopt;
+  if (unit == "K" || unit == "KiB" || unit == "k")
+    mult = 1;
+  else if (unit == "M" || unit == "MiB" || unit == "m")
+    mult = 1024;
+  else if (unit == "G" || unit == "GiB" || unit == "g")
+    mult = 1024 * 1024;
+  else if (!unit.empty())
+    return std::nullopt;
   if (v <= 0) return std::nullopt;
   return static_cast<std::uint64_t>(v * mult);
 }
@@ -38,9 +42,11 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
       ->delimiter(',');
   app.add_option("--archs", o.archs, "Architecture list in any spelling (see kiln archs)");
   app.add_option("--from", o.archs_from, "Spelling of --archs: torch, cmake, nvcc or auto");
-  app.add_option("--profile", o.profile, "production, distribution, dev or cpu (data/profiles.toml)")->envname("KILN_PROFILE");
-  app.add_option("--set", o.sets, "KEY=VALUE: a PyTorch option (USE_NCCL=0), an environment variable for Python "
-                                  "builds, a -D cache entry for CMake projects; repeatable");
+  app.add_option("--profile", o.profile, "production, distribution, dev or cpu (data/profiles.toml)")
+      ->envname("KILN_PROFILE");
+  app.add_option("--set", o.sets,
+                 "KEY=VALUE: a PyTorch option (USE_NCCL=0), an environment variable for Python "
+                 "builds, a -D cache entry for CMake projects; repeatable");
   // 0 is refused rather than read as "auto": leaving the option out is how to ask for the default.
   app.add_option("-j,--jobs", o.jobs_flag, "Parallel compile jobs, 1 or more (default: from cores and memory)")
       ->envname("KILN_JOBS")
@@ -56,7 +62,8 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
   app.add_option("--build-dir", o.build_dir, "Build folder (default: DIR/build-kiln)")->envname("KILN_BUILD_DIR");
   app.add_option("--build-type", o.build_type, "Release, RelWithDebInfo, Debug (default: the profile's, else Release)")
       ->envname("KILN_BUILD_TYPE");
-  app.add_option("--cache-dir", o.cache_dir, "ccache directory for this build (default: ccache's own)")->envname("KILN_CACHE_DIR");
+  app.add_option("--cache-dir", o.cache_dir, "ccache directory for this build (default: ccache's own)")
+      ->envname("KILN_CACHE_DIR");
   app.add_flag("--no-ccache", o.no_ccache, "Build without ccache");
   app.add_option("-D,--define", o.cmake_defines, "Extra CMake cache entry KEY=VALUE; repeatable")
       ->check(CLI::Validator(
@@ -67,31 +74,40 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
             return std::string();
           },
           "KEY=VALUE"));
-  app.add_option("--python", o.python, "Python interpreter for PyTorch and extension builds (default: $PYTHON, python3)");
-  app.add_flag("--no-governor", o.no_governor, "Run compiles without kiln's memory governor (Ninja -j from memory instead)");
-  app.add_option("--mem-budget", o.mem_budget, "Memory the governor lets compiles reserve, e.g. 12G or 900M "
-                                               "(default: available memory, cgroup-aware, less a margin)")
+  app.add_option("--python", o.python,
+                 "Python interpreter for PyTorch and extension builds (default: $PYTHON, python3)");
+  app.add_flag("--no-governor", o.no_governor,
+               "Run compiles without kiln's memory governor (Ninja -j from memory instead)");
+  app.add_option("--mem-budget", o.mem_budget,
+                 "Memory the governor lets compiles reserve, e.g. 12G or 900M "
+                 "(default: available memory, cgroup-aware, less a margin)")
       ->envname("KILN_MEM_BUDGET");
-  app.add_flag("--no-split", o.no_split, "Never give long nvcc compiles extra threads (--split-compile/--threads) "
-                                         "from idle cores")
+  app.add_flag("--no-split", o.no_split,
+               "Never give long nvcc compiles extra threads (--split-compile/--threads) "
+               "from idle cores")
       ->envname("KILN_NO_SPLIT");
-  app.add_flag("--no-wheel-cache", o.no_wheel_cache, "Always run a torch extension's build backend, even when a wheel "
-                                                     "built from the same inputs is in kiln's wheel cache")
+  app.add_flag("--no-wheel-cache", o.no_wheel_cache,
+               "Always run a torch extension's build backend, even when a wheel "
+               "built from the same inputs is in kiln's wheel cache")
       ->envname("KILN_NO_WHEEL_CACHE");
   app.add_flag("--prune-archs", o.prune_archs, "Rewrite nvcc's hard-coded -gencode/-arch flags to the planned targets");
-  app.add_option("--knob", o.knobs, "NAME=VALUE: set one of the project's own build switches (a setup.py environment "
-                                    "variable or CMake cache entry), overriding kiln's choice; repeatable");
+  app.add_option("--knob", o.knobs,
+                 "NAME=VALUE: set one of the project's own build switches (a setup.py environment "
+                 "variable or CMake cache entry), overriding kiln's choice; repeatable");
   app.add_flag("--no-knobs", o.no_knobs, "Set none of the project's own switches (they are still listed in the plan)")
       ->envname("KILN_NO_KNOBS");
-  app.add_flag("--example", o.example, "Build the bundled example (examples/minitorch) instead of DIR or the current folder");
-  app.add_flag("--set-unknown", o.set_unknown, "Pass --set USE_*/BUILD_* names the PyTorch checkout does not declare "
-                                               "(refused by default: setup.py forwards them and CMake ignores them)");
+  app.add_flag("--example", o.example,
+               "Build the bundled example (examples/minitorch) instead of DIR or the current folder");
+  app.add_flag("--set-unknown", o.set_unknown,
+               "Pass --set USE_*/BUILD_* names the PyTorch checkout does not declare "
+               "(refused by default: setup.py forwards them and CMake ignores them)");
   app.add_flag("--pip", o.pip, "Build a PyTorch checkout with pip install -e . --no-build-isolation -v");
 }
 
 void add_build_options(CLI::App& app, PlanOptions& o) {
-  app.add_flag("--slurm", o.slurm, "Run each compile as a job step of the Slurm allocation kiln runs in (salloc, sbatch); "
-                                   "Ninja runs here with the allocation's CPUs as -j (docs/cli/build.md)")
+  app.add_flag("--slurm", o.slurm,
+               "Run each compile as a job step of the Slurm allocation kiln runs in (salloc, sbatch); "
+               "Ninja runs here with the allocation's CPUs as -j (docs/cli/build.md)")
       ->envname("KILN_SLURM");
 }
 
@@ -110,7 +126,8 @@ plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s, c
     auto kib = parse_size_kib(o.mem_budget);
     if (!kib) {
       const auto from = setting_source(origins, s.env, {"--mem-budget"}, "KILN_MEM_BUDGET");
-      throw UsageError("--mem-budget '" + o.mem_budget + "'" + (from.empty() || from == "--mem-budget" ? "" : " (from " + from + ")") +
+      throw UsageError("--mem-budget '" + o.mem_budget + "'" +
+                       (from.empty() || from == "--mem-budget" ? "" : " (from " + from + ")") +
                        ": expected a size such as 12G, 900M or 2048K");
     }
     o.mem_budget_kib = *kib;

@@ -54,10 +54,13 @@ ProjectDir resolve_project_dir(const std::string& dir, const io::Seams& s, bool 
   if (example || repo) {
     auto ex = find_example(cwd, s);
     if (ex.empty())
-      throw UsageError("the bundled example (examples/minitorch) was not found beside this kiln; pass the project directory");
-    return {ex, example ? "the bundled example (--example)" : "the bundled example: run from the kiln repository with no DIR"};
+      throw UsageError(
+          "the bundled example (examples/minitorch) was not found beside this kiln; pass the project directory");
+    return {ex, example ? "the bundled example (--example)"
+                        : "the bundled example: run from the kiln repository with no DIR"};
   }
-  if (read::detect_project_kind(s.fs, cwd) != read::ProjectKind::unknown) return {cwd, "the current folder (no DIR given)"};
+  if (read::detect_project_kind(s.fs, cwd) != read::ProjectKind::unknown)
+    return {cwd, "the current folder (no DIR given)"};
   throw UsageError("no DIR given and the current folder " + cwd +
                    " is not a project (no CMakeLists.txt, setup.py or pyproject.toml): pass the project directory, "
                    "or --example for the bundled example");

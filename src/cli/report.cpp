@@ -16,11 +16,12 @@ namespace kiln::cli {
 namespace {
 
 class ReportCommand final : public Command {
- public:
+public:
   const char* name() const override { return "report"; }
   const char* summary() const override { return "Profile a finished build: critical path, parallelism, slowest units"; }
   void setup(CLI::App& app) override {
-    app.add_option("build_dir", dir_, "Build folder with a .ninja_log (default: ./build-kiln, else the current folder)");
+    app.add_option("build_dir", dir_,
+                   "Build folder with a .ninja_log (default: ./build-kiln, else the current folder)");
     app.add_flag("--json", json_, "Print the profile as JSON");
     // `--html --json` must not write a page named "--json": a FILE that starts with '-' is refused.
     app.add_option("--html", html_, "Also write a self-contained HTML page with charts to FILE")
@@ -32,13 +33,16 @@ class ReportCommand final : public Command {
             },
             "FILE"));
     app.add_option("--top", top_, "Rows in the slowest units and targets tables (default 15)")->check(number_in(1));
-    app.add_option("--cores", cores_, "Cores for the lower bound (default: as the build recorded them in kiln-build.json, "
-                                      "else this machine's usable cores)")
+    app.add_option("--cores", cores_,
+                   "Cores for the lower bound (default: as the build recorded them in kiln-build.json, "
+                   "else this machine's usable cores)")
         ->check(number_in(1));
-    app.add_option("--simulate", shapes_, "Project this build onto a cluster NODESxCORESxMEM (e.g. 16x32x256G): compiles as "
-                                          "Slurm job steps on any node, links on the head node; repeatable");
-    app.add_option("--step-overhead", step_overhead_ms_, "Milliseconds a job step adds to each compile in --simulate "
-                                                         "(default 150, srun on a local cluster)")
+    app.add_option("--simulate", shapes_,
+                   "Project this build onto a cluster NODESxCORESxMEM (e.g. 16x32x256G): compiles as "
+                   "Slurm job steps on any node, links on the head node; repeatable");
+    app.add_option("--step-overhead", step_overhead_ms_,
+                   "Milliseconds a job step adds to each compile in --simulate "
+                   "(default 150, srun on a local cluster)")
         ->check(CLI::NonNegativeNumber);
   }
 
@@ -93,15 +97,17 @@ class ReportCommand final : public Command {
     return kOk;
   }
 
- private:
-  report::ProfileInput load_all(io::Seams& s, const std::string& dir, const report::BuildFolders& found, int here) const {
+private:
+  report::ProfileInput load_all(io::Seams& s, const std::string& dir, const report::BuildFolders& found,
+                                int here) const {
     const std::optional<int> forced = cores_ > 0 ? std::optional<int>(cores_) : std::nullopt;
     if (found.ninja_dirs.empty()) {
       if (!found.wheel_cache_hit.empty())
-        throw Failure(fmt::format("{}: the last build compiled nothing: it installed a wheel kept by an earlier build "
-                                  "from the same inputs ({}); run kiln report on the build that made it, or rebuild "
-                                  "with --no-wheel-cache",
-                                  dir, found.wheel_cache_hit.substr(std::string("kiln: wheel cache: ").size())));
+        throw Failure(
+            fmt::format("{}: the last build compiled nothing: it installed a wheel kept by an earlier build "
+                        "from the same inputs ({}); run kiln report on the build that made it, or rebuild "
+                        "with --no-wheel-cache",
+                        dir, found.wheel_cache_hit.substr(std::string("kiln: wheel cache: ").size())));
       auto one = report::load_build(dir, s, here, forced);  // its error says what is missing
       if (!one) throw Failure(one.error());
       return std::move(*one);

@@ -16,7 +16,8 @@ namespace {
 // --json anywhere before the end-of-options marker (or plan's --emit json) asks for JSON, errors included.
 bool wants_json(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size() && args[i] != "--"; ++i)
-    if (args[i] == "--json" || args[i] == "--emit=json" || (args[i] == "--emit" && i + 1 < args.size() && args[i + 1] == "json"))
+    if (args[i] == "--json" || args[i] == "--emit=json" ||
+        (args[i] == "--emit" && i + 1 < args.size() && args[i + 1] == "json"))
       return true;
   return false;
 }
@@ -84,7 +85,9 @@ std::optional<std::string> load_config(const std::string& given, const io::Files
   if (*bytes > kConfigMaxBytes)
     return fmt::format("{}: {} bytes, more than a config file's {}; give a TOML file", path, *bytes, kConfigMaxBytes);
   auto text = fs.read_head(path, kConfigMaxBytes);
-  if (!text) return given.empty() ? std::nullopt : std::optional<std::string>(fmt::format("--config {}: cannot read the file", path));
+  if (!text)
+    return given.empty() ? std::nullopt
+                         : std::optional<std::string>(fmt::format("--config {}: cannot read the file", path));
   origins.config_path = path;
   origins.config_text = *text;
   return check_config(path, *text, keys);
@@ -140,7 +143,8 @@ std::optional<int> run_compile(int argc, const char* const* argv, io::Seams& s) 
 
 // A global option may follow the sub-command (`kiln build --config ci.toml`), as with git -C:
 // it is moved in front of it. After `--` nothing is touched, and a command that takes the rest raw gets it.
-Parsed move_globals(int argc, const char* const* argv, const Subcommands& subs, const std::vector<std::string>& command_names) {
+Parsed move_globals(int argc, const char* const* argv, const Subcommands& subs,
+                    const std::vector<std::string>& command_names) {
   Parsed p;
   std::vector<std::string> in(argv + 1, argv + argc), globals;
   bool dashes = false;
@@ -285,8 +289,9 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
     std::string what = e.what();
     if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
       const auto colon = what.find(": ");
-      what = fmt::format("unexpected argument{} '{}'; see kiln{} --help", what.find("arguments") != std::string::npos ? "s" : "",
-                         colon == std::string::npos ? what : what.substr(colon + 2), p.command.empty() ? "" : " " + p.command);
+      what = fmt::format(
+          "unexpected argument{} '{}'; see kiln{} --help", what.find("arguments") != std::string::npos ? "s" : "",
+          colon == std::string::npos ? what : what.substr(colon + 2), p.command.empty() ? "" : " " + p.command);
     }
     auto f = parse_failure(p, app, subs, command_names, what);
     if (f.command.empty()) return fail("", kUsage, f.message);

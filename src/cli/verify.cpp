@@ -17,24 +17,34 @@ namespace {
 using json = nlohmann::ordered_json;
 
 class VerifyCommand final : public Command {
- public:
+public:
   const char* name() const override { return "verify"; }
-  const char* summary() const override { return "Check that binaries run on the named GPUs and their libraries resolve"; }
+  const char* summary() const override {
+    return "Check that binaries run on the named GPUs and their libraries resolve";
+  }
   void setup(CLI::App& app) override {
     app.add_option("paths", paths_, "Files or folders to check")->required();
-    app.add_option("--gpu", gpus_, "A GPU the files must run on (name or compute capability); repeatable, or a comma list")->delimiter(',');
-    app.add_option("--archs", archs_, "Or: every architecture of this list must be covered (TORCH_CUDA_ARCH_LIST, CMake or nvcc spelling)");
+    app.add_option("--gpu", gpus_,
+                   "A GPU the files must run on (name or compute capability); repeatable, or a comma list")
+        ->delimiter(',');
+    app.add_option(
+        "--archs", archs_,
+        "Or: every architecture of this list must be covered (TORCH_CUDA_ARCH_LIST, CMake or nvcc spelling)");
     app.add_option("--root", root_, "Resolve libraries inside a container image unpacked at DIR");
-    app.add_flag("--undefined", undefined_, "Report undefined symbols for every library (always on for Python extensions)");
+    app.add_flag("--undefined", undefined_,
+                 "Report undefined symbols for every library (always on for Python extensions)");
     app.add_flag("--no-deps", no_deps_, "Skip the dependency, ABI and symbol checks");
     app.add_flag("--all", all_, "Name every kernel that cannot run (default: the first 5 per file and GPU)");
-    app.add_flag("--objects", objects_, "Inside folders, check object files (.o) too; they are skipped as build intermediates");
-    app.add_flag("--union", union_, "Judge each file by the union of its architectures only, not kernel by kernel (faster)");
+    app.add_flag("--objects", objects_,
+                 "Inside folders, check object files (.o) too; they are skipped as build intermediates");
+    app.add_flag("--union", union_,
+                 "Judge each file by the union of its architectures only, not kernel by kernel (faster)");
     app.add_flag("--json", json_, "Print JSON (schema in docs/cli/verify.md)");
   }
 
   int run(io::Seams& s) override {
-    if (gpus_.empty() && archs_.empty()) throw UsageError("name the GPUs to verify for: --gpu NAME (repeatable) or --archs SPEC");
+    if (gpus_.empty() && archs_.empty())
+      throw UsageError("name the GPUs to verify for: --gpu NAME (repeatable) or --archs SPEC");
     if (!root_.empty() && !s.fs.is_directory(root_)) throw UsageError("--root '" + root_ + "' is not a folder");
     std::vector<std::pair<std::string, core::GpuModel>> gpus;
     for (const auto& g : gpus_) {
@@ -69,15 +79,17 @@ class VerifyCommand final : public Command {
       for (const auto& f : rep.files) {
         json g = json::array();
         for (const auto& v : f.gpus)
-          g.push_back({{"gpu", v.gpu}, {"model", v.model.name}, {"cc", core::cc_string(v.model.cc)},
+          g.push_back({{"gpu", v.gpu},
+                       {"model", v.model.name},
+                       {"cc", core::cc_string(v.model.cc)},
                        {"verdict", v.no_kernels ? std::string("no-kernels") : core::to_string(v.coverage.verdict)},
-                       {"via", v.coverage.via ? json(v.coverage.via->name())
-                                              : json(nullptr)},
+                       {"via", v.coverage.via ? json(v.coverage.via->name()) : json(nullptr)},
                        {"why", v.coverage.why},
                        {"kernels", v.kernels ? kernels_json(*v.kernels, opt.kernel_names) : json(nullptr)}});
         json targets = json::array();
         for (const auto& t : f.targets) targets.push_back({{"arch", t.arch.sm()}, {"kind", core::to_string(t.kind)}});
-        files.push_back({{"path", f.file}, {"targets", targets}, {"cxx_abi", f.cxx_abi}, {"kernels", f.kernels}, {"gpus", g}});
+        files.push_back(
+            {{"path", f.file}, {"targets", targets}, {"cxx_abi", f.cxx_abi}, {"kernels", f.kernels}, {"gpus", g}});
       }
       j["files"] = files;
       json problems = json::array();
@@ -93,23 +105,28 @@ class VerifyCommand final : public Command {
             s.out << fmt::format("{}: {} (cc {}): no kernels to launch (its images hold none)\n", f.file, v.model.name,
                                  core::cc_string(v.model.cc));
           else if (v.coverage.verdict != core::Verdict::none)
-            s.out << fmt::format("{}: {} (cc {}): {} via {}{}\n", f.file, v.model.name, core::cc_string(v.model.cc),
-                                 core::to_string(v.coverage.verdict), v.coverage.via->name(),
-                                 v.kernels ? fmt::format(", {} of {} kernels run{}", v.kernels->runnable, v.kernels->total,
-                                                         v.kernels->specialised ? fmt::format(" ({} others are built for other architectures only)", v.kernels->specialised) : "")
-                                       : "");
+            s.out << fmt::format(
+                "{}: {} (cc {}): {} via {}{}\n", f.file, v.model.name, core::cc_string(v.model.cc),
+                core::to_string(v.coverage.verdict), v.coverage.via->name(),
+                v.kernels ? fmt::format(", {} of {} kernels run{}", v.kernels->runnable, v.kernels->total,
+                                        v.kernels->specialised
+                                            ? fmt::format(" ({} others are built for other architectures only)",
+                                                          v.kernels->specialised)
+                                            : "")
+                          : "");
       for (const auto& n : rep.notes) s.err << "kiln verify: note: " << n << "\n";
       for (const auto& p : rep.problems) s.out << "FAIL " << p.line() << "\n";
-      s.out << fmt::format("{}: {} file{} checked, {} with CUDA code, {} problem{}{}\n", rep.ok() ? "ok" : "FAILED",
-                           rep.files_checked, rep.files_checked == 1 ? "" : "s", rep.files.size(), rep.problems.size(),
-                           rep.problems.size() == 1 ? "" : "s",
-                           rep.skipped.empty() ? "" : fmt::format(" ({} build-system file{} and objects skipped; --objects checks objects)",
-                                                                  rep.skipped.size(), rep.skipped.size() == 1 ? "" : "s"));
+      s.out << fmt::format(
+          "{}: {} file{} checked, {} with CUDA code, {} problem{}{}\n", rep.ok() ? "ok" : "FAILED", rep.files_checked,
+          rep.files_checked == 1 ? "" : "s", rep.files.size(), rep.problems.size(), rep.problems.size() == 1 ? "" : "s",
+          rep.skipped.empty() ? ""
+                              : fmt::format(" ({} build-system file{} and objects skipped; --objects checks objects)",
+                                            rep.skipped.size(), rep.skipped.size() == 1 ? "" : "s"));
     }
     return rep.ok() ? kOk : kFindings;
   }
 
- private:
+private:
   std::vector<std::string> paths_, gpus_;
   std::string archs_, root_;
   bool undefined_ = false, no_deps_ = false, json_ = false, all_ = false, objects_ = false, union_ = false;
@@ -117,7 +134,10 @@ class VerifyCommand final : public Command {
   static json kernels_json(const binary::KernelCoverage& k, std::size_t names) {
     json missing = json::array();
     for (std::size_t i = 0; i < k.missing.size() && (names == 0 || i < names); ++i) missing.push_back(k.missing[i]);
-    return {{"total", k.total}, {"runnable", k.runnable}, {"missing_count", k.missing.size()}, {"missing", missing},
+    return {{"total", k.total},
+            {"runnable", k.runnable},
+            {"missing_count", k.missing.size()},
+            {"missing", missing},
             {"specialised", k.specialised}};
   }
 };

@@ -11,9 +11,7 @@ std::string to_string(Variant v) { return v == Variant::a ? "a" : v == Variant::
 std::string Arch::suffix() const { return to_string(variant); }
 std::string Arch::sm() const { return "sm_" + std::to_string(number) + suffix(); }
 std::string Arch::compute() const { return "compute_" + std::to_string(number) + suffix(); }
-std::string Arch::dotted() const {
-  return std::to_string(major()) + "." + std::to_string(minor()) + suffix();
-}
+std::string Arch::dotted() const { return std::to_string(major()) + "." + std::to_string(minor()) + suffix(); }
 
 static std::optional<int> to_int(std::string_view s) {
   int v = 0;
@@ -32,9 +30,7 @@ std::optional<int> parse_compute_capability(std::string_view text) {
   return *major * 10 + *minor;
 }
 
-std::string cc_string(int number) {
-  return std::to_string(number / 10) + "." + std::to_string(number % 10);
-}
+std::string cc_string(int number) { return std::to_string(number / 10) + "." + std::to_string(number % 10); }
 
 std::optional<Arch> parse_arch_name(std::string_view text) {
   for (std::string_view prefix : {"sm_", "compute_", "lto_"})
@@ -75,8 +71,6 @@ void TargetSet::add(const TargetSet& other) {
   for (const auto& t : other) add(t);
 }
 
-bool TargetSet::contains(const Target& t) const {
-  return std::binary_search(targets_.begin(), targets_.end(), t);
-}
+bool TargetSet::contains(const Target& t) const { return std::binary_search(targets_.begin(), targets_.end(), t); }
 
 }  // namespace kiln::core

@@ -20,10 +20,10 @@ struct Arch {
 
   int major() const { return number / 10; }
   int minor() const { return number % 10; }
-  std::string suffix() const;          // "", "a" or "f"
-  std::string sm() const;              // "sm_90a"
-  std::string compute() const;         // "compute_90a"
-  std::string dotted() const;          // "9.0a", as TORCH_CUDA_ARCH_LIST spells it
+  std::string suffix() const;   // "", "a" or "f"
+  std::string sm() const;       // "sm_90a"
+  std::string compute() const;  // "compute_90a"
+  std::string dotted() const;   // "9.0a", as TORCH_CUDA_ARCH_LIST spells it
   auto operator<=>(const Arch&) const = default;
 };
 
@@ -47,7 +47,7 @@ std::string cc_string(int number);  // 90 -> "9.0"
 
 // A sorted, duplicate-free set of targets: by number, then variant, then kind (SASS before PTX).
 class TargetSet {
- public:
+public:
   TargetSet() = default;
   explicit TargetSet(std::vector<Target> targets);
   void add(Target t);
@@ -60,7 +60,7 @@ class TargetSet {
   auto end() const { return targets_.end(); }
   bool operator==(const TargetSet&) const = default;
 
- private:
+private:
   std::vector<Target> targets_;
 };
 

@@ -56,25 +56,26 @@ std::string strip_quotes(std::string s) {
   return s;
 }
 
-SpecError bad(const std::string& token, const std::string& why) {
-  return SpecError{token, "'" + token + "': " + why};
-}
+SpecError bad(const std::string& token, const std::string& why) { return SpecError{token, "'" + token + "': " + why}; }
 
 // An architecture that no CUDA release has (sm_99, sm_89a) is refused by nvcc, CMake's nvcc and torch.
 std::optional<SpecError> unknown_arch(const Arch& a, const std::string& token) {
   if (ArchCatalog::get().known(a)) return std::nullopt;
   const ArchInfo* info = ArchCatalog::get().find(a.number);
   if (info)
-    return bad(token, fmt::format("{} has no `{}` variant in any CUDA release (data/cuda_archs.toml)", a.sm(), a.suffix()));
-  return bad(token, fmt::format("{} is not a CUDA architecture in any release (data/cuda_archs.toml lists them)", a.sm()));
+    return bad(token,
+               fmt::format("{} has no `{}` variant in any CUDA release (data/cuda_archs.toml)", a.sm(), a.suffix()));
+  return bad(token,
+             fmt::format("{} is not a CUDA architecture in any release (data/cuda_archs.toml lists them)", a.sm()));
 }
 
 tl::expected<TargetSet, SpecError> resolve_keyword(const std::string& word, const SpecContext& ctx) {
   TargetSet set;
   if (word == "native") {
     if (!ctx.gpus_known || ctx.local_gpus.empty())
-      return tl::unexpected(bad(word, "no local GPU was found to resolve `native`; name the GPUs with "
-                                      "--gpu or list the architectures"));
+      return tl::unexpected(bad(word,
+                                "no local GPU was found to resolve `native`; name the GPUs with "
+                                "--gpu or list the architectures"));
     for (int cc : ctx.local_gpus) set.add(Target{Arch{cc}, CodeKind::sass});
     return set;
   }
@@ -107,8 +108,9 @@ bool cmake_false(std::string_view w) {
 
 tl::expected<TargetSet, SpecError> nvcc_default_set(const std::string& token, const SpecContext& ctx) {
   if (!ctx.nvcc_default)
-    return tl::unexpected(bad(token, "CUDA_ARCHITECTURES=" + token + " passes no architecture flag, so nvcc's default "
-                                     "applies; finding it needs nvcc: put it on PATH or set CUDA_HOME"));
+    return tl::unexpected(bad(token, "CUDA_ARCHITECTURES=" + token +
+                                         " passes no architecture flag, so nvcc's default "
+                                         "applies; finding it needs nvcc: put it on PATH or set CUDA_HOME"));
   TargetSet set;
   set.add(Target{Arch{*ctx.nvcc_default}, CodeKind::sass});
   set.add(Target{Arch{*ctx.nvcc_default}, CodeKind::ptx});
@@ -127,17 +129,20 @@ std::optional<Syntax> parse_syntax(std::string_view name) {
 
 std::string to_string(Syntax s) {
   switch (s) {
-    case Syntax::torch: return "torch";
-    case Syntax::cmake: return "cmake";
-    case Syntax::nvcc: return "nvcc";
-    default: return "auto";
+    case Syntax::torch:
+      return "torch";
+    case Syntax::cmake:
+      return "cmake";
+    case Syntax::nvcc:
+      return "nvcc";
+    default:
+      return "auto";
   }
 }
 
 Syntax detect_syntax(std::string_view spec) {
   const std::string s = lower(spec);
-  if (s.find_first_not_of(" \t") != std::string::npos && s[s.find_first_not_of(" \t")] == '-')
-    return Syntax::nvcc;
+  if (s.find_first_not_of(" \t") != std::string::npos && s[s.find_first_not_of(" \t")] == '-') return Syntax::nvcc;
   if (s.find("arch=") != std::string::npos || s.find("sm_") != std::string::npos ||
       s.find("compute_") != std::string::npos)
     return Syntax::nvcc;
@@ -157,7 +162,8 @@ tl::expected<TargetSet, SpecError> parse_torch(std::string_view spec, const Spec
   std::vector<std::string> tokens = split(spec, "; ,\t\n");
   if (tokens.empty()) return tl::unexpected(bad(std::string(spec), "empty architecture list"));
   for (const auto& tok : tokens) {
-    auto named = std::find_if(table.named.begin(), table.named.end(), [&](const auto& p) { return lower(p.first) == lower(tok); });
+    auto named = std::find_if(table.named.begin(), table.named.end(),
+                              [&](const auto& p) { return lower(p.first) == lower(tok); });
     if (named != table.named.end()) {
       for (const auto& piece : split(named->second, ";")) {
         auto expanded = parse_torch(piece, ctx, nullptr);
@@ -173,8 +179,9 @@ tl::expected<TargetSet, SpecError> parse_torch(std::string_view spec, const Spec
       body.resize(plus);
     }
     if (body.find('.') == std::string::npos)
-      return tl::unexpected(bad(tok, "TORCH_CUDA_ARCH_LIST entries look like 8.0, 9.0a or 9.0+PTX, "
-                                     "or a name such as Ampere or Hopper"));
+      return tl::unexpected(bad(tok,
+                                "TORCH_CUDA_ARCH_LIST entries look like 8.0, 9.0a or 9.0+PTX, "
+                                "or a name such as Ampere or Hopper"));
     auto arch = parse_arch_name(body);
     if (!arch) return tl::unexpected(bad(tok, "not a compute capability (expected MAJOR.MINOR, e.g. 8.6)"));
     if (auto e = unknown_arch(*arch, tok)) return tl::unexpected(*e);
@@ -184,13 +191,15 @@ tl::expected<TargetSet, SpecError> parse_torch(std::string_view spec, const Spec
   if (warnings) {
     auto verdict = torch_reads(spec, table);
     if (!verdict.accepted) {
-      const std::string what = verdict.entry.empty() ? std::string("an empty entry (torch splits on ';' and spaces only)")
-                                                     : "'" + verdict.entry + "'";
+      const std::string what = verdict.entry.empty()
+                                   ? std::string("an empty entry (torch splits on ';' and spaces only)")
+                                   : "'" + verdict.entry + "'";
       auto canonical = format_torch(set, ctx.torch_version);
-      warnings->push_back(fmt::format(
-          "torch {} refuses TORCH_CUDA_ARCH_LIST=\"{}\" (\"Unknown CUDA arch\": {}); kiln reads it as {}{}",
-          table.version, std::string(spec), what, canonical ? "\"" + *canonical + "\"" : format_cmake(set) + " (CMake form)",
-          canonical ? "" : " and hands torch the part it can spell, nvcc the rest"));
+      warnings->push_back(
+          fmt::format("torch {} refuses TORCH_CUDA_ARCH_LIST=\"{}\" (\"Unknown CUDA arch\": {}); kiln reads it as {}{}",
+                      table.version, std::string(spec), what,
+                      canonical ? "\"" + *canonical + "\"" : format_cmake(set) + " (CMake form)",
+                      canonical ? "" : " and hands torch the part it can spell, nvcc the rest"));
     }
   }
   return set;
@@ -207,13 +216,16 @@ tl::expected<TargetSet, SpecError> parse_cmake(std::string_view spec, const Spec
   for (const auto& tok : tokens) {
     if (tok.empty()) continue;  // CMake drops empty list elements
     if (tok.find_first_of(", \t\n") != std::string::npos)
-      return tl::unexpected(bad(tok, "CMake separates architectures with ';' only and would pass this to nvcc as one "
-                                     "architecture, which nvcc refuses; write " +
-                                         fmt::format("{}", fmt::join(split(tok, ", \t\n"), ";"))));
+      return tl::unexpected(bad(tok,
+                                "CMake separates architectures with ';' only and would pass this to nvcc as one "
+                                "architecture, which nvcc refuses; write " +
+                                    fmt::format("{}", fmt::join(split(tok, ", \t\n"), ";"))));
     if (is_keyword(tok)) {
       if (tokens.size() > 1)
-        return tl::unexpected(bad(tok, "`" + tok + "` must be the whole CUDA_ARCHITECTURES value (CMake would "
-                                                   "pass compute_" + tok + " to nvcc)"));
+        return tl::unexpected(bad(tok, "`" + tok +
+                                           "` must be the whole CUDA_ARCHITECTURES value (CMake would "
+                                           "pass compute_" +
+                                           tok + " to nvcc)"));
       return resolve_keyword(tok, ctx);
     }
     std::string body = tok;
@@ -223,7 +235,8 @@ tl::expected<TargetSet, SpecError> parse_cmake(std::string_view spec, const Spec
         body.resize(body.size() - sfx.size());
         (sfx == "-real" ? ptx : sass) = false;
       }
-    if (body.empty() || !std::isdigit(static_cast<unsigned char>(body[0])) || body.find_first_of("._") != std::string::npos)
+    if (body.empty() || !std::isdigit(static_cast<unsigned char>(body[0])) ||
+        body.find_first_of("._") != std::string::npos)
       return tl::unexpected(bad(tok, "CMake architectures look like 80, 90a-real or 90-virtual"));
     auto arch = parse_arch_name(body);
     if (!arch) return tl::unexpected(bad(tok, "not a CUDA architecture (expected e.g. 80, 90a-real, 100-virtual)"));
@@ -231,7 +244,8 @@ tl::expected<TargetSet, SpecError> parse_cmake(std::string_view spec, const Spec
     if (sass) set.add(Target{*arch, CodeKind::sass});
     if (ptx) set.add(Target{*arch, CodeKind::ptx});
   }
-  if (set.empty()) return tl::unexpected(bad(std::string(spec), "empty architecture list (CMake: \"CUDA_ARCHITECTURES is empty\")"));
+  if (set.empty())
+    return tl::unexpected(bad(std::string(spec), "empty architecture list (CMake: \"CUDA_ARCHITECTURES is empty\")"));
   return set;
 }
 
@@ -251,16 +265,18 @@ tl::expected<Target, SpecError> code_target(const Arch& virt, const std::string&
   const std::string incompatible = "nvcc refuses this pairing (\"Incompatible code generation requested: arch='" +
                                    virt.compute() + "', code='" + code + "'\")";
   if (!is_sass) {
-    if (*a != virt) return tl::unexpected(bad(code, "PTX code must be arch=" + virt.compute() + " itself; " + incompatible));
+    if (*a != virt)
+      return tl::unexpected(bad(code, "PTX code must be arch=" + virt.compute() + " itself; " + incompatible));
     return Target{*a, CodeKind::ptx};
   }
   if (a->number < virt.number)
     return tl::unexpected(bad(code, "SASS for " + a->sm() + " cannot be generated from " + virt.compute() +
                                         "; the virtual architecture must not be newer"));
   if (virt.variant == Variant::a && (a->variant != Variant::a || a->number != virt.number))
-    return tl::unexpected(bad(code, "arch-specific " + virt.compute() + " only builds " + virt.sm() +
-                                        (a->number != virt.number ? " (ptxas: \"cannot be compiled to future architecture\")"
-                                                                  : "; " + incompatible)));
+    return tl::unexpected(
+        bad(code, "arch-specific " + virt.compute() + " only builds " + virt.sm() +
+                      (a->number != virt.number ? " (ptxas: \"cannot be compiled to future architecture\")"
+                                                : "; " + incompatible)));
   if (virt.variant == Variant::f) {
     if (a->major() != virt.major())
       return tl::unexpected(bad(code, "family-specific " + virt.compute() + " only builds its own family (sm_" +
@@ -292,8 +308,10 @@ std::vector<GencodeItem> gencode_items(const std::string& v) {
     }
     if (!in_quote && c == '[') ++depth;
     if (!in_quote && c == ']') --depth;
-    if (c == ',' && depth == 0 && !in_quote) items.emplace_back();
-    else items.back().text += c;
+    if (c == ',' && depth == 0 && !in_quote)
+      items.emplace_back();
+    else
+      items.back().text += c;
   }
   return items;
 }
@@ -304,16 +322,21 @@ tl::expected<TargetSet, SpecError> parse_gencode(const std::string& value) {
   for (const auto& [item, quoted] : gencode_items(value)) {
     auto eq = item.find('=');
     if (eq == std::string::npos)
-      return tl::unexpected(bad(item, "not in keyword=value format: a -gencode code list needs brackets, "
-                                      "code=[sm_80,compute_80], or double quotes, code=\"sm_80,compute_80\""));
+      return tl::unexpected(bad(item,
+                                "not in keyword=value format: a -gencode code list needs brackets, "
+                                "code=[sm_80,compute_80], or double quotes, code=\"sm_80,compute_80\""));
     const std::string key = item.substr(0, eq);
-    if (key == "arch") arch_part = item.substr(eq + 1);
-    else if (key == "code") code_part = item.substr(eq + 1), code_quoted = quoted;
-    else return tl::unexpected(bad(item, "a -gencode value has only arch= and code="));
+    if (key == "arch")
+      arch_part = item.substr(eq + 1);
+    else if (key == "code")
+      code_part = item.substr(eq + 1), code_quoted = quoted;
+    else
+      return tl::unexpected(bad(item, "a -gencode value has only arch= and code="));
   }
   if (!arch_part) return tl::unexpected(bad(value, "a -gencode value needs arch=compute_XX,code=..."));
   if (!code_part)
-    return tl::unexpected(bad(value, "-gencode without code= (nvcc: \"missing code\"); add code=sm_XX or code=[sm_XX,compute_XX]"));
+    return tl::unexpected(
+        bad(value, "-gencode without code= (nvcc: \"missing code\"); add code=sm_XX or code=[sm_XX,compute_XX]"));
   if (!starts_with(*arch_part, "compute_"))
     return tl::unexpected(bad(*arch_part, "the arch= of -gencode must be a virtual architecture (compute_XX)"));
   auto virt = parse_arch_name(*arch_part);
@@ -322,7 +345,8 @@ tl::expected<TargetSet, SpecError> parse_gencode(const std::string& value) {
   std::string codes = *code_part;
   if (code_quoted) {
     // nvcc splits a quoted list at its commas and reads brackets inside it as part of a name.
-  } else if (codes.size() >= 2 && codes.front() == '[' && codes.back() == ']') codes = codes.substr(1, codes.size() - 2);
+  } else if (codes.size() >= 2 && codes.front() == '[' && codes.back() == ']')
+    codes = codes.substr(1, codes.size() - 2);
   else if (codes.find_first_of("[],") != std::string::npos)
     return tl::unexpected(bad(*code_part, "a -gencode code list needs brackets, code=[sm_80,compute_80]"));
   TargetSet set;
@@ -343,8 +367,8 @@ std::string bare_nvcc_hint(const std::string& word) {
   const std::string cc = cc_string(a->number) + a->suffix();
   const bool ptx = starts_with(word, "compute_");
   return fmt::format("; for {} {} write {} (torch), {}-{} (CMake) or -gencode arch={},code={} (nvcc)", a->sm(),
-                     ptx ? "PTX" : "SASS", ptx ? cc + "+PTX" : cc, std::to_string(a->number) + a->suffix(), ptx ? "virtual" : "real", a->compute(),
-                     word.substr(0, word.find(',')));
+                     ptx ? "PTX" : "SASS", ptx ? cc + "+PTX" : cc, std::to_string(a->number) + a->suffix(),
+                     ptx ? "virtual" : "real", a->compute(), word.substr(0, word.find(',')));
 }
 
 }  // namespace
@@ -381,8 +405,8 @@ tl::expected<TargetSet, SpecError> parse_nvcc_args(const std::vector<std::string
       code_value = **v;
       any = true;
     } else if (!args[i].empty() && args[i][0] != '-') {
-      return tl::unexpected(bad(args[i], "not an nvcc architecture flag (expected -gencode, -arch or -code)" +
-                                             bare_nvcc_hint(args[i])));
+      return tl::unexpected(
+          bad(args[i], "not an nvcc architecture flag (expected -gencode, -arch or -code)" + bare_nvcc_hint(args[i])));
     }
   }
   if (arch_value) {
@@ -400,8 +424,10 @@ tl::expected<TargetSet, SpecError> parse_nvcc_args(const std::vector<std::string
       if (auto e = unknown_arch(*arch, val)) return tl::unexpected(*e);
       if (code_value) {
         if (real)
-          return tl::unexpected(bad(val, "with -code, -arch must be a virtual architecture (nvcc: \"must be a virtual code "
-                                         "architecture\"); write -arch=" + arch->compute()));
+          return tl::unexpected(bad(val,
+                                    "with -code, -arch must be a virtual architecture (nvcc: \"must be a virtual code "
+                                    "architecture\"); write -arch=" +
+                                        arch->compute()));
         for (const auto& code : split_exact(strip_quotes(*code_value), ',')) {
           auto t = code_target(*arch, code);
           if (!t) return tl::unexpected(t.error());
@@ -416,7 +442,8 @@ tl::expected<TargetSet, SpecError> parse_nvcc_args(const std::vector<std::string
       }
     }
   } else if (code_value) {
-    return tl::unexpected(bad(*code_value, "-code needs an -arch=compute_XX beside it (nvcc: \"-arch option not specified\")"));
+    return tl::unexpected(
+        bad(*code_value, "-code needs an -arch=compute_XX beside it (nvcc: \"-arch option not specified\")"));
   }
   if (!any) return tl::unexpected(SpecError{"", "no -gencode, -arch or -code flag found"});
   return set;
@@ -426,12 +453,16 @@ tl::expected<TargetSet, SpecError> parse_nvcc(std::string_view spec, const SpecC
   return parse_nvcc_args(split(spec, " \t\n"), ctx);
 }
 
-tl::expected<TargetSet, SpecError> parse_spec(std::string_view spec, Syntax syntax, const SpecContext& ctx, Warnings* warnings) {
+tl::expected<TargetSet, SpecError> parse_spec(std::string_view spec, Syntax syntax, const SpecContext& ctx,
+                                              Warnings* warnings) {
   if (syntax == Syntax::automatic) syntax = detect_syntax(spec);
   switch (syntax) {
-    case Syntax::torch: return parse_torch(spec, ctx, warnings);
-    case Syntax::nvcc: return parse_nvcc(spec, ctx);
-    default: return parse_cmake(spec, ctx);
+    case Syntax::torch:
+      return parse_torch(spec, ctx, warnings);
+    case Syntax::nvcc:
+      return parse_nvcc(spec, ctx);
+    default:
+      return parse_cmake(spec, ctx);
   }
 }
 
@@ -439,8 +470,8 @@ std::pair<TargetSet, TargetSet> split_for_torch(const TargetSet& set, std::strin
   const TorchArchTable& table = torch_arch_table(torch_version);
   TargetSet ok, rest;
   for (const auto& t : set) {
-    const bool spellable = table.can_spell(t.arch) &&
-                           (t.kind == CodeKind::sass || set.contains(Target{t.arch, CodeKind::sass}));
+    const bool spellable =
+        table.can_spell(t.arch) && (t.kind == CodeKind::sass || set.contains(Target{t.arch, CodeKind::sass}));
     (spellable ? ok : rest).add(t);
   }
   return {ok, rest};
@@ -486,8 +517,9 @@ std::string format_cmake(const TargetSet& set) {
 tl::expected<std::string, SpecError> format_cmake_strict(const TargetSet& set) {
   for (const auto& t : set)
     if (t.arch.variant == Variant::f)
-      return tl::unexpected(SpecError{t.name(), "'" + t.name() + "': CMake's CUDA_ARCHITECTURES has no spelling for "
-                                                "family-specific targets (CMake 4 refuses `" +
+      return tl::unexpected(SpecError{t.name(), "'" + t.name() +
+                                                    "': CMake's CUDA_ARCHITECTURES has no spelling for "
+                                                    "family-specific targets (CMake 4 refuses `" +
                                                     std::to_string(t.arch.number) + "f`); use --to nvcc"});
   return format_cmake(set);
 }
@@ -506,9 +538,12 @@ std::string format_nvcc(const TargetSet& set) {
 
 tl::expected<std::string, SpecError> format_spec(const TargetSet& set, Syntax syntax) {
   switch (syntax) {
-    case Syntax::torch: return format_torch(set);
-    case Syntax::nvcc: return format_nvcc(set);
-    default: return format_cmake_strict(set);
+    case Syntax::torch:
+      return format_torch(set);
+    case Syntax::nvcc:
+      return format_nvcc(set);
+    default:
+      return format_cmake_strict(set);
   }
 }
 

@@ -20,8 +20,8 @@ std::string to_string(Syntax s);
 // What `all`, `all-major`, `native` and CMake's `OFF` resolve against, and whose grammar applies.
 struct SpecContext {
   bool nvcc_known = false;
-  std::vector<Arch> nvcc_sass;  // nvcc --list-gpu-code
-  std::vector<Arch> nvcc_ptx;   // nvcc --list-gpu-arch
+  std::vector<Arch> nvcc_sass;      // nvcc --list-gpu-code
+  std::vector<Arch> nvcc_ptx;       // nvcc --list-gpu-arch
   std::optional<int> nvcc_default;  // what nvcc builds with no architecture flag (CMake's OFF)
   std::string torch_version;        // whose TORCH_CUDA_ARCH_LIST grammar to check ("": newest known)
   bool gpus_known = false;

@@ -4,10 +4,14 @@ namespace kiln::core {
 
 std::string to_string(Verdict v) {
   switch (v) {
-    case Verdict::native: return "native";
-    case Verdict::compatible: return "compatible";
-    case Verdict::ptx_jit: return "ptx-jit";
-    default: return "none";
+    case Verdict::native:
+      return "native";
+    case Verdict::compatible:
+      return "compatible";
+    case Verdict::ptx_jit:
+      return "ptx-jit";
+    default:
+      return "none";
   }
 }
 

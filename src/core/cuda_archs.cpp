@@ -31,7 +31,7 @@ const ArchCatalog& ArchCatalog::get() {
   static const ArchCatalog catalog = [] {
     ArchCatalog c;
     const toml::table root = data::load_toml("cuda_archs.toml");
-        c.newest_ = parse_cuda_version(root["newest_known_cuda"].value_or(std::string("13.0"))).value();
+    c.newest_ = parse_cuda_version(root["newest_known_cuda"].value_or(std::string("13.0"))).value();
     if (auto arr = root["arch"].as_array())
       for (const auto& node : *arr) {
         const auto& t = *node.as_table();
@@ -94,8 +94,8 @@ std::string ArchCatalog::support_range(const Arch& a) const {
   if (a.variant == Variant::a) first = info->a_since;
   if (a.variant == Variant::f) first = info->f_since;
   if (!first) return "no CUDA release (" + a.sm() + " has no `" + a.suffix() + "` variant)";
-  std::string s = info->last ? "CUDA " + first->str() + " to " + info->last->str()
-                             : "CUDA " + first->str() + " and later";
+  std::string s =
+      info->last ? "CUDA " + first->str() + " to " + info->last->str() : "CUDA " + first->str() + " and later";
   if (!info->note.empty()) s += "; " + info->note;
   return s;
 }

@@ -27,7 +27,7 @@ struct ArchInfo {
 };
 
 class ArchCatalog {
- public:
+public:
   // The embedded table. Aborts with a message if the embedded data is malformed: that is a build bug.
   static const ArchCatalog& get();
   const ArchInfo* find(int number) const;
@@ -42,7 +42,7 @@ class ArchCatalog {
   std::string support_range(const Arch& a) const;
   bool supported_by(const Arch& a, CudaVersion v) const;
 
- private:
+private:
   std::vector<ArchInfo> archs_;
   std::vector<std::pair<CudaVersion, int>> nvcc_default_;  // since, arch
   std::string default_archs_;

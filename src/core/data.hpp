@@ -6,4 +6,4 @@
 namespace kiln::data {
 // The text of data/<name>, or nullopt when no such file was embedded.
 std::optional<std::string_view> file(std::string_view name);
-}
+}  // namespace kiln::data

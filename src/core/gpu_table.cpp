@@ -17,7 +17,8 @@ namespace kiln::core {
 std::string GpuTable::normalize(std::string_view name) {
   std::string s;
   for (char c : name)
-    if (std::isalnum(static_cast<unsigned char>(c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   // Vendor and line words that people add or drop at will.
   // "RTX"/"GTX" too, so "4090" and "A6000" find "RTX 4090" and "RTX A6000".
   for (std::string_view w : {"nvidia", "geforce", "tesla", "quadro", "rtx", "gtx"})
@@ -72,7 +73,8 @@ tl::expected<GpuModel, GpuLookupError> GpuTable::lookup(std::string_view query) 
   const bool digits = !num.empty() && num.size() <= 3 && std::all_of(num.begin(), num.end(), ::isdigit);
   if (num != q || digits) {
     auto arch = parse_arch_name(num);
-    if (arch && arch->variant == Variant::none) return GpuModel{"cc " + cc_string(arch->number), arch->number, "", "", {}};
+    if (arch && arch->variant == Variant::none)
+      return GpuModel{"cc " + cc_string(arch->number), arch->number, "", "", {}};
   }
   const std::string n = normalize(query);
   if (!n.empty()) {
@@ -104,10 +106,13 @@ tl::expected<GpuModel, GpuLookupError> GpuTable::lookup(std::string_view query) 
     names.push_back(o.name);
     for (const auto& name : names)
       if (!n.empty() && normalize(name) == n)
-        return tl::unexpected(GpuLookupError{
-            q, {}, "'" + q + "' is " + (std::string("AEIOU").find(o.vendor[0]) != std::string::npos ? "an " : "a ") +
-                   o.vendor + " accelerator, not an NVIDIA GPU: CUDA code does not run on it, so "
-                   "kiln cannot build for it (PyTorch's ROCm, XPU or XLA builds are the way there)"});
+        return tl::unexpected(
+            GpuLookupError{q,
+                           {},
+                           "'" + q + "' is " +
+                               (std::string("AEIOU").find(o.vendor[0]) != std::string::npos ? "an " : "a ") + o.vendor +
+                               " accelerator, not an NVIDIA GPU: CUDA code does not run on it, so "
+                               "kiln cannot build for it (PyTorch's ROCm, XPU or XLA builds are the way there)"});
   }
   // Unknown: suggest the nearest names.
   std::vector<std::pair<size_t, std::string>> scored;

@@ -10,7 +10,7 @@ namespace kiln::core {
 
 struct GpuModel {
   std::string name;
-  int cc = 0;  // 90 for 9.0
+  int cc = 0;           // 90 for 9.0
   std::string segment;  // datacenter, workstation, consumer, jetson
   std::string family;
   std::vector<std::string> aliases;
@@ -30,7 +30,7 @@ struct GpuLookupError {
 };
 
 class GpuTable {
- public:
+public:
   static const GpuTable& get();
   const std::vector<GpuModel>& all() const { return gpus_; }
   // "h100", "H100 SXM", "NVIDIA GeForce RTX 4090", "4090", or a compute capability ("9.0", "sm_90",
@@ -40,7 +40,7 @@ class GpuTable {
 
   static std::string normalize(std::string_view name);  // lower case, no spaces/dashes, no vendor words
 
- private:
+private:
   std::vector<GpuModel> gpus_;
   std::vector<OtherAccelerator> others_;
 };

@@ -14,9 +14,12 @@ std::vector<int> version_numbers(std::string_view v) {
   std::vector<int> out;
   int cur = -1;
   for (char c : v) {
-    if (c >= '0' && c <= '9') cur = (cur < 0 ? 0 : cur * 10) + (c - '0');
-    else if (c == '.' && cur >= 0) out.push_back(cur), cur = -1;
-    else break;  // "+cu130", "a0", ".dev"
+    if (c >= '0' && c <= '9')
+      cur = (cur < 0 ? 0 : cur * 10) + (c - '0');
+    else if (c == '.' && cur >= 0)
+      out.push_back(cur), cur = -1;
+    else
+      break;  // "+cu130", "a0", ".dev"
   }
   if (cur >= 0) out.push_back(cur);
   return out;
@@ -39,7 +42,8 @@ const std::vector<TorchArchTable>& tables() {
           for (const auto& e : *sup) tt.supported.push_back(e.value_or(std::string()));
         out.push_back(std::move(tt));
       }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return version_numbers(a.version) < version_numbers(b.version); });
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return version_numbers(a.version) < version_numbers(b.version); });
     return out;
   }();
   return all;

@@ -17,7 +17,7 @@ struct TorchArchTable {
   std::string version;                                     // "2.11"
   std::vector<std::pair<std::string, std::string>> named;  // replaced as text, in this order
   std::vector<std::string> supported;                      // "9.0", "9.0a"; each also with +PTX
-  bool accepts_entry(std::string_view entry) const;         // one ';'-separated piece
+  bool accepts_entry(std::string_view entry) const;        // one ';'-separated piece
   bool can_spell(const Arch& a) const;                     // "9.0a" is in `supported`
 };
 

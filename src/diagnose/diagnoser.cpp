@@ -49,7 +49,8 @@ Diagnoser::Diagnoser(Options options, const SignatureSet& signatures)
   std::vector<uint32_t> order(all.size());
   std::iota(order.begin(), order.end(), 0);
   // Higher priority first; the table's order breaks ties, so more specific entries listed first win.
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return all[a].priority > all[b].priority; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return all[a].priority > all[b].priority; });
   rank_.assign(all.size(), 0);
   for (uint32_t r = 0; r < order.size(); ++r) rank_[order[r]] = r;
   const auto& kws = prefilter_.keywords();
@@ -168,7 +169,8 @@ void Diagnoser::process_line(std::string_view block, size_t start, size_t end, s
     std::string with_nl = plain + "\n";
     std::vector<LiteralPrefilter::Hit> hits;
     prefilter_.scan(with_nl, hits);
-    for (const auto& h : hits) recolored.insert(recolored.end(), keyword_sigs_[h.index].begin(), keyword_sigs_[h.index].end());
+    for (const auto& h : hits)
+      recolored.insert(recolored.end(), keyword_sigs_[h.index].begin(), keyword_sigs_[h.index].end());
     std::sort(recolored.begin(), recolored.end(), [&](uint32_t a, uint32_t b) { return rank_[a] < rank_[b]; });
     recolored.erase(std::unique(recolored.begin(), recolored.end()), recolored.end());
     cands = &recolored;
@@ -205,7 +207,8 @@ void Diagnoser::record(size_t sig, const Pattern& p, const std::cmatch& m, std::
     while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.pop_back();  // ninja's "FAILED: x "
     f.captures.emplace_back(p.names[g], std::move(v));
   }
-  bool new_line = std::none_of(f.evidence.begin(), f.evidence.end(), [&](const LogLine& l) { return l.number == number; });
+  bool new_line =
+      std::none_of(f.evidence.begin(), f.evidence.end(), [&](const LogLine& l) { return l.number == number; });
   if (new_line && f.evidence.size() < opts_.max_evidence) f.evidence.push_back({number, std::string(line)});
   if (!first) return;
 
@@ -243,7 +246,8 @@ Diagnosis Diagnoser::finish() {
   d.lines = lines_;
   d.bytes = bytes_;
   for (auto& f : findings_) {
-    std::sort(f.evidence.begin(), f.evidence.end(), [](const LogLine& a, const LogLine& b) { return a.number < b.number; });
+    std::sort(f.evidence.begin(), f.evidence.end(),
+              [](const LogLine& a, const LogLine& b) { return a.number < b.number; });
     const Signature& s = *f.signature;
     f.cause = fill(s.cause, f.captures, opts_.plan);
     bool use_plan = opts_.plan && !s.fix_plan.empty() && plan_can_fill(s.fix_plan, *opts_.plan);

@@ -23,7 +23,7 @@ struct Options {
 };
 
 class Diagnoser {
- public:
+public:
   explicit Diagnoser(Options options = {}, const SignatureSet& signatures = SignatureSet::builtin());
 
   // One log line, without its newline.
@@ -33,7 +33,7 @@ class Diagnoser {
   // Ranks what was found; the Diagnoser is spent afterwards.
   Diagnosis finish();
 
- private:
+private:
   struct Pending {
     size_t finding;
     bool evidence;  // true: follow lines (evidence); false: context after the match

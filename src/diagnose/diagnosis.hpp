@@ -29,11 +29,11 @@ struct LogLine {
 struct Finding {
   const Signature* signature = nullptr;
   uint64_t first_line = 0;
-  uint64_t count = 0;  // lines this signature matched
+  uint64_t count = 0;                                         // lines this signature matched
   std::vector<std::pair<std::string, std::string>> captures;  // in first-seen order
-  std::vector<LogLine> evidence;  // matched lines (and `follow` lines), by line number
-  std::vector<LogLine> context;   // the lines around the first match
-  std::string cause, fix;         // with captures (and the plan) filled in
+  std::vector<LogLine> evidence;                              // matched lines (and `follow` lines), by line number
+  std::vector<LogLine> context;                               // the lines around the first match
+  std::string cause, fix;                                     // with captures (and the plan) filled in
 
   bool is_error() const { return signature->severity == Severity::error; }
   const std::string* capture(std::string_view name) const;

@@ -12,7 +12,7 @@
 namespace kiln::diagnose {
 
 class LiteralPrefilter {
- public:
+public:
   // Keywords must be at least 4 bytes long.
   explicit LiteralPrefilter(std::vector<std::string> keywords);
 
@@ -25,7 +25,7 @@ class LiteralPrefilter {
   const std::vector<std::string>& keywords() const { return keywords_; }
   size_t stride() const { return stride_; }
 
- private:
+private:
   struct Entry {
     uint32_t gram;
     uint32_t keyword;

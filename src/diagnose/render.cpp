@@ -19,7 +19,8 @@ void print_finding(std::ostream& out, const Finding& f, std::string_view src, bo
   out << fmt::format("{}{}  [{}]\n", root ? "root cause: " : "", s.title, s.id);
   if (context && !f.context.empty()) {
     for (const auto& l : f.context) {
-      bool ev = std::any_of(f.evidence.begin(), f.evidence.end(), [&](const LogLine& e) { return e.number == l.number; });
+      bool ev =
+          std::any_of(f.evidence.begin(), f.evidence.end(), [&](const LogLine& e) { return e.number == l.number; });
       out << fmt::format("  {} {}:{}: {}\n", ev ? '>' : ' ', src, l.number, clip(l.text));
     }
     for (const auto& e : f.evidence)
@@ -27,8 +28,7 @@ void print_finding(std::ostream& out, const Finding& f, std::string_view src, bo
   } else {
     for (const auto& e : f.evidence) out << fmt::format("  {}:{}: {}\n", src, e.number, clip(e.text));
   }
-  if (f.count > f.evidence.size())
-    out << fmt::format("  ({} matching lines in all)\n", f.count);
+  if (f.count > f.evidence.size()) out << fmt::format("  ({} matching lines in all)\n", f.count);
   out << "cause: " << f.cause << "\n";
   out << "fix:   " << f.fix << "\n";
   out << "docs:  " << s.docs << "\n";
@@ -66,7 +66,9 @@ void render_text(std::ostream& out, const Diagnosis& d, std::string_view source,
   if (!root) {
     out << fmt::format("no failure found in {} ({} lines)\n", src, d.lines);
     size_t warnings = d.findings.size();
-    if (warnings && !opts.all) out << fmt::format("{} warning{}; run with --all to see {}\n", warnings, warnings == 1 ? "" : "s", warnings == 1 ? "it" : "them");
+    if (warnings && !opts.all)
+      out << fmt::format("{} warning{}; run with --all to see {}\n", warnings, warnings == 1 ? "" : "s",
+                         warnings == 1 ? "it" : "them");
     if (opts.all)
       for (const auto& f : d.findings) {
         out << "\nwarning: ";
@@ -78,9 +80,11 @@ void render_text(std::ostream& out, const Diagnosis& d, std::string_view source,
   // The command that failed, when a build tool named it and it is not already the finding.
   const Finding* step = d.find("build-tool.ninja-failed-command");
   auto shown = [&](uint64_t n) {
-    return opts.context && std::any_of(root->context.begin(), root->context.end(), [&](const LogLine& l) { return l.number == n; });
+    return opts.context &&
+           std::any_of(root->context.begin(), root->context.end(), [&](const LogLine& l) { return l.number == n; });
   };
-  if (step && step != root && step->evidence.size() > 1 && !opts.all && !(shown(step->evidence[0].number) && shown(step->evidence[1].number))) {
+  if (step && step != root && step->evidence.size() > 1 && !opts.all &&
+      !(shown(step->evidence[0].number) && shown(step->evidence[1].number))) {
     out << "failing step:\n";
     for (size_t i = 0; i < step->evidence.size() && i < 2; ++i)
       out << fmt::format("  {}:{}: {}\n", src, step->evidence[i].number, clip(step->evidence[i].text));

@@ -47,14 +47,16 @@ tl::expected<Pattern, std::string> compile_pattern(std::string_view src) {
         size_t end = src.find('>', i + 3);
         if (end == std::string_view::npos) return tl::unexpected("unterminated group name in pattern: " + p.source);
         std::string name(src.substr(i + 3, end - i - 3));
-        if (name.empty() || !std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum((unsigned char)ch) || ch == '_'; }))
+        if (name.empty() || !std::all_of(name.begin(), name.end(),
+                                         [](char ch) { return std::isalnum((unsigned char)ch) || ch == '_'; }))
           return tl::unexpected("bad group name '" + name + "' in pattern: " + p.source);
         p.names.push_back(name);
         out += '(';
         i = end;
         continue;
       }
-      if (i + 2 < src.size() && src[i + 2] == '<') return tl::unexpected("lookbehind is not supported by std::regex: " + p.source);
+      if (i + 2 < src.size() && src[i + 2] == '<')
+        return tl::unexpected("lookbehind is not supported by std::regex: " + p.source);
       out += c;  // (?: (?= (?! : not a capture
       continue;
     }
@@ -67,14 +69,15 @@ tl::expected<Pattern, std::string> compile_pattern(std::string_view src) {
     return tl::unexpected(fmt::format("invalid pattern {}: {}", p.source, e.what()));
   }
   if (p.re.mark_count() != p.names.size())
-    return tl::unexpected(fmt::format("pattern {} has {} groups, counted {}", p.source, p.re.mark_count(), p.names.size()));
+    return tl::unexpected(
+        fmt::format("pattern {} has {} groups, counted {}", p.source, p.re.mark_count(), p.names.size()));
   return p;
 }
 
 const std::vector<std::string>& known_categories() {
-  static const std::vector<std::string> cats = {"cmake",         "nvcc",    "host-compiler", "linker",
-                                                "python-packaging", "cpp-extension", "runtime", "resources",
-                                                "build-tool",    "generic"};
+  static const std::vector<std::string> cats = {
+      "cmake",         "nvcc",    "host-compiler", "linker",     "python-packaging",
+      "cpp-extension", "runtime", "resources",     "build-tool", "generic"};
   return cats;
 }
 
@@ -95,7 +98,8 @@ std::vector<std::string> strings(const toml::table& t, std::string_view key) {
 tl::expected<SignatureSet, std::string> SignatureSet::parse(std::string_view text, std::string_view origin) {
   toml::parse_result parsed = toml::parse(text, origin);
   if (!parsed)
-    return tl::unexpected(fmt::format("{}:{}: {}", origin, parsed.error().source().begin.line, parsed.error().description()));
+    return tl::unexpected(
+        fmt::format("{}:{}: {}", origin, parsed.error().source().begin.line, parsed.error().description()));
   const toml::table& root = parsed.table();
   const toml::array* arr = root["signature"].as_array();
   if (!arr || arr->empty()) return tl::unexpected(fmt::format("{}: no [[signature]] entries", origin));
@@ -114,9 +118,12 @@ tl::expected<SignatureSet, std::string> SignatureSet::parse(std::string_view tex
     if (std::find(cats.begin(), cats.end(), s.category) == cats.end())
       return tl::unexpected(where("unknown category '" + s.category + "'"));
     std::string sev = str(*t, "severity");
-    if (sev.empty() || sev == "error") s.severity = Severity::error;
-    else if (sev == "warning") s.severity = Severity::warning;
-    else return tl::unexpected(where("severity must be error or warning"));
+    if (sev.empty() || sev == "error")
+      s.severity = Severity::error;
+    else if (sev == "warning")
+      s.severity = Severity::warning;
+    else
+      return tl::unexpected(where("severity must be error or warning"));
     auto prio = (*t)["priority"].value<int64_t>();
     if (!prio || *prio < 0 || *prio > 100) return tl::unexpected(where("priority must be an integer 0-100"));
     s.priority = static_cast<int>(*prio);

@@ -38,7 +38,7 @@ tl::expected<Pattern, std::string> compile_pattern(std::string_view source);
 const std::vector<std::string>& known_categories();
 
 class SignatureSet {
- public:
+public:
   // Parses and validates a signatures table (TOML text). `origin` names it in errors.
   static tl::expected<SignatureSet, std::string> parse(std::string_view toml_text, std::string_view origin);
   // The table embedded from data/signatures.toml, parsed once. The table is tested, so a failure
@@ -48,7 +48,7 @@ class SignatureSet {
   const std::vector<Signature>& all() const { return sigs_; }
   const Signature* find(std::string_view id) const;
 
- private:
+private:
   std::vector<Signature> sigs_;
 };
 

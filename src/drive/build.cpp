@@ -40,10 +40,14 @@ void collect_records(const plan::Plan& plan, io::Seams& s, BuildOutcome& o) {
 
 std::unique_ptr<BuildDriver> driver_for(read::ProjectKind kind) {
   switch (kind) {
-    case read::ProjectKind::cmake: return std::make_unique<CMakeProjectDriver>();
-    case read::ProjectKind::pytorch: return std::make_unique<PyTorchCheckoutDriver>();
-    case read::ProjectKind::extension: return std::make_unique<TorchExtensionDriver>();
-    case read::ProjectKind::unknown: break;  // make_plan refuses a folder of unknown kind
+    case read::ProjectKind::cmake:
+      return std::make_unique<CMakeProjectDriver>();
+    case read::ProjectKind::pytorch:
+      return std::make_unique<PyTorchCheckoutDriver>();
+    case read::ProjectKind::extension:
+      return std::make_unique<TorchExtensionDriver>();
+    case read::ProjectKind::unknown:
+      break;  // make_plan refuses a folder of unknown kind
   }
   return std::make_unique<CMakeProjectDriver>();
 }

@@ -54,9 +54,11 @@ tl::expected<BuildLock, std::string> BuildLock::acquire(const std::string& build
     std::ifstream in(path);
     std::stringstream ss;
     ss << in.rdbuf();
-    const std::string text = ss.str(), pid = field(text, "pid"), cmd = field(text, "command"), since = field(text, "since");
+    const std::string text = ss.str(), pid = field(text, "pid"), cmd = field(text, "command"),
+                      since = field(text, "since");
     std::string who = pid.empty() ? "another process (it has not written its name yet)"
-                                  : "pid " + pid + (cmd.empty() ? "" : " (" + cmd + ")") + (since.empty() ? "" : ", running since " + since);
+                                  : "pid " + pid + (cmd.empty() ? "" : " (" + cmd + ")") +
+                                        (since.empty() ? "" : ", running since " + since);
     return tl::unexpected("build folder " + build_dir + " is in use by another build: " + who +
                           "; wait for it to finish, or pass --build-dir for a separate folder");
   }
@@ -74,8 +76,7 @@ BuildLock::~BuildLock() {
   if (fd_ >= 0) {
     io::keep_in_guards(-1);
     // Say the folder is free before the kernel drops the lock on close.
-    if (::ftruncate(fd_, 0) != 0) {
-    }
+    if (::ftruncate(fd_, 0) != 0) {}
     ::close(fd_);
   }
 }

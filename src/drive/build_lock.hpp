@@ -9,7 +9,7 @@
 namespace kiln::drive {
 
 class BuildLock {
- public:
+public:
   // Takes the lock without waiting; on failure the message names the holder and what to do.
   static tl::expected<BuildLock, std::string> acquire(const std::string& build_dir, const std::string& command);
   BuildLock(BuildLock&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
@@ -18,7 +18,7 @@ class BuildLock {
   ~BuildLock();
   const std::string& path() const { return path_; }
 
- private:
+private:
   BuildLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   int fd_ = -1;
   std::string path_;

@@ -37,7 +37,11 @@ std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::str
       const bool lib = name.find(".so") != std::string::npos;
       if (!lib && !fs.is_executable(path)) continue;
       auto head = fs.read_head(path, 4);
-      if (head && head->size() == 4 && head->compare(0, 4, "\x7f" "ELF") == 0) out.push_back(path);
+      if (head && head->size() == 4 &&
+          head->compare(0, 4,
+                        "\x7f"
+                        "ELF") == 0)
+        out.push_back(path);
     }
   }
   std::sort(out.begin(), out.end());
@@ -61,7 +65,11 @@ std::vector<std::string> linked_outputs(const io::Filesystem& fs, const std::str
     if (path.find("$ ") != std::string::npos || path.find(' ') != std::string::npos) continue;  // several outputs
     if (path.empty() || path[0] != '/') path = build_dir + "/" + path;
     auto head = fs.read_head(path, 4);
-    if (head && head->size() == 4 && head->compare(0, 4, "\x7f" "ELF") == 0) out.push_back(path);
+    if (head && head->size() == 4 &&
+        head->compare(0, 4,
+                      "\x7f"
+                      "ELF") == 0)
+      out.push_back(path);
   }
   return out;
 }

@@ -10,7 +10,7 @@
 namespace kiln::drive {
 
 class CMakeProjectDriver final : public BuildDriver {
- public:
+public:
   void build(BuildContext& ctx) override;
 };
 

@@ -20,14 +20,14 @@ struct BuildOutcome {
   int exit_code = 0;
   int term_signal = 0;
   std::chrono::milliseconds configure_time{0}, build_time{0};
-  long peak_rss_kib = 0;  // largest single process of the build tree
-  long build_peak_rss_kib = 0;  // the same, for the build step alone (configure's CMake excluded)
-  int steps_run = 0;      // Ninja steps this build ran (0: up to date)
+  long peak_rss_kib = 0;           // largest single process of the build tree
+  long build_peak_rss_kib = 0;     // the same, for the build step alone (configure's CMake excluded)
+  int steps_run = 0;               // Ninja steps this build ran (0: up to date)
   bool configure_skipped = false;  // configured before with the same arguments: CMake not re-run
   bool has_cache_stats = false;
   launch::CacheStats cache;
-  std::vector<std::string> artifacts;  // shared libraries and executables the build produced
-  std::string wheel;                   // a torch extension's built wheel, as installed ("" none)
+  std::vector<std::string> artifacts;         // shared libraries and executables the build produced
+  std::string wheel;                          // a torch extension's built wheel, as installed ("" none)
   std::chrono::milliseconds install_time{0};  // of build_time, pip installing that wheel
   struct {
     std::string key, root;  // "" when the wheel cache was not asked
@@ -38,7 +38,7 @@ struct BuildOutcome {
 
 struct ProgressSink {
   std::function<void(const NinjaStatus&, std::chrono::milliseconds elapsed)> on_status;
-  std::function<void(std::string_view line)> on_output;  // every non-status line
+  std::function<void(std::string_view line)> on_output;            // every non-status line
   std::function<void(std::string_view step, bool begin)> on_step;  // "configure" / "build" begins or ends
 };
 
@@ -55,7 +55,7 @@ struct BuildContext {
 };
 
 class BuildDriver {
- public:
+public:
   virtual ~BuildDriver() = default;
   // Runs the kind's steps; leaves o.ok false and o.failed_step set when one fails.
   virtual void build(BuildContext& ctx) = 0;

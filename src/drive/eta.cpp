@@ -8,7 +8,8 @@ std::string output_of(const std::string& description) {
   const auto end = description.find_last_not_of(' ');
   if (end == std::string::npos) return {};
   const auto start = description.find_last_of(' ', end);
-  return description.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  return description.substr(start == std::string::npos ? 0 : start + 1,
+                            end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
 EtaModel::EtaModel(std::map<std::string, long> learned_ms, int jobs)

@@ -16,7 +16,7 @@
 namespace kiln::drive {
 
 class EtaModel {
- public:
+public:
   // `learned_ms`: output path (relative to the build folder, as .ninja_log writes it) -> duration.
   // `jobs`: how many steps run at once.
   EtaModel(std::map<std::string, long> learned_ms, int jobs);
@@ -27,13 +27,13 @@ class EtaModel {
 
   bool learned() const { return !learned_.empty(); }
 
- private:
+private:
   std::map<std::string, long> learned_;
   int jobs_;
   std::set<std::string> seen_;
-  double seen_ms_ = 0;       // last durations of the outputs finished so far
-  double unseen_ms_ = 0;     // of the learned outputs not finished yet
-  double mean_ms_ = 0;       // of all learned outputs
+  double seen_ms_ = 0;    // last durations of the outputs finished so far
+  double unseen_ms_ = 0;  // of the learned outputs not finished yet
+  double mean_ms_ = 0;    // of all learned outputs
   std::optional<double> smoothed_end_ms_;
 };
 

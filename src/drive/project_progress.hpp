@@ -15,7 +15,7 @@
 namespace kiln::drive {
 
 class ProjectProgress {
- public:
+public:
   struct Fed {
     std::optional<NinjaStatus> status;  // the project's status after this line, when it was one
     bool consumed = false;              // kiln's own marker: not for the terminal (the log has it)
@@ -25,7 +25,7 @@ class ProjectProgress {
   int extensions() const { return static_cast<int>(order_.size()); }
   int extensions_done() const;
 
- private:
+private:
   struct Extension {
     int done = 0, total = 0;
     bool finished = false;

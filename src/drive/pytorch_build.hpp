@@ -6,7 +6,7 @@
 namespace kiln::drive {
 
 class PyTorchCheckoutDriver final : public BuildDriver {
- public:
+public:
   void build(BuildContext& ctx) override;
 };
 

@@ -9,8 +9,8 @@ namespace kiln::drive {
 bool apply_config_check(BuildContext& ctx) {
   const auto& plan = ctx.plan;
   for (const auto& c : plan.config.changed)
-    ctx.log << fmt::format("kiln: configuration: {} was {} ({}), now {}\n", c.key, c.cached.empty() ? "unset" : c.cached,
-                           c.source, c.planned);
+    ctx.log << fmt::format("kiln: configuration: {} was {} ({}), now {}\n", c.key,
+                           c.cached.empty() ? "unset" : c.cached, c.source, c.planned);
   for (const auto& k : plan.config.dropped) ctx.log << fmt::format("kiln: configuration: {} no longer passed\n", k);
   if (!plan.config.how.empty()) ctx.log << "kiln: configuration: " << plan.config.how << "\n";
   if (plan.config.reconfigure && plan.config.how.rfind("CMAKE_FRESH", 0) != 0) {

@@ -15,7 +15,7 @@
 namespace kiln::drive {
 
 class StepRunner {
- public:
+public:
   StepRunner(io::Seams& s, std::map<std::string, std::string> env, std::string cwd, std::ostream& log,
              const ProgressSink& progress, BuildOutcome& o);
 
@@ -33,7 +33,7 @@ class StepRunner {
   // A stop signal arrived (Ctrl-C, SIGTERM): the next step must not start.
   bool interrupted() const;
 
- private:
+private:
   io::Seams& s_;
   std::map<std::string, std::string> env_;
   std::string cwd_;

@@ -7,7 +7,7 @@
 namespace kiln::drive {
 
 class TorchExtensionDriver final : public BuildDriver {
- public:
+public:
   void build(BuildContext& ctx) override;
 };
 

@@ -6,7 +6,8 @@ namespace kiln::drive {
 
 std::string_view wheel_build_script() {
   // Python 3.8+: tomllib is 3.11+, pip vendors tomli since 21.2; a regex reads the one key if neither exists.
-  static constexpr std::string_view kScript = R"PY(# Written by kiln: builds the wheel with the project's PEP 517 backend.
+  static constexpr std::string_view kScript =
+      R"PY(# Written by kiln: builds the wheel with the project's PEP 517 backend.
 import importlib, os, re, sys
 
 def build_system():
@@ -66,12 +67,12 @@ std::optional<std::string> built_wheel_name(std::string_view line) {
   std::string name(line.substr(kTag.size()));
   while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
   // A file name in the wheel folder, nothing else: the install step joins it to that folder.
-  if (name.size() < 5 || name.find('/') != std::string::npos || !name.ends_with(".whl"))
-    return std::nullopt;
+  if (name.size() < 5 || name.find('/') != std::string::npos || !name.ends_with(".whl")) return std::nullopt;
   return name;
 }
 
-std::vector<std::string> wheel_unpack_argv(const std::string& python, const std::string& wheel, const std::string& dest) {
+std::vector<std::string> wheel_unpack_argv(const std::string& python, const std::string& wheel,
+                                           const std::string& dest) {
   static constexpr const char* kUnpack =
       "import shutil, sys, zipfile\n"
       "shutil.rmtree(sys.argv[2], ignore_errors=True)\n"

@@ -26,6 +26,7 @@ std::optional<std::string> built_wheel_name(std::string_view line);
 
 // Extracts the wheel's shared libraries into DEST (emptied first), for the checks after a build
 // that took its wheel from the cache and so left nothing under the project's build/.
-std::vector<std::string> wheel_unpack_argv(const std::string& python, const std::string& wheel, const std::string& dest);
+std::vector<std::string> wheel_unpack_argv(const std::string& python, const std::string& wheel,
+                                           const std::string& dest);
 
 }  // namespace kiln::drive

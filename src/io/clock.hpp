@@ -6,25 +6,25 @@
 namespace kiln::io {
 
 class Clock {
- public:
+public:
   virtual ~Clock() = default;
   virtual std::chrono::steady_clock::time_point now() const = 0;
   virtual void sleep_for(std::chrono::milliseconds d) = 0;
 };
 
 class RealClock final : public Clock {
- public:
+public:
   std::chrono::steady_clock::time_point now() const override { return std::chrono::steady_clock::now(); }
   void sleep_for(std::chrono::milliseconds d) override;
 };
 
 class FakeClock final : public Clock {
- public:
+public:
   std::chrono::steady_clock::time_point now() const override { return t_; }
   void sleep_for(std::chrono::milliseconds d) override { t_ += d; }
   void advance(std::chrono::milliseconds d) { t_ += d; }
 
- private:
+private:
   std::chrono::steady_clock::time_point t_{};
 };
 

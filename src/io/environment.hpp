@@ -8,7 +8,7 @@
 namespace kiln::io {
 
 class Environment {
- public:
+public:
   virtual ~Environment() = default;
   virtual std::optional<std::string> get(const std::string& name) const = 0;
   // Every variable, for building a child's environment.
@@ -16,13 +16,13 @@ class Environment {
 };
 
 class RealEnvironment final : public Environment {
- public:
+public:
   std::optional<std::string> get(const std::string& name) const override;
   std::map<std::string, std::string> all() const override;
 };
 
 class FakeEnvironment final : public Environment {
- public:
+public:
   FakeEnvironment() = default;
   explicit FakeEnvironment(std::map<std::string, std::string> vars) : vars_(std::move(vars)) {}
   void set(const std::string& k, const std::string& v) { vars_[k] = v; }
@@ -33,7 +33,7 @@ class FakeEnvironment final : public Environment {
   }
   std::map<std::string, std::string> all() const override { return vars_; }
 
- private:
+private:
   std::map<std::string, std::string> vars_;
 };
 

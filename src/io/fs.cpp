@@ -100,9 +100,7 @@ void FakeFilesystem::add_file(const std::string& path, std::string content, bool
 void FakeFilesystem::add_dir(const std::string& path) {
   for (auto d = path; d != "/" && !d.empty(); d = parent_of(d)) dirs_[d] = true;
 }
-bool FakeFilesystem::exists(const std::string& path) const {
-  return files_.count(path) || dirs_.count(path);
-}
+bool FakeFilesystem::exists(const std::string& path) const { return files_.count(path) || dirs_.count(path); }
 bool FakeFilesystem::is_directory(const std::string& path) const { return dirs_.count(path) > 0; }
 bool FakeFilesystem::is_executable(const std::string& path) const {
   auto it = files_.find(path);

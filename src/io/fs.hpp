@@ -10,12 +10,15 @@
 namespace kiln::io {
 
 class Filesystem {
- public:
+public:
   virtual ~Filesystem() = default;
   virtual bool exists(const std::string& path) const = 0;
   virtual bool is_directory(const std::string& path) const = 0;
   virtual bool is_executable(const std::string& path) const = 0;
-  virtual bool is_symlink(const std::string& path) const { (void)path; return false; }
+  virtual bool is_symlink(const std::string& path) const {
+    (void)path;
+    return false;
+  }
   // Whole file as text, nullopt when it cannot be read.
   virtual std::optional<std::string> read(const std::string& path) const = 0;
   // The first `n` bytes (fewer if the file is shorter): for magic-number checks on large binaries.
@@ -35,13 +38,16 @@ class Filesystem {
   virtual bool write(const std::string& path, const std::string& content) = 0;
   virtual bool make_dirs(const std::string& path) = 0;
   // Creates (or replaces) `link` pointing at `target`.
-  virtual bool symlink(const std::string& target, const std::string& link) { (void)target, (void)link; return false; }
+  virtual bool symlink(const std::string& target, const std::string& link) {
+    (void)target, (void)link;
+    return false;
+  }
   // Removes one file (not a folder); true when it is gone afterwards.
   virtual bool remove(const std::string& path) { return !exists(path); }
 };
 
 class RealFilesystem final : public Filesystem {
- public:
+public:
   bool exists(const std::string& path) const override;
   bool is_directory(const std::string& path) const override;
   bool is_executable(const std::string& path) const override;
@@ -58,7 +64,7 @@ class RealFilesystem final : public Filesystem {
 
 // Files by absolute path; directories are implied by the files under them or added explicitly.
 class FakeFilesystem final : public Filesystem {
- public:
+public:
   void add_file(const std::string& path, std::string content, bool executable = false);
   void add_dir(const std::string& path);
   bool exists(const std::string& path) const override;
@@ -70,7 +76,7 @@ class FakeFilesystem final : public Filesystem {
   bool make_dirs(const std::string& path) override;
   bool remove(const std::string& path) override;
 
- private:
+private:
   struct File {
     std::string content;
     bool executable = false;

@@ -90,8 +90,7 @@ BuildInterrupts::Settled BuildInterrupts::settle(std::chrono::milliseconds after
   const auto t0 = std::chrono::steady_clock::now();
   bool killed = false;
   for (;;) {
-    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
-    }
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {}
     auto left = children();
     const auto now = std::chrono::steady_clock::now();
     s.took = std::chrono::duration_cast<std::chrono::milliseconds>(now - t0);
@@ -113,11 +112,16 @@ BuildInterrupts::Settled BuildInterrupts::settle(std::chrono::milliseconds after
 
 std::string signal_name(int sig) {
   switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    case SIGKILL: return "SIGKILL";
-    default: return "signal " + std::to_string(sig);
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGKILL:
+      return "SIGKILL";
+    default:
+      return "signal " + std::to_string(sig);
   }
 }
 

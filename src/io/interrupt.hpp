@@ -14,9 +14,9 @@
 namespace kiln::io {
 
 class BuildInterrupts {
- public:
+public:
   explicit BuildInterrupts(std::chrono::seconds grace);  // installs the handlers, becomes a subreaper
-  ~BuildInterrupts();  // restores the previous handlers
+  ~BuildInterrupts();                                    // restores the previous handlers
   BuildInterrupts(const BuildInterrupts&) = delete;
   BuildInterrupts& operator=(const BuildInterrupts&) = delete;
 
@@ -24,16 +24,16 @@ class BuildInterrupts {
   static int received();
 
   struct Settled {
-    bool clean = false;     // nothing of the build runs any more
-    int killed = 0;         // processes SIGKILLed after the grace period
-    int left = 0;           // processes still running at the end (clean == false)
+    bool clean = false;  // nothing of the build runs any more
+    int killed = 0;      // processes SIGKILLed after the grace period
+    int left = 0;        // processes still running at the end (clean == false)
     std::chrono::milliseconds took{0};
   };
   // Reaps children until none is left; after `grace`, SIGKILLs all that remain under kiln; gives
   // up after `grace + after_kill`.
   Settled settle(std::chrono::milliseconds after_kill) const;
 
- private:
+private:
   std::chrono::seconds grace_;
 };
 

@@ -177,8 +177,7 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
 
   int status = 0;
   rusage ru{};
-  while (::wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
-  }
+  while (::wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {}
   if (spec.new_process_group) g_child_group.store(0);
   guard.reset();
   r.wall = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);

@@ -42,24 +42,24 @@ struct ProcessResult {
 };
 
 class ProcessRunner {
- public:
+public:
   virtual ~ProcessRunner() = default;
   virtual ProcessResult run(const ProcessSpec& spec) = 0;
 };
 
 class RealProcessRunner final : public ProcessRunner {
- public:
+public:
   ProcessResult run(const ProcessSpec& spec) override;
 };
 
 // Answers by argv[0] + args joined with spaces; records every call.
 class FakeProcessRunner final : public ProcessRunner {
- public:
+public:
   void on(const std::string& command_line, ProcessResult result);
   ProcessResult run(const ProcessSpec& spec) override;
   const std::vector<ProcessSpec>& calls() const { return calls_; }
 
- private:
+private:
   std::map<std::string, ProcessResult> answers_;
   std::vector<ProcessSpec> calls_;
 };

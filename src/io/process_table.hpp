@@ -9,7 +9,7 @@
 namespace kiln::io {
 
 class ProcessTable {
- public:
+public:
   virtual ~ProcessTable() = default;
   // nullopt: no such process. 0: it exists but its start time cannot be read (no /proc).
   virtual std::optional<std::uint64_t> start_time(long pid) const = 0;
@@ -17,13 +17,13 @@ class ProcessTable {
 
 // /proc/PID/stat, else kill(pid, 0) when /proc is not mounted.
 class SystemProcessTable final : public ProcessTable {
- public:
+public:
   std::optional<std::uint64_t> start_time(long pid) const override;
 };
 const ProcessTable& system_processes();
 
 class FakeProcessTable final : public ProcessTable {
- public:
+public:
   std::map<long, std::uint64_t> started;  // pid -> start time
   std::optional<std::uint64_t> start_time(long pid) const override {
     auto it = started.find(pid);

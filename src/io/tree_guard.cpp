@@ -155,8 +155,7 @@ void wait_dead(pid_t root, size_t found) {
     if (fd != read_fd && fd != keep) ::close(fd);
   char c;
   ssize_t n;
-  while ((n = ::read(read_fd, &c, 1)) < 0 && errno == EINTR) {
-  }
+  while ((n = ::read(read_fd, &c, 1)) < 0 && errno == EINTR) {}
   if (n == 1) ::_exit(0);  // the caller finished normally
   // The caller died: kill the child and everything under it.
   const int killed = kill_tree(child, true);
@@ -209,8 +208,7 @@ TreeGuard::~TreeGuard() {
   ssize_t w = ::write(write_fd_, &done, 1);
   (void)w;
   ::close(write_fd_);
-  while (::waitpid(guard_, nullptr, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(guard_, nullptr, 0) < 0 && errno == EINTR) {}
 }
 
 }  // namespace kiln::io

@@ -14,13 +14,13 @@
 namespace kiln::io {
 
 class TreeGuard {
- public:
+public:
   // Forks the guard for `child`. Call right after spawning it, from a single-threaded process.
   explicit TreeGuard(pid_t child);
   ~TreeGuard();  // tells the guard the child finished, and reaps it
   bool active() const { return guard_ > 0; }
 
- private:
+private:
   pid_t guard_ = -1;
   int write_fd_ = -1;
 };

@@ -26,9 +26,10 @@ tl::expected<void, std::string> check_remote_url(const std::string& url) {
   static const std::regex http(R"(^https?://([^@/\s]+@)?)" + host + R"((/[^|\s]*)?(\|.*)?$)");
   static const std::regex other(R"(^(redis\+unix|file):/?\S+$)");
   if (std::regex_match(url, redis) || std::regex_match(url, http) || std::regex_match(url, other)) return {};
-  return tl::unexpected(fmt::format("--remote '{}': expected redis://HOST:PORT, http://HOST/PATH, redis+unix:PATH, "
-                                    "file:PATH or none",
-                                    url));
+  return tl::unexpected(
+      fmt::format("--remote '{}': expected redis://HOST:PORT, http://HOST/PATH, redis+unix:PATH, "
+                  "file:PATH or none",
+                  url));
 }
 
 tl::expected<void, std::string> check_max_size(const std::string& size) {

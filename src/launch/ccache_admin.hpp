@@ -39,14 +39,14 @@ tl::expected<void, std::string> check_remote_url(const std::string& url);
 tl::expected<void, std::string> check_max_size(const std::string& size);
 
 class Ccache {
- public:
+public:
   // dir: the cache folder to act on (empty: ccache's own); fails when ccache is not on PATH.
   static tl::expected<Ccache, std::string> find(io::Seams& s, const std::string& dir);
   tl::expected<CcacheStatus, std::string> status();
   tl::expected<void, std::string> clear();
   tl::expected<void, std::string> set(const std::string& key, const std::string& value);
 
- private:
+private:
   Ccache(io::Seams& s, std::string path, std::string dir) : s_(&s), path_(std::move(path)), dir_(std::move(dir)) {}
   io::ProcessResult run(const std::vector<std::string>& args);
   io::Seams* s_;

@@ -60,7 +60,8 @@ void append_line(const std::string& path, const std::string& line) {
 constexpr std::chrono::milliseconds kLedgerLockTimeout{5000};
 
 long long epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
@@ -90,10 +91,14 @@ std::vector<std::string> ccache_friendly_nvcc_args(const std::vector<std::string
   if (!is_nvcc(args)) return args;
   std::vector<std::string> out;
   for (const auto& a : args) {
-    if (a == "--generate-dependencies-with-compile") out.push_back("-MD");
-    else if (a == "--dependency-output") out.push_back("-MF");
-    else if (a.rfind("--dependency-output=", 0) == 0) out.push_back("-MF"), out.push_back(a.substr(20));
-    else out.push_back(a);
+    if (a == "--generate-dependencies-with-compile")
+      out.push_back("-MD");
+    else if (a == "--dependency-output")
+      out.push_back("-MF");
+    else if (a.rfind("--dependency-output=", 0) == 0)
+      out.push_back("-MF"), out.push_back(a.substr(20));
+    else
+      out.push_back(a);
   }
   return out;
 }
@@ -114,7 +119,8 @@ std::string portable_unit_id(const io::Filesystem& fs, const std::string& projec
   return rel + "\n" + history_key(*text);
 }
 
-std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir, const std::string& output) {
+std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir,
+                                        const std::string& output) {
   if (history_dir.empty() || output.empty()) return std::nullopt;
   auto text = fs.read(history_dir + "/" + history_key(output));
   if (!text) return std::nullopt;
@@ -137,12 +143,14 @@ std::string format_history(const UnitHistory& h) {
   return fmt::format("{} {} {} {}\n", h.peak_kib, h.cpu_ms, h.wall_ms, h.cores);
 }
 
-std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir, const std::vector<std::string>& args) {
+std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir,
+                                const std::vector<std::string>& args) {
   // 10% headroom over what this unit peaked at last time.
   if (auto h = read_history(fs, history_dir, output_of(args)); h && h->peak_kib > 0)
     return static_cast<std::uint64_t>(h->peak_kib * 1.1);
   const int targets = device_targets_of(args);
-  const double gib = targets > 0 ? probe::gib_per_job(probe::JobKind::cuda, targets) : probe::gib_per_job(probe::JobKind::cxx, 0);
+  const double gib =
+      targets > 0 ? probe::gib_per_job(probe::JobKind::cuda, targets) : probe::gib_per_job(probe::JobKind::cxx, 0);
   return static_cast<std::uint64_t>(gib * 1024 * 1024);
 }
 
@@ -155,7 +163,8 @@ int build_cores(const io::Environment& env) {
 
 // kiln build --slurm: the unit runs as a job step, asking for its expected peak and granted cores.
 io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& spec, ExecRecord& rec, io::Seams& s) {
-  auto step = run_as_step(c, StepAsk{.mem_kib = rec.expected_kib, .cores = rec.cores, .exclude = {}}, spec, rec.output, s);
+  auto step =
+      run_as_step(c, StepAsk{.mem_kib = rec.expected_kib, .cores = rec.cores, .exclude = {}}, spec, rec.output, s);
   rec.node = step.node;
   rec.attempts = step.attempts;
   rec.waited_ms += step.queued_ms;  // like the governor's wait: admission, not work
@@ -197,15 +206,18 @@ std::vector<std::string> rewrite_command(std::vector<std::string> argv, const io
 
 // Waits under the memory governor until the compile's expected peak fits the budget, with a
 // thread grant for nvcc when there are idle cores. Returns the nvcc flags of the grant.
-std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l, bool nvcc, const std::string& user_append,
-                  const std::string& ledger_path, std::uint64_t budget) {
+std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l, bool nvcc,
+                  const std::string& user_append, const std::string& ledger_path, std::uint64_t budget) {
   ExecRecord& rec = l.rec;
   const bool split = nvcc && s.env.get("KILN_SPLIT").value_or("") == "1";
   std::string flags;
   l.ledger.emplace(ledger_path, io::system_processes(), kLedgerLockTimeout);
   const long pid = static_cast<long>(::getpid());
-  UnitShape unit{.nvcc = nvcc, .device_targets = rec.archs, .project = project_threads(argv, user_append),
-                 .base_kib = rec.expected_kib, .serial_cpu_ms = std::nullopt};
+  UnitShape unit{.nvcc = nvcc,
+                 .device_targets = rec.archs,
+                 .project = project_threads(argv, user_append),
+                 .base_kib = rec.expected_kib,
+                 .serial_cpu_ms = std::nullopt};
   if (l.history_before && l.history_before->cpu_ms >= 0) unit.serial_cpu_ms = l.history_before->cpu_ms;
   const int cores = build_cores(s.env);
   const auto policy = GrantPolicy::from_data();
@@ -245,7 +257,8 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
 
 // nvcc --time into a file of kiln's, unless the project (or NVCC_APPEND_FLAGS) times it already:
 // a second --time would take its file away, and nvcc warns about the redefinition.
-std::string time_flag(const std::vector<std::string>& argv, io::Seams& s, Launch& l, bool nvcc, const std::string& user_append) {
+std::string time_flag(const std::vector<std::string>& argv, io::Seams& s, Launch& l, bool nvcc,
+                      const std::string& user_append) {
   auto names_time = [](const std::string& a) {
     return a == "--time" || a == "-time" || a.rfind("--time=", 0) == 0 || a.rfind("-time=", 0) == 0;
   };
@@ -283,10 +296,12 @@ void record(const io::ProcessResult& result, io::Seams& s, Launch& l) {
     h.cores = rec.cores;
     s.fs.make_dirs(history);
     s.fs.write(history + "/" + history_key(rec.output), format_history(h));
-    if (!l.unit_id.empty() && s.fs.make_dirs(l.units_dir)) s.fs.write(l.units_dir + "/" + history_key(l.unit_id), format_history(h));
+    if (!l.unit_id.empty() && s.fs.make_dirs(l.units_dir))
+      s.fs.write(l.units_dir + "/" + history_key(l.unit_id), format_history(h));
   }
   // Version probes and the like (no output, no source) are not units of the build.
-  if (auto log = s.env.get("KILN_EXEC_LOG"); log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))
+  if (auto log = s.env.get("KILN_EXEC_LOG");
+      log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))
     append_line(*log, record_json_line(rec));
 }
 
@@ -309,7 +324,8 @@ static void learn_history(const std::vector<std::string>& argv, const io::Seams&
 
 int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   // On a Slurm node, inside a step this launcher started: run the compiler and report (slurm_step).
-  if (auto report = s.env.get("KILN_STEP_REPORT"); report && !report->empty()) return run_step_on_node(command, *report, s);
+  if (auto report = s.env.get("KILN_STEP_REPORT"); report && !report->empty())
+    return run_step_on_node(command, *report, s);
   std::vector<std::string> argv = command;
   Launch l;
   ExecRecord& rec = l.rec;
@@ -325,7 +341,8 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     const std::string user_append = s.env.get("NVCC_APPEND_FLAGS").value_or("");
     std::string flags;
     if (auto path = s.env.get("KILN_LEDGER"); path && !path->empty())
-      if (auto budget = env_u64(s.env, "KILN_MEM_BUDGET_KIB")) flags = admit(argv, s, l, nvcc, user_append, *path, *budget);
+      if (auto budget = env_u64(s.env, "KILN_MEM_BUDGET_KIB"))
+        flags = admit(argv, s, l, nvcc, user_append, *path, *budget);
     if (auto t = time_flag(argv, s, l, nvcc, user_append); !t.empty()) flags += (flags.empty() ? "" : " ") + t;
     if (!flags.empty()) {
       child_env = s.env.all();
@@ -356,8 +373,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     rec.peak_rss_kib = result.peak_rss_kib;
     rec.exit = result.term_signal ? 128 + result.term_signal : result.exit_code;
     record(result, s, l);
-  } catch (...) {
-  }
+  } catch (...) {}
   if (!result.started) {
     s.err << "kiln exec: cannot run " << command[0] << ": " << result.spawn_error << "\n";
     return 127;

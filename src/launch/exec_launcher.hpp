@@ -30,7 +30,8 @@ struct UnitHistory {
   long cpu_ms = -1, wall_ms = -1;
   int cores = 1;
 };
-std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir, const std::string& output);
+std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir,
+                                        const std::string& output);
 std::string format_history(const UnitHistory& h);
 
 // The compile's output (-o) and first source file, and how many device targets an nvcc call has.
@@ -40,7 +41,8 @@ int device_targets_of(const std::vector<std::string>& args);
 
 // What a compile is expected to peak at: learned from an earlier build when known, else the
 // conservative default of data/build_jobs.toml for its kind.
-std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir, const std::vector<std::string>& args);
+std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir,
+                                const std::vector<std::string>& args);
 std::string history_key(const std::string& output);  // file name under the history folder
 // A unit's name that holds in any checkout of the project: its output's path inside `project_dir`
 // and a hash of its source's content (an edited source is another unit). "" when the source cannot
@@ -48,7 +50,6 @@ std::string history_key(const std::string& output);  // file name under the hist
 // clone at another path starts with what an earlier build learned.
 std::string portable_unit_id(const io::Filesystem& fs, const std::string& project_dir, const std::string& output,
                              const std::string& source);
-
 
 // nvcc's long dependency flags as torch.utils.cpp_extension writes them
 // (--generate-dependencies-with-compile --dependency-output X) make ccache 4.x give up

@@ -13,10 +13,12 @@
 namespace kiln::launch {
 
 std::string record_json_line(const ExecRecord& r) {
-  nlohmann::ordered_json j = {{"output", r.output},     {"source", r.source},       {"start_ms", r.start_ms},
-                              {"wall_ms", r.wall_ms},   {"cpu_ms", r.cpu_ms},       {"peak_rss_kib", r.peak_rss_kib},
-                              {"exit", r.exit},         {"waited_ms", r.waited_ms}, {"archs", r.archs},
-                              {"expected_kib", r.expected_kib}, {"pruned", r.pruned}};
+  nlohmann::ordered_json j = {{"output", r.output},     {"source", r.source},
+                              {"start_ms", r.start_ms}, {"wall_ms", r.wall_ms},
+                              {"cpu_ms", r.cpu_ms},     {"peak_rss_kib", r.peak_rss_kib},
+                              {"exit", r.exit},         {"waited_ms", r.waited_ms},
+                              {"archs", r.archs},       {"expected_kib", r.expected_kib},
+                              {"pruned", r.pruned}};
   if (!r.warning.empty()) j["warning"] = r.warning;
   if (!r.node.empty()) j["node"] = r.node, j["attempts"] = r.attempts;
   if (!r.grant.empty()) {
@@ -113,9 +115,10 @@ ExecLog parse_exec_log(const std::string& text) {
     // A compiler run that produced nothing (a version probe: `c++ --version`) has no unit to describe.
     if (r.output.empty() && !bad && r.source.empty()) continue;
     if (r.output.empty() || bad) {
-      log.problems.push_back(fmt::format("line {}: needs a string \"output\" and non-negative numbers "
-                                         "start_ms, wall_ms (cpu_ms, peak_rss_kib, waited_ms, archs optional)",
-                                         lineno));
+      log.problems.push_back(
+          fmt::format("line {}: needs a string \"output\" and non-negative numbers "
+                      "start_ms, wall_ms (cpu_ms, peak_rss_kib, waited_ms, archs optional)",
+                      lineno));
       continue;
     }
     log.records.push_back(std::move(r));

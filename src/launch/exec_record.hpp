@@ -5,8 +5,9 @@
 //   {"output": "obj path as Ninja names it", "source": "...", "start_ms": <unix epoch ms>,
 //    "wall_ms": N, "cpu_ms": N, "peak_rss_kib": N, "exit": N, "waited_ms": N, "archs": N,
 //    "expected_kib": N, "pruned": bool,
-//    optional: "warning": "...", "node": "...", "attempts": N (kiln build --slurm), "split": N, "threads": N, "cores": N, "grant": "why" (the thread grant),
-//    "phases": {"front_end_ms", "host_ms", "link_ms", "other_ms", "archs": {"90": {"device_ms", "ptxas_ms"}}}}
+//    optional: "warning": "...", "node": "...", "attempts": N (kiln build --slurm), "split": N, "threads": N, "cores":
+//    N, "grant": "why" (the thread grant), "phases": {"front_end_ms", "host_ms", "link_ms", "other_ms", "archs": {"90":
+//    {"device_ms", "ptxas_ms"}}}}
 // A build folder without the file is profiled from .ninja_log alone.
 #include <cstdint>
 #include <string>
@@ -22,16 +23,16 @@ struct ExecRecord {
   long wall_ms = 0, waited_ms = 0;
   long cpu_ms = -1, peak_rss_kib = -1;  // -1: not recorded
   int exit = 0;
-  int archs = 0;                // device targets of an nvcc compile; 0 for host compilers
+  int archs = 0;                   // device targets of an nvcc compile; 0 for host compilers
   std::uint64_t expected_kib = 0;  // what the governor reserved for it
-  bool pruned = false;          // kiln rewrote its -gencode flags to the planned targets
-  int split = 0, threads = 0;   // what kiln's launcher granted (0: nothing)
-  int cores = 1;                // the cores its ledger entry counted
-  std::string grant;            // why it got (or did not get) extra threads; empty: not considered
-  NvccPhases phases;            // nvcc --time, when recorded
-  std::string warning;          // the governor could not be used (the compile ran anyway)
-  std::string node;             // kiln build --slurm: the node it ran on (or failed on)
-  int attempts = 0;             // kiln build --slurm: steps it took (more than 1: retried)
+  bool pruned = false;             // kiln rewrote its -gencode flags to the planned targets
+  int split = 0, threads = 0;      // what kiln's launcher granted (0: nothing)
+  int cores = 1;                   // the cores its ledger entry counted
+  std::string grant;               // why it got (or did not get) extra threads; empty: not considered
+  NvccPhases phases;               // nvcc --time, when recorded
+  std::string warning;             // the governor could not be used (the compile ran anyway)
+  std::string node;                // kiln build --slurm: the node it ran on (or failed on)
+  int attempts = 0;                // kiln build --slurm: steps it took (more than 1: retried)
 };
 
 // The record as one line of JSON, newline included. Paths are bytes: never throws on them.

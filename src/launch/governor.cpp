@@ -65,12 +65,18 @@ std::vector<Reservation> parse_ledger(const std::string& text) {
       }
       const std::string k = tok.substr(0, eq), v = tok.substr(eq + 1);
       auto n = number(v);
-      if (k == "pid" && n) r.pid = static_cast<long>(*n), has_pid = true;
-      else if (k == "kib" && n) r.kib = *n, has_kib = true;
-      else if (k == "start" && n) r.start = *n;
-      else if (k == "threads" && n && *n >= 1 && *n <= 4096) r.threads = static_cast<int>(*n);
-      else if (k == "until" && n) r.until_ms = static_cast<long long>(*n);
-      else if (k != "pid" && k != "kib" && k != "start" && k != "threads" && k != "until") r.extra.emplace_back(k, v);
+      if (k == "pid" && n)
+        r.pid = static_cast<long>(*n), has_pid = true;
+      else if (k == "kib" && n)
+        r.kib = *n, has_kib = true;
+      else if (k == "start" && n)
+        r.start = *n;
+      else if (k == "threads" && n && *n >= 1 && *n <= 4096)
+        r.threads = static_cast<int>(*n);
+      else if (k == "until" && n)
+        r.until_ms = static_cast<long long>(*n);
+      else if (k != "pid" && k != "kib" && k != "start" && k != "threads" && k != "until")
+        r.extra.emplace_back(k, v);
     }
     if (!has_pid && bare.size() >= 2) {  // "pid kib [threads until_ms]": no start time, so stale
       auto p = number(bare[0]), k = number(bare[1]);
@@ -261,12 +267,13 @@ GovernorResult acquire_decided(Ledger& ledger, io::Clock& clock, long pid,
   GovernorResult g;
   const auto t0 = clock.now();
   for (;;) {
-    auto r = ledger.try_reserve_decided(pid, [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
-      if (auto d = decide(running)) return decided = *d;
-      // Waited long enough: run anyway with the plain reservation, as acquire does.
-      if (clock.now() - t0 >= max_wait) return decided = fallback;
-      return std::nullopt;
-    });
+    auto r =
+        ledger.try_reserve_decided(pid, [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
+          if (auto d = decide(running)) return decided = *d;
+          // Waited long enough: run anyway with the plain reservation, as acquire does.
+          if (clock.now() - t0 >= max_wait) return decided = fallback;
+          return std::nullopt;
+        });
     g.waited = std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - t0);
     if (!r) {
       g.warning = skipped(ledger);

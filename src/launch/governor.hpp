@@ -27,8 +27,8 @@ struct Reservation {
   long pid = 0;
   std::uint64_t kib = 0;
   // Added for nvcc thread grants (run/thread_grant.hpp); a ledger line without them reads as 1 and 0.
-  int threads = 1;           // cores the compile may keep busy
-  long long until_ms = 0;    // expected end (unix epoch ms) from its learned duration; 0 unknown
+  int threads = 1;         // cores the compile may keep busy
+  long long until_ms = 0;  // expected end (unix epoch ms) from its learned duration; 0 unknown
   // The process's start time (/proc/PID/stat field 22): with the pid, what names the process. 0:
   // unknown; FileLedger fills it in for the reservation it adds.
   std::uint64_t start = 0;
@@ -42,7 +42,7 @@ bool holds(const Reservation& r, const io::ProcessTable& procs);
 
 // The shared list of running compiles and what each reserved.
 class Ledger {
- public:
+public:
   virtual ~Ledger() = default;
   // Atomically: drop entries of dead processes, then add `mine` if `admit(live entries)` says so.
   // Returns whether it was added. nullopt when the ledger cannot be used (the caller then runs the
@@ -63,7 +63,7 @@ class Ledger {
 // A file under flock(2). The lock is polled for at most `lock_timeout`; a holder that never lets
 // go (a stopped or hung process) makes try_reserve fail, and the compile runs ungoverned.
 class FileLedger final : public Ledger {
- public:
+public:
   explicit FileLedger(std::string path, const io::ProcessTable& procs = io::system_processes(),
                       std::chrono::milliseconds lock_timeout = std::chrono::seconds(10))
       : path_(std::move(path)), procs_(procs), lock_timeout_(lock_timeout) {}
@@ -71,9 +71,8 @@ class FileLedger final : public Ledger {
                                   const std::function<bool(const std::vector<Reservation>&)>& admit) override;
   void release(long pid) override;
   std::string error() const override { return error_; }
-  
 
- private:
+private:
   std::string path_;
   const io::ProcessTable& procs_;
   std::chrono::milliseconds lock_timeout_;
@@ -87,7 +86,7 @@ bool admits(const std::vector<Reservation>& running, std::uint64_t want_kib, std
 struct GovernorResult {
   bool governed = false;  // false: the ledger failed and the compile ran without a reservation
   std::chrono::milliseconds waited{0};
-  std::string warning;    // why it ran ungoverned, for the log
+  std::string warning;  // why it ran ungoverned, for the log
 };
 
 // Waits (polling through the clock seam) until admitted, up to `max_wait`; after that it runs

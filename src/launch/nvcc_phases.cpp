@@ -16,9 +16,7 @@ bool has(const std::string& s, std::string_view p) { return s.find(p) != std::st
 
 }  // namespace
 
-bool nvcc_time_filler(std::string_view line) {
-  return line.rfind("source file name", 0) == 0 || trim(line).empty();
-}
+bool nvcc_time_filler(std::string_view line) { return line.rfind("source file name", 0) == 0 || trim(line).empty(); }
 
 std::optional<NvccTimeRow> nvcc_time_row(std::string_view line) {
   NvccTimeRow row;
@@ -57,11 +55,15 @@ void add_nvcc_time_row(NvccPhases& out, const NvccTimeRow& row) {
   const std::string& phase = f[1];
   const int arch = nvcc_time_arch(f[4]);
   if (has(phase, "(preprocessing 1)") || starts(phase, "cicc") || starts(phase, "nvvm")) {
-    if (arch) out.archs[arch].device_ms += ms;
-    else out.other_ms += ms;
+    if (arch)
+      out.archs[arch].device_ms += ms;
+    else
+      out.other_ms += ms;
   } else if (starts(phase, "ptxas")) {
-    if (arch) out.archs[arch].ptxas_ms += ms;
-    else out.other_ms += ms;
+    if (arch)
+      out.archs[arch].ptxas_ms += ms;
+    else
+      out.other_ms += ms;
   } else if (has(phase, "(preprocessing") || starts(phase, "cudafe")) {
     out.front_end_ms += ms;
   } else if (has(phase, "(compiling)")) {
@@ -74,7 +76,9 @@ void add_nvcc_time_row(NvccPhases& out, const NvccTimeRow& row) {
 }
 
 std::optional<std::string> append_flags_path(const std::string& path, const std::string& cwd) {
-  auto blank_free = [](const std::string& p) { return !p.empty() && p.find_first_of(" \t\n\r\f\v") == std::string::npos; };
+  auto blank_free = [](const std::string& p) {
+    return !p.empty() && p.find_first_of(" \t\n\r\f\v") == std::string::npos;
+  };
   if (blank_free(path)) return path;
   if (cwd.empty()) return std::nullopt;
   const std::string rel = std::filesystem::path(path).lexically_relative(cwd).string();

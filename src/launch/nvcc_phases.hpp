@@ -17,10 +17,10 @@ struct ArchPhases {
 };
 
 struct NvccPhases {
-  double front_end_ms = 0;  // host preprocessing and cudafe++ (and ccache's own preprocessing run)
-  double host_ms = 0;       // the host compiler compiling the cudafe++ output
-  double link_ms = 0;       // fatbinary, nvlink
-  double other_ms = 0;      // the driver and anything unnamed
+  double front_end_ms = 0;          // host preprocessing and cudafe++ (and ccache's own preprocessing run)
+  double host_ms = 0;               // the host compiler compiling the cudafe++ output
+  double link_ms = 0;               // fatbinary, nvlink
+  double other_ms = 0;              // the driver and anything unnamed
   std::map<int, ArchPhases> archs;  // 90 -> its device phases
   int rows = 0;
   bool empty() const { return rows == 0; }

@@ -37,8 +37,8 @@ std::string node_named_by_srun(const std::string& err) {
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("srun: ", 0) != 0) continue;  // the compiler's own lines may say anything
     // "srun: error: n1: task 0: Killed"
-    if (const auto task = line.find(": task "); line.rfind("srun: error: ", 0) == 0 && task != std::string::npos &&
-                                                line.find(' ', 13) >= task)
+    if (const auto task = line.find(": task ");
+        line.rfind("srun: error: ", 0) == 0 && task != std::string::npos && line.find(' ', 13) >= task)
       return line.substr(13, task - 13);
     for (const char* marker : {"failed on node ", "Node failure on ", "on node "}) {
       const auto at = line.find(marker);
@@ -64,8 +64,7 @@ std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
     if (auto v = env.get("KILN_SLURM_RETRIES")) c.retries = std::clamp(std::stoi(*v), 0, 10);
     if (auto v = env.get("KILN_SLURM_NODE_MEM_KIB")) c.node_mem_kib = std::stoull(*v);
     if (auto v = env.get("KILN_SLURM_NODE_CPUS")) c.node_cpus = std::max(0, std::stoi(*v));
-  } catch (...) {
-  }
+  } catch (...) {}
   return c;
 }
 
@@ -100,12 +99,18 @@ std::optional<StepReport> parse_step_report(const std::string& text) {
     const std::string k = line.substr(0, eq), v = line.substr(eq + 1);
     any = true;
     try {
-      if (k == "node") r.node = v;
-      else if (k == "step") r.step = v;
-      else if (k == "exit") r.exit = std::stoi(v), r.finished = true;
-      else if (k == "peak_rss_kib") r.peak_rss_kib = std::stol(v);
-      else if (k == "cpu_ms") r.cpu_ms = std::stol(v);
-      else if (k == "wall_ms") r.wall_ms = std::stol(v);
+      if (k == "node")
+        r.node = v;
+      else if (k == "step")
+        r.step = v;
+      else if (k == "exit")
+        r.exit = std::stoi(v), r.finished = true;
+      else if (k == "peak_rss_kib")
+        r.peak_rss_kib = std::stol(v);
+      else if (k == "cpu_ms")
+        r.cpu_ms = std::stol(v);
+      else if (k == "wall_ms")
+        r.wall_ms = std::stol(v);
     } catch (...) {
       return std::nullopt;  // a torn line: treat the whole report as missing
     }
@@ -117,7 +122,8 @@ std::optional<StepReport> parse_step_report(const std::string& text) {
 std::string format_step_report(const StepReport& r) {
   std::string out = fmt::format("node={}\nstep={}\n", r.node, r.step);
   if (r.finished)
-    out += fmt::format("peak_rss_kib={}\ncpu_ms={}\nwall_ms={}\nexit={}\n", r.peak_rss_kib, r.cpu_ms, r.wall_ms, r.exit);
+    out +=
+        fmt::format("peak_rss_kib={}\ncpu_ms={}\nwall_ms={}\nexit={}\n", r.peak_rss_kib, r.cpu_ms, r.wall_ms, r.exit);
   return out;
 }
 
@@ -150,7 +156,8 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
   StepRun run;
   StepAsk ask = ask_in;
   s.fs.make_dirs(c.reports);
-  const std::string base = fmt::format("{}/{:016x}-{}", c.reports, core::fnv1a64(output + (spec.argv.empty() ? "" : spec.argv.back())), ::getpid());
+  const std::string base = fmt::format("{}/{:016x}-{}", c.reports,
+                                       core::fnv1a64(output + (spec.argv.empty() ? "" : spec.argv.back())), ::getpid());
   for (;;) {
     ++run.attempts;
     const std::string report = fmt::format("{}-{}", base, run.attempts);
@@ -189,20 +196,23 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
     } else if (r.term_signal == SIGINT || r.term_signal == SIGTERM || r.term_signal == SIGHUP) {
       run.error = "stopped";  // the build is being stopped: nothing to retry
     } else if (const auto state = allocation_state(c, s); state != "RUNNING") {
-      run.error = fmt::format("the Slurm allocation {} has ended ({}): the build stops here; Ninja's state is intact, so "
-                              "`kiln build --slurm` in a new allocation resumes it",
-                              c.job_id, state.empty() ? "no longer known to squeue" : state);
+      run.error = fmt::format(
+          "the Slurm allocation {} has ended ({}): the build stops here; Ninja's state is intact, so "
+          "`kiln build --slurm` in a new allocation resumes it",
+          c.job_id, state.empty() ? "no longer known to squeue" : state);
     } else if (run.attempts > c.retries) {
-      run.error = fmt::format("{} did not finish in {} attempt(s): the step was killed or lost its node ({}); srun {}",
-                              output.empty() ? std::string("the unit") : output, run.attempts,
-                              run.failed_nodes.empty() ? std::string("node unknown") : "on " + joined(run.failed_nodes, ", "),
-                              r.term_signal ? fmt::format("killed by signal {}", r.term_signal) : fmt::format("exit {}", r.exit_code));
+      run.error = fmt::format(
+          "{} did not finish in {} attempt(s): the step was killed or lost its node ({}); srun {}",
+          output.empty() ? std::string("the unit") : output, run.attempts,
+          run.failed_nodes.empty() ? std::string("node unknown") : "on " + joined(run.failed_nodes, ", "),
+          r.term_signal ? fmt::format("killed by signal {}", r.term_signal) : fmt::format("exit {}", r.exit_code));
     } else {
       if (!node.empty() && std::find(ask.exclude.begin(), ask.exclude.end(), node) == ask.exclude.end())
         ask.exclude.push_back(node);
-      s.err << fmt::format("kiln exec: warning: {} was lost on {} (srun {}); retrying on another node\n",
-                           output.empty() ? std::string("a unit") : output, node.empty() ? "an unknown node" : node,
-                           r.term_signal ? fmt::format("signal {}", r.term_signal) : fmt::format("exit {}", r.exit_code));
+      s.err << fmt::format(
+          "kiln exec: warning: {} was lost on {} (srun {}); retrying on another node\n",
+          output.empty() ? std::string("a unit") : output, node.empty() ? "an unknown node" : node,
+          r.term_signal ? fmt::format("signal {}", r.term_signal) : fmt::format("exit {}", r.exit_code));
       continue;
     }
     if (run.error != "stopped") s.err << "kiln exec: error: " << run.error << "\n";

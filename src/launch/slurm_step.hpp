@@ -12,7 +12,8 @@
 // build can cancel what is left), KILN_SLURM_REPORTS (folder of step reports), KILN_SLURM_RETRIES,
 // KILN_SLURM_NODE_MEM_KIB and KILN_SLURM_NODE_CPUS (the smallest node's memory and CPUs in the
 // allocation: a step never asks more, or Slurm refuses it),
-// KILN_SLURM_SELF (kiln's binary), KILN_SLURM_SRUN / KILN_SLURM_SQUEUE (the tools; default on PATH), SLURM_JOB_ID (the allocation).
+// KILN_SLURM_SELF (kiln's binary), KILN_SLURM_SRUN / KILN_SLURM_SQUEUE (the tools; default on PATH), SLURM_JOB_ID (the
+// allocation).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,17 +25,17 @@ namespace kiln::launch {
 
 struct SlurmConfig {
   std::string job_id, tag, reports, srun = "srun", squeue = "squeue";
-  std::string self;                 // kiln's own binary, at the same path on the nodes
-  int retries = 2;                  // further attempts after the first
-  std::uint64_t node_mem_kib = 0;   // 0: unknown
-  int node_cpus = 0;                // the smallest node's CPUs in the allocation, 0: unknown
+  std::string self;                // kiln's own binary, at the same path on the nodes
+  int retries = 2;                 // further attempts after the first
+  std::uint64_t node_mem_kib = 0;  // 0: unknown
+  int node_cpus = 0;               // the smallest node's CPUs in the allocation, 0: unknown
 };
 // nullopt when the launcher is not asked to use Slurm (or SLURM_JOB_ID is missing).
 std::optional<SlurmConfig> slurm_config(const io::Environment& env);
 
 struct StepAsk {
-  std::uint64_t mem_kib = 0;  // expected peak (the governor's learned one, with headroom)
-  int cores = 1;              // the thread grant's cores
+  std::uint64_t mem_kib = 0;         // expected peak (the governor's learned one, with headroom)
+  int cores = 1;                     // the thread grant's cores
   std::vector<std::string> exclude;  // nodes that failed this unit
 };
 

@@ -60,13 +60,12 @@ GrantPolicy GrantPolicy::from_data() {
     p.oversubscribe = s["oversubscribe"].value_or(4.0);
     p.thread_memory_fraction = s["thread_memory_fraction"].value_or(0.25);
     p.memory_share = s["memory_share"].value_or(0.5);
-  } catch (...) {
-  }
+  } catch (...) {}
   return p;
 }
 
-Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores,
-                   std::uint64_t budget_kib, long long now_ms, const GrantPolicy& policy) {
+Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores, std::uint64_t budget_kib,
+                   long long now_ms, const GrantPolicy& policy) {
   Grant g;
   g.kib = unit.base_kib;
   cores = std::max(1, cores);
@@ -75,8 +74,10 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
     return g;
   }
   const int targets = std::max(1, unit.device_targets);
-  const int own_threads = unit.project.threads ? (*unit.project.threads == 0 ? targets : std::clamp(*unit.project.threads, 1, targets)) : 1;
-  const auto per_thread_kib = static_cast<std::uint64_t>(static_cast<double>(unit.base_kib) * policy.thread_memory_fraction);
+  const int own_threads =
+      unit.project.threads ? (*unit.project.threads == 0 ? targets : std::clamp(*unit.project.threads, 1, targets)) : 1;
+  const auto per_thread_kib =
+      static_cast<std::uint64_t>(static_cast<double>(unit.base_kib) * policy.thread_memory_fraction);
   g.cores = own_threads;
   if (unit.project.split) {
     const int split = *unit.project.split == 0 ? cores : std::max(1, *unit.project.split);

@@ -59,17 +59,17 @@ struct UnitShape {
 };
 
 struct Grant {
-  int split = 0;    // --split-compile=N kiln adds; 0: none
-  int threads = 0;  // --threads=N kiln adds; 0: none
-  int cores = 1;    // cores the compile may keep busy (its ledger thread count)
+  int split = 0;          // --split-compile=N kiln adds; 0: none
+  int threads = 0;        // --threads=N kiln adds; 0: none
+  int cores = 1;          // cores the compile may keep busy (its ledger thread count)
   std::uint64_t kib = 0;  // what to reserve: the base plus the extra threads' memory
   std::string why;
   bool granted() const { return split > 1 || threads > 1; }
 };
 
 // `running`: the other live reservations (not this compile); `now_ms`: the clock their until_ms use.
-Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores,
-                   std::uint64_t budget_kib, long long now_ms, const GrantPolicy& policy);
+Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores, std::uint64_t budget_kib,
+                   long long now_ms, const GrantPolicy& policy);
 
 // The flags to append for a grant ("--split-compile=4 --threads=2"), empty when none.
 std::string grant_flags(const Grant& g);

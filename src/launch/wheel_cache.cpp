@@ -30,8 +30,8 @@ std::string fnv128_hex(std::string_view data) {
 
 // Folders that hold no input of the build: version control, the build's own outputs and caches.
 bool skipped_dir(const std::string& name, bool top) {
-  static const std::set<std::string> anywhere = {".git", ".hg", ".svn", "__pycache__", ".eggs", ".pytest_cache",
-                                                 ".mypy_cache", ".tox", ".nox", ".venv", ".kiln"};
+  static const std::set<std::string> anywhere = {".git",        ".hg",  ".svn", "__pycache__", ".eggs", ".pytest_cache",
+                                                 ".mypy_cache", ".tox", ".nox", ".venv",       ".kiln"};
   if (anywhere.count(name) || name.ends_with(".egg-info")) return true;
   return top && (name == "build" || name == "dist");
 }
@@ -80,7 +80,8 @@ void walk(const io::Filesystem& fs, const std::string& root, const std::string& 
 
 std::string replace_all(std::string s, const std::string& what, const std::string& with) {
   if (what.empty()) return s;
-  for (size_t pos = 0; (pos = s.find(what, pos)) != std::string::npos; pos += with.size()) s.replace(pos, what.size(), with);
+  for (size_t pos = 0; (pos = s.find(what, pos)) != std::string::npos; pos += with.size())
+    s.replace(pos, what.size(), with);
   return s;
 }
 
@@ -145,7 +146,8 @@ std::optional<CachedWheel> find_cached_wheel(io::Filesystem& fs, const std::stri
   // "wheel NAME SIZE HASH" then the inputs: the inputs must be these very ones (not only the hash).
   const auto eol = manifest->find('\n');
   const std::string head = manifest->substr(0, eol);
-  if (head.rfind("wheel ", 0) != 0 || eol == std::string::npos || manifest->compare(eol + 1, std::string::npos, key.manifest) != 0)
+  if (head.rfind("wheel ", 0) != 0 || eol == std::string::npos ||
+      manifest->compare(eol + 1, std::string::npos, key.manifest) != 0)
     return std::nullopt;
   std::vector<std::string> f;
   for (size_t pos = 6; pos <= head.size();) {

@@ -15,7 +15,7 @@ namespace {
 
 // An flock held for the life of this object, if it came within a few seconds.
 class IndexLock {
- public:
+public:
   explicit IndexLock(const std::string& path) {
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd_ < 0) return;
@@ -35,7 +35,7 @@ class IndexLock {
   IndexLock(const IndexLock&) = delete;
   IndexLock& operator=(const IndexLock&) = delete;
 
- private:
+private:
   int fd_ = -1;
 };
 

@@ -12,13 +12,14 @@ struct StaleEntry {
 };
 
 struct ConfigCheck {
-  std::string cmake_dir;   // the folder CMake configures: BUILD (CMake projects), CHECKOUT/build (PyTorch)
+  std::string cmake_dir;  // the folder CMake configures: BUILD (CMake projects), CHECKOUT/build (PyTorch)
   bool cache_exists = false;
-  std::vector<StaleEntry> changed;    // planned differently from the cache or the last configure
-  std::vector<std::string> dropped;   // passed by the last configure, not now: the cache still holds them
-  std::vector<std::string> cmake_changed;  // differs from the cache, but kiln passed the same last time: CMake's own doing
-  bool reconfigure = false;           // PyTorch: a fresh configure is needed
-  std::string how;                    // what kiln does about it, in words
+  std::vector<StaleEntry> changed;   // planned differently from the cache or the last configure
+  std::vector<std::string> dropped;  // passed by the last configure, not now: the cache still holds them
+  std::vector<std::string>
+      cmake_changed;         // differs from the cache, but kiln passed the same last time: CMake's own doing
+  bool reconfigure = false;  // PyTorch: a fresh configure is needed
+  std::string how;           // what kiln does about it, in words
   std::string cache_path() const { return cmake_dir + "/CMakeCache.txt"; }
   std::string stamp_path() const { return cmake_dir + "/.kiln-configure.json"; }
 };

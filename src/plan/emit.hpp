@@ -9,10 +9,11 @@
 
 namespace kiln::plan {
 
-std::string emit_env(const Plan& p);  // KEY='value' lines, safe for `set -a; . ./file`
+std::string emit_env(const Plan& p);              // KEY='value' lines, safe for `set -a; . ./file`
 std::string shell_quote(std::string_view value);  // 'value'; a ' inside becomes '\''
-std::string emit_cmake(const Plan& p);  // CMakeUserPresets.json for CMake projects, a -D list otherwise
+std::string emit_cmake(const Plan& p);            // CMakeUserPresets.json for CMake projects, a -D list otherwise
 std::string emit_dockerfile(const Plan& p);
-tl::expected<std::string, std::string> emit(const Plan& p, const std::string& format);  // text|env|cmake|json|dockerfile
+tl::expected<std::string, std::string> emit(const Plan& p,
+                                            const std::string& format);  // text|env|cmake|json|dockerfile
 
 }  // namespace kiln::plan

@@ -6,8 +6,8 @@ namespace kiln::plan {
 
 // The planner and `kiln doctor` size jobs with one formula: probe::safe_jobs on data/build_jobs.toml.
 JobsDecision decide_jobs(const probe::MachineInfo& m, int cuda_archs) {
-  const auto e = cuda_archs > 0 ? probe::safe_jobs(m, probe::JobKind::cuda, cuda_archs)
-                                : probe::safe_jobs(m, probe::JobKind::cxx);
+  const auto e =
+      cuda_archs > 0 ? probe::safe_jobs(m, probe::JobKind::cuda, cuda_archs) : probe::safe_jobs(m, probe::JobKind::cxx);
   JobsDecision d;
   d.jobs = e.jobs;
   d.by_cores = e.cores;

@@ -43,14 +43,17 @@ tl::expected<Profile, PlanError> load_profile(const std::string& name) {
   out.archs = (*p)["archs"].value_or(std::string("gpus"));
   if (auto set = (*p)["set"].as_table())
     for (const auto& [k, v] : *set) {
-      if (auto b = v.value<bool>()) out.set[std::string(k.str())] = *b ? "1" : "0";
-      else out.set[std::string(k.str())] = v.value_or(std::string());
+      if (auto b = v.value<bool>())
+        out.set[std::string(k.str())] = *b ? "1" : "0";
+      else
+        out.set[std::string(k.str())] = v.value_or(std::string());
     }
   return out;
 }
 
 // KEY=VALUE arguments (--set, --knob) as a map; `option` names the flag in the error.
-tl::expected<Sets, PlanError> parse_assignments(const std::vector<std::string>& args, const char* option, const char* key) {
+tl::expected<Sets, PlanError> parse_assignments(const std::vector<std::string>& args, const char* option,
+                                                const char* key) {
   Sets out;
   for (const auto& kv : args) {
     auto eq = kv.find('=');
@@ -74,16 +77,16 @@ tl::expected<Plan, PlanError> start_plan(const BuildRequest& req, const io::Seam
   p.kind = read::detect_project_kind(s.fs, p.project_dir, &setup);
   p.project_kind = read::to_string(p.kind);
   if (p.kind == read::ProjectKind::unknown)
-    return usage(fmt::format("{}: {}; kiln builds CMake projects, PyTorch checkouts and torch extensions", p.project_dir,
-                             read::describe_folder(s.fs, p.project_dir, &setup)));
+    return usage(fmt::format("{}: {}; kiln builds CMake projects, PyTorch checkouts and torch extensions",
+                             p.project_dir, read::describe_folder(s.fs, p.project_dir, &setup)));
   return p;
 }
 
 // Whether the linker finds lib<name>.so where the system keeps libraries: an op that links it
 // (DeepSpeed's async_io: -laio) can build here.
 std::optional<bool> linker_finds(const io::Filesystem& fs, const std::string& name) {
-  for (const char* d : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib",
-                        "/lib/x86_64-linux-gnu", "/lib64"})
+  for (const char* d : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+                        "/usr/local/lib", "/lib/x86_64-linux-gnu", "/lib64"})
     if (fs.exists(std::string(d) + "/lib" + name + ".so")) return true;
   return false;
 }
@@ -98,10 +101,12 @@ tl::expected<void, PlanError> find_build_tools(Plan& p, const BuildRequest& req,
     p.generator = req.generator;
     if (p.generator == "Ninja") {
       auto ninja = io::which(s, "ninja");
-      if (!ninja) return env_error("ninja not found on PATH; install it (apt-get install ninja-build) or add it to PATH");
+      if (!ninja)
+        return env_error("ninja not found on PATH; install it (apt-get install ninja-build) or add it to PATH");
       p.ninja = *ninja;
     } else if (p.generator == "Unix Makefiles") {
-      if (!io::which(s, "make")) return env_error("make not found on PATH; install it (apt-get install make) or use Ninja");
+      if (!io::which(s, "make"))
+        return env_error("make not found on PATH; install it (apt-get install make) or use Ninja");
     } else {
       return usage(fmt::format("generator '{}': expected Ninja or \"Unix Makefiles\"", p.generator));
     }
@@ -112,8 +117,10 @@ tl::expected<void, PlanError> find_build_tools(Plan& p, const BuildRequest& req,
     if (!found) return env_error(fmt::format("{} not found; pass --python or set PYTHON", py.empty() ? "python3" : py));
     p.python = *found;
     p.pip = req.pip;
-    if (auto ninja = io::which(s, "ninja")) p.ninja = *ninja;
-    else p.notes.push_back("ninja not on PATH: torch.utils.cpp_extension falls back to slow serial builds");
+    if (auto ninja = io::which(s, "ninja"))
+      p.ninja = *ninja;
+    else
+      p.notes.push_back("ninja not on PATH: torch.utils.cpp_extension falls back to slow serial builds");
   }
   for (const auto& d : req.cmake_defines) p.cmake_defines.push_back(d);
   if (p.kind == read::ProjectKind::cmake && read::uses_torch_package(s.fs, p.project_dir)) {
@@ -154,8 +161,8 @@ tl::expected<bool, PlanError> plan_options(Plan& p, const BuildRequest& req, con
 
 // nvcc when the build uses CUDA, ccache when asked for, and the GPUs named on the command line
 // (what the build is verified against).
-tl::expected<std::optional<probe::NvccInfo>, PlanError> find_compilers(Plan& p, const BuildRequest& req, const io::Seams& s,
-                                                                       bool want_cuda) {
+tl::expected<std::optional<probe::NvccInfo>, PlanError> find_compilers(Plan& p, const BuildRequest& req,
+                                                                       const io::Seams& s, bool want_cuda) {
   std::optional<probe::NvccInfo> nvcc;
   if (want_cuda) {
     nvcc = probe::probe_nvcc(s);
@@ -175,7 +182,8 @@ tl::expected<std::optional<probe::NvccInfo>, PlanError> find_compilers(Plan& p, 
   if (!p.ccache.empty()) {
     const std::string folder = !req.cache_dir.empty() ? req.cache_dir : s.env.get("CCACHE_DIR").value_or("");
     if (!folder.empty() && s.fs.exists(folder) && !s.fs.is_directory(folder)) {
-      p.notes.push_back("ccache folder " + folder + " is not a folder: building without ccache (remove it, or pass "
+      p.notes.push_back("ccache folder " + folder +
+                        " is not a folder: building without ccache (remove it, or pass "
                         "--cache-dir with a folder)");
       p.ccache.clear();
     }
@@ -207,7 +215,8 @@ tl::expected<void, PlanError> plan_targets(Plan& p, const BuildRequest& req, con
   if (auto v = s.env.get("CUDAARCHS"); v && !v->empty() && p.kind == read::ProjectKind::cmake && p.torch_dir.empty())
     tr.env_arch_list = *v, tr.env_arch_var = "CUDAARCHS";
   // -D CMAKE_CUDA_ARCHITECTURES=70 would override the plan's list behind its back: it is the plan.
-  if (auto d = p.kind == read::ProjectKind::cmake ? define_value(req.cmake_defines, "CMAKE_CUDA_ARCHITECTURES") : std::nullopt) {
+  if (auto d = p.kind == read::ProjectKind::cmake ? define_value(req.cmake_defines, "CMAKE_CUDA_ARCHITECTURES")
+                                                  : std::nullopt) {
     if (!req.archs.empty())
       return usage("the architectures are given twice, by --archs and by -D CMAKE_CUDA_ARCHITECTURES; keep one");
     tr.archs = *d, tr.archs_from = "cmake", tr.archs_source = "-D CMAKE_CUDA_ARCHITECTURES";
@@ -225,11 +234,14 @@ tl::expected<void, PlanError> plan_targets(Plan& p, const BuildRequest& req, con
     // Torch's CMake builds for TORCH_CUDA_ARCH_LIST and switches CMAKE_CUDA_ARCHITECTURES off.
     auto torch = core::format_torch(p.targets);
     if (!torch)
-      return usage("find_package(Torch) takes its architectures from TORCH_CUDA_ARCH_LIST, which cannot say these targets: " +
-                   torch.error().message);
+      return usage(
+          "find_package(Torch) takes its architectures from TORCH_CUDA_ARCH_LIST, which cannot say these targets: " +
+          torch.error().message);
     p.torch_arch_list = *torch;
-    p.notes.push_back("find_package(Torch): Torch's cuda.cmake sets CMAKE_CUDA_ARCHITECTURES OFF and adds -gencode flags "
-                      "from TORCH_CUDA_ARCH_LIST; kiln passes -DTORCH_CUDA_ARCH_LIST=" + p.torch_arch_list);
+    p.notes.push_back(
+        "find_package(Torch): Torch's cuda.cmake sets CMAKE_CUDA_ARCHITECTURES OFF and adds -gencode flags "
+        "from TORCH_CUDA_ARCH_LIST; kiln passes -DTORCH_CUDA_ARCH_LIST=" +
+        p.torch_arch_list);
   }
   return {};
 }
@@ -244,14 +256,17 @@ tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest
   p.prune_archs = req.prune_archs;
   p.kiln_exe = req.kiln_exe;
   p.cores = std::max(1, machine.usable_cores());
-  if (p.kind == read::ProjectKind::extension) p.real_cxx = io::which(s, s.env.get("CXX").value_or("c++")).value_or("c++");
+  if (p.kind == read::ProjectKind::extension)
+    p.real_cxx = io::which(s, s.env.get("CXX").value_or("c++")).value_or("c++");
   if (req.governor && !req.kiln_exe.empty()) {
     p.governor = true;
     p.mem_budget_kib = req.mem_budget_kib.value_or(static_cast<std::uint64_t>(p.jobs.budget_gib * 1024 * 1024));
     p.ledger = machine_ledger_path(s.fs, s.env, ::getuid());
     if (!req.jobs) {
-      p.jobs.arithmetic += fmt::format("; governor: -j {} (cores), each compile admitted while the reservations fit "
-                                       "in {:.1f} GiB", p.jobs.by_cores, p.mem_budget_kib / 1048576.0);
+      p.jobs.arithmetic += fmt::format(
+          "; governor: -j {} (cores), each compile admitted while the reservations fit "
+          "in {:.1f} GiB",
+          p.jobs.by_cores, p.mem_budget_kib / 1048576.0);
       p.jobs.jobs = p.jobs.by_cores;
     }
     // NVCC_APPEND_FLAGS, --split-compile and --time are all there from CUDA 12.0 on.
@@ -266,8 +281,9 @@ tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest
     p.jobs_forced = true;
     p.jobs_source = req.jobs_source.empty() ? "--jobs" : req.jobs_source;
     if (*req.jobs > p.jobs.by_memory)
-      p.notes.push_back(fmt::format("--jobs {} (from {}) exceeds what memory allows ({}): compiles may be killed for memory",
-                                    *req.jobs, p.jobs_source, p.jobs.by_memory));
+      p.notes.push_back(
+          fmt::format("--jobs {} (from {}) exceeds what memory allows ({}): compiles may be killed for memory",
+                      *req.jobs, p.jobs_source, p.jobs.by_memory));
     p.jobs.jobs = *req.jobs;
   }
   return {};
@@ -296,8 +312,9 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
     p.notes.push_back("the project sets its own architectures (" + p.knobs.cmake_archs +
                       "), which beat the planned CMAKE_CUDA_ARCHITECTURES for what it covers");
   if (p.cuda() && !p.prune_archs && !p.knobs.hardcoded_archs.empty())
-    p.notes.push_back("setup.py hard-codes nvcc architectures (" + p.knobs.hardcoded_archs +
-                      "); nvcc compiles those as well as the planned targets: add --prune-archs to keep only the plan's");
+    p.notes.push_back(
+        "setup.py hard-codes nvcc architectures (" + p.knobs.hardcoded_archs +
+        "); nvcc compiles those as well as the planned targets: add --prune-archs to keep only the plan's");
   auto defined = [&](const std::string& name) {
     for (const auto& d : p.cmake_defines)
       if (d.rfind(name + "=", 0) == 0 || d.rfind(name + ":", 0) == 0) return true;
@@ -338,7 +355,9 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     profile = *pr;
     p.profile = req.profile;
   }
-  p.build_type = !req.build_type.empty() ? req.build_type : !profile.build_type.empty() ? profile.build_type : "Release";
+  p.build_type = !req.build_type.empty()       ? req.build_type
+                 : !profile.build_type.empty() ? profile.build_type
+                                               : "Release";
   // CMake takes any word and builds it without optimisation flags: a typo would cost the whole speed.
   static const std::set<std::string> kBuildTypes{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
   if (!kBuildTypes.count(p.build_type))

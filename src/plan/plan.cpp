@@ -12,10 +12,7 @@
 namespace kiln::plan {
 
 std::vector<std::string> Plan::configure_argv() const {
-  std::vector<std::string> argv = {cmake,
-                                   "-S", project_dir,
-                                   "-B", build_dir,
-                                   "-G", generator};
+  std::vector<std::string> argv = {cmake, "-S", project_dir, "-B", build_dir, "-G", generator};
   if (generator == "Ninja") argv.push_back("-DCMAKE_MAKE_PROGRAM=" + ninja);
   argv.push_back("-DCMAKE_BUILD_TYPE=" + build_type);
   argv.push_back("-DCMAKE_CUDA_COMPILER=" + nvcc);
@@ -48,14 +45,15 @@ std::string Plan::ccache_basedir() const {
 }
 
 std::string Plan::build_record_json() const {
-  nlohmann::ordered_json j = {{"schema", 1},
-                              {"kiln_build_dir", build_dir},
-                              {"cores", cores},
-                              {"jobs", jobs.jobs},
-                              {"mem_budget_kib", governed() ? nlohmann::ordered_json(mem_budget_kib) : nlohmann::ordered_json(nullptr)},
-                              {"split_threads", split_threads},
-                              {"exec_log", governed() ? nlohmann::ordered_json(exec_log_path()) : nlohmann::ordered_json(nullptr)},
-                              {"ccache_stats", ccache.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(ccache_log_path())}};
+  nlohmann::ordered_json j = {
+      {"schema", 1},
+      {"kiln_build_dir", build_dir},
+      {"cores", cores},
+      {"jobs", jobs.jobs},
+      {"mem_budget_kib", governed() ? nlohmann::ordered_json(mem_budget_kib) : nlohmann::ordered_json(nullptr)},
+      {"split_threads", split_threads},
+      {"exec_log", governed() ? nlohmann::ordered_json(exec_log_path()) : nlohmann::ordered_json(nullptr)},
+      {"ccache_stats", ccache.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(ccache_log_path())}};
   return core::dump_json(std::move(j), 2) + "\n";  // paths are bytes: never throw on them
 }
 
@@ -109,8 +107,10 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
     // by the output's path inside the project and the source's content (launch/exec_launcher).
     e["KILN_PROJECT_DIR"] = project_dir;
     const std::string user = io::kiln_user_cache(env);
-    if (!cache_dir.empty()) e["KILN_UNIT_HISTORY"] = cache_dir + "/kiln-units";
-    else if (!user.empty()) e["KILN_UNIT_HISTORY"] = user + "/units";
+    if (!cache_dir.empty())
+      e["KILN_UNIT_HISTORY"] = cache_dir + "/kiln-units";
+    else if (!user.empty())
+      e["KILN_UNIT_HISTORY"] = user + "/units";
     e["KILN_MEM_BUDGET_KIB"] = std::to_string(mem_budget_kib);
     if (prune_archs) e["KILN_PRUNE_ARCHS"] = core::format_cmake(targets);
     e["KILN_CORES"] = std::to_string(cores);

@@ -25,8 +25,8 @@ struct Plan {
   std::string project_reason;
   read::ProjectKind kind = read::ProjectKind::cmake;
   std::string profile;
-  std::vector<read::ResolvedOption> options;      // PyTorch checkouts only
-  std::map<std::string, std::string> env;   // variables kiln sets for the build (Python builds)
+  std::vector<read::ResolvedOption> options;  // PyTorch checkouts only
+  std::map<std::string, std::string> env;     // variables kiln sets for the build (Python builds)
   std::string python;
   std::string torch_package;  // the interpreter's torch package folder ("" none found)
   std::string torch_version;  // the torch that reads TORCH_CUDA_ARCH_LIST ("" unknown: the newest kiln knows)
@@ -42,10 +42,10 @@ struct Plan {
   std::string cmake, ninja, nvcc, nvcc_version, ccache;
   std::string generator = "Ninja";  // CMake projects: Ninja, or "Unix Makefiles" (built with cmake --build)
   std::string cache_dir;
-  std::string kiln_exe;           // this binary: the launcher and the compiler masquerade
-  bool governor = false;          // compiles go through `kiln exec` under the memory governor
+  std::string kiln_exe;   // this binary: the launcher and the compiler masquerade
+  bool governor = false;  // compiles go through `kiln exec` under the memory governor
   std::uint64_t mem_budget_kib = 0;
-  std::string ledger;             // the governor's ledger, shared by every build on the machine (ledger_place)
+  std::string ledger;  // the governor's ledger, shared by every build on the machine (ledger_place)
   bool prune_archs = false;
   bool split_threads = false;  // the launcher may grant nvcc --split-compile / --threads (nvcc 12.0+)
   bool wheel_cache = false;    // run/wheel_cache: torch extensions only
@@ -66,8 +66,10 @@ struct Plan {
   // prefix ("ccache c++") reads as compiler "ccache", version 0.0.0. Instead CXX and PYTORCH_NVCC
   // name links to kiln in this folder, which run the launchers and then the real compiler.
   std::string wrapper_dir() const { return build_dir + "/.kiln/bin"; }
-  bool wraps_compilers() const { return kind == read::ProjectKind::extension && !kiln_exe.empty() && !launcher().empty(); }
-  std::string real_cxx;  // the compiler behind the c++ wrapper
+  bool wraps_compilers() const {
+    return kind == read::ProjectKind::extension && !kiln_exe.empty() && !launcher().empty();
+  }
+  std::string real_cxx;                // the compiler behind the c++ wrapper
   std::string ccache_basedir() const;  // the deepest folder holding both project and build folder
   std::string exec_log_path() const { return build_dir + "/kiln-exec.jsonl"; }
   // The launcher chain for one compile, before the compiler: kiln exec --, then ccache.

@@ -38,15 +38,21 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
     gpus.push_back({{"gpu", g.name},
                     {"cc", core::cc_string(g.cc)},
                     {"verdict", core::to_string(c.verdict)},
-                    {"via", c.via ? json(c.via->name())
-                                  : json(nullptr)}});
+                    {"via", c.via ? json(c.via->name()) : json(nullptr)}});
   }
   json options = json::array();
   for (const auto& o : p.options) {
-    json j = {{"name", o.name}, {"on", o.on}, {"origin", o.origin}, {"reason", o.reason}, {"default", o.default_on},
-              {"declared_at", o.declared_at}, {"condition", o.condition.empty() ? json(nullptr) : json(o.condition)},
-              {"guard", o.guard.empty() ? json(nullptr) : json(o.guard)}, {"active", o.active},
-              {"passed", read::option_is_passed(o)}, {"note", o.note.empty() ? json(nullptr) : json(o.note)}};
+    json j = {{"name", o.name},
+              {"on", o.on},
+              {"origin", o.origin},
+              {"reason", o.reason},
+              {"default", o.default_on},
+              {"declared_at", o.declared_at},
+              {"condition", o.condition.empty() ? json(nullptr) : json(o.condition)},
+              {"guard", o.guard.empty() ? json(nullptr) : json(o.guard)},
+              {"active", o.active},
+              {"passed", read::option_is_passed(o)},
+              {"note", o.note.empty() ? json(nullptr) : json(o.note)}};
     options.push_back(std::move(j));
   }
   json knobs = json::array();
@@ -66,27 +72,35 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
           {"build_dir", p.build_dir},
           {"build_type", p.build_type},
           {"targets", targets},
-          {"archs", {{"source", p.arch_source},
-                     {"reason", p.arch_reason},
-                     {"torch", core::format_torch(p.targets).value_or("")},
-                     {"cmake", core::format_cmake(p.targets)}}},
+          {"archs",
+           {{"source", p.arch_source},
+            {"reason", p.arch_reason},
+            {"torch", core::format_torch(p.targets).value_or("")},
+            {"cmake", core::format_cmake(p.targets)}}},
           {"gpus", gpus},
-          {"jobs", {{"jobs", p.jobs.jobs},
-                    {"forced", p.jobs_forced},
-                    {"forced_by", p.jobs_source},
-                    {"by_cores", p.jobs.by_cores},
-                    {"by_memory", p.jobs.by_memory},
-                    {"bytes_per_job", static_cast<std::int64_t>(p.jobs.gib_per_job * 1073741824.0 + 0.5)},
-                    {"arithmetic", p.jobs.arithmetic}}},
-          {"tools", {{"cmake", p.cmake}, {"ninja", p.ninja}, {"nvcc", p.nvcc}, {"nvcc_version", p.nvcc_version},
-                     {"ccache", p.ccache.empty() ? json(nullptr) : json(p.ccache)}}},
+          {"jobs",
+           {{"jobs", p.jobs.jobs},
+            {"forced", p.jobs_forced},
+            {"forced_by", p.jobs_source},
+            {"by_cores", p.jobs.by_cores},
+            {"by_memory", p.jobs.by_memory},
+            {"bytes_per_job", static_cast<std::int64_t>(p.jobs.gib_per_job * 1073741824.0 + 0.5)},
+            {"arithmetic", p.jobs.arithmetic}}},
+          {"tools",
+           {{"cmake", p.cmake},
+            {"ninja", p.ninja},
+            {"nvcc", p.nvcc},
+            {"nvcc_version", p.nvcc_version},
+            {"ccache", p.ccache.empty() ? json(nullptr) : json(p.ccache)}}},
           {"cache_dir", p.cache_dir.empty() ? json(nullptr) : json(p.cache_dir)},
-          {"governor", p.governed() ? json{{"budget_bytes", static_cast<std::int64_t>(p.mem_budget_kib) * 1024}, {"prune_archs", p.prune_archs},
+          {"governor", p.governed() ? json{{"budget_bytes", static_cast<std::int64_t>(p.mem_budget_kib) * 1024},
+                                           {"prune_archs", p.prune_archs},
                                            {"exec_log", p.exec_log_path()}}
                                     : json(nullptr)},
-          {"libtorch", p.libtorch() ? json{{"torch_dir", p.torch_dir}, {"found_by", p.torch_dir_how},
-                                             {"torch_cuda_arch_list", p.torch_arch_list}}
-                                      : json(nullptr)},
+          {"libtorch", p.libtorch() ? json{{"torch_dir", p.torch_dir},
+                                           {"found_by", p.torch_dir_how},
+                                           {"torch_cuda_arch_list", p.torch_arch_list}}
+                                    : json(nullptr)},
           {"configuration", configuration_json(p.config)},
           {"options", options},
           {"knobs", knobs},
@@ -108,12 +122,13 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
   for (const auto& k : kp.knobs) {
     if (k.role == "unrelated" || k.role == "kiln-sets") continue;  // in --json; in text they would bury the gates
     if (k.role == "unknown" && k.origin.empty()) {
-      unknown += (unknown.empty() ? "" : ", ") + k.name + (k.flag.empty() ? "" : " (" + k.flag + ")") + " at " + k.where;
+      unknown +=
+          (unknown.empty() ? "" : ", ") + k.name + (k.flag.empty() ? "" : " (" + k.flag + ")") + " at " + k.where;
       continue;
     }
     std::string what = k.origin.empty() ? k.name + " left" : (k.cmake ? "-D" : "") + k.name + "=" + k.value;
-    out += fmt::format("{}{}  [{} {}: {}]\n", first ? "knobs     " : "          ", what, k.where.empty() ? k.origin : k.where,
-                       k.role, k.reason);
+    out += fmt::format("{}{}  [{} {}: {}]\n", first ? "knobs     " : "          ", what,
+                       k.where.empty() ? k.origin : k.where, k.role, k.reason);
     first = false;
   }
   for (const auto& probe : kp.probes)
@@ -134,8 +149,8 @@ std::string plan_to_text(const Plan& p) {
     auto c = core::coverage(p.targets, g.cc);
     out += fmt::format("  runs on {} (cc {}): {}\n", g.name, core::cc_string(g.cc), core::to_string(c.verdict));
   }
-  out += fmt::format("jobs      {}  [{}{}]\n", p.jobs.jobs, p.jobs_forced ? "forced by " + p.jobs_source + "; memory allows: " : "",
-                     p.jobs.arithmetic);
+  out += fmt::format("jobs      {}  [{}{}]\n", p.jobs.jobs,
+                     p.jobs_forced ? "forced by " + p.jobs_source + "; memory allows: " : "", p.jobs.arithmetic);
   if (p.kind == read::ProjectKind::cmake)
     out += fmt::format("tools     cmake {}, ninja {}, nvcc {} ({})\n", p.cmake, p.ninja, p.nvcc, p.nvcc_version);
   else
@@ -150,14 +165,17 @@ std::string plan_to_text(const Plan& p) {
     return line;
   };
   out += "command   " + joined(p.build_argv()) +
-         (p.kind == read::ProjectKind::extension ? "  [the project's PEP 517 backend builds the wheel once]" : "") + "\n";
+         (p.kind == read::ProjectKind::extension ? "  [the project's PEP 517 backend builds the wheel once]" : "") +
+         "\n";
   if (p.kind == read::ProjectKind::extension)
     out += "install   " + joined(wheel_install_argv(p.python, p.wheel_dir() + "/*.whl")) + "\n";
-  out += fmt::format("cache     {}\n", p.ccache.empty() ? std::string("none") : "ccache " + p.ccache +
-                                                                                 (p.cache_dir.empty() ? "" : " in " + p.cache_dir));
+  out += fmt::format("cache     {}\n", p.ccache.empty()
+                                           ? std::string("none")
+                                           : "ccache " + p.ccache + (p.cache_dir.empty() ? "" : " in " + p.cache_dir));
   if (p.governed())
-    out += fmt::format("governor  compiles reserve their learned peak memory within {:.1f} GiB{}\n", p.mem_budget_kib / 1048576.0,
-                       p.prune_archs ? "; nvcc -gencode flags pruned to the targets" : "");
+    out +=
+        fmt::format("governor  compiles reserve their learned peak memory within {:.1f} GiB{}\n",
+                    p.mem_budget_kib / 1048576.0, p.prune_archs ? "; nvcc -gencode flags pruned to the targets" : "");
   for (const auto& o : p.options)
     if (!o.reason.empty()) out += fmt::format("option    {}={}  [{}]\n", o.name, o.on ? 1 : 0, o.reason);
   out += knobs_to_text(p.knobs);
@@ -169,7 +187,8 @@ std::string plan_to_text(const Plan& p) {
   for (const auto& c : p.config.changed)
     out += fmt::format("config    {} is {} in {}, planned {}\n", c.key, c.cached.empty() ? "unset" : c.cached,
                        c.source == "CMakeCache.txt" ? p.config.cache_path() : "the last configure", c.planned);
-  for (const auto& k : p.config.dropped) out += fmt::format("config    {} was passed by the last configure, not now\n", k);
+  for (const auto& k : p.config.dropped)
+    out += fmt::format("config    {} was passed by the last configure, not now\n", k);
   if (!p.config.how.empty()) out += "config    -> " + p.config.how + "\n";
   for (const auto& c : p.config.cmake_changed) out += "config    CMake changed " + c + "\n";
   if (!p.profile.empty()) out += "profile   " + p.profile + "\n";

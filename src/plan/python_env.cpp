@@ -40,9 +40,10 @@ tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
     env["TORCH_CUDA_ARCH_LIST"] = *torch;
     if (!rest.empty()) {
       if (!p.wraps_compilers() && (p.kind != read::ProjectKind::pytorch || p.launcher().empty()))
-        return tl::unexpected("torch cannot spell " + core::format_cmake(rest) +
-                              " in TORCH_CUDA_ARCH_LIST and kiln's compiler launcher is off (--no-governor?), so nothing "
-                              "would build them; drop them or let kiln wrap the compilers");
+        return tl::unexpected(
+            "torch cannot spell " + core::format_cmake(rest) +
+            " in TORCH_CUDA_ARCH_LIST and kiln's compiler launcher is off (--no-governor?), so nothing "
+            "would build them; drop them or let kiln wrap the compilers");
       env["KILN_EXTRA_ARCHS"] = core::format_cmake(rest);
     }
     const std::string bin = p.nvcc.substr(0, p.nvcc.find_last_of('/'));

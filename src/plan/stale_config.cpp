@@ -101,11 +101,14 @@ ConfigCheck check_configuration(const io::Filesystem& fs, const Plan& p, const s
                   : "kiln removes " + c.cache_path() + " (as setup.py --cmake does) so setup.py re-runs CMake";
   } else if (!c.changed.empty() || !c.dropped.empty()) {
     std::string how;
-    if (!c.changed.empty()) how = fmt::format("-D sets the {} changed entr{} on this configure", c.changed.size(), c.changed.size() == 1 ? "y" : "ies");
+    if (!c.changed.empty())
+      how = fmt::format("-D sets the {} changed entr{} on this configure", c.changed.size(),
+                        c.changed.size() == 1 ? "y" : "ies");
     if (!c.dropped.empty()) {
       std::string keys;
       for (const auto& k : c.dropped) keys += (keys.empty() ? "" : " ") + k;
-      how += fmt::format("{}-U {} removes what the last configure set and this one does not", how.empty() ? "" : "; ", keys);
+      how += fmt::format("{}-U {} removes what the last configure set and this one does not", how.empty() ? "" : "; ",
+                         keys);
     }
     c.how = how;
   }

@@ -50,7 +50,8 @@ tl::expected<TargetChoice, PlanError> spelled(TargetChoice c, tl::expected<core:
 
 }  // namespace
 
-core::TargetSet targets_for_gpus(const std::vector<int>& ccs, const probe::NvccInfo& nvcc, std::vector<std::string>& notes) {
+core::TargetSet targets_for_gpus(const std::vector<int>& ccs, const probe::NvccInfo& nvcc,
+                                 std::vector<std::string>& notes) {
   core::TargetSet set;
   for (int cc : std::set<int>(ccs.begin(), ccs.end())) {
     core::Arch exact{cc};
@@ -70,8 +71,9 @@ core::TargetSet targets_for_gpus(const std::vector<int>& ccs, const probe::NvccI
                                   same_major->sm()));
     } else if (below) {
       set.add({*below, core::CodeKind::ptx});
-      notes.push_back(fmt::format("nvcc {} is older than compute capability {}; adding {} PTX so the driver JIT-compiles it",
-                                  nvcc.version_text, core::cc_string(cc), below->compute()));
+      notes.push_back(
+          fmt::format("nvcc {} is older than compute capability {}; adding {} PTX so the driver JIT-compiles it",
+                      nvcc.version_text, core::cc_string(cc), below->compute()));
     }
   }
   return set;
@@ -83,8 +85,7 @@ tl::expected<TargetChoice, PlanError> choose_targets(const TargetRequest& r, con
   c.gpus = r.gpus;
   const std::string& pa = r.profile_archs;
   const bool profile_list = !pa.empty() && pa != "gpus" && pa != "local";
-  if (!r.archs.empty())
-    return spelled(c, parse(r.archs, r.archs_from, s), r.archs_source, "given on the command line");
+  if (!r.archs.empty()) return spelled(c, parse(r.archs, r.archs_from, s), r.archs_source, "given on the command line");
   if (profile_list) {
     auto parsed = parse(pa, "torch", s);
     if (!parsed) return env_error("data/profiles.toml " + r.profile + ": " + parsed.error().message);
@@ -114,9 +115,10 @@ tl::expected<TargetChoice, PlanError> choose_targets(const TargetRequest& r, con
   if (from_local(c, nvcc, local)) return c;
   auto parsed = parse(core::ArchCatalog::get().default_archs(), "torch", s);
   if (!parsed) return env_error("data/cuda_archs.toml default: " + parsed.error().message);
-  return spelled(c, parsed, "default",
-                 "no --gpu, --archs, TORCH_CUDA_ARCH_LIST, CUDAARCHS or local GPU; kiln's default covers Ampere to Blackwell "
-                 "data-centre GPUs natively with PTX for newer ones");
+  return spelled(
+      c, parsed, "default",
+      "no --gpu, --archs, TORCH_CUDA_ARCH_LIST, CUDAARCHS or local GPU; kiln's default covers Ampere to Blackwell "
+      "data-centre GPUs natively with PTX for newer ones");
 }
 
 tl::expected<void, PlanError> check_targets(const core::TargetSet& targets, const std::vector<core::GpuModel>& gpus,
@@ -128,8 +130,9 @@ tl::expected<void, PlanError> check_targets(const core::TargetSet& targets, cons
       unbuildable += fmt::format("{}{} (sm_{}: built by {})", unbuildable.empty() ? "" : "; ", g.name, g.cc,
                                  core::ArchCatalog::get().support_range(core::Arch{g.cc}));
   if (!unbuildable.empty())
-    return env_error(fmt::format("nvcc {} at {} cannot build for {}; use a CUDA release that builds it (set CUDA_HOME to it)",
-                                 nvcc.version_text, nvcc.path, unbuildable));
+    return env_error(
+        fmt::format("nvcc {} at {} cannot build for {}; use a CUDA release that builds it (set CUDA_HOME to it)",
+                    nvcc.version_text, nvcc.path, unbuildable));
   if (targets.empty()) return usage("the architecture list is empty");
   std::string unsupported;
   for (const auto& t : targets)

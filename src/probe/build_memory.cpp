@@ -42,8 +42,9 @@ JobsEstimate safe_jobs(const MachineInfo& m, JobKind kind, int n_archs) {
   e.limited_by = e.memory_jobs < e.cores ? "memory" : "cores";
   const std::string per =
       kind == JobKind::cxx ? "C++ job" : fmt::format("nvcc job with {} arch{}", n_archs, n_archs == 1 ? "" : "s");
-  e.arithmetic = fmt::format("min({} cores, max(1, floor(({:.1f} GiB - {:.1f} GiB margin) / {:.1f} GiB per {})) = {}) = {}",
-                             e.cores, e.memory_gib, e.margin_gib, e.gib_per_job, per, e.memory_jobs, e.jobs);
+  e.arithmetic =
+      fmt::format("min({} cores, max(1, floor(({:.1f} GiB - {:.1f} GiB margin) / {:.1f} GiB per {})) = {}) = {}",
+                  e.cores, e.memory_gib, e.margin_gib, e.gib_per_job, per, e.memory_jobs, e.jobs);
   return e;
 }
 

@@ -13,13 +13,14 @@ enum class JobKind { cxx, cuda };
 
 struct JobsEstimate {
   int jobs = 1;
-  int cores = 1;             // usable cores
-  double memory_gib = 0;     // memory the build may use (MachineInfo::build_memory)
-  double margin_gib = 0;     // kept free: max(margin.gib, margin.fraction * memory)
+  int cores = 1;          // usable cores
+  double memory_gib = 0;  // memory the build may use (MachineInfo::build_memory)
+  double margin_gib = 0;  // kept free: max(margin.gib, margin.fraction * memory)
   double gib_per_job = 0;
-  int memory_jobs = 1;       // what memory alone allows
-  std::string limited_by;    // "memory" or "cores"
-  std::string arithmetic;    // "min(16 cores, max(1, floor((120.0 GiB - 12.0 GiB margin) / 2.0 GiB per C++ job)) = 54) = 16"
+  int memory_jobs = 1;     // what memory alone allows
+  std::string limited_by;  // "memory" or "cores"
+  std::string
+      arithmetic;  // "min(16 cores, max(1, floor((120.0 GiB - 12.0 GiB margin) / 2.0 GiB per C++ job)) = 54) = 16"
 };
 
 // `n_archs`: architectures each .cu file is compiled for (ignored for C++).

@@ -111,12 +111,13 @@ std::set<std::string> audit_features(CmakeCacheAudit& a) {
       const LibrarySpec* spec = nullptr;
       for (const auto& sp : library_specs())
         if (sp.use_flag == e.name) spec = &sp;
-      a.findings.push_back({Severity::error, "cmake-cache", "cmake-cache.feature-library-notfound",
-                            fmt::format("{}={} (line {}) but {}: the build compiles the feature from its headers and the "
-                                        "program fails when it needs the library.",
-                                        e.name, e.value, e.line, which),
-                            spec ? fmt::format("{}; or reconfigure with {}", spec->install, spec->disable)
-                                 : fmt::format("install the library, or reconfigure with -D{}=OFF", e.name)});
+      a.findings.push_back(
+          {Severity::error, "cmake-cache", "cmake-cache.feature-library-notfound",
+           fmt::format("{}={} (line {}) but {}: the build compiles the feature from its headers and the "
+                       "program fails when it needs the library.",
+                       e.name, e.value, e.line, which),
+           spec ? fmt::format("{}; or reconfigure with {}", spec->install, spec->disable)
+                : fmt::format("install the library, or reconfigure with -D{}=OFF", e.name)});
     }
     a.features.push_back(std::move(f));
   }
@@ -140,12 +141,13 @@ void audit_libraries(const io::Seams& s, const std::string& self_exe, const std:
       l.path = p;
       l.exists = s.fs.exists(p);
       if (!l.exists)
-        a.findings.push_back({feature_libs.count(e.name) ? Severity::error : Severity::warning, "cmake-cache",
-                              "cmake-cache.library-missing",
-                              fmt::format("{} (line {}) records {}, which no longer exists; the next build will fail to "
-                                          "link or the program to load.",
-                                          e.name, e.line, p),
-                              "reinstall the library, or reconfigure: rm " + file + " and run cmake again"});
+        a.findings.push_back(
+            {feature_libs.count(e.name) ? Severity::error : Severity::warning, "cmake-cache",
+             "cmake-cache.library-missing",
+             fmt::format("{} (line {}) records {}, which no longer exists; the next build will fail to "
+                         "link or the program to load.",
+                         e.name, e.line, p),
+             "reinstall the library, or reconfigure: rm " + file + " and run cmake again"});
       else if (is_shared_library(p))
         to_load.push_back(a.libraries.size());
       a.libraries.push_back(l);
@@ -161,9 +163,10 @@ void audit_libraries(const io::Seams& s, const std::string& self_exe, const std:
       l.loads = checks[k].loaded;
       l.load_error = checks[k].error;
       if (l.load_checked && !l.loads)
-        a.findings.push_back({Severity::error, "cmake-cache", "cmake-cache.library-load-fails",
-                              fmt::format("{} records {}, which exists but does not load: {}", l.entry, l.path, l.load_error),
-                              "install the library's missing dependencies (ldd " + l.path + "), or reconfigure without it"});
+        a.findings.push_back(
+            {Severity::error, "cmake-cache", "cmake-cache.library-load-fails",
+             fmt::format("{} records {}, which exists but does not load: {}", l.entry, l.path, l.load_error),
+             "install the library's missing dependencies (ldd " + l.path + "), or reconfigure without it"});
     }
   }
 }
@@ -172,18 +175,20 @@ void audit_libraries(const io::Seams& s, const std::string& self_exe, const std:
 void audit_configuration(const io::Seams& s, CmakeCacheAudit& a) {
   for (const auto* c : {&a.c_compiler, &a.cxx_compiler, &a.cuda_compiler, &a.cuda_host_compiler})
     if (!c->empty() && (*c)[0] == '/' && !s.fs.exists(*c))
-      a.findings.push_back({Severity::error, "cmake-cache", "cmake-cache.compiler-missing",
-                            fmt::format("The cache records the compiler {}, which no longer exists.", *c),
-                            "reconfigure in a fresh build folder (rm -rf the build folder's CMakeCache.txt and CMakeFiles)"});
+      a.findings.push_back(
+          {Severity::error, "cmake-cache", "cmake-cache.compiler-missing",
+           fmt::format("The cache records the compiler {}, which no longer exists.", *c),
+           "reconfigure in a fresh build folder (rm -rf the build folder's CMakeCache.txt and CMakeFiles)"});
   if (a.build_type.empty() && a.generator.find("Multi-Config") == std::string::npos &&
       a.generator.find("Visual Studio") == std::string::npos)
     a.findings.push_back({Severity::warning, "cmake-cache", "cmake-cache.no-build-type",
                           "CMAKE_BUILD_TYPE is empty, so CMake compiles without optimization flags.",
                           "reconfigure with -DCMAKE_BUILD_TYPE=Release"});
   if (a.cxx_launcher.find("ccache") == std::string::npos && a.cuda_launcher.find("ccache") == std::string::npos)
-    a.findings.push_back({Severity::note, "cmake-cache", "cmake-cache.no-ccache",
-                          "No compiler launcher is set, so rebuilds after a clean compile everything again.",
-                          "reconfigure with -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"});
+    a.findings.push_back(
+        {Severity::note, "cmake-cache", "cmake-cache.no-ccache",
+         "No compiler launcher is set, so rebuilds after a clean compile everything again.",
+         "reconfigure with -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"});
   const bool any_cuda = !a.cuda_compiler.empty();
   if (any_cuda && a.cuda_architectures.empty() && a.torch_cuda_arch_list.empty())
     a.findings.push_back({Severity::note, "cmake-cache", "cmake-cache.no-arch-list",
@@ -206,7 +211,8 @@ tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s,
   a.path = file;
   a.entries = parse_cmake_cache(*text);
   if (a.entries.empty() || (!a.find("CMAKE_CACHEFILE_DIR") && !a.find("CMAKE_COMMAND") && !a.find("CMAKE_GENERATOR")))
-    return tl::unexpected(file + ": not a CMakeCache.txt (no CMAKE_COMMAND, CMAKE_GENERATOR or CMAKE_CACHEFILE_DIR entry)");
+    return tl::unexpected(file +
+                          ": not a CMakeCache.txt (no CMAKE_COMMAND, CMAKE_GENERATOR or CMAKE_CACHEFILE_DIR entry)");
   auto val = [&](const char* n) {
     auto* e = a.find(n);
     return e ? e->value : std::string();

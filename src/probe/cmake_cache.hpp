@@ -27,7 +27,7 @@ struct CacheLibrary {
 };
 
 struct CacheFeature {
-  std::string flag;                 // USE_CUPTI
+  std::string flag;  // USE_CUPTI
   bool on = false;
   std::vector<std::string> notfound;  // entries of this feature that read NOTFOUND
 };

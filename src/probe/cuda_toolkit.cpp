@@ -102,10 +102,10 @@ void read_versions(const io::Seams& s, CudaToolkit& tk) {
                              "reinstall the CUDA toolkit's nvcc (package cuda-nvcc-<major>-<minor>)"});
     tk.versions.push_back(vr);
   } else {
-    tk.findings.push_back({Severity::error, "cuda", "cuda.no-nvcc",
-                           fmt::format("The toolkit at {} has headers but no bin/nvcc, so no CUDA source can be compiled.",
-                                       tk.root),
-                           "install nvcc (package cuda-nvcc-<major>-<minor>) or point CUDA_HOME at a full toolkit"});
+    tk.findings.push_back(
+        {Severity::error, "cuda", "cuda.no-nvcc",
+         fmt::format("The toolkit at {} has headers but no bin/nvcc, so no CUDA source can be compiled.", tk.root),
+         "install nvcc (package cuda-nvcc-<major>-<minor>) or point CUDA_HOME at a full toolkit"});
   }
   if (auto text = s.fs.read(tk.root + "/version.json")) {
     VersionReading vr{"version.json", tk.root + "/version.json", "", std::nullopt};
@@ -124,10 +124,11 @@ void read_versions(const io::Seams& s, CudaToolkit& tk) {
     }
     tk.versions.push_back(vr);
   } else {
-    tk.findings.push_back({Severity::error, "cuda", "cuda.no-headers",
-                           fmt::format("No cuda.h under {}/include or {}/targets/*/include: CMake cannot configure CUDA.",
-                                       tk.root, tk.root),
-                           "install the toolkit's development headers (package cuda-cudart-dev-<major>-<minor>)"});
+    tk.findings.push_back(
+        {Severity::error, "cuda", "cuda.no-headers",
+         fmt::format("No cuda.h under {}/include or {}/targets/*/include: CMake cannot configure CUDA.", tk.root,
+                     tk.root),
+         "install the toolkit's development headers (package cuda-cudart-dev-<major>-<minor>)"});
   }
 }
 
@@ -151,11 +152,12 @@ void agreement_findings(CudaToolkit& tk, const ToolkitRoot* chosen) {
   for (const auto& c : tk.candidates)
     if (&c != chosen && c.version && tk.version && !same_minor(*c.version, *tk.version) &&
         (c.how == "CUDA_HOME" || c.how == "CUDA_PATH" || c.how == "nvcc on PATH"))
-      tk.findings.push_back({Severity::warning, "cuda", "cuda.roots-disagree",
-                             fmt::format("{} ({}) is CUDA {} but the toolkit in use ({}, via {}) is CUDA {}; tools that "
-                                         "read {} will mix them.",
-                                         c.how, c.path, mm(*c.version), tk.root, tk.how, mm(*tk.version), c.how),
-                             fmt::format("export CUDA_HOME={} PATH={}/bin:$PATH", tk.root, tk.root)});
+      tk.findings.push_back(
+          {Severity::warning, "cuda", "cuda.roots-disagree",
+           fmt::format("{} ({}) is CUDA {} but the toolkit in use ({}, via {}) is CUDA {}; tools that "
+                       "read {} will mix them.",
+                       c.how, c.path, mm(*c.version), tk.root, tk.how, mm(*tk.version), c.how),
+           fmt::format("export CUDA_HOME={} PATH={}/bin:$PATH", tk.root, tk.root)});
 }
 
 }  // namespace
@@ -184,7 +186,8 @@ CudaToolkit detect_cuda_toolkit(const io::Seams& s, const std::string& sysroot) 
   tk.root = chosen->path;
   tk.how = chosen->how;
   if (chosen->has_nvcc) tk.nvcc = tk.root + "/bin/nvcc";
-  for (const char* sub : {"/lib64", "/lib", "/targets/x86_64-linux/lib", "/targets/sbsa-linux/lib", "/extras/CUPTI/lib64"})
+  for (const char* sub :
+       {"/lib64", "/lib", "/targets/x86_64-linux/lib", "/targets/sbsa-linux/lib", "/extras/CUPTI/lib64"})
     if (s.fs.is_directory(tk.root + sub)) tk.lib_dirs.push_back(tk.root + sub);
 
   read_versions(s, tk);

@@ -15,7 +15,7 @@ namespace kiln::probe {
 
 struct ToolkitRoot {
   std::string path;
-  std::string how;                 // "CUDA_HOME", "CUDA_PATH", "nvcc on PATH", "/usr/local/cuda*"
+  std::string how;  // "CUDA_HOME", "CUDA_PATH", "nvcc on PATH", "/usr/local/cuda*"
   bool has_nvcc = false;
   std::optional<Version> version;  // from version.json or cuda.h, without running anything
 };
@@ -30,12 +30,12 @@ struct VersionReading {
 struct CudaToolkit {
   bool found = false;
   std::string root, how;
-  std::string nvcc;                       // empty when the toolkit has no nvcc
-  std::vector<ToolkitRoot> candidates;    // every root seen, in search order
-  std::vector<VersionReading> versions;   // the readings of the chosen root
-  std::optional<Version> version;         // the most precise reading (nvcc's when present)
-  std::string include_dir;                // where cuda.h is
-  std::vector<std::string> lib_dirs;      // existing library folders of the toolkit
+  std::string nvcc;                      // empty when the toolkit has no nvcc
+  std::vector<ToolkitRoot> candidates;   // every root seen, in search order
+  std::vector<VersionReading> versions;  // the readings of the chosen root
+  std::optional<Version> version;        // the most precise reading (nvcc's when present)
+  std::string include_dir;               // where cuda.h is
+  std::vector<std::string> lib_dirs;     // existing library folders of the toolkit
   Findings findings;
 };
 

@@ -9,24 +9,24 @@
 namespace kiln::probe {
 
 struct DiskSpace {
-  std::uint64_t free_bytes = 0;   // available to an unprivileged user (f_bavail)
+  std::uint64_t free_bytes = 0;  // available to an unprivileged user (f_bavail)
   std::uint64_t total_bytes = 0;
 };
 
 class DiskQuery {
- public:
+public:
   virtual ~DiskQuery() = default;
   virtual std::optional<DiskSpace> space(const std::string& path) const = 0;
 };
 
 class StatvfsDiskQuery final : public DiskQuery {
- public:
+public:
   std::optional<DiskSpace> space(const std::string& path) const override;
 };
 
 // Answers by exact path; unknown paths have no answer.
 class FakeDiskQuery final : public DiskQuery {
- public:
+public:
   void set(const std::string& path, DiskSpace d) { m_[path] = d; }
   std::optional<DiskSpace> space(const std::string& path) const override {
     auto it = m_.find(path);
@@ -34,7 +34,7 @@ class FakeDiskQuery final : public DiskQuery {
     return it->second;
   }
 
- private:
+private:
   std::map<std::string, DiskSpace> m_;
 };
 

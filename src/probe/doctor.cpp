@@ -41,17 +41,19 @@ void machine_findings(const MachineReport& m, Findings& f) {
                              static_cast<double>(i.mem_total) / kGiB),
                  fmt::format("MAX_JOBS={} (kiln build chooses this itself)", m.jobs_cxx.jobs)});
   if (m.jobs_cxx.limited_by == "memory")
-    f.push_back({Severity::warning, "machine", "machine.memory-bound",
-                 fmt::format("Memory, not cores, limits parallel compiles: {} of {} cores can be used ({}).",
-                             m.jobs_cxx.jobs, m.jobs_cxx.cores, m.jobs_cxx.arithmetic),
-                 fmt::format("MAX_JOBS={} (more jobs risk \"Killed signal terminated program cc1plus\")", m.jobs_cxx.jobs)});
+    f.push_back(
+        {Severity::warning, "machine", "machine.memory-bound",
+         fmt::format("Memory, not cores, limits parallel compiles: {} of {} cores can be used ({}).", m.jobs_cxx.jobs,
+                     m.jobs_cxx.cores, m.jobs_cxx.arithmetic),
+         fmt::format("MAX_JOBS={} (more jobs risk \"Killed signal terminated program cc1plus\")", m.jobs_cxx.jobs)});
   const double min_disk = min_build_disk_gib();
   for (const auto& d : m.disks)
     if (d.role == "build" && d.space && static_cast<double>(d.space->free_bytes) / kGiB < min_disk)
-      f.push_back({Severity::warning, "machine", "machine.low-disk",
-                   fmt::format("Only {:.1f} GiB free at {} (the build folder); a PyTorch build tree needs about {:.0f} GiB.",
-                               static_cast<double>(d.space->free_bytes) / kGiB, d.checked, min_disk),
-                   "free space there, or build elsewhere: kiln build --build-dir /path/with/space"});
+      f.push_back(
+          {Severity::warning, "machine", "machine.low-disk",
+           fmt::format("Only {:.1f} GiB free at {} (the build folder); a PyTorch build tree needs about {:.0f} GiB.",
+                       static_cast<double>(d.space->free_bytes) / kGiB, d.checked, min_disk),
+           "free space there, or build elsewhere: kiln build --build-dir /path/with/space"});
 }
 
 }  // namespace

@@ -21,13 +21,13 @@ namespace kiln::probe {
 
 struct DoctorOptions {
   bool deep = false;
-  std::string python;        // --python
-  std::string cmake_cache;   // --cmake-cache; empty: no audit
-  std::string self_exe;      // kiln, for the library-load child; empty: loads are not checked
-  std::string sysroot;       // prefixes fixed system paths (/usr/local/cuda*, /usr/lib, /proc, /sys), for tests
-  std::string build_dir = "."; // where a build would write (free disk)
-  std::string work_dir;      // --deep's test sources; empty: $XDG_CACHE_HOME/kiln/doctor or ~/.cache/kiln/doctor
-  int online_cpus = 0;       // 0: ask the OS
+  std::string python;           // --python
+  std::string cmake_cache;      // --cmake-cache; empty: no audit
+  std::string self_exe;         // kiln, for the library-load child; empty: loads are not checked
+  std::string sysroot;          // prefixes fixed system paths (/usr/local/cuda*, /usr/lib, /proc, /sys), for tests
+  std::string build_dir = ".";  // where a build would write (free disk)
+  std::string work_dir;         // --deep's test sources; empty: $XDG_CACHE_HOME/kiln/doctor or ~/.cache/kiln/doctor
+  int online_cpus = 0;          // 0: ask the OS
   // Run the Python probe (whose `import torch` takes seconds) beside the other detectors. Needs
   // thread-safe seams: the real ones are; the fakes are not, so tests leave this off.
   bool parallel = false;
@@ -36,8 +36,8 @@ struct DoctorOptions {
 };
 
 struct DiskReport {
-  std::string role;   // "build", "ccache", "kiln cache", "tmp"
-  std::string path;   // as asked
+  std::string role;     // "build", "ccache", "kiln cache", "tmp"
+  std::string path;     // as asked
   std::string checked;  // the existing folder statvfs was asked about
   std::optional<DiskSpace> space;
 };

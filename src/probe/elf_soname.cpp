@@ -28,7 +28,11 @@ constexpr std::uint64_t kDtNull = 0, kDtStrtab = 5, kDtSoname = 14;
 }  // namespace
 
 tl::expected<ElfSoname, std::string> read_elf_soname(std::string_view b) {
-  if (b.size() < 16 || std::memcmp(b.data(), "\x7f" "ELF", 4) != 0) return tl::unexpected(std::string("not an ELF file"));
+  if (b.size() < 16 || std::memcmp(b.data(),
+                                   "\x7f"
+                                   "ELF",
+                                   4) != 0)
+    return tl::unexpected(std::string("not an ELF file"));
   ElfSoname out;
   const int cls = static_cast<unsigned char>(b[4]), data = static_cast<unsigned char>(b[5]);
   if (cls != 1 && cls != 2) return tl::unexpected(std::string("bad ELF class"));
@@ -39,7 +43,8 @@ tl::expected<ElfSoname, std::string> read_elf_soname(std::string_view b) {
   std::uint64_t type = 0, machine = 0, phoff = 0, phentsize = 0, phnum = 0;
   if (!r.get(16, 2, type) || !r.get(18, 2, machine)) return tl::unexpected(std::string("truncated ELF header"));
   out.machine = static_cast<int>(machine);
-  if (type != 3 && type != 2) return tl::unexpected(std::string("not a shared library (ELF type ") + std::to_string(type) + ")");
+  if (type != 3 && type != 2)
+    return tl::unexpected(std::string("not a shared library (ELF type ") + std::to_string(type) + ")");
   const std::uint64_t ph_at = out.is_64 ? 32 : 28, phes_at = out.is_64 ? 54 : 42, phn_at = out.is_64 ? 56 : 44;
   if (!r.get(ph_at, w, phoff) || !r.get(phes_at, 2, phentsize) || !r.get(phn_at, 2, phnum))
     return tl::unexpected(std::string("truncated ELF header"));
@@ -47,8 +52,7 @@ tl::expected<ElfSoname, std::string> read_elf_soname(std::string_view b) {
   if (phentsize < (out.is_64 ? 56u : 32u)) return tl::unexpected(std::string("bad program header size"));
 
   // Program header field offsets differ between ELF32 and ELF64.
-  const std::uint64_t off_offset = out.is_64 ? 8 : 4, off_vaddr = out.is_64 ? 16 : 8,
-                      off_filesz = out.is_64 ? 32 : 16;
+  const std::uint64_t off_offset = out.is_64 ? 8 : 4, off_vaddr = out.is_64 ? 16 : 8, off_filesz = out.is_64 ? 32 : 16;
   struct Load {
     std::uint64_t vaddr, offset, filesz;
   };
@@ -58,7 +62,8 @@ tl::expected<ElfSoname, std::string> read_elf_soname(std::string_view b) {
   int nloads = 0;
   for (std::uint64_t i = 0; i < phnum; ++i) {
     const std::uint64_t at = phoff + i * phentsize;
-    if (phoff > b.size() || i * phentsize > b.size()) return tl::unexpected(std::string("program headers past end of file"));
+    if (phoff > b.size() || i * phentsize > b.size())
+      return tl::unexpected(std::string("program headers past end of file"));
     std::uint64_t ptype = 0, poff = 0, pvaddr = 0, pfilesz = 0;
     if (!r.get(at, 4, ptype) || !r.get(at + off_offset, w, poff) || !r.get(at + off_vaddr, w, pvaddr) ||
         !r.get(at + off_filesz, w, pfilesz))
@@ -72,7 +77,8 @@ tl::expected<ElfSoname, std::string> read_elf_soname(std::string_view b) {
     }
   }
   if (!have_dyn) return tl::unexpected(std::string("no dynamic section (a static object)"));
-  if (dyn_off > b.size() || dyn_size > b.size() - dyn_off) return tl::unexpected(std::string("dynamic section past end of file"));
+  if (dyn_off > b.size() || dyn_size > b.size() - dyn_off)
+    return tl::unexpected(std::string("dynamic section past end of file"));
 
   std::uint64_t strtab = 0, soname = 0;
   bool have_strtab = false, have_soname = false;

@@ -12,7 +12,7 @@ namespace kiln::probe {
 struct ElfSoname {
   std::string soname;  // empty when the library declares none
   bool is_64 = true;
-  int machine = 0;     // e_machine (62 = x86-64, 183 = aarch64)
+  int machine = 0;  // e_machine (62 = x86-64, 183 = aarch64)
 };
 
 tl::expected<ElfSoname, std::string> read_elf_soname(std::string_view bytes);

@@ -4,9 +4,12 @@ namespace kiln::probe {
 
 const char* severity_name(Severity s) {
   switch (s) {
-    case Severity::note: return "note";
-    case Severity::warning: return "warning";
-    case Severity::error: return "error";
+    case Severity::note:
+      return "note";
+    case Severity::warning:
+      return "warning";
+    case Severity::error:
+      return "error";
   }
   return "note";
 }

@@ -24,20 +24,22 @@ Findings check_gpus(const LocalGpus& gpus, const CudaToolkit& tk, const std::opt
     const int tmaj = tk.version->major(), tmin = tk.version->minor();
     const std::string drv = gpus.gpus[0].driver_version;
     if (tmaj > dmaj)
-      f.push_back({Severity::error, "gpus", "gpus.driver-too-old",
-                   fmt::format("Driver {} supports CUDA up to {}.{} but the toolkit is CUDA {}.{}: programs built here "
-                               "fail with cudaErrorInsufficientDriver (minor-version compatibility does not cross a major "
-                               "version).",
-                               drv, dmaj, dmin, tmaj, tmin),
-                   fmt::format("install a driver for CUDA {}.{} or newer, or build with CUDA {}.x", tmaj, tmin, dmaj)});
+      f.push_back(
+          {Severity::error, "gpus", "gpus.driver-too-old",
+           fmt::format("Driver {} supports CUDA up to {}.{} but the toolkit is CUDA {}.{}: programs built here "
+                       "fail with cudaErrorInsufficientDriver (minor-version compatibility does not cross a major "
+                       "version).",
+                       drv, dmaj, dmin, tmaj, tmin),
+           fmt::format("install a driver for CUDA {}.{} or newer, or build with CUDA {}.x", tmaj, tmin, dmaj)});
     else if (tmaj == dmaj && tmin > dmin)
-      f.push_back({Severity::warning, "gpus", "gpus.driver-older-minor",
-                   fmt::format("Driver {} supports CUDA {}.{} and the toolkit is {}.{}: binaries run under minor-version "
-                               "compatibility, but PTX built here cannot be JIT-compiled by this driver and newer APIs "
-                               "fail at run time.",
-                               drv, dmaj, dmin, tmaj, tmin),
-                   fmt::format("build SASS for every GPU (no PTX-only targets), or upgrade the driver to CUDA {}.{}", tmaj,
-                               tmin)});
+      f.push_back(
+          {Severity::warning, "gpus", "gpus.driver-older-minor",
+           fmt::format("Driver {} supports CUDA {}.{} and the toolkit is {}.{}: binaries run under minor-version "
+                       "compatibility, but PTX built here cannot be JIT-compiled by this driver and newer APIs "
+                       "fail at run time.",
+                       drv, dmaj, dmin, tmaj, tmin),
+           fmt::format("build SASS for every GPU (no PTX-only targets), or upgrade the driver to CUDA {}.{}", tmaj,
+                       tmin)});
   }
   const auto& catalog = core::ArchCatalog::get();
   core::TargetSet torch_set;

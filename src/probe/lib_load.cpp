@@ -49,7 +49,6 @@ void read_soname(const std::string& path, LoadCheck& c) {
   ::munmap(map, static_cast<size_t>(st.st_size));
 }
 
-
 // A dynamically linked program the system's loader will start with the library preloaded: kiln
 // itself is static (it runs on any glibc), so the load is done by the host's own ld.so, as it
 // will be for the program that uses the library. nullopt when none is found (a static /bin/true).
@@ -83,7 +82,8 @@ std::string loader_verdict(const io::ProcessResult& r, const std::string& path) 
       auto start = p + std::strlen(marker);
       return e.substr(start, e.find('\n', start) - start);
     }
-  if (r.exit_code != 0) return "the loader exited with " + std::to_string(r.exit_code) + ": " + e.substr(0, e.find('\n'));
+  if (r.exit_code != 0)
+    return "the loader exited with " + std::to_string(r.exit_code) + ": " + e.substr(0, e.find('\n'));
   return "";
 }
 
@@ -116,7 +116,11 @@ int internal_load_main(const std::vector<std::string>& paths, std::ostream& out)
     }
     c.loaded = c.error.empty();
     out << kMarker
-        << nlohmann::json{{"path", p}, {"loaded", c.loaded}, {"error", c.error}, {"soname", c.soname}, {"elf_error", c.elf_error}}
+        << nlohmann::json{{"path", p},
+                          {"loaded", c.loaded},
+                          {"error", c.error},
+                          {"soname", c.soname},
+                          {"elf_error", c.elf_error}}
                .dump()
         << std::endl;
   }

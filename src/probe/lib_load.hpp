@@ -18,9 +18,9 @@ struct LoadCheck {
   std::string path;
   bool checked = false;  // the child reported on this library
   bool loaded = false;
-  std::string error;     // dlerror(), or how the child died
-  std::string soname;    // DT_SONAME, empty when none or unreadable
-  std::string elf_error; // why the SONAME could not be read
+  std::string error;      // dlerror(), or how the child died
+  std::string soname;     // DT_SONAME, empty when none or unreadable
+  std::string elf_error;  // why the SONAME could not be read
 };
 
 // The hidden sub-command the child runs: `<self> doctor --internal-load PATH...`.

@@ -123,7 +123,8 @@ void search_dirs(const io::Seams& s, const CudaToolkit& tk, const LibraryOptions
     }
   for (const char* d : {"/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/local/include"})
     inc.push_back({o.sysroot + d, "system"});
-  for (const char* d : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib", "/lib/x86_64-linux-gnu"})
+  for (const char* d :
+       {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib", "/lib/x86_64-linux-gnu"})
     lib.push_back({o.sysroot + d, "system"});
 }
 
@@ -151,7 +152,8 @@ void find_library(const io::Seams& s, const LibrarySpec& spec, const std::vector
     if (!r.library.empty()) {  // a later folder: another copy, which another search order would pick
       LibraryReport::Copy c{d.path, d.how, std::nullopt};
       for (const auto& n : names)
-        if (auto v = version_from_file_name(n, spec.library); v && (!c.file_version || v->parts.size() > c.file_version->parts.size()))
+        if (auto v = version_from_file_name(n, spec.library);
+            v && (!c.file_version || v->parts.size() > c.file_version->parts.size()))
           c.file_version = v;
       bool seen = false;
       for (const auto& o : r.other_copies) seen |= o.path == c.path;
@@ -171,10 +173,11 @@ void find_library(const io::Seams& s, const LibrarySpec& spec, const std::vector
         if (n.size() < pick.size()) pick = n;
       // pip wheels ship runtime names only, for torch to load; that is their design, not a fault.
       if (d.how != "pip wheel")
-        findings.push_back({Severity::note, "libraries", "libraries.no-dev-link",
-                            fmt::format("{} has {} but no {} link, so the linker and CMake's find_library will not find it.",
-                                        spec.name, d.path + "/" + pick, spec.library),
-                            fmt::format("install the -dev package, or ln -s {} {}/{}", pick, d.path, spec.library)});
+        findings.push_back(
+            {Severity::note, "libraries", "libraries.no-dev-link",
+             fmt::format("{} has {} but no {} link, so the linker and CMake's find_library will not find it.",
+                         spec.name, d.path + "/" + pick, spec.library),
+             fmt::format("install the -dev package, or ln -s {} {}/{}", pick, d.path, spec.library)});
     }
     r.library = d.path + "/" + pick;
     for (const auto& n : names)
@@ -204,10 +207,11 @@ void check_library_loads(const io::Seams& s, const LibraryOptions& o, std::vecto
 // header of one release beside the file of another.
 void library_findings(const LibrarySpec& spec, const LibraryReport& r, Findings& findings) {
   if (!r.library.empty() && r.load_checked && !r.loads) {
-    findings.push_back({r.header.empty() ? Severity::warning : Severity::error, "libraries", "libraries.load-fails",
-                        fmt::format("{} is present at {} but does not load ({}){}", spec.name, r.library, r.load_error,
-                                    r.header.empty() ? "." : ", so a build that enables it from the header will fail at run time."),
-                        fmt::format("{}; or build without it: {}", spec.install, spec.disable)});
+    findings.push_back(
+        {r.header.empty() ? Severity::warning : Severity::error, "libraries", "libraries.load-fails",
+         fmt::format("{} is present at {} but does not load ({}){}", spec.name, r.library, r.load_error,
+                     r.header.empty() ? "." : ", so a build that enables it from the header will fail at run time."),
+         fmt::format("{}; or build without it: {}", spec.install, spec.disable)});
   } else if (!r.header.empty() && r.library.empty()) {
     findings.push_back({Severity::error, "libraries", "libraries.header-without-library",
                         fmt::format("{} headers are at {} but no {} is installed: CMake will enable {} from the header "
@@ -215,10 +219,11 @@ void library_findings(const LibrarySpec& spec, const LibraryReport& r, Findings&
                                     spec.name, r.header, spec.library, spec.use_flag),
                         fmt::format("{}; or build with {}", spec.install, spec.disable)});
   } else if (r.header.empty() && !r.library.empty()) {
-    findings.push_back({Severity::note, "libraries", "libraries.library-without-header",
-                        fmt::format("{} is installed ({}) but its headers ({}) are not, so a build cannot use it.",
-                                    spec.name, r.library, spec.headers.empty() ? "" : spec.headers[0]),
-                        fmt::format("install the development headers if you want {} (see: {})", spec.use_flag, spec.install)});
+    findings.push_back(
+        {Severity::note, "libraries", "libraries.library-without-header",
+         fmt::format("{} is installed ({}) but its headers ({}) are not, so a build cannot use it.", spec.name,
+                     r.library, spec.headers.empty() ? "" : spec.headers[0]),
+         fmt::format("install the development headers if you want {} (see: {})", spec.use_flag, spec.install)});
   }
   // Two releases installed: which one a build gets depends on its search order (pip wheels for
   // torch at run time, CUDNN_ROOT / CMAKE_PREFIX_PATH / system folders for a source build).
@@ -228,18 +233,19 @@ void library_findings(const LibrarySpec& spec, const LibraryReport& r, Findings&
     for (const auto& c : r.other_copies)
       if (mine && c.file_version && mine->parts.size() >= 2 && c.file_version->parts.size() >= 2 &&
           (mine->major() != c.file_version->major() || mine->minor() != c.file_version->minor())) {
-        findings.push_back({Severity::note, "libraries", "libraries.multiple-copies",
-                            fmt::format("{} is installed twice: {} {} ({}) and {} {} ({}); torch loads the copy its "
-                                        "package depends on, a source build links whichever its search finds first.",
-                                        spec.name, mine->str(), r.library, r.library_how, c.file_version->str(),
-                                        c.path, c.how),
-                            fmt::format("choose one explicitly for source builds ({}=<its folder>, or "
-                                        "CMAKE_PREFIX_PATH), or remove the other",
-                                        spec.env_roots.empty() ? "CMAKE_PREFIX_PATH" : spec.env_roots[0])});
+        findings.push_back(
+            {Severity::note, "libraries", "libraries.multiple-copies",
+             fmt::format("{} is installed twice: {} {} ({}) and {} {} ({}); torch loads the copy its "
+                         "package depends on, a source build links whichever its search finds first.",
+                         spec.name, mine->str(), r.library, r.library_how, c.file_version->str(), c.path, c.how),
+             fmt::format("choose one explicitly for source builds ({}=<its folder>, or "
+                         "CMAKE_PREFIX_PATH), or remove the other",
+                         spec.env_roots.empty() ? "CMAKE_PREFIX_PATH" : spec.env_roots[0])});
         break;
       }
   }
-  if (spec.file_version_is_release && r.header_version && r.file_version && r.header_version->major() != r.file_version->major())
+  if (spec.file_version_is_release && r.header_version && r.file_version &&
+      r.header_version->major() != r.file_version->major())
     findings.push_back({Severity::error, "libraries", "libraries.version-mismatch",
                         fmt::format("{} header {} says {} but the library file is {} ({}): the build compiles against "
                                     "one release and loads another.",
@@ -272,9 +278,10 @@ std::vector<LibraryReport> detect_libraries(const io::Seams& s, const CudaToolki
     library_findings(spec, out[i], findings);
   }
   if (!any_blas)
-    findings.push_back({Severity::note, "libraries", "libraries.no-blas",
-                        "Neither MKL nor OpenBLAS loads here, so PyTorch falls back to its slower built-in BLAS (Eigen).",
-                        "apt-get install libopenblas-dev (or pip install mkl-devel)"});
+    findings.push_back(
+        {Severity::note, "libraries", "libraries.no-blas",
+         "Neither MKL nor OpenBLAS loads here, so PyTorch falls back to its slower built-in BLAS (Eigen).",
+         "apt-get install libopenblas-dev (or pip install mkl-devel)"});
   return out;
 }
 

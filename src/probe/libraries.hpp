@@ -30,11 +30,11 @@ const LibrarySpec* find_library_spec(const std::string& key);
 
 struct LibraryReport {
   std::string key, name;
-  std::string header, header_how;         // empty when not found
+  std::string header, header_how;  // empty when not found
   std::optional<Version> header_version;
-  std::string library, library_how;       // the file a build would link (and kiln loads)
-  std::vector<std::string> library_files; // every matching name in that folder
-  std::optional<Version> file_version;    // from the longest versioned file name
+  std::string library, library_how;        // the file a build would link (and kiln loads)
+  std::vector<std::string> library_files;  // every matching name in that folder
+  std::optional<Version> file_version;     // from the longest versioned file name
   std::string soname;
   bool load_checked = false;
   bool loads = false;

@@ -26,18 +26,18 @@ struct LocalGpus {
 };
 
 class GpuQuery {
- public:
+public:
   virtual ~GpuQuery() = default;
   virtual LocalGpus query() = 0;
 };
 
 // nvidia-smi through the process seam.
 class SystemGpuQuery final : public GpuQuery {
- public:
+public:
   explicit SystemGpuQuery(const io::Seams& s) : s_(s) {}
   LocalGpus query() override;
 
- private:
+private:
   const io::Seams& s_;
 };
 

@@ -10,10 +10,10 @@
 namespace kiln::probe {
 
 struct MachineInfo {
-  int cores = 1;                   // online CPUs usable by this process
-  std::optional<int> cgroup_cpus;  // cpu.max quota / period, rounded up
-  std::uint64_t mem_total = 0;     // bytes, /proc/meminfo MemTotal
-  std::uint64_t mem_available = 0; // bytes, MemAvailable
+  int cores = 1;                              // online CPUs usable by this process
+  std::optional<int> cgroup_cpus;             // cpu.max quota / period, rounded up
+  std::uint64_t mem_total = 0;                // bytes, /proc/meminfo MemTotal
+  std::uint64_t mem_available = 0;            // bytes, MemAvailable
   std::optional<std::uint64_t> cgroup_limit;  // bytes, memory.max (v2) or limit_in_bytes (v1)
   std::uint64_t cgroup_usage = 0;             // bytes currently charged to the cgroup
   std::string cgroup_source;                  // which file set the limit

@@ -11,8 +11,8 @@
 namespace kiln::probe {
 
 struct NvccInfo {
-  std::string path;    // absolute path of nvcc
-  std::string how;     // "CUDA_HOME", "PATH", "/usr/local/cuda"
+  std::string path;                          // absolute path of nvcc
+  std::string how;                           // "CUDA_HOME", "PATH", "/usr/local/cuda"
   std::optional<core::CudaVersion> version;  // from `nvcc --version`
   std::string version_text;                  // "13.0.88"
   std::vector<core::Arch> sass;              // --list-gpu-code

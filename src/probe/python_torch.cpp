@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace kiln::probe {
 
 // find_spec locates a top-level package without running its __init__, so this takes as long as
@@ -71,22 +70,23 @@ void check_torch_cuda(const std::string& torch_cuda, const Version& nvcc, const 
   if (!tv) return;
   const std::string nv = fmt::format("{}.{}", nvcc.major(), nvcc.minor());  // as cpp_extension prints it
   if (tv->major() != nvcc.major())
-    out.push_back({Severity::error, "python", "python.torch-cuda-major-mismatch",
-                   fmt::format("torch was built with CUDA {} but nvcc ({}) is CUDA {}: torch.utils.cpp_extension refuses "
-                               "to build (\"The detected CUDA version ({}) mismatches the version that was used to compile "
-                               "PyTorch ({})\").",
-                               torch_cuda, nvcc_path, nv, nv, torch_cuda),
-                   fmt::format("install CUDA {}.{} and export CUDA_HOME=/usr/local/cuda-{}.{}, or install a torch built "
-                               "for CUDA {}.x",
-                               tv->major(), tv->minor(), tv->major(), tv->minor(), nvcc.major())});
+    out.push_back(
+        {Severity::error, "python", "python.torch-cuda-major-mismatch",
+         fmt::format("torch was built with CUDA {} but nvcc ({}) is CUDA {}: torch.utils.cpp_extension refuses "
+                     "to build (\"The detected CUDA version ({}) mismatches the version that was used to compile "
+                     "PyTorch ({})\").",
+                     torch_cuda, nvcc_path, nv, nv, torch_cuda),
+         fmt::format("install CUDA {}.{} and export CUDA_HOME=/usr/local/cuda-{}.{}, or install a torch built "
+                     "for CUDA {}.x",
+                     tv->major(), tv->minor(), tv->major(), tv->minor(), nvcc.major())});
   else if (tv->minor() != nvcc.minor())
-    out.push_back({Severity::warning, "python", "python.torch-cuda-minor-mismatch",
-                   fmt::format("torch was built with CUDA {} and nvcc is CUDA {}: cpp_extension builds, with a warning "
-                               "about a minor version mismatch; an extension that uses newer CUDA APIs than {} may fail "
-                               "to load.",
-                               torch_cuda, nv, torch_cuda),
-                   fmt::format("export CUDA_HOME=/usr/local/cuda-{}.{} if that toolkit is installed", tv->major(),
-                               tv->minor())});
+    out.push_back(
+        {Severity::warning, "python", "python.torch-cuda-minor-mismatch",
+         fmt::format("torch was built with CUDA {} and nvcc is CUDA {}: cpp_extension builds, with a warning "
+                     "about a minor version mismatch; an extension that uses newer CUDA APIs than {} may fail "
+                     "to load.",
+                     torch_cuda, nv, torch_cuda),
+         fmt::format("export CUDA_HOME=/usr/local/cuda-{}.{} if that toolkit is installed", tv->major(), tv->minor())});
 }
 
 namespace {
@@ -144,13 +144,15 @@ PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const Python
   PythonInfo info;
   if (!o.python.empty() && how != "--python") {
     info.findings.push_back({Severity::error, "python", "python.not-found",
-                             "--python " + o.python + " is not an executable file.", "pass the interpreter's full path"});
+                             "--python " + o.python + " is not an executable file.",
+                             "pass the interpreter's full path"});
   }
   if (path.empty()) {
     info.error = "no python interpreter found";
-    info.findings.push_back({Severity::note, "python", "python.none",
-                             "No Python interpreter was found, so PyTorch and cpp_extension builds are not possible here.",
-                             "install python3, or pass --python /path/to/venv/bin/python"});
+    info.findings.push_back(
+        {Severity::note, "python", "python.none",
+         "No Python interpreter was found, so PyTorch and cpp_extension builds are not possible here.",
+         "install python3, or pass --python /path/to/venv/bin/python"});
     return info;
   }
   io::ProcessSpec spec;
@@ -201,16 +203,16 @@ PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const Python
                                            t.notes.empty() ? "" : ": " + t.notes.front()),
                                "reinstall torch in this environment (pip install --force-reinstall torch)"});
   if (!t.import_error.empty())
-    parsed.findings.push_back({Severity::error, "python", "python.torch-import-failed",
-                               fmt::format("torch {} is installed at {} but `import torch` fails: {}", t.version, t.path,
-                                           t.import_error),
-                               "reinstall torch in this environment (pip install --force-reinstall torch)"});
+    parsed.findings.push_back(
+        {Severity::error, "python", "python.torch-import-failed",
+         fmt::format("torch {} is installed at {} but `import torch` fails: {}", t.version, t.path, t.import_error),
+         "reinstall torch in this environment (pip install --force-reinstall torch)"});
   if (t.cuda.empty()) {
     if (tk.found)
-      parsed.findings.push_back({Severity::warning, "python", "python.torch-cpu-only",
-                                 fmt::format("torch {} is a CPU-only build, so CUDA extensions built here cannot run with it.",
-                                             t.version),
-                                 "pip install torch --index-url https://download.pytorch.org/whl/cu<XY>"});
+      parsed.findings.push_back(
+          {Severity::warning, "python", "python.torch-cpu-only",
+           fmt::format("torch {} is a CPU-only build, so CUDA extensions built here cannot run with it.", t.version),
+           "pip install torch --index-url https://download.pytorch.org/whl/cu<XY>"});
   } else if (tk.version && !tk.nvcc.empty()) {
     check_torch_cuda(t.cuda, *tk.version, tk.nvcc, parsed.findings);
   }

@@ -18,11 +18,11 @@
 namespace kiln::probe {
 
 struct PythonInfo {
-  std::string path, how;     // how: "--python", "PYTHON", "VIRTUAL_ENV", "CONDA_PREFIX", "python3 on PATH"
-  std::string version;       // "3.11.7"
+  std::string path, how;  // how: "--python", "PYTHON", "VIRTUAL_ENV", "CONDA_PREFIX", "python3 on PATH"
+  std::string version;    // "3.11.7"
   std::vector<std::string> site_packages;
   std::optional<TorchInfo> torch;
-  std::string error;         // why nothing could be read
+  std::string error;  // why nothing could be read
   Findings findings;
 };
 

@@ -49,7 +49,8 @@ std::vector<int> parse_cpus_per_node(const std::string& text) {
     std::istringstream p(part);
     if (!(p >> n) || n < 1) return {};
     if (p >> x1) {
-      if (x1 != '(' || !(p >> x2) || x2 != 'x' || !(p >> times) || times < 1 || times > 100000 || !(p >> x1) || x1 != ')')
+      if (x1 != '(' || !(p >> x2) || x2 != 'x' || !(p >> times) || times < 1 || times > 100000 || !(p >> x1) ||
+          x1 != ')')
         return {};
     }
     out.insert(out.end(), times, n);
@@ -61,11 +62,11 @@ tl::expected<Allocation, std::string> detect_allocation(io::Seams& s, const Slur
   Allocation a;
   a.job_id = s.env.get("SLURM_JOB_ID").value_or("");
   if (a.job_id.empty())
-    return tl::unexpected(std::string("not inside a Slurm allocation (SLURM_JOB_ID is not set): run kiln build --slurm "
-                                      "under salloc or in an sbatch script"));
+    return tl::unexpected(
+        std::string("not inside a Slurm allocation (SLURM_JOB_ID is not set): run kiln build --slurm "
+                    "under salloc or in an sbatch script"));
   auto state = s.proc.run({.argv = {t.squeue, "-h", "-j", a.job_id, "-o", "%T %P"}});
-  if (!state.ok())
-    return tl::unexpected(fmt::format("Slurm does not answer: squeue -j {}: {}", a.job_id, why(state)));
+  if (!state.ok()) return tl::unexpected(fmt::format("Slurm does not answer: squeue -j {}: {}", a.job_id, why(state)));
   auto st = words(state.out);
   if (st.size() < 2 || st[0] != "RUNNING")
     return tl::unexpected(fmt::format("Slurm job {} is not running ({}): kiln build --slurm needs a running allocation",
@@ -79,16 +80,17 @@ tl::expected<Allocation, std::string> detect_allocation(io::Seams& s, const Slur
   a.nodes = hosts.ok() ? words(hosts.out) : std::vector<std::string>{};
   a.cpus = parse_cpus_per_node(s.env.get("SLURM_JOB_CPUS_PER_NODE").value_or(""));
   if (a.nodes.empty() || a.cpus.size() != a.nodes.size())
-    return tl::unexpected(fmt::format("cannot read the nodes of Slurm job {} (SLURM_JOB_NODELIST '{}', "
-                                      "SLURM_JOB_CPUS_PER_NODE '{}')",
-                                      a.job_id, s.env.get("SLURM_JOB_NODELIST").value_or(""),
-                                      s.env.get("SLURM_JOB_CPUS_PER_NODE").value_or("")));
+    return tl::unexpected(fmt::format(
+        "cannot read the nodes of Slurm job {} (SLURM_JOB_NODELIST '{}', "
+        "SLURM_JOB_CPUS_PER_NODE '{}')",
+        a.job_id, s.env.get("SLURM_JOB_NODELIST").value_or(""), s.env.get("SLURM_JOB_CPUS_PER_NODE").value_or("")));
   try {
-    if (auto mb = s.env.get("SLURM_MEM_PER_NODE"); mb && !mb->empty()) a.node_mem_kib = std::stoull(*mb) * 1024;
+    if (auto mb = s.env.get("SLURM_MEM_PER_NODE"); mb && !mb->empty())
+      a.node_mem_kib = std::stoull(*mb) * 1024;
     else if (auto per_cpu = s.env.get("SLURM_MEM_PER_CPU"); per_cpu && !per_cpu->empty())
-      a.node_mem_kib = std::stoull(*per_cpu) * 1024 * static_cast<std::uint64_t>(*std::min_element(a.cpus.begin(), a.cpus.end()));
-  } catch (...) {
-  }
+      a.node_mem_kib =
+          std::stoull(*per_cpu) * 1024 * static_cast<std::uint64_t>(*std::min_element(a.cpus.begin(), a.cpus.end()));
+  } catch (...) {}
   if (!a.node_mem_kib) {  // no memory in the request: what sinfo says the smallest node has
     std::string list;
     for (const auto& n : a.nodes) list += (list.empty() ? "" : ",") + n;
@@ -131,7 +133,8 @@ std::map<std::string, std::vector<std::string>> probe_lines_by_node(const std::s
   return by_node;
 }
 
-tl::expected<void, std::string> check_nodes(const Allocation& a, const NodeProbe& p, io::Seams& s, const SlurmTools& t) {
+tl::expected<void, std::string> check_nodes(const Allocation& a, const NodeProbe& p, io::Seams& s,
+                                            const SlurmTools& t) {
   const auto script = probe_script_argv(p);
   auto here = s.proc.run({.argv = script});
   if (!here.ok()) return tl::unexpected("cannot run the node probe here: " + why(here));
@@ -142,8 +145,17 @@ tl::expected<void, std::string> check_nodes(const Allocation& a, const NodeProbe
   for (const auto& line : expected)
     if (line.rfind("missing ", 0) == 0) return tl::unexpected(fmt::format("{} does not exist here", line.substr(8)));
   const std::string n = std::to_string(a.nodes.size());
-  std::vector<std::string> argv = {t.srun, "--jobid=" + a.job_id, "--job-name=kiln-probe", "--overlap", "-N" + n, "-n" + n,
-                                   "--ntasks-per-node=1", "--mem=0", "-l", "--quiet", "--"};
+  std::vector<std::string> argv = {t.srun,
+                                   "--jobid=" + a.job_id,
+                                   "--job-name=kiln-probe",
+                                   "--overlap",
+                                   "-N" + n,
+                                   "-n" + n,
+                                   "--ntasks-per-node=1",
+                                   "--mem=0",
+                                   "-l",
+                                   "--quiet",
+                                   "--"};
   argv.insert(argv.end(), script.begin(), script.end());
   auto there = s.proc.run({.argv = argv});
   auto by_node = probe_lines_by_node(there.out);
@@ -159,11 +171,13 @@ tl::expected<void, std::string> check_nodes(const Allocation& a, const NodeProbe
         std::string what = path;
         for (const auto& [w, pp] : p.paths)
           if (pp == path) what = w + " " + path;
-        return tl::unexpected(fmt::format("node {} does not see the {} as this machine does ({}): kiln build --slurm needs "
-                                          "it on a file system shared at the same path",
-                                          node, what, got.rfind("missing", 0) == 0 ? "missing there" : "another file there"));
+        return tl::unexpected(
+            fmt::format("node {} does not see the {} as this machine does ({}): kiln build --slurm needs "
+                        "it on a file system shared at the same path",
+                        node, what, got.rfind("missing", 0) == 0 ? "missing there" : "another file there"));
       }
-      return tl::unexpected(fmt::format("node {} runs another compiler: here '{}', there '{}'", node, expected[i].substr(5),
+      return tl::unexpected(fmt::format("node {} runs another compiler: here '{}', there '{}'", node,
+                                        expected[i].substr(5),
                                         got.empty() ? "nothing" : got.substr(std::min<size_t>(5, got.size()))));
     }
   }

@@ -21,7 +21,7 @@ struct SlurmTools {
 struct Allocation {
   std::string job_id, partition;
   std::vector<std::string> nodes;
-  std::vector<int> cpus;        // per node, in `nodes` order
+  std::vector<int> cpus;           // per node, in `nodes` order
   std::uint64_t node_mem_kib = 0;  // the allocation's memory on each node (the smallest), 0: unknown
   int total_cpus() const;
 };

@@ -120,8 +120,10 @@ void parse_ccache_s(const std::string& text, CcacheInfo& info) {
       (m[1].str() == "cache miss" ? misses : hits) += std::stoll(m[2].str());
     } else if (std::regex_search(line, m, size)) {
       // ccache 3 used binary units; a bare number is bytes there.
-      if (m[2].str().empty()) info.size_bytes = static_cast<std::uint64_t>(std::stod(m[1].str()));
-      else if (auto b = core::parse_size_bytes(m[1].str() + m[2].str() + "i")) info.size_bytes = *b;
+      if (m[2].str().empty())
+        info.size_bytes = static_cast<std::uint64_t>(std::stod(m[1].str()));
+      else if (auto b = core::parse_size_bytes(m[1].str() + m[2].str() + "i"))
+        info.size_bytes = *b;
     }
   }
   if (!any) return;
@@ -176,20 +178,21 @@ void check_compilers(Toolchain& tc) {
 
   // C++17, which PyTorch and cpp_extension compile with.
   auto gcc17 = data_version(data, "gcc", "cxx17"), clang17 = data_version(data, "clang", "cxx17");
-  if (tc.gxx.version && gcc17) tc.cxx17 = compare(*tc.gxx.version, *gcc17) >= 0;
-  else if (tc.clangxx.version && clang17) tc.cxx17 = compare(*tc.clangxx.version, *clang17) >= 0;
+  if (tc.gxx.version && gcc17)
+    tc.cxx17 = compare(*tc.gxx.version, *gcc17) >= 0;
+  else if (tc.clangxx.version && clang17)
+    tc.cxx17 = compare(*tc.clangxx.version, *clang17) >= 0;
   if (tc.cxx17 && !*tc.cxx17)
     tc.findings.push_back({Severity::error, "compilers", "compilers.no-cxx17",
                            fmt::format("{} is too old for C++17 (needs GCC {} or Clang {}).", tc.gxx.version_text,
                                        gcc17 ? gcc17->str() : "?", clang17 ? clang17->str() : "?"),
                            "install a newer compiler: apt-get install g++-12"});
-  if (auto min = data_version(data, "gcc", "pytorch"); min && tc.gxx.version && !is_clang(tc.gxx) &&
-                                                       compare(*tc.gxx.version, *min) < 0)
-    tc.findings.push_back({Severity::warning, "compilers", "compilers.gcc-old-for-pytorch",
-                           fmt::format("g++ {} is older than the GCC {} PyTorch requires on Linux.", tc.gxx.version->str(),
-                                       min->str()),
-                           fmt::format("install g++-{} or newer and export CXX=g++-<n> CC=gcc-<n>", min->major() + 1)});
-
+  if (auto min = data_version(data, "gcc", "pytorch");
+      min && tc.gxx.version && !is_clang(tc.gxx) && compare(*tc.gxx.version, *min) < 0)
+    tc.findings.push_back(
+        {Severity::warning, "compilers", "compilers.gcc-old-for-pytorch",
+         fmt::format("g++ {} is older than the GCC {} PyTorch requires on Linux.", tc.gxx.version->str(), min->str()),
+         fmt::format("install g++-{} or newer and export CXX=g++-<n> CC=gcc-<n>", min->major() + 1)});
 }
 
 void check_nvcc_host(const io::Seams& s, const CudaToolkit& tk, Toolchain& tc) {
@@ -206,10 +209,11 @@ void check_nvcc_host(const io::Seams& s, const CudaToolkit& tk, Toolchain& tc) {
     if (!tc.limits.max_gcc && !tc.limits.max_clang) tc.limits = table;
     tc.limits.min_gcc = table.min_gcc;
     if (table.max_gcc && tc.limits.max_gcc && *table.max_gcc != *tc.limits.max_gcc && tc.limits.source != table.source)
-      tc.findings.push_back({Severity::note, "compilers", "compilers.table-stale",
-                             fmt::format("{} allows gcc up to {} but kiln's table ({}) says {}; the toolkit's header wins.",
-                                         tc.limits.source, *tc.limits.max_gcc, table.source, *table.max_gcc),
-                             "update data/host_compilers.toml"});
+      tc.findings.push_back(
+          {Severity::note, "compilers", "compilers.table-stale",
+           fmt::format("{} allows gcc up to {} but kiln's table ({}) says {}; the toolkit's header wins.",
+                       tc.limits.source, *tc.limits.max_gcc, table.source, *table.max_gcc),
+           "update data/host_compilers.toml"});
   }
   if (tk.found && !tk.nvcc.empty() && tc.nvcc_host.found() && tc.nvcc_host.version) {
     const bool clang = is_clang(tc.nvcc_host);
@@ -228,7 +232,6 @@ void check_nvcc_host(const io::Seams& s, const CudaToolkit& tk, Toolchain& tc) {
                          clang ? "clang++" : "g++", *max)});
     }
   }
-
 }
 
 void check_build_tools(const io::Seams& s, Toolchain& tc) {
@@ -242,28 +245,30 @@ void check_build_tools(const io::Seams& s, Toolchain& tc) {
     }
     auto min = data_version(data, key, "minimum");
     if (min && t.version && compare(*t.version, *min) < 0)
-      tc.findings.push_back({Severity::error, "tools", "tools." + t.name + "-too-old",
-                             fmt::format("{} {} is older than the {} a PyTorch/CUDA build needs.", t.name, t.version->str(),
-                                         min->str()),
-                             install});
+      tc.findings.push_back(
+          {Severity::error, "tools", "tools." + t.name + "-too-old",
+           fmt::format("{} {} is older than the {} a PyTorch/CUDA build needs.", t.name, t.version->str(), min->str()),
+           install});
   };
-  need(tc.cmake, "cmake", Severity::warning, "cmake is not on PATH: PyTorch and CMake-based extensions cannot configure.",
+  need(tc.cmake, "cmake", Severity::warning,
+       "cmake is not on PATH: PyTorch and CMake-based extensions cannot configure.",
        "pip install cmake (or apt-get install cmake)");
   if (auto recent = data_version(data, "cmake", "recent_pytorch");
       recent && tc.cmake.version && compare(*tc.cmake.version, *recent) < 0)
-    tc.findings.push_back({Severity::warning, "tools", "tools.cmake-old-for-recent-pytorch",
-                           fmt::format("cmake {} is older than the {} recent PyTorch requires; only older releases will "
-                                       "configure.",
-                                       tc.cmake.version->str(), recent->str()),
-                           "pip install 'cmake>=" + recent->str() + "'"});
+    tc.findings.push_back(
+        {Severity::warning, "tools", "tools.cmake-old-for-recent-pytorch",
+         fmt::format("cmake {} is older than the {} recent PyTorch requires; only older releases will "
+                     "configure.",
+                     tc.cmake.version->str(), recent->str()),
+         "pip install 'cmake>=" + recent->str() + "'"});
   // An error, as kiln build treats it: it refuses a CMake project without ninja (plan/plan.cpp).
   need(tc.ninja, "ninja", Severity::error,
        "ninja is not on PATH: kiln build refuses CMake projects without it, cpp_extension falls back to a slow "
        "serial setuptools build and PyTorch to make.",
        "pip install ninja (or apt-get install ninja-build)");
   if (!tc.make.found())
-    tc.findings.push_back({Severity::note, "tools", "tools.make-missing", "make is not on PATH (only needed without ninja).",
-                           "apt-get install make"});
+    tc.findings.push_back({Severity::note, "tools", "tools.make-missing",
+                           "make is not on PATH (only needed without ninja).", "apt-get install make"});
   if (!tc.ccache.found()) {
     tc.findings.push_back({Severity::note, "tools", "tools.ccache-missing",
                            "ccache is not on PATH, so every rebuild compiles from scratch (the seeds measured 92% less "
@@ -282,14 +287,14 @@ void check_build_tools(const io::Seams& s, Toolchain& tc) {
     if (tc.ccache_info.size_bytes && !tc.ccache_info.max_size.empty()) {
       const auto max = core::parse_size_bytes(tc.ccache_info.max_size).value_or(0);
       if (max > 0 && *tc.ccache_info.size_bytes > max / 10 * 9)
-        tc.findings.push_back({Severity::note, "tools", "tools.ccache-full",
-                               fmt::format("The ccache at {} is over 90% of its {} limit, so a PyTorch build will evict "
-                                           "its own objects.",
-                                           tc.ccache_info.cache_dir, tc.ccache_info.max_size),
-                               "ccache -M 50G"});
+        tc.findings.push_back(
+            {Severity::note, "tools", "tools.ccache-full",
+             fmt::format("The ccache at {} is over 90% of its {} limit, so a PyTorch build will evict "
+                         "its own objects.",
+                         tc.ccache_info.cache_dir, tc.ccache_info.max_size),
+             "ccache -M 50G"});
     }
   }
-
 }
 
 // --deep: compile small test files with the C++ compiler and with nvcc and its host compiler.
@@ -313,9 +318,10 @@ void deep_compiles(const io::Seams& s, const CudaToolkit& tk, Toolchain& tc, con
     tc.deep_cxx.output = trim(r.started ? r.err + r.out : r.spawn_error);
     tc.cxx17 = r.ok();
     if (!r.ok())
-      tc.findings.push_back({Severity::error, "compilers", "compilers.cxx17-compile-failed",
-                             fmt::format("{} could not compile a C++17 test file: {}", cxx.path, first_line(tc.deep_cxx.output)),
-                             "install a C++17 compiler (apt-get install g++)"});
+      tc.findings.push_back(
+          {Severity::error, "compilers", "compilers.cxx17-compile-failed",
+           fmt::format("{} could not compile a C++17 test file: {}", cxx.path, first_line(tc.deep_cxx.output)),
+           "install a C++17 compiler (apt-get install g++)"});
   }
   if (tk.found && !tk.nvcc.empty()) {
     s.fs.write(dir + "/probe.cu", src);
@@ -334,7 +340,8 @@ void deep_compiles(const io::Seams& s, const CudaToolkit& tk, Toolchain& tc, con
       for (auto& f : tc.findings)
         if (f.code == "compilers.nvcc-rejects-host") {
           f.severity = Severity::warning;
-          f.cause += " Yet the --deep test compile passed, so something (-allow-unsupported-compiler?) overrides the check.";
+          f.cause +=
+              " Yet the --deep test compile passed, so something (-allow-unsupported-compiler?) overrides the check.";
         }
     }
     if (!r.ok())

@@ -17,7 +17,7 @@ namespace kiln::probe {
 
 struct Tool {
   std::string name;
-  std::string path, how;  // empty path: not found
+  std::string path, how;     // empty path: not found
   std::string version_text;  // first line of its version output
   std::optional<Version> version;
   bool found() const { return !path.empty(); }
@@ -44,8 +44,8 @@ struct DeepCompile {
 
 struct Toolchain {
   Tool gcc, gxx, clang, clangxx, cmake, ninja, make, ccache;
-  Tool nvcc_host;            // the C++ compiler nvcc will use
-  std::string nvcc_host_how; // "CUDAHOSTCXX", "NVCC_CCBIN", "g++ on PATH"
+  Tool nvcc_host;             // the C++ compiler nvcc will use
+  std::string nvcc_host_how;  // "CUDAHOSTCXX", "NVCC_CCBIN", "g++ on PATH"
   HostCompilerLimits limits;
   std::optional<bool> nvcc_accepts_host;  // by the limits; nullopt when unknown
   std::optional<bool> cxx17;              // the C++ compiler supports -std=c++17 (by version or --deep)

@@ -45,7 +45,8 @@ std::optional<bool> abi_from_symbols(const std::string& lib, std::string& note) 
     if (!s.defined() || s.name.substr(0, 2) != "_Z") continue;
     if (s.name.find("St7__cxx11") != std::string_view::npos) return true;
     // `Ss` after a nested-name or parameter boundary; an identifier's own letters follow its length.
-    if (s.name.find("ESs") != std::string_view::npos || s.name.find("RKSs") != std::string_view::npos) old_string = true;
+    if (s.name.find("ESs") != std::string_view::npos || s.name.find("RKSs") != std::string_view::npos)
+      old_string = true;
   }
   if (old_string) return false;
   return std::nullopt;
@@ -72,10 +73,14 @@ bool parse_torch_version_py(const std::string& text, TorchInfo& out) {
     auto v = py_literal(m[2].str());
     if (!v) continue;
     const std::string key = m[1].str();
-    if (key == "__version__") out.version = *v, found = true;
-    else if (key == "cuda") out.cuda = *v;
-    else if (key == "git_version") out.git_version = *v;
-    else if (key == "debug" && (*v == "True" || *v == "False")) out.debug = *v == "True";
+    if (key == "__version__")
+      out.version = *v, found = true;
+    else if (key == "cuda")
+      out.cuda = *v;
+    else if (key == "git_version")
+      out.git_version = *v;
+    else if (key == "debug" && (*v == "True" || *v == "False"))
+      out.debug = *v == "True";
   }
   return found;
 }
@@ -103,8 +108,10 @@ TorchInfo read_torch_install(const io::Filesystem& fs, const std::string& dir) {
   } else if (fs.exists(lib + "/libc10.so")) {
     std::string note;
     t.cxx11_abi = abi_from_symbols(lib + "/libc10.so", note);
-    if (t.cxx11_abi) t.cxx11_abi_source = "libc10.so symbols";
-    else if (!note.empty()) t.notes.push_back(note);
+    if (t.cxx11_abi)
+      t.cxx11_abi_source = "libc10.so symbols";
+    else if (!note.empty())
+      t.notes.push_back(note);
   }
 
   std::set<std::string> archs;

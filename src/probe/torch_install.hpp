@@ -16,16 +16,16 @@
 namespace kiln::probe {
 
 struct TorchInfo {
-  std::string version;       // "2.11.0+cu130"
-  std::string path;          // the torch package folder
-  std::string cuda;          // torch.version.cuda, empty for a CPU build
-  std::string git_version;   // torch.version.git_version
-  std::optional<bool> debug; // torch.version.debug
+  std::string version;        // "2.11.0+cu130"
+  std::string path;           // the torch package folder
+  std::string cuda;           // torch.version.cuda, empty for a CPU build
+  std::string git_version;    // torch.version.git_version
+  std::optional<bool> debug;  // torch.version.debug
   std::optional<bool> cxx11_abi;
   std::string cxx11_abi_source;        // "TorchConfig.cmake", "libc10.so symbols", "import torch"
   std::vector<std::string> arch_list;  // "sm_90", "sm_90a", "compute_120"... (sorted, distinct)
   std::string arch_source;             // the libraries read, "torch._C._cuda_getArchFlags()"
-  std::string import_error;  // why `import torch` failed (only asked with --deep)
+  std::string import_error;            // why `import torch` failed (only asked with --deep)
   std::vector<std::string> notes;      // files that could not be read, and why
 };
 

@@ -17,7 +17,7 @@ struct Version {
   int minor() const { return parts.size() > 1 ? parts[1] : 0; }
   bool empty() const { return parts.empty(); }
 };
-int compare(const Version& a, const Version& b);  // -1, 0, 1; missing parts count as 0
+int compare(const Version& a, const Version& b);              // -1, 0, 1; missing parts count as 0
 std::optional<Version> parse_version(std::string_view text);  // "3.25.1" exactly
 // The first dotted number (at least major.minor) in free text, e.g. "cmake version 3.25.1".
 std::optional<Version> find_version(std::string_view text);

@@ -32,10 +32,20 @@ namespace {
 // Variables setup.py passes to CMake from the environment (tools/setup_helpers/cmake.py: every
 // BUILD_*, USE_*, CMAKE_* and a short list of others).
 bool forwarded_by_setup_py(const std::string& name) {
-  static const std::set<std::string> extra = {"BLAS", "BUILDING_WITH_TORCH_LIBS", "CUDA_NVCC_EXECUTABLE",
-                                              "CUDNN_LIBRARY", "CUDNN_INCLUDE_DIR", "EXPERIMENTAL_SINGLE_THREAD_POOL",
-                                              "INSTALL_TEST", "JAVA_HOME", "MKL_THREADING", "MKLDNN_THREADING",
-                                              "MSVC_Z7_OVERRIDE", "ONNX_ML", "ONNX_NAMESPACE", "ATEN_THREADING",
+  static const std::set<std::string> extra = {"BLAS",
+                                              "BUILDING_WITH_TORCH_LIBS",
+                                              "CUDA_NVCC_EXECUTABLE",
+                                              "CUDNN_LIBRARY",
+                                              "CUDNN_INCLUDE_DIR",
+                                              "EXPERIMENTAL_SINGLE_THREAD_POOL",
+                                              "INSTALL_TEST",
+                                              "JAVA_HOME",
+                                              "MKL_THREADING",
+                                              "MKLDNN_THREADING",
+                                              "MSVC_Z7_OVERRIDE",
+                                              "ONNX_ML",
+                                              "ONNX_NAMESPACE",
+                                              "ATEN_THREADING",
                                               "WERROR"};
   return name.rfind("USE_", 0) == 0 || name.rfind("BUILD_", 0) == 0 || name.rfind("CMAKE_", 0) == 0 ||
          extra.count(name) > 0;
@@ -64,17 +74,17 @@ bool is_identifier(const std::string& s) {
 
 struct Frame {
   enum Kind { branch, loop, definition } kind = branch;
-  std::string name;           // the opening command
-  std::string cond;           // its condition as written
-  Truth prior = Truth::no;    // some earlier branch held
-  Truth taken = Truth::yes;   // the current branch runs
-  std::string branch_text;    // how to name the current branch
+  std::string name;          // the opening command
+  std::string cond;          // its condition as written
+  Truth prior = Truth::no;   // some earlier branch held
+  Truth taken = Truth::yes;  // the current branch runs
+  std::string branch_text;   // how to name the current branch
 };
 
 class Walker {
- public:
-  Walker(const io::Filesystem& fs, const std::string& dir, const Platform& pl, const std::map<std::string, Preset>& presets,
-         const EnvLookup& env)
+public:
+  Walker(const io::Filesystem& fs, const std::string& dir, const Platform& pl,
+         const std::map<std::string, Preset>& presets, const EnvLookup& env)
       : fs_(fs), dir_(dir), platform_(pl), presets_(presets), env_(env) {}
 
   CheckoutOptions run() {
@@ -86,7 +96,7 @@ class Walker {
     return std::move(out_);
   }
 
- private:
+private:
   const io::Filesystem& fs_;
   std::string dir_;
   Platform platform_;
@@ -100,7 +110,8 @@ class Walker {
 
   Value builtin(const std::string& name) const {
     if (name == "CMAKE_SYSTEM_NAME" || name == "CMAKE_HOST_SYSTEM_NAME") return Value::of(platform_.system_name);
-    if (name == "CMAKE_SYSTEM_PROCESSOR" || name == "CMAKE_HOST_SYSTEM_PROCESSOR") return Value::of(platform_.processor);
+    if (name == "CMAKE_SYSTEM_PROCESSOR" || name == "CMAKE_HOST_SYSTEM_PROCESSOR")
+      return Value::of(platform_.processor);
     if (name == "CMAKE_SOURCE_DIR" || name == "PROJECT_SOURCE_DIR" || name == "CMAKE_CURRENT_SOURCE_DIR")
       return Value::of(dir_);
     if (name == "CMAKE_CURRENT_LIST_DIR") return Value::of(dirname(dir_ + "/" + current_file_));
@@ -111,9 +122,10 @@ class Walker {
     if (name == "UNIX") return !windows ? Value::of("1") : Value::none();
     if (name == "LINUX" || name == "CMAKE_HOST_LINUX") return linux_ ? Value::of("1") : Value::none();
     if (name == "APPLE" || name == "CMAKE_HOST_APPLE") return darwin ? Value::of("1") : Value::none();
-    if (name == "WIN32" || name == "CMAKE_HOST_WIN32" || name == "MSVC") return windows ? Value::dunno() : Value::none();
-    static const std::set<std::string> off_here = {"ANDROID", "IOS", "MINGW", "CYGWIN", "MSYS", "EMSCRIPTEN", "XCODE",
-                                                   "CMAKE_CROSSCOMPILING"};
+    if (name == "WIN32" || name == "CMAKE_HOST_WIN32" || name == "MSVC")
+      return windows ? Value::dunno() : Value::none();
+    static const std::set<std::string> off_here = {"ANDROID", "IOS",        "MINGW", "CYGWIN",
+                                                   "MSYS",    "EMSCRIPTEN", "XCODE", "CMAKE_CROSSCOMPILING"};
     if (off_here.count(name) && (linux_ || darwin)) return Value::none();
     return Value::dunno();  // compilers, generator, paths: decided when CMake runs
   }
@@ -186,10 +198,12 @@ class Walker {
     const std::string& n = c.name;
     // Block structure first: it applies whether or not the block runs.
     if (n == "function" || n == "macro") {
-      frames_.push_back({Frame::definition, n, describe(c.args), Truth::no, Truth::no, n + "(" + describe(c.args) + ")"});
+      frames_.push_back(
+          {Frame::definition, n, describe(c.args), Truth::no, Truth::no, n + "(" + describe(c.args) + ")"});
       return;
     }
-    if (n == "endfunction" || n == "endmacro" || n == "endforeach" || n == "endwhile" || n == "endif" || n == "endblock") {
+    if (n == "endfunction" || n == "endmacro" || n == "endforeach" || n == "endwhile" || n == "endif" ||
+        n == "endblock") {
       if (frames_.size() > 0) frames_.pop_back();
       return;
     }
@@ -227,7 +241,8 @@ class Walker {
       };
       g.taken = outer == Truth::no ? Truth::no : t_and(t_not(g.prior), cond);
       g.prior = t_or(g.prior, cond);
-      g.branch_text = n == "else" ? "else of if(" + g.cond + ")" : "elseif(" + describe(c.args) + ") of if(" + g.cond + ")";
+      g.branch_text =
+          n == "else" ? "else of if(" + g.cond + ")" : "elseif(" + describe(c.args) + ") of if(" + g.cond + ")";
       return;
     }
     const Truth st = state();
@@ -235,9 +250,12 @@ class Walker {
     // Options inside a function or macro are declared when it is called, which kiln does not follow.
     for (const auto& f : frames_)
       if (f.kind == Frame::definition) return;
-    if (n == "option") declare(c, false, st);
-    else if (n == "cmake_dependent_option") declare(c, true, st);
-    else if (n == "set") set(c, st);
+    if (n == "option")
+      declare(c, false, st);
+    else if (n == "cmake_dependent_option")
+      declare(c, true, st);
+    else if (n == "set")
+      set(c, st);
     else if (n == "caffe2_update_option" && c.args.size() >= 2) {
       // PyTorch's macro (cmake/public/utils.cmake): set(VAR VALUE CACHE BOOL "" FORCE).
       cmake::Command forced = c;
@@ -247,9 +265,10 @@ class Walker {
       forced.args.push_back({"", cmake::Arg::quoted});
       forced.args.push_back({"FORCE", cmake::Arg::unquoted});
       set(forced, st);
-    }
-    else if (n == "unset" && st == Truth::yes && !c.args.empty()) vars_.erase(c.args[0].text);
-    else if (n == "include") include(c, depth);
+    } else if (n == "unset" && st == Truth::yes && !c.args.empty())
+      vars_.erase(c.args[0].text);
+    else if (n == "include")
+      include(c, depth);
   }
 
   void include(const cmake::Command& c, int depth) {
@@ -263,8 +282,11 @@ class Walker {
     if (rel.rfind(dir_ + "/", 0) == 0) rel = rel.substr(dir_.size() + 1);
     if (!rel.empty() && rel[0] == '/') return;  // outside the checkout
     if (!fs_.exists(dir_ + "/" + rel)) {
-      const bool optional = std::any_of(c.args.begin(), c.args.end(), [](const cmake::Arg& a) { return a.text == "OPTIONAL"; });
-      if (!optional) out_.warnings.push_back(fmt::format("{}:{}: include({}) not found in the checkout", current_file_, c.line, rel));
+      const bool optional =
+          std::any_of(c.args.begin(), c.args.end(), [](const cmake::Arg& a) { return a.text == "OPTIONAL"; });
+      if (!optional)
+        out_.warnings.push_back(
+            fmt::format("{}:{}: include({}) not found in the checkout", current_file_, c.line, rel));
       return;
     }
     walk(rel, depth + 1);
@@ -310,8 +332,9 @@ class Walker {
     auto opt = option_index(name);
     if (st == Truth::unknown) {
       if (opt && out_.options[*opt].active)
-        out_.options[*opt].reason += fmt::format("{}{}:{} may set it to {} under {}", out_.options[*opt].reason.empty() ? "" : "; ",
-                                                 current_file_, c.line, value, guard_text(Truth::unknown));
+        out_.options[*opt].reason +=
+            fmt::format("{}{}:{} may set it to {} under {}", out_.options[*opt].reason.empty() ? "" : "; ",
+                        current_file_, c.line, value, guard_text(Truth::unknown));
       else
         vars_[name] = Value::dunno();
       return;
@@ -335,7 +358,8 @@ class Walker {
         o.on = on;
         o.origin = "checkout";
         std::string where = guard_text(Truth::yes);
-        o.reason = fmt::format("{}:{} sets it to {}{}", current_file_, c.line, value, where.empty() ? "" : " under " + where);
+        o.reason =
+            fmt::format("{}:{} sets it to {}{}", current_file_, c.line, value, where.empty() ? "" : " under " + where);
       }
     }
   }
@@ -359,8 +383,8 @@ class Walker {
         cur += ch;
         continue;
       }
-      if (!cur.empty() && is_identifier(cur) && !cmake::constant(cur) && seen.insert(cur).second &&
-          cur != "AND" && cur != "OR" && cur != "NOT" && cur != "DEFINED") {
+      if (!cur.empty() && is_identifier(cur) && !cmake::constant(cur) && seen.insert(cur).second && cur != "AND" &&
+          cur != "OR" && cur != "NOT" && cur != "DEFINED") {
         Value v = lookup(cur);
         out += (out.empty() ? "" : ", ") + (v.state == Value::set ? cur + "=" + v.value : cur + " unset");
       }
@@ -387,7 +411,8 @@ class Walker {
       o.force = c.args[4].text;
     }
     auto existing = option_index(o.name);
-    if (existing && (out_.options[*existing].active || st == Truth::no)) return;  // the first declaration that runs wins
+    if (existing && (out_.options[*existing].active || st == Truth::no))
+      return;  // the first declaration that runs wins
 
     const Preset* preset = nullptr;
     if (auto it = presets_.find(o.name); it != presets_.end()) preset = &it->second;
@@ -395,7 +420,8 @@ class Walker {
       o.active = false;
       o.on = preset ? preset->on : false;
       o.origin = preset ? preset->origin : "not declared here";
-      o.reason = fmt::format("declared at {}:{} only under {}, which does not hold here", o.file, o.line, guard_text(Truth::no));
+      o.reason = fmt::format("declared at {}:{} only under {}, which does not hold here", o.file, o.line,
+                             guard_text(Truth::no));
       out_.options.push_back(std::move(o));
       return;
     }
@@ -412,7 +438,8 @@ class Walker {
       o.origin = "checkout";
       o.reason = fmt::format("{} sets it to {} before this declaration", set_at_[o.name], it->second.value);
     }
-    if (!default_known) o.reason = fmt::format("its default {} is not known before CMake runs; read as OFF", o.default_text);
+    if (!default_known)
+      o.reason = fmt::format("its default {} is not known before CMake runs; read as OFF", o.default_text);
     if (dependent) {
       std::string failed;
       auto cond = cmake::evaluate_depends(o.depends, lookup_fn(), &failed);
@@ -437,8 +464,9 @@ class Walker {
       } else if (cond.truth == Truth::unknown) {
         std::string names;
         for (const auto& u : cond.unknown) names += (names.empty() ? "" : ", ") + u;
-        o.reason += fmt::format("{}condition \"{}\" reads {}, which kiln cannot know before CMake runs; assumed to hold",
-                                o.reason.empty() ? "" : "; ", o.depends, names);
+        o.reason +=
+            fmt::format("{}condition \"{}\" reads {}, which kiln cannot know before CMake runs; assumed to hold",
+                        o.reason.empty() ? "" : "; ", o.depends, names);
       }
     }
     if (st == Truth::unknown) {
@@ -446,8 +474,10 @@ class Walker {
       o.reason += fmt::format("{}declared under {}, which kiln cannot decide", o.reason.empty() ? "" : "; ", o.guard);
     }
     vars_[o.name] = Value::of(o.on ? "ON" : "OFF");
-    if (existing) out_.options[*existing] = std::move(o);
-    else out_.options.push_back(std::move(o));
+    if (existing)
+      out_.options[*existing] = std::move(o);
+    else
+      out_.options.push_back(std::move(o));
   }
 };
 

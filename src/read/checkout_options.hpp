@@ -38,12 +38,12 @@ struct DeclaredOption {
   std::string force;         // its value when the condition fails
   std::string file;          // relative to the checkout
   int line = 0;
-  std::string guard;         // if() conditions around the declaration that kiln could not decide
-  bool active = true;        // false: declared only in a branch not taken on this platform
+  std::string guard;   // if() conditions around the declaration that kiln could not decide
+  bool active = true;  // false: declared only in a branch not taken on this platform
 
-  bool default_on = false;   // the default as CMake reads it here
+  bool default_on = false;  // the default as CMake reads it here
   bool on = false;
-  std::string origin;        // "default", "dependency", "checkout", or the preset's origin
+  std::string origin;  // "default", "dependency", "checkout", or the preset's origin
   std::string reason;
   std::vector<std::string> unknown;  // variables kiln could not evaluate for this option
 };

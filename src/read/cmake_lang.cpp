@@ -14,7 +14,7 @@ bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) ||
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 class Parser {
- public:
+public:
   explicit Parser(const std::string& t) : s_(t) {}
 
   tl::expected<std::vector<Command>, std::string> run() {
@@ -22,7 +22,8 @@ class Parser {
     while (true) {
       if (auto e = skip_blank(); !e.empty()) return tl::unexpected(e);
       if (i_ >= s_.size()) return out;
-      if (!ident_start(s_[i_])) return tl::unexpected(fmt::format("line {}: expected a command name, found '{}'", line_, s_[i_]));
+      if (!ident_start(s_[i_]))
+        return tl::unexpected(fmt::format("line {}: expected a command name, found '{}'", line_, s_[i_]));
       Command c;
       c.line = line_;
       while (i_ < s_.size() && ident_char(s_[i_]))
@@ -36,7 +37,7 @@ class Parser {
     }
   }
 
- private:
+private:
   const std::string& s_;
   size_t i_ = 0;
   int line_ = 1;
@@ -121,8 +122,10 @@ class Parser {
         std::string body = bracket_body(len, at_line, ok);
         if (!ok) return fmt::format("line {}: unterminated bracket argument", at_line);
         // A newline right after the opening bracket is not part of the argument.
-        if (body.rfind("\r\n", 0) == 0) body.erase(0, 2);
-        else if (!body.empty() && body[0] == '\n') body.erase(0, 1);
+        if (body.rfind("\r\n", 0) == 0)
+          body.erase(0, 2);
+        else if (!body.empty() && body[0] == '\n')
+          body.erase(0, 1);
         c.args.push_back({body, Arg::bracket});
       } else {
         c.args.push_back({unquoted(), Arg::unquoted});
@@ -161,12 +164,18 @@ class Parser {
   // \; stays escaped (it keeps a list element whole); other escapes become their character.
   static std::string escape(char e) {
     switch (e) {
-      case 'n': return "\n";
-      case 't': return "\t";
-      case 'r': return "\r";
-      case '0': return std::string(1, '\0');
-      case ';': return "\\;";
-      default: return std::string(1, e);
+      case 'n':
+        return "\n";
+      case 't':
+        return "\t";
+      case 'r':
+        return "\r";
+      case '0':
+        return std::string(1, '\0');
+      case ';':
+        return "\\;";
+      default:
+        return std::string(1, e);
     }
   }
 
@@ -274,15 +283,17 @@ int version_compare(const std::string& a, const std::string& b) {
   return 0;
 }
 
-const char* const kUnary[] = {"DEFINED", "EXISTS", "COMMAND", "POLICY", "TARGET", "TEST", "IS_DIRECTORY",
-                              "IS_SYMLINK", "IS_ABSOLUTE", "IS_READABLE", "IS_WRITABLE", "IS_EXECUTABLE"};
-const char* const kBinary[] = {"STREQUAL", "STRLESS", "STRGREATER", "STRLESS_EQUAL", "STRGREATER_EQUAL",
-                               "EQUAL", "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL",
-                               "VERSION_EQUAL", "VERSION_LESS", "VERSION_GREATER", "VERSION_LESS_EQUAL",
-                               "VERSION_GREATER_EQUAL", "MATCHES", "IN_LIST", "PATH_EQUAL", "IS_NEWER_THAN"};
+const char* const kUnary[] = {"DEFINED",     "EXISTS",      "COMMAND",      "POLICY",
+                              "TARGET",      "TEST",        "IS_DIRECTORY", "IS_SYMLINK",
+                              "IS_ABSOLUTE", "IS_READABLE", "IS_WRITABLE",  "IS_EXECUTABLE"};
+const char* const kBinary[] = {
+    "STREQUAL",      "STRLESS",      "STRGREATER",      "STRLESS_EQUAL",      "STRGREATER_EQUAL",
+    "EQUAL",         "LESS",         "GREATER",         "LESS_EQUAL",         "GREATER_EQUAL",
+    "VERSION_EQUAL", "VERSION_LESS", "VERSION_GREATER", "VERSION_LESS_EQUAL", "VERSION_GREATER_EQUAL",
+    "MATCHES",       "IN_LIST",      "PATH_EQUAL",      "IS_NEWER_THAN"};
 
 class Evaluator {
- public:
+public:
   Evaluator(const std::vector<Token>& t, const Lookup& lookup, std::vector<std::string>& unknown)
       : t_(t), lookup_(lookup), unknown_(unknown) {}
 
@@ -292,7 +303,7 @@ class Evaluator {
     return r;
   }
 
- private:
+private:
   const std::vector<Token>& t_;
   const Lookup& lookup_;
   std::vector<std::string>& unknown_;
@@ -462,9 +473,12 @@ std::optional<std::string> expand(const std::string& text, const Lookup& lookup,
     if (text[i] == '$') {
       size_t start = 0;
       bool env = false;
-      if (text.compare(i, 2, "${") == 0) start = i + 2;
-      else if (text.compare(i, 5, "$ENV{") == 0) start = i + 5, env = true;
-      else if (text.compare(i, 7, "$CACHE{") == 0) start = i + 7;
+      if (text.compare(i, 2, "${") == 0)
+        start = i + 2;
+      else if (text.compare(i, 5, "$ENV{") == 0)
+        start = i + 5, env = true;
+      else if (text.compare(i, 7, "$CACHE{") == 0)
+        start = i + 7;
       if (start) {
         int depth = 1;
         size_t k = start;
@@ -513,7 +527,8 @@ std::vector<Token> expand_args(const std::vector<Arg>& args, const Lookup& looku
     }
     auto e = expand(a.text, lookup, unknown);
     if (a.kind == Arg::quoted) {
-      if (!e) out.push_back({a.text, true, true});
+      if (!e)
+        out.push_back({a.text, true, true});
       else {
         std::string v;  // \; is only a list escape in unquoted context; as a value it reads ';'
         for (size_t i = 0; i < e->size(); ++i) {

@@ -23,7 +23,8 @@ const std::map<std::string, std::string>& option_notes() {
     const toml::table t = data::load_toml("pytorch_options.toml");
     if (auto arr = t["note"].as_array())
       for (const auto& node : *arr)
-        if (const auto* e = node.as_table()) out[(*e)["name"].value_or(std::string())] = (*e)["text"].value_or(std::string());
+        if (const auto* e = node.as_table())
+          out[(*e)["name"].value_or(std::string())] = (*e)["text"].value_or(std::string());
     return out;
   }();
   return notes;
@@ -71,7 +72,8 @@ tl::expected<std::vector<ResolvedOption>, std::string> resolve_options(
     o.declared_at = "data/pytorch_options.toml";
     out.push_back(std::move(o));
   }
-  auto apply = [&](const std::map<std::string, std::string>& set, const std::string& origin) -> tl::expected<void, std::string> {
+  auto apply = [&](const std::map<std::string, std::string>& set,
+                   const std::string& origin) -> tl::expected<void, std::string> {
     for (const auto& [k, v] : set) {
       auto it = index.find(k);
       if (it == index.end()) continue;  // not a known PyTorch option: passed through as given

@@ -35,7 +35,7 @@ struct ResolvedOption {
   std::string guard;        // if() around the declaration that kiln could not decide
   bool active = true;       // false: declared only in a branch not taken on this platform
   std::string help;
-  std::string note;         // from data/pytorch_options.toml
+  std::string note;  // from data/pytorch_options.toml
 };
 
 // Answers whether a runtime library (by id: cudnn, nccl, cupti ...) is present and loads; nullopt

@@ -7,10 +7,14 @@ namespace kiln::read {
 
 std::string to_string(ProjectKind k) {
   switch (k) {
-    case ProjectKind::cmake: return "cmake";
-    case ProjectKind::pytorch: return "pytorch";
-    case ProjectKind::extension: return "extension";
-    default: return "unknown";
+    case ProjectKind::cmake:
+      return "cmake";
+    case ProjectKind::pytorch:
+      return "pytorch";
+    case ProjectKind::extension:
+      return "extension";
+    default:
+      return "unknown";
   }
 }
 
@@ -56,11 +60,11 @@ std::string describe_folder(const io::Filesystem& fs, const std::string& dir,
   std::vector<std::string> found;
   if (fs.exists(dir + "/setup.py")) {
     if (setup && setup->has_value())
-      found.push_back(fmt::format("setup.py, which builds no extension (read with Python's ast: no Extension call or op "
-                                  "builder in setup.py{})",
-                                  (*setup)->files.size() > 1
-                                      ? fmt::format(" or the {} project modules it imports", (*setup)->files.size() - 1)
-                                      : std::string()));
+      found.push_back(fmt::format(
+          "setup.py, which builds no extension (read with Python's ast: no Extension call or op "
+          "builder in setup.py{})",
+          (*setup)->files.size() > 1 ? fmt::format(" or the {} project modules it imports", (*setup)->files.size() - 1)
+                                     : std::string()));
     else
       found.push_back("setup.py, which names no torch extension" +
                       (setup ? " (read as text: " + setup->error() + ")" : std::string()));

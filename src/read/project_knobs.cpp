@@ -57,7 +57,8 @@ std::string lower(std::string s) {
 
 const std::vector<std::pair<std::string, std::string>>& opposites() {
   static const std::vector<std::pair<std::string, std::string>> o = {
-      {"TRUE", "FALSE"}, {"true", "false"}, {"True", "False"}, {"1", "0"}, {"ON", "OFF"}, {"on", "off"}, {"yes", "no"}, {"YES", "NO"}};
+      {"TRUE", "FALSE"}, {"true", "false"}, {"True", "False"}, {"1", "0"},
+      {"ON", "OFF"},     {"on", "off"},     {"yes", "no"},     {"YES", "NO"}};
   return o;
 }
 
@@ -82,13 +83,16 @@ bool off_looking(const std::string& v) {
 // (`!= "0"`), whose opposite is then the on value.
 std::string on_value(const KnobSighting& s) {
   switch (s.use) {
-    case Use::compare: return off_looking(s.true_value) ? opposite(s.true_value) : s.true_value;
-    case Use::cmake_option: return "ON";
+    case Use::compare:
+      return off_looking(s.true_value) ? opposite(s.true_value) : s.true_value;
+    case Use::cmake_option:
+      return "ON";
     case Use::cmake_cache:
       for (const auto& c : s.choices)
         if (lower(c) == "cuda") return c;
       return {};
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -139,7 +143,8 @@ std::string op_blocker(const OpSwitch& op, const KnobContext& ctx) {
   if (op.cuda && !ctx.cuda) return "a CUDA op and CUDA is off in this plan";
   for (const auto& lib : op.libraries)
     if (ctx.has_library && ctx.has_library(lib) == std::optional<bool>(false))
-      return fmt::format("its check ({}) needs lib{}.so, which the linker does not find here; install it", op.checks, lib);
+      return fmt::format("its check ({}) needs lib{}.so, which the linker does not find here; install it", op.checks,
+                         lib);
   if (op.cuda && op.min_cc > 0)
     for (int a : ctx.sass)
       if (a < op.min_cc)
@@ -158,9 +163,10 @@ void decide_ops(const ProjectReading& reading, const KnobContext& ctx, KnobPlan&
     k.where = op.where;
     k.on_value = "1";
     const std::string blocker = op_blocker(op, ctx);
-    k.reason = blocker.empty() ? fmt::format("optional op {}: it can build here for the planned targets, so kiln pre-builds "
-                                             "it (--knob {}=0 leaves it to be compiled when first used)",
-                                             op.name, op.var)
+    k.reason = blocker.empty() ? fmt::format(
+                                     "optional op {}: it can build here for the planned targets, so kiln pre-builds "
+                                     "it (--knob {}=0 leaves it to be compiled when first used)",
+                                     op.name, op.var)
                                : fmt::format("optional op {} left off: {}", op.name, blocker);
     apply_choice(k, blocker.empty() ? "1" : "0", ctx);
     kp.knobs.push_back(std::move(k));
@@ -207,9 +213,12 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
       continue;
     }
     auto it = std::find_if(merged.begin(), merged.end(), [&](const KnobSighting& m) { return m.name == s.name; });
-    if (it == merged.end()) merged.push_back(s);
-    else if (it->use == Use::value && s.use != Use::value) *it = s;
-    else if (!it->has_default && s.has_default && it->use == s.use) it->default_value = s.default_value, it->has_default = true;
+    if (it == merged.end())
+      merged.push_back(s);
+    else if (it->use == Use::value && s.use != Use::value)
+      *it = s;
+    else if (!it->has_default && s.has_default && it->use == s.use)
+      it->default_value = s.default_value, it->has_default = true;
   }
 
   for (const auto& s : merged) {
@@ -225,7 +234,8 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
     if (!role) {
       // Reads of values (paths, versions) are not switches. Of a CMake project's many options,
       // only those that speak of CUDA or GPUs can be gates worth a word.
-      const bool cmake_gate = k.cmake && (s.name.find("CUDA") != std::string::npos || s.name.find("GPU") != std::string::npos);
+      const bool cmake_gate =
+          k.cmake && (s.name.find("CUDA") != std::string::npos || s.name.find("GPU") != std::string::npos);
       if (s.use != Use::compare && !cmake_gate) continue;
       k.role = "unknown";
       k.on_value = on_value(s);
@@ -237,9 +247,12 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
       const std::string& a = role->action;
       if (a == "on") {
         k.on_value = on_value(s);
-        if (!ctx.cuda) k.reason = "CUDA is off in this plan; left as it is";
-        else if (k.on_value.empty()) k.reason = "a " + role->id + " switch whose 'on' value kiln cannot read; left as it is";
-        else value = k.on_value;
+        if (!ctx.cuda)
+          k.reason = "CUDA is off in this plan; left as it is";
+        else if (k.on_value.empty())
+          k.reason = "a " + role->id + " switch whose 'on' value kiln cannot read; left as it is";
+        else
+          value = k.on_value;
       } else if (a == "off") {
         k.on_value = on_value(s);
         value = off_value(s);
@@ -253,8 +266,9 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
         if (ctx.cuda && value.empty() && !role->spelling.empty())
           value = targets_like(role->spelling == "dotted" ? "9.0" : "90", ctx.sass);
         if (ctx.cuda && value.empty())
-          k.reason = "the project's own architecture list, in a spelling kiln cannot read; left as it is (it may override "
-                     "the planned targets)";
+          k.reason =
+              "the project's own architecture list, in a spelling kiln cannot read; left as it is (it may override "
+              "the planned targets)";
       }
       if (s.has_default && !value.empty() && value == s.default_value && a != "jobs" && a != "threads")
         k.reason += " (the project's default already)";
@@ -266,7 +280,8 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
     } else if (auto e = ctx.env ? ctx.env->get(k.name) : std::nullopt; e && !k.cmake) {
       k.value = *e;
       k.origin = "environment";
-      k.reason = "already set in the environment, which wins" + (value.empty() ? std::string() : "; kiln would set " + value);
+      k.reason =
+          "already set in the environment, which wins" + (value.empty() ? std::string() : "; kiln would set " + value);
     } else if (!value.empty() && ctx.no_knobs) {
       k.reason = "--no-knobs: left as the project's default; kiln would set " + value;
     } else if (!value.empty()) {
@@ -311,11 +326,12 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env) {
     const bool on = !k.on_value.empty() && lower(seen) == lower(k.on_value);
     const std::string where = k.cmake ? "-D" + k.name : k.name;
     if (k.role == "cuda-enable" && !on)
-      parts.push_back(fmt::format("{} was '{}' ({}, {}): the CUDA code is compiled only with {}={}{}", where, seen, how, k.where,
-                                  k.name, k.on_value.empty() ? "<its on value>" : k.on_value,
+      parts.push_back(fmt::format("{} was '{}' ({}, {}): the CUDA code is compiled only with {}={}{}", where, seen, how,
+                                  k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value,
                                   k.origin.empty() ? " (kiln sets it unless --no-knobs)" : ""));
     if (k.role == "cuda-skip" && on)
-      parts.push_back(fmt::format("{} was '{}' ({}, {}): it skips the CUDA build; unset it", where, seen, how, k.where));
+      parts.push_back(
+          fmt::format("{} was '{}' ({}, {}): it skips the CUDA build; unset it", where, seen, how, k.where));
   }
   for (const auto& p : kp.probes)
     parts.push_back("the project compiles CUDA only where torch sees a GPU (" + p +

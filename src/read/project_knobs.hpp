@@ -16,39 +16,41 @@ namespace kiln::read {
 
 struct Knob {
   std::string name;
-  std::string role;        // a role id from data/project_knobs.toml, or "unknown"
-  std::string value;       // what the build gets; empty with origin "" when nothing is set
-  std::string origin;      // "kiln", "--knob", "environment", "" (left as the project's default)
+  std::string role;    // a role id from data/project_knobs.toml, or "unknown"
+  std::string value;   // what the build gets; empty with origin "" when nothing is set
+  std::string origin;  // "kiln", "--knob", "environment", "" (left as the project's default)
   std::string reason;
-  std::string where;       // setup.py:43
-  std::string on_value;    // the value that turns a gate (enable/skip/force-build) true, when known
+  std::string where;     // setup.py:43
+  std::string on_value;  // the value that turns a gate (enable/skip/force-build) true, when known
   std::string default_value;
   bool has_default = false;
-  bool cmake = false;      // a CMake cache entry (-D), not an environment variable
-  std::string flag;        // setup.py flag it becomes
+  bool cmake = false;  // a CMake cache entry (-D), not an environment variable
+  std::string flag;    // setup.py flag it becomes
 
   bool sets() const { return origin == "kiln" || origin == "--knob"; }
-  bool gate() const { return role == "force-build" || role == "cuda-enable" || role == "cuda-skip" || role == "cpp-enable"; }
+  bool gate() const {
+    return role == "force-build" || role == "cuda-enable" || role == "cuda-skip" || role == "cpp-enable";
+  }
 };
 
 struct KnobContext {
-  bool cuda = true;                      // the plan compiles CUDA code
-  bool no_knobs = false;                 // --no-knobs
+  bool cuda = true;       // the plan compiles CUDA code
+  bool no_knobs = false;  // --no-knobs
   int jobs = 1;
-  int targets = 1;                       // number of planned targets
-  std::vector<int> sass;                 // planned SASS architectures (90, 100)
+  int targets = 1;                               // number of planned targets
+  std::vector<int> sass;                         // planned SASS architectures (90, 100)
   std::map<std::string, std::string> overrides;  // --knob NAME=VALUE
-  const io::Environment* env = nullptr;  // what is already set wins
+  const io::Environment* env = nullptr;          // what is already set wins
   // Whether the linker finds lib<name>.so here (an op's is_compatible checks); nullopt: cannot tell.
   std::function<std::optional<bool>(const std::string& name)> has_library;
 };
 
 struct KnobPlan {
-  std::vector<Knob> knobs;    // in the order the project reads them; one per name
+  std::vector<Knob> knobs;          // in the order the project reads them; one per name
   std::vector<std::string> probes;  // "setup.py:18 if torch.cuda.is_available():"
   std::string cuda_evidence;
-  std::string hardcoded_archs;  // setup.py's own -gencode flags (see project_knobs_read.hpp)
-  std::string cmake_archs;      // CMakeLists.txt's own CUDA_ARCHITECTURES (see project_knobs_read.hpp)
+  std::string hardcoded_archs;         // setup.py's own -gencode flags (see project_knobs_read.hpp)
+  std::string cmake_archs;             // CMakeLists.txt's own CUDA_ARCHITECTURES (see project_knobs_read.hpp)
   std::vector<std::string> undecided;  // "setup.py:154 <text>: why kiln cannot read it statically"
   std::string reader;                  // how setup.py was read (project_knobs_read.hpp)
 };

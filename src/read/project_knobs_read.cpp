@@ -25,8 +25,10 @@ std::string strip_comment(std::string_view line) {
   for (size_t i = 0; i < line.size(); ++i) {
     char c = line[i];
     if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
     } else if (c == '"' || c == '\'') {
       quote = c;
     } else if (c == '#') {
@@ -74,7 +76,8 @@ std::vector<std::string> literal_list(const std::string& rest) {
 
 // What follows an os.getenv(...) call: a comparison, `or "default"`, or nothing.
 void read_use(KnobSighting& k, const std::string& before, const std::string& rest) {
-  static const std::regex cmp(R"re(^\s*(?:\.\s*(?:lower|upper|strip|casefold)\s*\(\s*\)\s*)*(==|!=|not\s+in\b|in\b)\s*(.*))re");
+  static const std::regex cmp(
+      R"re(^\s*(?:\.\s*(?:lower|upper|strip|casefold)\s*\(\s*\)\s*)*(==|!=|not\s+in\b|in\b)\s*(.*))re");
   static const std::regex lit(R"re(^(["'])([^"']*)\1)re");
   static const std::regex num(R"re(^(\d+))re");
   static const std::regex orr(R"re(^\s*or\s+(["'])([^"']*)\1)re");
@@ -135,8 +138,10 @@ std::vector<KnobSighting> read_setup_py(std::string_view text, const std::string
     for (std::sregex_iterator it(line.begin(), line.end(), get), e; it != e; ++it) {
       const auto& m = *it;
       KnobSighting k = base(m[2]);
-      if (m[3].matched) k.default_value = m[4], k.has_default = true;
-      else if (m[5].matched) k.default_value = m[5], k.has_default = true;
+      if (m[3].matched)
+        k.default_value = m[4], k.has_default = true;
+      else if (m[5].matched)
+        k.default_value = m[5], k.has_default = true;
       read_use(k, line.substr(0, m.position(0)), line.substr(m.position(0) + m.length(0)));
       out.push_back(std::move(k));
     }
@@ -227,8 +232,8 @@ std::vector<KnobSighting> read_cmakelists(std::string_view text, const std::stri
         out.push_back(std::move(k));
         break;
       }
-    } else if (c.name == "set_property" && a.size() >= 4 && upper(a[0].text) == "CACHE" && upper(a[2].text) == "PROPERTY" &&
-               upper(a[3].text) == "STRINGS") {
+    } else if (c.name == "set_property" && a.size() >= 4 && upper(a[0].text) == "CACHE" &&
+               upper(a[2].text) == "PROPERTY" && upper(a[3].text) == "STRINGS") {
       auto& list = choices[a[1].text];
       for (size_t j = 4; j < a.size(); ++j)
         for (const auto& v : split_list(a[j].text)) list.push_back(v);
@@ -280,7 +285,8 @@ std::string cuda_evidence(std::string_view text, const std::string& file) {
       bool cuda = false;
       for (size_t i = 0; i < c.args.size() && !cuda; ++i) {
         const std::string& t = c.args[i].text;
-        if (i > 0 && (c.name == "project" || c.name == "enable_language" || c.name == "check_language") && upper(t) == "CUDA")
+        if (i > 0 && (c.name == "project" || c.name == "enable_language" || c.name == "check_language") &&
+            upper(t) == "CUDA")
           cuda = true;
         if (c.name == "find_package" && i == 0 && t == "CUDAToolkit") cuda = true;
         if (t.size() > 3 && t.compare(t.size() - 3, 3, ".cu") == 0) cuda = true;
@@ -332,7 +338,8 @@ namespace {
 
 // CMakeLists.txt and the folders it adds with a literal add_subdirectory() (a vendored library that
 // declares the options: llama-cpp-python's vendor/llama.cpp), at most 64 files.
-void read_cmake_tree(const io::Filesystem& fs, const std::string& dir, const std::string& rel, ProjectReading& r, int& budget) {
+void read_cmake_tree(const io::Filesystem& fs, const std::string& dir, const std::string& rel, ProjectReading& r,
+                     int& budget) {
   const std::string file = rel.empty() ? "CMakeLists.txt" : rel + "/CMakeLists.txt";
   auto t = fs.read(dir + "/" + file);
   if (!t || --budget < 0) return;
@@ -350,7 +357,8 @@ void read_cmake_tree(const io::Filesystem& fs, const std::string& dir, const std
     std::string sub = c.args[0].text;
     for (const char* v : {"${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/", "${PROJECT_SOURCE_DIR}/"})
       if (sub.rfind(v, 0) == 0) sub = sub.substr(std::string(v).size());
-    if (sub.empty() || sub.find("${") != std::string::npos || sub[0] == '/' || sub.find("..") != std::string::npos) continue;
+    if (sub.empty() || sub.find("${") != std::string::npos || sub[0] == '/' || sub.find("..") != std::string::npos)
+      continue;
     read_cmake_tree(fs, dir, rel.empty() ? sub : rel + "/" + sub, r, budget);
   }
 }

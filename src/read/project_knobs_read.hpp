@@ -29,21 +29,21 @@ struct KnobSighting {
   std::string text;           // the line, trimmed
   std::string default_value;  // what the project assumes when it is unset ("" when none is written)
   bool has_default = false;
-  std::string true_value;     // compare: the value that makes the switch true
-  bool negated = false;       // compare with != / not in: true for every value but true_value
-  std::string flag;           // setup.py flag the variable becomes (--cuda_ext), if any
+  std::string true_value;            // compare: the value that makes the switch true
+  bool negated = false;              // compare with != / not in: true for every value but true_value
+  std::string flag;                  // setup.py flag the variable becomes (--cuda_ext), if any
   std::vector<std::string> choices;  // cmake_cache: the STRINGS property
 };
 
 // A pre-built op of an op-builder project (DeepSpeed's pattern): a class with BUILD_VAR.
 struct OpSwitch {
-  std::string name;   // fused_adam
-  std::string var;    // DS_BUILD_FUSED_ADAM
-  std::string where;  // op_builder/fused_adam.py:12 (the BUILD_VAR line)
-  std::string checks; // where its is_compatible is, or ""
-  bool cuda = false;  // its class chain is a CUDA builder
+  std::string name;                    // fused_adam
+  std::string var;                     // DS_BUILD_FUSED_ADAM
+  std::string where;                   // op_builder/fused_adam.py:12 (the BUILD_VAR line)
+  std::string checks;                  // where its is_compatible is, or ""
+  bool cuda = false;                   // its class chain is a CUDA builder
   std::vector<std::string> libraries;  // linked libraries its is_compatible checks for (aio)
-  int min_cc = 0;     // the lowest compute capability it accepts (70), 0 when it does not say
+  int min_cc = 0;                      // the lowest compute capability it accepts (70), 0 when it does not say
 };
 
 struct Undecided {
@@ -56,20 +56,19 @@ struct SetupPyReading {
   std::vector<OpSwitch> ops;
   std::vector<std::string> extensions;  // "op_builder/builder.py:829 CUDAExtension"
   std::vector<Undecided> undecided;
-  std::vector<std::string> files;       // setup.py and the modules followed
+  std::vector<std::string> files;  // setup.py and the modules followed
   std::string cuda_evidence, hardcoded_archs, calls_cmake;
 };
 
-
 struct ProjectReading {
   std::vector<KnobSighting> sightings;  // in file order; a name may appear more than once
-  std::string cuda_evidence;            // where the project shows it has CUDA code ("setup.py:136 CUDAExtension"), or ""
-  std::string hardcoded_archs;          // where setup.py writes its own -gencode / arch=compute_XX flags, or ""
-  std::string cmake_archs;              // where CMakeLists.txt sets its own CUDA_ARCHITECTURES, or ""
-  std::vector<OpSwitch> ops;            // an op-builder project's optional ops (setup_py_ast.hpp)
-  std::vector<Undecided> undecided;     // what could not be read statically, with file:line
-  std::string calls_cmake;              // where setup.py runs CMake itself, or ""
-  std::string reader;                   // how setup.py was read: "Python's ast (3 files)", "line patterns (why)"
+  std::string cuda_evidence;         // where the project shows it has CUDA code ("setup.py:136 CUDAExtension"), or ""
+  std::string hardcoded_archs;       // where setup.py writes its own -gencode / arch=compute_XX flags, or ""
+  std::string cmake_archs;           // where CMakeLists.txt sets its own CUDA_ARCHITECTURES, or ""
+  std::vector<OpSwitch> ops;         // an op-builder project's optional ops (setup_py_ast.hpp)
+  std::vector<Undecided> undecided;  // what could not be read statically, with file:line
+  std::string calls_cmake;           // where setup.py runs CMake itself, or ""
+  std::string reader;                // how setup.py was read: "Python's ast (3 files)", "line patterns (why)"
 };
 
 std::vector<KnobSighting> read_setup_py(std::string_view text, const std::string& file = "setup.py");

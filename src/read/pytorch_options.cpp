@@ -18,7 +18,8 @@ tl::expected<OptionResolution, OptionError> resolve_pytorch_options(const io::Fi
                                                                     const OptionRequest& req) {
   // What kiln passes to CMake (through setup.py's environment), lowest first.
   std::map<std::string, Preset> presets;
-  auto add = [&](const std::map<std::string, std::string>& set, const std::string& origin, bool strict) -> tl::expected<void, OptionError> {
+  auto add = [&](const std::map<std::string, std::string>& set, const std::string& origin,
+                 bool strict) -> tl::expected<void, OptionError> {
     for (const auto& [k, v] : set) {
       if (!option_like(k)) continue;
       auto b = parse_bool(v);
@@ -26,7 +27,9 @@ tl::expected<OptionResolution, OptionError> resolve_pytorch_options(const io::Fi
         if (strict) return tl::unexpected(OptionError{fmt::format("{}={}: expected 1/0, ON/OFF or true/false", k, v)});
         continue;  // an environment variable that is no switch (USE_PRECOMPILED_HEADERS=maybe): CMake's business
       }
-      presets[k] = {*b, origin, fmt::format("set by {}", origin == "environment" ? "the environment (" + k + "=" + v + ")" : origin)};
+      presets[k] = {
+          *b, origin,
+          fmt::format("set by {}", origin == "environment" ? "the environment (" + k + "=" + v + ")" : origin)};
     }
     return {};
   };
@@ -40,7 +43,8 @@ tl::expected<OptionResolution, OptionError> resolve_pytorch_options(const io::Fi
     for (const auto& d : pytorch_options()) {
       if (d.library.empty()) continue;
       auto it = presets.find(d.name);
-      if (it != presets.end() && (it->second.origin == "--set" || it->second.origin == "environment" || !it->second.on)) continue;
+      if (it != presets.end() && (it->second.origin == "--set" || it->second.origin == "environment" || !it->second.on))
+        continue;
       if (it == presets.end() && !d.default_on) continue;
       if (auto present = req.library_check(d.library); present && !*present)
         presets[d.name] = {false, "library",
@@ -62,13 +66,16 @@ tl::expected<OptionResolution, OptionError> resolve_pytorch_options(const io::Fi
     // Nothing readable: the table, as before.
     std::map<std::string, std::string> profile, user;
     for (const auto& [k, p] : presets) {
-      if (p.origin == "--set") user[k] = req.user_set.at(k);
-      else if (p.origin.rfind("profile ", 0) == 0) profile[k] = req.profile_set.at(k);
+      if (p.origin == "--set")
+        user[k] = req.user_set.at(k);
+      else if (p.origin.rfind("profile ", 0) == 0)
+        profile[k] = req.profile_set.at(k);
     }
     auto r = resolve_options(profile, req.profile_name, user, req.library_check);
     if (!r) return tl::unexpected(OptionError{r.error()});
     out.options = *r;
-    out.notes.push_back(fmt::format("{}/CMakeLists.txt declares no option kiln can read; using data/pytorch_options.toml", dir));
+    out.notes.push_back(
+        fmt::format("{}/CMakeLists.txt declares no option kiln can read; using data/pytorch_options.toml", dir));
     return out;
   }
 
@@ -97,20 +104,22 @@ tl::expected<OptionResolution, OptionError> resolve_pytorch_options(const io::Fi
   for (const auto& [k, v] : req.user_set) {
     if (!option_like(k) || declared.find(k)) continue;
     if (req.set_unknown) {
-      out.notes.push_back(fmt::format("--set {}={}: the checkout declares no {}; passed to setup.py as given (--set-unknown)", k, v, k));
+      out.notes.push_back(fmt::format(
+          "--set {}={}: the checkout declares no {}; passed to setup.py as given (--set-unknown)", k, v, k));
       continue;
     }
     auto near = nearest_names(k, names);
     std::string hint;
     for (const auto& n : near) hint += (hint.empty() ? "" : ", ") + n;
-    return tl::unexpected(OptionError{fmt::format(
-        "--set {}: {} declares no option {} ({} options read from {}){}; --set-unknown passes it anyway", k, dir, k,
-        names.size(), out.files.empty() ? "CMakeLists.txt" : out.files.front(),
-        hint.empty() ? "" : "; nearest: " + hint)});
+    return tl::unexpected(OptionError{
+        fmt::format("--set {}: {} declares no option {} ({} options read from {}){}; --set-unknown passes it anyway", k,
+                    dir, k, names.size(), out.files.empty() ? "CMakeLists.txt" : out.files.front(),
+                    hint.empty() ? "" : "; nearest: " + hint)});
   }
   for (const auto& [k, v] : req.profile_set)
     if (option_like(k) && !declared.find(k))
-      out.notes.push_back(fmt::format("profile {} sets {}, which this checkout does not declare; ignored", req.profile_name, k));
+      out.notes.push_back(
+          fmt::format("profile {} sets {}, which this checkout does not declare; ignored", req.profile_name, k));
   return out;
 }
 

@@ -63,8 +63,10 @@ tl::expected<SetupPyReading, std::string> parse_setup_reading(std::string_view t
         if (l.is_string()) op.libraries.push_back(l.get<std::string>());
       if (!op.var.empty()) r.ops.push_back(std::move(op));
     }
-    for (const auto& e : j.value("extensions", json::array())) r.extensions.push_back(str(e, "where") + " " + str(e, "kind"));
-    for (const auto& u : j.value("undecided", json::array())) r.undecided.push_back({str(u, "where"), str(u, "text"), str(u, "why")});
+    for (const auto& e : j.value("extensions", json::array()))
+      r.extensions.push_back(str(e, "where") + " " + str(e, "kind"));
+    for (const auto& u : j.value("undecided", json::array()))
+      r.undecided.push_back({str(u, "where"), str(u, "text"), str(u, "why")});
     for (const auto& f : j.value("files", json::array()))
       if (f.is_string()) r.files.push_back(f.get<std::string>());
   } catch (const json::exception& e) {

@@ -15,7 +15,6 @@
 
 namespace kiln::read {
 
-
 // The reader's JSON (data/read_setup.py's output); an error names what is wrong with it.
 tl::expected<SetupPyReading, std::string> parse_setup_reading(std::string_view json);
 

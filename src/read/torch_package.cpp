@@ -60,7 +60,8 @@ tl::expected<TorchPackage, std::string> locate_torch_package(const io::Seams& s,
     if (auto colon = key.find(':'); colon != std::string::npos) key = key.substr(0, colon);
     if (key == "Torch_DIR" && eq != std::string::npos) {
       const std::string dir = d.substr(eq + 1);
-      if (!has_config(s.fs, dir)) return tl::unexpected(fmt::format("-D Torch_DIR={}: no TorchConfig.cmake there", dir));
+      if (!has_config(s.fs, dir))
+        return tl::unexpected(fmt::format("-D Torch_DIR={}: no TorchConfig.cmake there", dir));
       return TorchPackage{dir, "-D Torch_DIR"};
     }
   }
@@ -70,7 +71,8 @@ tl::expected<TorchPackage, std::string> locate_torch_package(const io::Seams& s,
   }
   if (auto v = s.env.get("LIBTORCH"); v && !v->empty()) {
     const std::string dir = *v + "/share/cmake/Torch";
-    if (!has_config(s.fs, dir)) return tl::unexpected(fmt::format("LIBTORCH={}: no share/cmake/Torch/TorchConfig.cmake there", *v));
+    if (!has_config(s.fs, dir))
+      return tl::unexpected(fmt::format("LIBTORCH={}: no share/cmake/Torch/TorchConfig.cmake there", *v));
     return TorchPackage{dir, "LIBTORCH"};
   }
   if (auto v = s.env.get("CMAKE_PREFIX_PATH"); v && !v->empty()) {
@@ -88,14 +90,16 @@ tl::expected<TorchPackage, std::string> locate_torch_package(const io::Seams& s,
   const std::string py = python.empty() ? s.env.get("PYTHON").value_or("python3") : python;
   auto exe = io::which(s, py);
   if (!exe)
-    return tl::unexpected(fmt::format("find_package(Torch): no Torch_DIR, LIBTORCH or CMAKE_PREFIX_PATH, and {} is not on "
-                                      "PATH to find torch; set Torch_DIR to the folder holding TorchConfig.cmake",
-                                      py));
+    return tl::unexpected(
+        fmt::format("find_package(Torch): no Torch_DIR, LIBTORCH or CMAKE_PREFIX_PATH, and {} is not on "
+                    "PATH to find torch; set Torch_DIR to the folder holding TorchConfig.cmake",
+                    py));
   const std::string torch = find_torch_package(s, *exe);
   if (torch.empty())
-    return tl::unexpected(fmt::format("find_package(Torch): {} finds no torch package and neither Torch_DIR, LIBTORCH nor "
-                                      "CMAKE_PREFIX_PATH names one; install torch or set Torch_DIR",
-                                      *exe));
+    return tl::unexpected(
+        fmt::format("find_package(Torch): {} finds no torch package and neither Torch_DIR, LIBTORCH nor "
+                    "CMAKE_PREFIX_PATH names one; install torch or set Torch_DIR",
+                    *exe));
   const std::string dir = torch + "/share/cmake/Torch";
   if (!has_config(s.fs, dir))
     return tl::unexpected(fmt::format("find_package(Torch): {} has no share/cmake/Torch/TorchConfig.cmake", torch));

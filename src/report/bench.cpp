@@ -14,7 +14,8 @@ namespace {
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   size_t start = 0;
-  for (size_t p; (p = s.find(sep, start)) != std::string::npos; start = p + 1) out.push_back(s.substr(start, p - start));
+  for (size_t p; (p = s.find(sep, start)) != std::string::npos; start = p + 1)
+    out.push_back(s.substr(start, p - start));
   out.push_back(s.substr(start));
   return out;
 }
@@ -32,7 +33,8 @@ tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vecto
   for (const auto& a : args) {
     auto eq = a.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == a.size())
-      return tl::unexpected(fmt::format("--matrix '{}': expected KEY=V1,V2 (keys: archs, cache, generator, jobs, build)", a));
+      return tl::unexpected(
+          fmt::format("--matrix '{}': expected KEY=V1,V2 (keys: archs, cache, generator, jobs, build)", a));
     MatrixAxis axis{lower(a.substr(0, eq)), {}};
     if (!seen.insert(axis.key).second) return tl::unexpected(fmt::format("--matrix: key '{}' given twice", axis.key));
     for (auto v : split(a.substr(eq + 1), ',')) {
@@ -43,9 +45,12 @@ tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vecto
           return tl::unexpected(fmt::format("--matrix cache: '{}' is not cold, warm or off", v));
       } else if (axis.key == "generator") {
         const std::string l = lower(v);
-        if (l == "ninja") v = "Ninja";
-        else if (l == "make" || l == "unix makefiles") v = "Make";
-        else return tl::unexpected(fmt::format("--matrix generator: '{}' is not Ninja or Make", v));
+        if (l == "ninja")
+          v = "Ninja";
+        else if (l == "make" || l == "unix makefiles")
+          v = "Make";
+        else
+          return tl::unexpected(fmt::format("--matrix generator: '{}' is not Ninja or Make", v));
       } else if (axis.key == "jobs") {
         int n = 0;
         auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
@@ -57,9 +62,11 @@ tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vecto
           return tl::unexpected(fmt::format("--matrix build: '{}' is not kiln or default", v));
       } else if (axis.key == "archs") {
         if (v.find(';') != std::string::npos)
-          return tl::unexpected(fmt::format("--matrix archs: '{}': join entries with '+' (80-real+90-real), not ';'", v));
+          return tl::unexpected(
+              fmt::format("--matrix archs: '{}': join entries with '+' (80-real+90-real), not ';'", v));
       } else {
-        return tl::unexpected(fmt::format("--matrix: unknown key '{}' (keys: archs, cache, generator, jobs, build)", axis.key));
+        return tl::unexpected(
+            fmt::format("--matrix: unknown key '{}' (keys: archs, cache, generator, jobs, build)", axis.key));
       }
       axis.values.push_back(v);
     }
@@ -87,8 +94,10 @@ std::string BenchConfig::id() const {
 std::string BenchConfig::arch_spec() const {
   std::string out;
   for (size_t i = 0; i < archs.size(); ++i) {
-    if (archs[i] == '+' && lower(archs.substr(i + 1, 3)) != "ptx") out += ';';
-    else out += archs[i];
+    if (archs[i] == '+' && lower(archs.substr(i + 1, 3)) != "ptx")
+      out += ';';
+    else
+      out += archs[i];
   }
   return out;
 }
@@ -100,11 +109,16 @@ std::vector<BenchConfig> expand(const std::vector<MatrixAxis>& axes) {
     for (const auto& base : out)
       for (const auto& v : axis.values) {
         BenchConfig c = base;
-        if (axis.key == "archs") c.archs = v;
-        else if (axis.key == "cache") c.cache = v;
-        else if (axis.key == "generator") c.generator = v;
-        else if (axis.key == "jobs") c.jobs = std::stoi(v);
-        else if (axis.key == "build") c.build = v;
+        if (axis.key == "archs")
+          c.archs = v;
+        else if (axis.key == "cache")
+          c.cache = v;
+        else if (axis.key == "generator")
+          c.generator = v;
+        else if (axis.key == "jobs")
+          c.jobs = std::stoi(v);
+        else if (axis.key == "build")
+          c.build = v;
         next.push_back(c);
       }
     out = std::move(next);
@@ -143,7 +157,8 @@ ConfigSummary summarize(const BenchConfig& c, std::vector<RunResult> runs, std::
     if (r.efficiency) eff.push_back(*r.efficiency);
     if (r.critical_path_s) cp.push_back(*r.critical_path_s);
     s.peak_rss_kib = std::max(s.peak_rss_kib, r.peak_rss_kib);
-    if (r.peak_concurrent_kib) s.peak_concurrent_kib = std::max(s.peak_concurrent_kib.value_or(0), *r.peak_concurrent_kib);
+    if (r.peak_concurrent_kib)
+      s.peak_concurrent_kib = std::max(s.peak_concurrent_kib.value_or(0), *r.peak_concurrent_kib);
     s.libraries = r.libraries;
   }
   s.median_total_s = median(total);
@@ -188,7 +203,8 @@ std::string bench_table(const std::vector<ConfigSummary>& rows, bool markdown) {
   const bool cost = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.cost_usd.has_value(); });
   const bool vs = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.vs_default.has_value(); });
   std::vector<std::vector<std::string>> cells;
-  std::vector<std::string> head = {"configuration", "time", "build", "crit. path", "efficiency", "peak RSS", "hit rate"};
+  std::vector<std::string> head = {"configuration", "time",     "build",   "crit. path",
+                                   "efficiency",    "peak RSS", "hit rate"};
   if (vs) head.push_back("vs default");
   if (cost) head.push_back("cost");
   head.push_back("libraries");
@@ -209,7 +225,10 @@ std::string bench_table(const std::vector<ConfigSummary>& rows, bool markdown) {
     row.push_back(human_kib(r.peak_rss_kib) +
                   (r.peak_concurrent_kib ? fmt::format(" ({} total)", human_kib(*r.peak_concurrent_kib)) : ""));
     row.push_back(r.median_hit_rate ? fmt::format("{:.0f}%", 100 * *r.median_hit_rate) : "-");
-    if (vs) row.push_back(r.config.is_default() ? "baseline" : r.vs_default ? fmt::format("{:.2f}x faster", *r.vs_default) : "-");
+    if (vs)
+      row.push_back(r.config.is_default() ? "baseline"
+                    : r.vs_default        ? fmt::format("{:.2f}x faster", *r.vs_default)
+                                          : "-");
     if (cost) row.push_back(r.cost_usd ? fmt::format("${:.4f}", *r.cost_usd) : "-");
     row.push_back(libs_text(r.libraries));
     cells.push_back(row);
@@ -245,38 +264,42 @@ nlohmann::ordered_json bench_json(const std::vector<ConfigSummary>& rows) {
   for (const auto& r : rows) {
     json runs = json::array();
     for (const auto& run : r.runs)
-      runs.push_back({{"ok", run.ok},
-                      {"error", run.ok ? json(nullptr) : json(run.error)},
-                      {"build_dir", run.build_dir},
-                      {"configure_s", run.configure_s},
-                      {"build_s", run.build_s},
-                      {"peak_rss_bytes", run.peak_rss_kib * 1024},
-                      {"peak_concurrent_bytes", run.peak_concurrent_kib ? json(*run.peak_concurrent_kib * 1024) : json(nullptr)},
-                      {"critical_path_s", opt(run.critical_path_s)},
-                      {"efficiency", opt(run.efficiency)},
-                      {"cache", run.cache ? json{{"hits", run.cache->hits}, {"misses", run.cache->misses},
-                                                 {"remote_hits", run.cache->remote_hits}, {"hit_rate", run.cache->hit_rate()}}
-                                          : json(nullptr)},
-                      {"libraries", run.libraries}});
-    configs.push_back({{"config",
-                        {{"archs", r.config.archs.empty() ? json(nullptr) : json(r.config.archs)},
-                         {"cache", r.config.cache},
-                         {"generator", r.config.generator},
-                         {"jobs", r.config.jobs ? json(r.config.jobs) : json(nullptr)},
-                         {"build", r.config.build}}},
-                       {"label", r.config.label()},
-                       {"ok_runs", r.ok_runs},
-                       {"median_s", r.median_total_s},
-                       {"median_build_s", r.median_build_s},
-                       {"median_hit_rate", opt(r.median_hit_rate)},
-                       {"median_critical_path_s", opt(r.median_critical_path_s)},
-                       {"median_efficiency", opt(r.median_efficiency)},
-                       {"peak_rss_bytes", r.peak_rss_kib * 1024},
-                       {"peak_concurrent_bytes", r.peak_concurrent_kib ? json(*r.peak_concurrent_kib * 1024) : json(nullptr)},
-                       {"libraries", r.libraries},
-                       {"cost_usd", opt(r.cost_usd)},
-                       {"speedup_vs_default", opt(r.vs_default)},
-                       {"runs", runs}});
+      runs.push_back(
+          {{"ok", run.ok},
+           {"error", run.ok ? json(nullptr) : json(run.error)},
+           {"build_dir", run.build_dir},
+           {"configure_s", run.configure_s},
+           {"build_s", run.build_s},
+           {"peak_rss_bytes", run.peak_rss_kib * 1024},
+           {"peak_concurrent_bytes", run.peak_concurrent_kib ? json(*run.peak_concurrent_kib * 1024) : json(nullptr)},
+           {"critical_path_s", opt(run.critical_path_s)},
+           {"efficiency", opt(run.efficiency)},
+           {"cache", run.cache ? json{{"hits", run.cache->hits},
+                                      {"misses", run.cache->misses},
+                                      {"remote_hits", run.cache->remote_hits},
+                                      {"hit_rate", run.cache->hit_rate()}}
+                               : json(nullptr)},
+           {"libraries", run.libraries}});
+    configs.push_back(
+        {{"config",
+          {{"archs", r.config.archs.empty() ? json(nullptr) : json(r.config.archs)},
+           {"cache", r.config.cache},
+           {"generator", r.config.generator},
+           {"jobs", r.config.jobs ? json(r.config.jobs) : json(nullptr)},
+           {"build", r.config.build}}},
+         {"label", r.config.label()},
+         {"ok_runs", r.ok_runs},
+         {"median_s", r.median_total_s},
+         {"median_build_s", r.median_build_s},
+         {"median_hit_rate", opt(r.median_hit_rate)},
+         {"median_critical_path_s", opt(r.median_critical_path_s)},
+         {"median_efficiency", opt(r.median_efficiency)},
+         {"peak_rss_bytes", r.peak_rss_kib * 1024},
+         {"peak_concurrent_bytes", r.peak_concurrent_kib ? json(*r.peak_concurrent_kib * 1024) : json(nullptr)},
+         {"libraries", r.libraries},
+         {"cost_usd", opt(r.cost_usd)},
+         {"speedup_vs_default", opt(r.vs_default)},
+         {"runs", runs}});
   }
   return configs;
 }

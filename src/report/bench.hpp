@@ -25,17 +25,17 @@ struct MatrixAxis {
 tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vector<std::string>& args);
 
 struct BenchConfig {
-  std::string archs;              // as the user wrote it (with `+`); empty: kiln's usual choice
-  std::string cache = "cold";     // cold: an empty cache; warm: one filled by a warm-up build; off: no ccache
+  std::string archs;           // as the user wrote it (with `+`); empty: kiln's usual choice
+  std::string cache = "cold";  // cold: an empty cache; warm: one filled by a warm-up build; off: no ccache
   std::string generator = "Ninja";
-  int jobs = 0;                   // 0: kiln's plan
+  int jobs = 0;  // 0: kiln's plan
   // "kiln", or "default": the project built as its README says, without kiln (a torch extension's
   // `pip install --no-build-isolation .` with its own archs and job count; a CMake project's
   // `cmake -S -B` + `cmake --build` with CMake's defaults). The other keys do not apply to it.
   std::string build = "kiln";
   bool is_default() const { return build == "default"; }
-  std::string label() const;      // "archs=80-real cache=cold"
-  std::string id() const;         // a folder name
+  std::string label() const;  // "archs=80-real cache=cold"
+  std::string id() const;     // a folder name
   std::string cmake_generator() const { return generator == "Make" ? "Unix Makefiles" : "Ninja"; }
   std::string arch_spec() const;  // `+` turned into `;`, except in "+PTX"
 };
@@ -47,8 +47,8 @@ struct RunResult {
   bool ok = false;
   std::string error;  // the failing step when !ok
   double configure_s = 0, build_s = 0;
-  long peak_rss_kib = 0;                // largest single process
-  std::optional<long> peak_concurrent_kib;  // from kiln-exec.jsonl, when the launcher recorded it
+  long peak_rss_kib = 0;                              // largest single process
+  std::optional<long> peak_concurrent_kib;            // from kiln-exec.jsonl, when the launcher recorded it
   std::optional<double> critical_path_s, efficiency;  // Ninja builds
   std::optional<launch::CacheStats> cache;
   std::map<std::string, std::uint64_t> libraries;  // file name -> bytes

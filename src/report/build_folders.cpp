@@ -58,8 +58,8 @@ std::optional<long long> ninja_epoch(const ProfileInput& in) {
   std::optional<long long> best;
   for (const auto& job : in.log.jobs)
     for (const auto& r : in.exec->records)
-      if (!r.output.empty() && (r.output == job.name() || job.name().ends_with("/" + r.output) ||
-                                r.output.ends_with("/" + job.name()))) {
+      if (!r.output.empty() &&
+          (r.output == job.name() || job.name().ends_with("/" + r.output) || r.output.ends_with("/" + job.name()))) {
         const long long t = r.start_ms - job.start_ms;
         if (!best || t < *best) best = t;
       }
@@ -109,11 +109,11 @@ ProfileInput merge_inputs(std::vector<ProfileInput> parts) {
   }
   std::stable_sort(out.log.jobs.begin(), out.log.jobs.end(),
                    [](const Job& a, const Job& b) { return a.start_ms < b.start_ms; });
-  out.notes.push_back(fmt::format("{} Ninja folders of one build profiled together (one per extension built at once)",
-                                  parts.size()));
+  out.notes.push_back(
+      fmt::format("{} Ninja folders of one build profiled together (one per extension built at once)", parts.size()));
   if (unplaced)
-    out.notes.push_back(fmt::format("{} of them had no launcher records to place them in time: put one after another",
-                                    unplaced));
+    out.notes.push_back(
+        fmt::format("{} of them had no launcher records to place them in time: put one after another", unplaced));
   return out;
 }
 

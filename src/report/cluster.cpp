@@ -41,7 +41,8 @@ ClusterUse cluster_use(const Profile& p, int buckets) {
     // A step queued in Slurm (waited_ms) did not run on the node yet.
     const long ran_from = std::min(u.end_ms, u.start_ms + u.waited_ms);
     lane.busy_ms += (u.end_ms - ran_from) * std::max(1, u.cores);
-    const int b0 = static_cast<int>((ran_from - t0) * buckets / span), b1 = static_cast<int>((u.end_ms - t0) * buckets / span);
+    const int b0 = static_cast<int>((ran_from - t0) * buckets / span),
+              b1 = static_cast<int>((u.end_ms - t0) * buckets / span);
     for (int b = std::max(0, b0); b <= std::min(buckets - 1, b1); ++b) ++lane.activity[static_cast<size_t>(b)];
   }
   for (auto& [n, lane] : by) {
@@ -163,7 +164,8 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
       int best = -1;
       const int last = on_any_node(p.units[u]) ? shape.nodes : 1;  // node 0 is the head node
       for (int nd = 0; nd < last; ++nd)
-        if (free_cores[nd] >= cores[u] && free_kib[nd] >= kib[u] && (best < 0 || free_cores[nd] > free_cores[best])) best = nd;
+        if (free_cores[nd] >= cores[u] && free_kib[nd] >= kib[u] && (best < 0 || free_cores[nd] > free_cores[best]))
+          best = nd;
       if (best < 0 && running.empty()) best = 0;  // larger than any free node and nothing to wait for
       if (best < 0) {
         ++it;
@@ -189,19 +191,22 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
   }
   pr.makespan_ms = now;
   const long bound = std::max({pr.critical_path_ms, pr.cpu_bound_ms, pr.head_bound_ms});
-  pr.limit = bound == pr.critical_path_ms ? "critical path" : bound == pr.head_bound_ms ? "head node (links and other steps)" : "CPUs";
+  pr.limit = bound == pr.critical_path_ms ? "critical path"
+             : bound == pr.head_bound_ms  ? "head node (links and other steps)"
+                                          : "CPUs";
   return pr;
 }
 
 std::string render_cluster_text(const ClusterUse& use, const std::vector<Projection>& projections) {
   std::string o;
   if (!use.lanes.empty()) {
-    o += fmt::format("\nnodes      {} (kiln build --slurm); the allocation's {} CPUs were {:.0f}% busy\n", use.lanes.size(),
-                     use.cpus, 100 * use.busy);
+    o += fmt::format("\nnodes      {} (kiln build --slurm); the allocation's {} CPUs were {:.0f}% busy\n",
+                     use.lanes.size(), use.cpus, 100 * use.busy);
     for (const auto& l : use.lanes) {
       std::string bar;
       for (int a : l.activity) bar += a == 0 ? '.' : a < 10 ? static_cast<char>('0' + a) : '#';
-      o += fmt::format("  {:<10} |{}| {} unit{}, {} busy\n", l.node, bar, l.units, l.units == 1 ? "" : "s", human_ms(l.busy_ms));
+      o += fmt::format("  {:<10} |{}| {} unit{}, {} busy\n", l.node, bar, l.units, l.units == 1 ? "" : "s",
+                       human_ms(l.busy_ms));
     }
   }
   if (!projections.empty()) {
@@ -223,18 +228,26 @@ nlohmann::ordered_json cluster_json(const ClusterUse& use, const std::vector<Pro
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   if (!use.lanes.empty()) {
     auto lanes = nlohmann::ordered_json::array();
-    for (const auto& l : use.lanes) lanes.push_back({{"node", l.node}, {"units", l.units}, {"busy_s", l.busy_ms / 1000.0}});
+    for (const auto& l : use.lanes)
+      lanes.push_back({{"node", l.node}, {"units", l.units}, {"busy_s", l.busy_ms / 1000.0}});
     j["nodes"] = {{"cpus", use.cpus}, {"busy", use.busy}, {"lanes", lanes}};
   }
   if (!projections.empty()) {
     auto arr = nlohmann::ordered_json::array();
     for (const auto& p : projections)
-      arr.push_back({{"shape", p.shape.text()}, {"nodes", p.shape.nodes}, {"cores", p.shape.cores},
-                     {"mem_bytes", p.shape.mem_kib * 1024}, {"wall_s", p.makespan_ms / 1000.0},
+      arr.push_back({{"shape", p.shape.text()},
+                     {"nodes", p.shape.nodes},
+                     {"cores", p.shape.cores},
+                     {"mem_bytes", p.shape.mem_kib * 1024},
+                     {"wall_s", p.makespan_ms / 1000.0},
                      {"critical_path_s", p.critical_path_ms / 1000.0},
-                     {"critical_links_s", p.critical_links_ms / 1000.0}, {"cpu_bound_s", p.cpu_bound_ms / 1000.0},
-                     {"head_bound_s", p.head_bound_ms / 1000.0}, {"limit", p.limit}, {"remote_units", p.remote_units},
-                     {"head_units", p.head_units}, {"oversized_units", p.oversized}});
+                     {"critical_links_s", p.critical_links_ms / 1000.0},
+                     {"cpu_bound_s", p.cpu_bound_ms / 1000.0},
+                     {"head_bound_s", p.head_bound_ms / 1000.0},
+                     {"limit", p.limit},
+                     {"remote_units", p.remote_units},
+                     {"head_units", p.head_units},
+                     {"oversized_units", p.oversized}});
     j["simulate"] = arr;
   }
   return j;

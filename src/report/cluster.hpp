@@ -20,13 +20,13 @@ namespace kiln::report {
 struct NodeLane {
   std::string node;
   int units = 0;
-  long busy_ms = 0;                // sum of its units' run times (queued time excluded) times their cores
-  std::vector<int> activity;       // units running on it, per time bucket of the build
+  long busy_ms = 0;           // sum of its units' run times (queued time excluded) times their cores
+  std::vector<int> activity;  // units running on it, per time bucket of the build
 };
 struct ClusterUse {
-  std::vector<NodeLane> lanes;     // empty: no unit recorded a node
-  int cpus = 0;                    // the allocation's, as the build recorded them
-  double busy = 0;                 // busy core-time / (wall x CPUs), 0..1
+  std::vector<NodeLane> lanes;  // empty: no unit recorded a node
+  int cpus = 0;                 // the allocation's, as the build recorded them
+  double busy = 0;              // busy core-time / (wall x CPUs), 0..1
 };
 ClusterUse cluster_use(const Profile& p, int buckets = 60);
 
@@ -44,9 +44,9 @@ struct Projection {
   long makespan_ms = 0;
   long critical_path_ms = 0, cpu_bound_ms = 0, head_bound_ms = 0;
   long critical_links_ms = 0;  // of the critical path, the link steps (head node, no faster with nodes)
-  std::string limit;      // "critical path", "CPUs" or "head node (links and other steps)"
+  std::string limit;           // "critical path", "CPUs" or "head node (links and other steps)"
   int remote_units = 0, head_units = 0;
-  int oversized = 0;      // units whose peak exceeds a node's memory (run alone on one)
+  int oversized = 0;  // units whose peak exceeds a node's memory (run alone on one)
 };
 // Each unit's prerequisites among the build's units, through the graph (phony edges crossed).
 std::vector<std::vector<size_t>> unit_dependencies(const Profile& p, const BuildGraph& g);

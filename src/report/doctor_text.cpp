@@ -39,12 +39,14 @@ void cuda_section(std::string& o, const DoctorReport& r) {
     kv(o, "root", fmt::format("{} (via {})", c.root, c.how));
     kv(o, "nvcc", c.nvcc.empty() ? "missing" : c.nvcc);
     for (const auto& v : c.versions)
-      kv(o, "version", fmt::format("{:<8} from {} ({}{})", v.version ? v.version->str() : "?", v.source, v.where,
-                                   v.raw.empty() || (v.version && v.raw == v.version->str()) ? "" : ": " + v.raw));
+      kv(o, "version",
+         fmt::format("{:<8} from {} ({}{})", v.version ? v.version->str() : "?", v.source, v.where,
+                     v.raw.empty() || (v.version && v.raw == v.version->str()) ? "" : ": " + v.raw));
     for (const auto& k : c.candidates)
       if (k.path != c.root)
-        kv(o, "also", fmt::format("{} (via {}{}{})", k.path, k.how, k.version ? ", CUDA " + k.version->str() : "",
-                                  k.has_nvcc ? "" : ", no nvcc"));
+        kv(o, "also",
+           fmt::format("{} (via {}{}{})", k.path, k.how, k.version ? ", CUDA " + k.version->str() : "",
+                       k.has_nvcc ? "" : ", no nvcc"));
   } else {
     kv(o, "root", "not found");
   }
@@ -56,10 +58,14 @@ void libraries_section(std::string& o, const DoctorReport& r) {
   o += "\nLibraries\n";
   for (const auto& l : r.libraries) {
     std::string state;
-    if (l.library.empty() && l.header.empty()) state = "not installed";
-    else if (l.library.empty()) state = "header only";
-    else if (!l.load_checked) state = "found (load not checked)";
-    else state = l.loads ? "loads" : "DOES NOT LOAD";
+    if (l.library.empty() && l.header.empty())
+      state = "not installed";
+    else if (l.library.empty())
+      state = "header only";
+    else if (!l.load_checked)
+      state = "found (load not checked)";
+    else
+      state = l.loads ? "loads" : "DOES NOT LOAD";
     o += fmt::format("  {:<11} {}\n", l.name, state);
     if (!l.header.empty())
       o += fmt::format("  {:<11}   header  {} {} [{}]\n", "", l.header, l.header_version ? l.header_version->str() : "",
@@ -85,11 +91,13 @@ void compilers_section(std::string& o, const DoctorReport& r) {
     kv(o, "nvcc accepts",
        fmt::format("gcc <= {}, clang <= {} (from {}){}", t.limits.max_gcc ? std::to_string(*t.limits.max_gcc) : "?",
                    t.limits.max_clang ? std::to_string(*t.limits.max_clang) : "?", t.limits.source,
-                   t.nvcc_accepts_host ? (*t.nvcc_accepts_host ? ": host compiler accepted" : ": host compiler REJECTED")
-                                       : ""));
+                   t.nvcc_accepts_host
+                       ? (*t.nvcc_accepts_host ? ": host compiler accepted" : ": host compiler REJECTED")
+                       : ""));
   kv(o, "C++17", t.cxx17 ? (*t.cxx17 ? "yes" : "no") : "unknown");
   // The first line only; --json has the whole compiler output.
-  if (t.deep_cxx.ran) kv(o, "test c++", t.deep_cxx.ok ? "compiled a C++17 file" : "FAILED: " + first_line(t.deep_cxx.output));
+  if (t.deep_cxx.ran)
+    kv(o, "test c++", t.deep_cxx.ok ? "compiled a C++17 file" : "FAILED: " + first_line(t.deep_cxx.output));
   if (t.deep_nvcc.ran)
     kv(o, "test nvcc", t.deep_nvcc.ok ? "compiled a C++17 kernel" : "FAILED: " + first_line(t.deep_nvcc.output));
   findings_for(o, r, "compilers");
@@ -108,8 +116,9 @@ void tools_section(std::string& o, const DoctorReport& r) {
     kv(o, "",
        fmt::format("dir {}, size {} of {}, {}", ci.cache_dir.empty() ? "?" : ci.cache_dir,
                    ci.size_bytes ? gib(*ci.size_bytes) : "?", ci.max_size.empty() ? "?" : ci.max_size,
-                   ci.hit_rate ? fmt::format("hit rate {:.1f}% ({} hits, {} misses)", *ci.hit_rate * 100, *ci.hits, *ci.misses)
-                               : "no cacheable calls yet"));
+                   ci.hit_rate
+                       ? fmt::format("hit rate {:.1f}% ({} hits, {} misses)", *ci.hit_rate * 100, *ci.hits, *ci.misses)
+                       : "no cacheable calls yet"));
   findings_for(o, r, "tools");
 }
 
@@ -117,21 +126,25 @@ void tools_section(std::string& o, const DoctorReport& r) {
 void python_section(std::string& o, const DoctorReport& r) {
   const auto& p = r.python;
   o += "\nPython\n";
-  if (p.path.empty()) kv(o, "python", "not found");
-  else kv(o, "python", fmt::format("{} {} (via {})", p.version.empty() ? "?" : p.version, p.path, p.how));
+  if (p.path.empty())
+    kv(o, "python", "not found");
+  else
+    kv(o, "python", fmt::format("{} {} (via {})", p.version.empty() ? "?" : p.version, p.path, p.how));
   if (p.torch) {
     const auto& tt = *p.torch;
     kv(o, "torch", fmt::format("{} {}", tt.version, tt.path));
     kv(o, "torch CUDA", tt.cuda.empty() ? "none (CPU build)" : tt.cuda);
     if (!tt.git_version.empty() || tt.debug)
-      kv(o, "torch build", fmt::format("git {}{}", tt.git_version.empty() ? "?" : tt.git_version.substr(0, 12),
-                                       tt.debug && *tt.debug ? ", debug" : ""));
-    kv(o, "C++11 ABI", tt.cxx11_abi ? fmt::format("{} (from {})", *tt.cxx11_abi ? "1" : "0", tt.cxx11_abi_source)
-                                    : std::string("unknown"));
+      kv(o, "torch build",
+         fmt::format("git {}{}", tt.git_version.empty() ? "?" : tt.git_version.substr(0, 12),
+                     tt.debug && *tt.debug ? ", debug" : ""));
+    kv(o, "C++11 ABI",
+       tt.cxx11_abi ? fmt::format("{} (from {})", *tt.cxx11_abi ? "1" : "0", tt.cxx11_abi_source)
+                    : std::string("unknown"));
     std::string archs;
     for (const auto& a : tt.arch_list) archs += (archs.empty() ? "" : " ") + a;
-    kv(o, "arch list", archs.empty() ? (tt.cuda.empty() ? "none" : "unknown")
-                                     : fmt::format("{} (from {})", archs, tt.arch_source));
+    kv(o, "arch list",
+       archs.empty() ? (tt.cuda.empty() ? "none" : "unknown") : fmt::format("{} (from {})", archs, tt.arch_source));
     for (const auto& n : tt.notes) kv(o, "", n);
   } else if (!p.path.empty()) {
     kv(o, "torch", "not installed");
@@ -156,11 +169,14 @@ void gpus_section(std::string& o, const DoctorReport& r) {
 void machine_section(std::string& o, const DoctorReport& r) {
   const auto& m = r.machine;
   o += "\nMachine\n";
-  kv(o, "cores", fmt::format("{} usable{}", m.info.usable_cores(),
-                             m.info.cgroup_cpus ? fmt::format(" (cgroup cpu.max allows {})", *m.info.cgroup_cpus) : ""));
-  kv(o, "memory", fmt::format("{} total, {} available{}", gib(m.info.mem_total), gib(m.info.mem_available),
-                              m.info.cgroup_limit ? fmt::format(", cgroup limit {} ({})", gib(*m.info.cgroup_limit), m.info.cgroup_source)
-                                                  : ", no cgroup memory limit"));
+  kv(o, "cores",
+     fmt::format("{} usable{}", m.info.usable_cores(),
+                 m.info.cgroup_cpus ? fmt::format(" (cgroup cpu.max allows {})", *m.info.cgroup_cpus) : ""));
+  kv(o, "memory",
+     fmt::format("{} total, {} available{}", gib(m.info.mem_total), gib(m.info.mem_available),
+                 m.info.cgroup_limit
+                     ? fmt::format(", cgroup limit {} ({})", gib(*m.info.cgroup_limit), m.info.cgroup_source)
+                     : ", no cgroup memory limit"));
   kv(o, "C++ jobs", fmt::format("{} = {}", m.jobs_cxx.jobs, m.jobs_cxx.arithmetic));
   kv(o, "nvcc jobs", fmt::format("{} = {}", m.jobs_cuda.jobs, m.jobs_cuda.arithmetic));
   for (const auto& d : m.disks)
@@ -186,10 +202,11 @@ void cmake_cache_section(std::string& o, const DoctorReport& r) {
       kv(o, "C++", a.cxx_compiler);
       if (!a.cuda_compiler.empty()) kv(o, "CUDA", a.cuda_compiler);
       if (!a.cuda_host_compiler.empty()) kv(o, "CUDA host", a.cuda_host_compiler);
-      kv(o, "launcher", a.cxx_launcher.empty() && a.cuda_launcher.empty()
-                            ? "(none)"
-                            : fmt::format("C++ {}, CUDA {}", a.cxx_launcher.empty() ? "-" : a.cxx_launcher,
-                                          a.cuda_launcher.empty() ? "-" : a.cuda_launcher));
+      kv(o, "launcher",
+         a.cxx_launcher.empty() && a.cuda_launcher.empty()
+             ? "(none)"
+             : fmt::format("C++ {}, CUDA {}", a.cxx_launcher.empty() ? "-" : a.cxx_launcher,
+                           a.cuda_launcher.empty() ? "-" : a.cuda_launcher));
       std::string on;
       for (const auto& f : a.features)
         if (f.on) on += (on.empty() ? "" : " ") + f.flag;
@@ -219,8 +236,8 @@ std::string doctor_text(const DoctorReport& r) {
   int counts[3] = {0, 0, 0};
   for (const auto& f : r.findings) ++counts[static_cast<int>(f.severity)];
   o += fmt::format("\n{}: {} error{}, {} warning{}, {} note{} ({} ms)\n", counts[2] ? "FAIL" : "OK", counts[2],
-                   counts[2] == 1 ? "" : "s", counts[1], counts[1] == 1 ? "" : "s", counts[0], counts[0] == 1 ? "" : "s",
-                   r.elapsed_ms);
+                   counts[2] == 1 ? "" : "s", counts[1], counts[1] == 1 ? "" : "s", counts[0],
+                   counts[0] == 1 ? "" : "s", r.elapsed_ms);
   return o;
 }
 

@@ -18,8 +18,8 @@ tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir,
   if (auto& t = record) {
     auto j = nlohmann::json::parse(*t, nullptr, false);
     if (j.is_object()) {
-      if (auto c = j.find("cores"); c != j.end() && c->is_number_integer() && c->get<long long>() > 0 &&
-                                    c->get<long long>() < 1'000'000) {
+      if (auto c = j.find("cores");
+          c != j.end() && c->is_number_integer() && c->get<long long>() > 0 && c->get<long long>() < 1'000'000) {
         in.cores = static_cast<int>(c->get<long long>());
         in.cores_source = "the build's record (kiln-build.json)";
       }
@@ -41,9 +41,10 @@ tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir,
   if (!s.fs.is_directory(build_dir)) return tl::unexpected(fmt::format("{}: no such folder", build_dir));
   auto text = s.fs.read(build_dir + "/.ninja_log");
   if (!text)
-    return tl::unexpected(fmt::format("{} has no .ninja_log: it is not a Ninja build folder or nothing was built in it "
-                                      "yet; build it first (kiln build DIR --build-dir {})",
-                                      build_dir, build_dir));
+    return tl::unexpected(
+        fmt::format("{} has no .ninja_log: it is not a Ninja build folder or nothing was built in it "
+                    "yet; build it first (kiln build DIR --build-dir {})",
+                    build_dir, build_dir));
   auto log = parse_ninja_log(*text);
   if (!log) return tl::unexpected(build_dir + "/" + log.error());
   in.log = std::move(*log);
@@ -52,8 +53,8 @@ tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir,
     io::ProcessSpec spec{.argv = {*ninja, "-C", build_dir, "-t", "graph"}};
     auto r = s.proc.run(spec);
     if (!r.ok()) {
-      in.graph_problem = fmt::format("ninja -t graph failed ({})",
-                                     r.started ? fmt::format("exit {}", r.exit_code) : r.spawn_error);
+      in.graph_problem =
+          fmt::format("ninja -t graph failed ({})", r.started ? fmt::format("exit {}", r.exit_code) : r.spawn_error);
     } else if (auto g = parse_ninja_graph(r.out)) {
       in.graph = std::move(*g);
     } else {
@@ -63,8 +64,7 @@ tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir,
     in.graph_problem = "ninja not found on PATH";
   }
   if (auto t = s.fs.read(exec_log)) in.exec = parse_exec_log(*t);
-  if (auto t = s.fs.read(ccache_log); t && !t->empty())
-    in.cache = launch::parse_ccache_stats_log(*t);
+  if (auto t = s.fs.read(ccache_log); t && !t->empty()) in.cache = launch::parse_ccache_stats_log(*t);
   if (auto t = s.fs.read(build_dir + "/kiln-nvcc-time.csv")) in.nvcc = parse_nvcc_time(*t);
   return in;
 }

@@ -32,8 +32,8 @@ std::string label_of(const std::string& attrs) {
 tl::expected<BuildGraph, std::string> parse_ninja_graph(const std::string& dot) {
   if (dot.find("digraph ninja") == std::string::npos)
     return tl::unexpected(std::string("ninja -t graph: output does not start a 'digraph ninja'"));
-  std::map<std::string, std::string> path;      // node id -> path
-  std::map<std::string, size_t> edge_node;       // ellipse id -> edge index
+  std::map<std::string, std::string> path;  // node id -> path
+  std::map<std::string, size_t> edge_node;  // ellipse id -> edge index
   BuildGraph g;
   struct Arrow {
     std::string from, to, attrs;

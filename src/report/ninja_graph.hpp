@@ -11,7 +11,7 @@ namespace kiln::report {
 
 struct GraphEdge {
   std::string rule;
-  std::vector<std::string> inputs;   // explicit, implicit and order-only
+  std::vector<std::string> inputs;  // explicit, implicit and order-only
   std::vector<std::string> outputs;
 };
 

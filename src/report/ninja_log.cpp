@@ -39,7 +39,7 @@ struct Line {
 // The record's mtime in nanoseconds when it is a real timestamp (ninja >= 1.10 writes nanoseconds,
 // older ones seconds); nullopt for 0 (output missing) or test-sized values.
 std::optional<long long> mtime_ns(long long m) {
-  if (m >= 1'000'000'000'000'000'000LL / 1000) return m;              // >= 1e15: nanoseconds
+  if (m >= 1'000'000'000'000'000'000LL / 1000) return m;                          // >= 1e15: nanoseconds
   if (m >= 1'000'000'000LL && m < 100'000'000'000LL) return m * 1'000'000'000LL;  // seconds since 2001
   return std::nullopt;
 }
@@ -67,8 +67,8 @@ tl::expected<NinjaLog, std::string> parse_ninja_log(const std::string& text) {
     auto f = split_tabs(line);
     Line l;
     if (f.size() != 5 || !to_long(f[0], l.start) || !to_long(f[1], l.end) || l.end < l.start || f[3].empty())
-      return tl::unexpected(fmt::format(".ninja_log line {}: expected start, end, mtime, output, hash; got '{}'", lineno,
-                                        line.substr(0, 120)));
+      return tl::unexpected(fmt::format(".ninja_log line {}: expected start, end, mtime, output, hash; got '{}'",
+                                        lineno, line.substr(0, 120)));
     if (!to_longlong(f[2], l.mtime)) l.mtime = 0;
     l.output = f[3];
     l.hash = f[4];

@@ -23,8 +23,8 @@ struct Job {
 
 struct NinjaLog {
   int version = 0;
-  int builds = 0;         // ninja runs recorded in the log
-  std::vector<Job> jobs;  // the latest run's, by start time
+  int builds = 0;           // ninja runs recorded in the log
+  std::vector<Job> jobs;    // the latest run's, by start time
   bool from_mtime = false;  // the latest run was told apart by mtime, not by file order
 };
 

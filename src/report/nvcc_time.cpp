@@ -21,7 +21,7 @@ std::string run_token(const std::string& files) {
 
 NvccTimes parse_nvcc_time(const std::string& csv) {
   NvccTimes out;
-  std::vector<launch::NvccPhases> phases;  // one per unit, the one model of nvcc's phases
+  std::vector<launch::NvccPhases> phases;                           // one per unit, the one model of nvcc's phases
   std::map<std::pair<std::string, std::string>, size_t> run_index;  // (source, token) -> unit
   std::map<std::string, size_t> last_for_source;
   std::istringstream in(csv);

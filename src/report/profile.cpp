@@ -57,7 +57,8 @@ std::string target_of(const std::string& output) {
     return b;
   }
   auto slash = output.find_last_of('/');
-  if (slash != std::string::npos && (ends_with(output, ".o") || ends_with(output, ".obj"))) return output.substr(0, slash);
+  if (slash != std::string::npos && (ends_with(output, ".o") || ends_with(output, ".obj")))
+    return output.substr(0, slash);
   return b;
 }
 
@@ -80,7 +81,8 @@ struct Sweep {
   std::vector<Sample> buckets;  // the average (or maximum) per bucket
 };
 
-Sweep sweep(const std::vector<Unit>& units, long t0, long span, int nb, const std::vector<double>& weight, bool bucket_max) {
+Sweep sweep(const std::vector<Unit>& units, long t0, long span, int nb, const std::vector<double>& weight,
+            bool bucket_max) {
   Sweep out;
   std::vector<std::pair<long, double>> ev;
   for (size_t i = 0; i < units.size(); ++i) {
@@ -89,7 +91,8 @@ Sweep sweep(const std::vector<Unit>& units, long t0, long span, int nb, const st
     ev.emplace_back(units[i].end_ms - t0, -weight[i]);
   }
   // Ends before starts at the same instant: a job starting as another ends does not overlap it.
-  std::sort(ev.begin(), ev.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second < b.second; });
+  std::sort(ev.begin(), ev.end(),
+            [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second < b.second; });
   if (span <= 0 || nb <= 0) return out;
   nb = static_cast<int>(std::min<long>(nb, span));
   const double width = static_cast<double>(span) / nb;
@@ -243,15 +246,17 @@ void judge_contention(Profile& p) {
 }
 
 std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
-  std::string got = u.split > 1 || u.threads > 1 ? fmt::format("it ran with --split-compile={} --threads={}", u.split, u.threads)
-                    : u.grant.empty()          ? std::string("it ran on one thread")
-                                               : fmt::format("it ran on one thread ({})", u.grant);
+  std::string got = u.split > 1 || u.threads > 1
+                        ? fmt::format("it ran with --split-compile={} --threads={}", u.split, u.threads)
+                    : u.grant.empty() ? std::string("it ran on one thread")
+                                      : fmt::format("it ran on one thread ({})", u.grant);
   const int lanes = std::max(1, u.split) * std::max(1, u.threads);
   if (p.contended)
-    return fmt::format("{} is {} of the {} build, but the build's jobs were on a CPU only {:.0f}% of the time: other work on "
-                       "the machine took the cores, so more threads would not shorten it; build when the machine is idle, "
-                       "or with fewer other jobs beside it",
-                       u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), 100 * p.job_cpu_share);
+    return fmt::format(
+        "{} is {} of the {} build, but the build's jobs were on a CPU only {:.0f}% of the time: other work on "
+        "the machine took the cores, so more threads would not shorten it; build when the machine is idle, "
+        "or with fewer other jobs beside it",
+        u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), 100 * p.job_cpu_share);
   if (u.kind == "cuda" && lanes * 4 >= p.cores * 3)
     // It already had (nearly) every core: more threads would not shorten it.
     return fmt::format(
@@ -260,8 +265,9 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
         "instantiate fewer templates per unit",
         u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), lanes, p.cores, got);
   if (u.kind != "cuda")
-    return fmt::format("{} is {} of the {} build: split the source file, or compile it earlier (it starts at {})", u.name,
-                       human_duration(u.duration_ms()), human_duration(p.makespan_ms), human_duration(u.start_ms - t0));
+    return fmt::format("{} is {} of the {} build: split the source file, or compile it earlier (it starts at {})",
+                       u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms),
+                       human_duration(u.start_ms - t0));
   std::string r = fmt::format(
       "{} is {} of the {} build ({}); give it more of the {} cores: nvcc --split-compile=N (device optimisation "
       "in parallel){}; kiln build grants these from idle cores unless --no-split",
@@ -271,10 +277,11 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
     return r + "; its phases were not recorded (kiln build records nvcc --time per unit), so the gain cannot be sized";
   // Promise only a real gain: a critical path that stays within 5% of what it took is none.
   if (p.split_critical_path_ms * 20 >= p.critical_path_ms * 19)
-    return fmt::format("{} is {} of the {} build ({}), and its device phases ({}) are too small a part of it for "
-                       "--split-compile to shorten the build: split the source file into several units",
-                       u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got,
-                       human_duration(static_cast<long>(u.device_ms())));
+    return fmt::format(
+        "{} is {} of the {} build ({}), and its device phases ({}) are too small a part of it for "
+        "--split-compile to shorten the build: split the source file into several units",
+        u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got,
+        human_duration(static_cast<long>(u.device_ms())));
   return r + fmt::format("; with its device phases ({}) on all cores the critical path would be {} instead of {}",
                          human_duration(static_cast<long>(u.device_ms())), human_duration(p.split_critical_path_ms),
                          human_duration(p.critical_path_ms));
@@ -283,11 +290,13 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
 std::string efficiency_reason(const Profile& p) {
   if (p.bound_by == "one unit" || p.efficiency <= 1.25) return "";
   if (p.contended)
-    return fmt::format("; the build's jobs were on a CPU only {:.0f}% of the time they ran: other work on the machine "
-                       "(load this build did not cause) took the rest, not kiln's scheduling",
-                       100 * p.job_cpu_share);
+    return fmt::format(
+        "; the build's jobs were on a CPU only {:.0f}% of the time they ran: other work on the machine "
+        "(load this build did not cause) took the rest, not kiln's scheduling",
+        100 * p.job_cpu_share);
   if (p.job_cpu_share >= 0) return "; scheduling or too few jobs left time on the table";
-  return "; scheduling, too few jobs or other load on the machine left time on the table (kiln build's exec log would tell)";
+  return "; scheduling, too few jobs or other load on the machine left time on the table (kiln build's exec log would "
+         "tell)";
 }
 
 std::vector<size_t> slowest(const Profile& p, size_t n) {
@@ -374,7 +383,8 @@ void classify_units(const ProfileInput& in, Profile& p) {
 void assign_lanes(Profile& p) {
   std::vector<size_t> order(p.units.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p.units[a].start_ms < p.units[b].start_ms; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return p.units[a].start_ms < p.units[b].start_ms; });
   std::priority_queue<std::pair<long, int>, std::vector<std::pair<long, int>>, std::greater<>> busy_lanes;
   std::set<int> free_lanes;
   for (size_t i : order) {
@@ -456,8 +466,10 @@ void arch_times(const ProfileInput& in, Profile& p) {
       }
     }
     for (auto& [k, a] : by_arch) p.arch_times.push_back(a);
-    if (p.arch_times.empty()) p.notes.push_back("kiln-nvcc-time.csv names no CUDA unit of this build");
-    else p.arch_method = "nvcc --time";
+    if (p.arch_times.empty())
+      p.notes.push_back("kiln-nvcc-time.csv names no CUDA unit of this build");
+    else
+      p.arch_method = "nvcc --time";
   }
   if (p.arch_times.empty()) {
     bool any = false;
@@ -467,13 +479,15 @@ void arch_times(const ProfileInput& in, Profile& p) {
         u.per_arch_estimate_ms = static_cast<double>(u.duration_ms() - u.waited_ms) / u.archs;
       }
     if (any) {
-      p.arch_method = "even split of each CUDA unit's time over its archs (an estimate: which arch costs more cannot be told)";
+      p.arch_method =
+          "even split of each CUDA unit's time over its archs (an estimate: which arch costs more cannot be told)";
     } else {
       bool cuda = std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.kind == "cuda"; });
       if (cuda)
-        p.notes.push_back(fmt::format("time per architecture cannot be told from .ninja_log; rebuild with "
-                                      "-D CMAKE_CUDA_FLAGS=--time={}/kiln-nvcc-time.csv to have nvcc measure it",
-                                      in.build_dir.empty() ? "BUILD" : in.build_dir));
+        p.notes.push_back(
+            fmt::format("time per architecture cannot be told from .ninja_log; rebuild with "
+                        "-D CMAKE_CUDA_FLAGS=--time={}/kiln-nvcc-time.csv to have nvcc measure it",
+                        in.build_dir.empty() ? "BUILD" : in.build_dir));
     }
   }
 }

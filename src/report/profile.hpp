@@ -35,8 +35,8 @@ struct Unit {
   bool critical = false;
   std::map<int, double> arch_ms;  // measured by nvcc --time
   double host_ms = 0;
-  double per_arch_estimate_ms = 0;  // without nvcc --time: (duration - waited) / archs
-  launch::NvccPhases phases;           // per unit, recorded by kiln exec (nvcc --time)
+  double per_arch_estimate_ms = 0;        // without nvcc --time: (duration - waited) / archs
+  launch::NvccPhases phases;              // per unit, recorded by kiln exec (nvcc --time)
   int split = 0, threads = 0, cores = 1;  // the launcher's thread grant
   std::string grant;
   std::string node;  // kiln build --slurm: the node it ran on ("" here, or not recorded)
@@ -48,7 +48,7 @@ struct Unit {
 struct TargetTime {
   std::string name;
   int units = 0;
-  long total_ms = 0;           // sum of its units' durations
+  long total_ms = 0;  // sum of its units' durations
   long first_start_ms = 0, last_end_ms = 0;
 };
 
@@ -102,7 +102,7 @@ struct Profile {
   // single-threaded jobs); -1 when not recorded. Well below 1 with fewer jobs than cores: other
   // work on the machine, load this build did not cause, took the CPU.
   double job_cpu_share = -1;
-  bool contended = false;   // job_cpu_share says the machine was busy with other work
+  bool contended = false;  // job_cpu_share says the machine was busy with other work
   double avg_parallelism = 0;
   int max_parallelism = 0;
   std::vector<Sample> parallelism;
@@ -110,7 +110,7 @@ struct Profile {
   std::vector<TargetTime> targets;  // slowest first
   int exec_matched = 0;
   std::vector<std::string> exec_problems;
-  long peak_memory_kib = -1;  // concurrent sum of per-unit peaks; -1 unknown
+  long peak_memory_kib = -1;   // concurrent sum of per-unit peaks; -1 unknown
   std::vector<Sample> memory;  // KiB
   std::optional<launch::CacheStats> cache;
   std::string arch_method;  // "nvcc --time", "even split of the exec log's archs", "" (cannot be told)

@@ -12,11 +12,20 @@ std::string esc(std::string_view s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -36,8 +45,9 @@ std::string axis(long span_ms, int y) {
   std::string o = fmt::format("<line x1='{}' y1='{}' x2='{}' y2='{}' class='ax'/>", kLeft, y, kLeft + kWidth, y);
   for (int k = 0; k <= 10; ++k) {
     double x = kLeft + kWidth * k / 10.0;
-    o += fmt::format("<line x1='{:.1f}' y1='{}' x2='{:.1f}' y2='{}' class='ax'/><text x='{:.1f}' y='{}' class='tick'>{}</text>", x, y,
-                     x, y + 4, x, y + 16, human_ms(span_ms * k / 10.0));
+    o += fmt::format(
+        "<line x1='{:.1f}' y1='{}' x2='{:.1f}' y2='{}' class='ax'/><text x='{:.1f}' y='{}' class='tick'>{}</text>", x,
+        y, x, y + 4, x, y + 16, human_ms(span_ms * k / 10.0));
   }
   return o;
 }
@@ -46,7 +56,8 @@ std::string line_chart(const std::vector<Sample>& s, long span, double ymax, con
                        const char* stroke, std::optional<double> ref, const std::string& ref_label) {
   const int h = 160;
   // Drawn 12 px down so the top tick label is not clipped.
-  std::string o = fmt::format("<svg width='{}' height='{}' role='img'><g transform='translate(0,12)'>", kLeft + kWidth + 40, h + 42);
+  std::string o = fmt::format("<svg width='{}' height='{}' role='img'><g transform='translate(0,12)'>",
+                              kLeft + kWidth + 40, h + 42);
   if (ymax <= 0) ymax = 1;
   std::string pts = fmt::format("{},{} ", kLeft, h);
   const double bw = s.empty() ? 0 : static_cast<double>(kWidth) / s.size();
@@ -58,14 +69,16 @@ std::string line_chart(const std::vector<Sample>& s, long span, double ymax, con
   o += fmt::format("<polygon points='{}' fill='{}' fill-opacity='0.35' stroke='{}'/>", pts, stroke, stroke);
   for (int k = 0; k <= 4; ++k) {
     double y = h - h * k / 4.0;
-    o += fmt::format("<line x1='{}' y1='{:.1f}' x2='{}' y2='{:.1f}' class='grid'/><text x='{}' y='{:.1f}' class='tick' "
-                     "text-anchor='end'>{:.3g}{}</text>",
-                     kLeft, y, kLeft + kWidth, y, kLeft - 4, y + 4, ymax * k / 4.0 * scale, unit);
+    o += fmt::format(
+        "<line x1='{}' y1='{:.1f}' x2='{}' y2='{:.1f}' class='grid'/><text x='{}' y='{:.1f}' class='tick' "
+        "text-anchor='end'>{:.3g}{}</text>",
+        kLeft, y, kLeft + kWidth, y, kLeft - 4, y + 4, ymax * k / 4.0 * scale, unit);
   }
   if (ref && *ref <= ymax) {
     double y = h - h * (*ref / ymax);
-    o += fmt::format("<line x1='{}' y1='{:.1f}' x2='{}' y2='{:.1f}' class='ref'/><text x='{}' y='{:.1f}' class='tick'>{}</text>",
-                     kLeft, y, kLeft + kWidth, y, kLeft + kWidth - 120, y - 4, esc(ref_label));
+    o += fmt::format(
+        "<line x1='{}' y1='{:.1f}' x2='{}' y2='{:.1f}' class='ref'/><text x='{}' y='{:.1f}' class='tick'>{}</text>",
+        kLeft, y, kLeft + kWidth, y, kLeft + kWidth - 120, y - 4, esc(ref_label));
   }
   o += axis(span, h) + "</g></svg>";
   return o;
@@ -80,15 +93,17 @@ std::string timeline(const Profile& p) {
                                         })->start_ms;
   const double span = std::max(1L, p.makespan_ms);
   for (int l = 0; l < p.lanes; ++l)
-    o += fmt::format("<text x='{}' y='{}' class='tick' text-anchor='end'>{}</text>", kLeft - 4, l * lane_h + lane_h - 4, l + 1);
+    o += fmt::format("<text x='{}' y='{}' class='tick' text-anchor='end'>{}</text>", kLeft - 4, l * lane_h + lane_h - 4,
+                     l + 1);
   for (const auto& u : p.units) {
     double x = kLeft + kWidth * (u.start_ms - t0) / span;
     double w = std::max(1.0, kWidth * u.duration_ms() / span - 1);
-    o += fmt::format("<rect x='{:.1f}' y='{}' width='{:.1f}' height='{}' fill='{}'{} data-n='{}' data-d='{}' data-k='{}' "
-                     "data-t='{}' data-m='{}'><title>{} ({})</title></rect>",
-                     x, u.lane * lane_h + 1, w, lane_h - 2, color(u.kind), u.critical ? " class='crit'" : "", esc(u.name),
-                     human_ms(u.duration_ms()), u.kind, esc(u.target), human_kib(u.peak_rss_kib), esc(u.name),
-                     human_ms(u.duration_ms()));
+    o += fmt::format(
+        "<rect x='{:.1f}' y='{}' width='{:.1f}' height='{}' fill='{}'{} data-n='{}' data-d='{}' data-k='{}' "
+        "data-t='{}' data-m='{}'><title>{} ({})</title></rect>",
+        x, u.lane * lane_h + 1, w, lane_h - 2, color(u.kind), u.critical ? " class='crit'" : "", esc(u.name),
+        human_ms(u.duration_ms()), u.kind, esc(u.target), human_kib(u.peak_rss_kib), esc(u.name),
+        human_ms(u.duration_ms()));
   }
   o += axis(p.makespan_ms, h + 2) + "</svg>";
   return o;
@@ -106,10 +121,10 @@ std::string bars(const Profile& p, size_t top) {
     double w = 640.0 * u.duration_ms() / longest;
     int y = static_cast<int>(r) * bar_h;
     o += fmt::format("<text x='{}' y='{}' class='lbl' text-anchor='end'>{}</text>", label_w - 6, y + 14, esc(name));
-    o += fmt::format("<rect x='{}' y='{}' width='{:.1f}' height='{}' fill='{}'{}><title>{}</title></rect>", label_w, y + 2,
-                     std::max(1.0, w), bar_h - 4, color(u.kind), u.critical ? " class='crit'" : "", esc(u.name));
-    o += fmt::format("<text x='{:.1f}' y='{}' class='lbl'>{}{}</text>", label_w + w + 6, y + 14, human_ms(u.duration_ms()),
-                     u.peak_rss_kib >= 0 ? ", " + human_kib(u.peak_rss_kib) : "");
+    o += fmt::format("<rect x='{}' y='{}' width='{:.1f}' height='{}' fill='{}'{}><title>{}</title></rect>", label_w,
+                     y + 2, std::max(1.0, w), bar_h - 4, color(u.kind), u.critical ? " class='crit'" : "", esc(u.name));
+    o += fmt::format("<text x='{:.1f}' y='{}' class='lbl'>{}{}</text>", label_w + w + 6, y + 14,
+                     human_ms(u.duration_ms()), u.peak_rss_kib >= 0 ? ", " + human_kib(u.peak_rss_kib) : "");
   }
   return o + "</svg>";
 }
@@ -132,14 +147,15 @@ rect.crit{stroke:#dc2626;stroke-width:1.5}
 .muted{color:#6b7280}
 </style></head><body>
 )";
-  o += fmt::format("<h1>kiln report</h1><div class='muted'>{} &middot; .ninja_log v{} &middot; {} jobs</div>\n", esc(p.build_dir),
-                   p.log_version, p.units.size());
+  o += fmt::format("<h1>kiln report</h1><div class='muted'>{} &middot; .ninja_log v{} &middot; {} jobs</div>\n",
+                   esc(p.build_dir), p.log_version, p.units.size());
   o += "<h2>Summary</h2><table>";
   auto row = [&](const std::string& k, const std::string& v, const std::string& note) {
     o += fmt::format("<tr><th>{}</th><td class='n'>{}</td><td class='muted'>{}</td></tr>", esc(k), esc(v), esc(note));
   };
   row("wall time", human_ms(p.makespan_ms), "first job start to last job end");
-  row("total CPU", human_ms(p.total_cpu_ms), p.cpu_from_exec ? "cpu_ms from kiln-exec.jsonl where recorded" : "sum of job durations");
+  row("total CPU", human_ms(p.total_cpu_ms),
+      p.cpu_from_exec ? "cpu_ms from kiln-exec.jsonl where recorded" : "sum of job durations");
   row("critical path", human_ms(p.critical_path_ms), p.critical_path_method);
   row("lower bound", human_ms(p.lower_bound_ms),
       p.split_critical_path_ms >= 0
@@ -163,15 +179,17 @@ rect.crit{stroke:#dc2626;stroke-width:1.5}
        "path</div><div id='info'>&nbsp;</div>\n";
   o += timeline(p) + "\n";
   o += "<h2>Parallelism over time</h2>\n";
-  o += line_chart(p.parallelism, p.makespan_ms, 4 * std::ceil(std::max<double>(p.max_parallelism, p.cores) / 4.0), "", 1, "#3b82f6",
-                  static_cast<double>(p.cores), fmt::format("{} cores", p.cores)) + "\n";
+  o += line_chart(p.parallelism, p.makespan_ms, 4 * std::ceil(std::max<double>(p.max_parallelism, p.cores) / 4.0), "",
+                  1, "#3b82f6", static_cast<double>(p.cores), fmt::format("{} cores", p.cores)) +
+       "\n";
   o += "<h2>Memory over time</h2>\n";
   if (!p.memory.empty()) {
     double mx = 0;
     for (const auto& s : p.memory) mx = std::max(mx, s.value);
     const bool gib = mx >= 2.0 * 1024 * 1024;
     o += line_chart(p.memory, p.makespan_ms, mx * 1.1, gib ? " GiB" : " MiB", gib ? 1.0 / 1024 / 1024 : 1.0 / 1024,
-                    "#8b5cf6", std::nullopt, "") + "\n";
+                    "#8b5cf6", std::nullopt, "") +
+         "\n";
   } else {
     o += "<p class='muted'>Unknown: the build has no kiln-exec.jsonl records (memory is recorded when compiles run "
          "through kiln exec).</p>\n";
@@ -183,10 +201,12 @@ rect.crit{stroke:#dc2626;stroke-width:1.5}
                      p.targets[i].units, human_ms(p.targets[i].total_ms));
   o += "</table>\n";
   if (!p.arch_times.empty()) {
-    o += fmt::format("<h2>Time per architecture</h2><p class='muted'>{}</p><table><tr><th>arch</th><th>time</th><th>units</th></tr>",
-                     esc(p.arch_method));
+    o += fmt::format(
+        "<h2>Time per architecture</h2><p class='muted'>{}</p><table><tr><th>arch</th><th>time</th><th>units</th></tr>",
+        esc(p.arch_method));
     for (const auto& a : p.arch_times)
-      o += fmt::format("<tr><td>sm_{}</td><td class='n'>{}</td><td class='n'>{}</td></tr>", a.arch, human_ms(a.ms), a.units);
+      o += fmt::format("<tr><td>sm_{}</td><td class='n'>{}</td><td class='n'>{}</td></tr>", a.arch, human_ms(a.ms),
+                       a.units);
     o += "</table>\n";
   }
   {
@@ -196,18 +216,23 @@ rect.crit{stroke:#dc2626;stroke-width:1.5}
       if (u.phases.archs.empty()) continue;
       std::string archs;
       for (const auto& [a, ph] : u.phases.archs)
-        archs += fmt::format("{}sm_{} {} / {}", archs.empty() ? "" : "<br>", a, human_ms(ph.device_ms), human_ms(ph.ptxas_ms));
-      rows += fmt::format("<tr><td>{}</td><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{}</td>"
-                          "<td class='n'>{}</td><td class='n'>{}</td><td>{}</td></tr>",
-                          esc(u.name), human_ms(u.duration_ms()), human_ms(u.phases.front_end_ms), archs,
-                          human_ms(u.phases.host_ms), human_ms(u.phases.link_ms), human_ms(u.phases.other_ms),
-                          u.split > 1 || u.threads > 1 ? fmt::format("split {} threads {}", std::max(1, u.split), std::max(1, u.threads))
-                                                       : esc(u.grant.empty() ? std::string("1") : "1 (" + u.grant + ")"));
+        archs += fmt::format("{}sm_{} {} / {}", archs.empty() ? "" : "<br>", a, human_ms(ph.device_ms),
+                             human_ms(ph.ptxas_ms));
+      rows += fmt::format(
+          "<tr><td>{}</td><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{}</td><td class='n'>{}</td>"
+          "<td class='n'>{}</td><td class='n'>{}</td><td>{}</td></tr>",
+          esc(u.name), human_ms(u.duration_ms()), human_ms(u.phases.front_end_ms), archs, human_ms(u.phases.host_ms),
+          human_ms(u.phases.link_ms), human_ms(u.phases.other_ms),
+          u.split > 1 || u.threads > 1
+              ? fmt::format("split {} threads {}", std::max(1, u.split), std::max(1, u.threads))
+              : esc(u.grant.empty() ? std::string("1") : "1 (" + u.grant + ")"));
     }
     if (!rows.empty())
-      o += "<h2>nvcc phases per unit</h2><p class='muted'>nvcc --time, recorded per unit by kiln exec; device = front end "
+      o += "<h2>nvcc phases per unit</h2><p class='muted'>nvcc --time, recorded per unit by kiln exec; device = front "
+           "end "
            "+ cicc per architecture</p><table><tr><th>unit</th><th>time</th><th>front end</th><th>device / ptxas</th>"
-           "<th>host</th><th>link</th><th>other</th><th>threads</th></tr>" + rows + "</table>\n";
+           "<th>host</th><th>link</th><th>other</th><th>threads</th></tr>" +
+           rows + "</table>\n";
   }
   for (const auto& n : p.notes) o += "<p class='muted'>note: " + esc(n) + "</p>\n";
   o += R"(<script>

@@ -44,8 +44,11 @@ json unit_json(const Unit& u) {
           {"archs", u.archs},
           {"arch_s", arch},
           {"critical", u.critical},
-          {"threads", {{"split", u.split}, {"threads", u.threads}, {"cores", u.cores},
-                       {"why", u.grant.empty() ? json(nullptr) : json(u.grant)}}},
+          {"threads",
+           {{"split", u.split},
+            {"threads", u.threads},
+            {"cores", u.cores},
+            {"why", u.grant.empty() ? json(nullptr) : json(u.grant)}}},
           {"phases", phases_json(u.phases)}};
 }
 
@@ -53,12 +56,14 @@ json unit_json(const Unit& u) {
 
 json to_json(const Profile& p, size_t top) {
   json path = json::array();
-  for (size_t i : p.critical_path) path.push_back({{"name", p.units[i].name}, {"duration_s", seconds(p.units[i].duration_ms())}});
+  for (size_t i : p.critical_path)
+    path.push_back({{"name", p.units[i].name}, {"duration_s", seconds(p.units[i].duration_ms())}});
   json units = json::array();
   for (size_t i : slowest(p, top)) units.push_back(unit_json(p.units[i]));
   json targets = json::array();
   for (size_t i = 0; i < p.targets.size() && i < top; ++i)
-    targets.push_back({{"name", p.targets[i].name}, {"units", p.targets[i].units}, {"duration_s", seconds(p.targets[i].total_ms)}});
+    targets.push_back(
+        {{"name", p.targets[i].name}, {"units", p.targets[i].units}, {"duration_s", seconds(p.targets[i].total_ms)}});
   json archs = json::array();
   for (const auto& a : p.arch_times)
     archs.push_back({{"arch", fmt::format("sm_{}", a.arch)}, {"duration_s", seconds(a.ms)}, {"units", a.units}});
@@ -70,8 +75,10 @@ json to_json(const Profile& p, size_t top) {
       {"total_cpu_s", seconds(p.total_cpu_ms)},
       {"cpu_from_exec_log", p.cpu_from_exec},
       {"critical_path",
-       {{"duration_s", seconds(p.critical_path_ms)}, {"from_graph", p.critical_path_from_graph},
-        {"method", p.critical_path_method}, {"units", path}}},
+       {{"duration_s", seconds(p.critical_path_ms)},
+        {"from_graph", p.critical_path_from_graph},
+        {"method", p.critical_path_method},
+        {"units", path}}},
       {"cores", p.cores},
       {"cores_source", p.cores_source},
       {"lower_bound_s", seconds(p.lower_bound_ms)},
@@ -82,9 +89,17 @@ json to_json(const Profile& p, size_t top) {
       {"efficiency", std::round(p.efficiency * 1000) / 1000},
       {"job_cpu_share", p.job_cpu_share >= 0 ? json(std::round(p.job_cpu_share * 1000) / 1000) : json(nullptr)},
       {"contended", p.contended},
-      {"parallelism", {{"average", std::round(p.avg_parallelism * 100) / 100}, {"max", p.max_parallelism}, {"series", series(p.parallelism, 1)}}},
-      {"memory", {{"peak_bytes", bytes(p.peak_memory_kib)}, {"exec_log_units", p.exec_matched}, {"series_bytes", series(p.memory, 1024.0)}}},
-      {"cache", p.cache ? json{{"hits", p.cache->hits}, {"misses", p.cache->misses}, {"remote_hits", p.cache->remote_hits},
+      {"parallelism",
+       {{"average", std::round(p.avg_parallelism * 100) / 100},
+        {"max", p.max_parallelism},
+        {"series", series(p.parallelism, 1)}}},
+      {"memory",
+       {{"peak_bytes", bytes(p.peak_memory_kib)},
+        {"exec_log_units", p.exec_matched},
+        {"series_bytes", series(p.memory, 1024.0)}}},
+      {"cache", p.cache ? json{{"hits", p.cache->hits},
+                               {"misses", p.cache->misses},
+                               {"remote_hits", p.cache->remote_hits},
                                {"hit_rate", p.cache->hit_rate()}}
                         : json(nullptr)},
       {"slowest_units", units},

@@ -24,9 +24,7 @@ namespace {
 
 std::string arch_name(int a) { return fmt::format("sm_{}", a); }
 
-std::string shorten(const std::string& s, size_t n) {
-  return s.size() <= n ? s : "..." + s.substr(s.size() - (n - 3));
-}
+std::string shorten(const std::string& s, size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - (n - 3)); }
 
 }  // namespace
 
@@ -41,11 +39,12 @@ std::string render_text(const Profile& p, size_t top) {
     return o;
   }
   line("wall", fmt::format("{} (first job start to last job end)", human_ms(p.makespan_ms)));
-  line("CPU", fmt::format("{} ({})", human_ms(p.total_cpu_ms),
-                          p.cpu_from_exec == static_cast<int>(p.units.size()) ? std::string("cpu_ms from kiln-exec.jsonl")
-                          : p.cpu_from_exec > 0
-                              ? fmt::format("cpu_ms for {} of {} jobs, durations for the rest", p.cpu_from_exec, p.units.size())
-                              : std::string("sum of job durations")));
+  line("CPU", fmt::format(
+                  "{} ({})", human_ms(p.total_cpu_ms),
+                  p.cpu_from_exec == static_cast<int>(p.units.size()) ? std::string("cpu_ms from kiln-exec.jsonl")
+                  : p.cpu_from_exec > 0
+                      ? fmt::format("cpu_ms for {} of {} jobs, durations for the rest", p.cpu_from_exec, p.units.size())
+                      : std::string("sum of job durations")));
   std::string chain;
   for (size_t k = 0; k < p.critical_path.size(); ++k) {
     if (k == 4 && p.critical_path.size() > 6) {
@@ -58,19 +57,23 @@ std::string render_text(const Profile& p, size_t top) {
                                p.critical_path.size() == 1 ? "" : "s", chain));
   line("", fmt::format("from the {}", p.critical_path_method));
   if (p.split_critical_path_ms >= 0)
-    line("bound", fmt::format("{} = max(CPU {} / {} cores = {}, critical path with device phases split over the cores {} "
-                              "(as built: {}))",
-                              human_ms(p.lower_bound_ms), human_ms(p.total_cpu_ms), p.cores,
-                              human_ms(static_cast<double>(p.total_cpu_ms) / p.cores), human_ms(p.split_critical_path_ms),
-                              human_ms(p.critical_path_ms)));
+    line("bound",
+         fmt::format("{} = max(CPU {} / {} cores = {}, critical path with device phases split over the cores {} "
+                     "(as built: {}))",
+                     human_ms(p.lower_bound_ms), human_ms(p.total_cpu_ms), p.cores,
+                     human_ms(static_cast<double>(p.total_cpu_ms) / p.cores), human_ms(p.split_critical_path_ms),
+                     human_ms(p.critical_path_ms)));
   else
     line("bound", fmt::format("{} = max(CPU {} / {} cores = {}, critical path {})", human_ms(p.lower_bound_ms),
                               human_ms(p.total_cpu_ms), p.cores,
                               human_ms(static_cast<double>(p.total_cpu_ms) / p.cores), human_ms(p.critical_path_ms)));
   line("", fmt::format("cores from {}", p.cores_source));
-  line("efficiency", fmt::format("{:.2f}x: the build took {:.2f} times the bound ({}-bound){}", p.efficiency, p.efficiency,
-                                 p.bound_by == "cpu" ? "CPU" : p.bound_by == "one unit" ? "one-unit" : "critical-path",
-                                 efficiency_reason(p)));
+  line("efficiency",
+       fmt::format("{:.2f}x: the build took {:.2f} times the bound ({}-bound){}", p.efficiency, p.efficiency,
+                   p.bound_by == "cpu"        ? "CPU"
+                   : p.bound_by == "one unit" ? "one-unit"
+                                              : "critical-path",
+                   efficiency_reason(p)));
   if (!p.remedy.empty()) line("remedy", p.remedy);
   line("parallel", fmt::format("average {:.1f}, peak {} concurrent jobs ({} cores)", p.avg_parallelism,
                                p.max_parallelism, p.cores));
@@ -115,14 +118,18 @@ std::string render_text(const Profile& p, size_t top) {
     for (size_t i : slowest(p, top))
       if (!p.units[i].phases.archs.empty()) rows.push_back(i);
     if (!rows.empty()) {
-      o += fmt::format("\nnvcc phases (nvcc --time per unit; device = front end + cicc per arch)\n  {:>8} {:>9} {:<22} {:>8} {:>8} {:>8}  {:<9} {}\n",
-                       "time", "front end", "device / ptxas per arch", "host", "link", "other", "threads", "unit");
+      o += fmt::format(
+          "\nnvcc phases (nvcc --time per unit; device = front end + cicc per arch)\n  {:>8} {:>9} {:<22} {:>8} {:>8} "
+          "{:>8}  {:<9} {}\n",
+          "time", "front end", "device / ptxas per arch", "host", "link", "other", "threads", "unit");
       for (size_t i : rows) {
         const Unit& u = p.units[i];
         std::string archs;
         for (const auto& [a, ph] : u.phases.archs)
-          archs += fmt::format("{}{} {}/{}", archs.empty() ? "" : ", ", arch_name(a), human_ms(ph.device_ms), human_ms(ph.ptxas_ms));
-        const std::string threads = u.split > 1 || u.threads > 1 ? fmt::format("s{} t{}", std::max(1, u.split), std::max(1, u.threads)) : "1";
+          archs += fmt::format("{}{} {}/{}", archs.empty() ? "" : ", ", arch_name(a), human_ms(ph.device_ms),
+                               human_ms(ph.ptxas_ms));
+        const std::string threads =
+            u.split > 1 || u.threads > 1 ? fmt::format("s{} t{}", std::max(1, u.split), std::max(1, u.threads)) : "1";
         o += fmt::format("  {:>8} {:>9} {:<22} {:>8} {:>8} {:>8}  {:<9} {}\n", human_ms(u.duration_ms()),
                          human_ms(u.phases.front_end_ms), archs, human_ms(u.phases.host_ms), human_ms(u.phases.link_ms),
                          human_ms(u.phases.other_ms), threads, shorten(u.name, 60));

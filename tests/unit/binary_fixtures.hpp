@@ -64,7 +64,8 @@ struct FakeSection {
 
 // A minimal ELF64 little-endian file: header, section data (16-byte aligned), .shstrtab and the
 // section header table, no program headers. `machine`: 62 x86-64, 183 aarch64; `type`: 3 ET_DYN.
-inline std::string make_elf(const std::vector<FakeSection>& sections, std::uint16_t machine = 62, std::uint16_t type = 3) {
+inline std::string make_elf(const std::vector<FakeSection>& sections, std::uint16_t machine = 62,
+                            std::uint16_t type = 3) {
   std::string body(64, '\0'), names(1, '\0');
   std::vector<std::uint64_t> offsets;
   std::vector<std::uint32_t> name_at;
@@ -83,9 +84,18 @@ inline std::string make_elf(const std::vector<FakeSection>& sections, std::uint1
   body += names;
   align();
   const std::uint64_t shoff = body.size();
-  auto header = [&](std::uint32_t name, std::uint32_t stype, std::uint64_t flags, std::uint64_t addr, std::uint64_t off, std::uint64_t size) {
-    put32(body, name); put32(body, stype); put64(body, flags); put64(body, addr); put64(body, off); put64(body, size);
-    put32(body, 0); put32(body, 0); put64(body, 16); put64(body, 0);
+  auto header = [&](std::uint32_t name, std::uint32_t stype, std::uint64_t flags, std::uint64_t addr, std::uint64_t off,
+                    std::uint64_t size) {
+    put32(body, name);
+    put32(body, stype);
+    put64(body, flags);
+    put64(body, addr);
+    put64(body, off);
+    put64(body, size);
+    put32(body, 0);
+    put32(body, 0);
+    put64(body, 16);
+    put64(body, 0);
   };
   header(0, 0, 0, 0, 0, 0);
   for (std::size_t i = 0; i < sections.size(); ++i) {
@@ -93,13 +103,26 @@ inline std::string make_elf(const std::vector<FakeSection>& sections, std::uint1
     header(name_at[i], s.type, s.flags, s.addr ? s.addr : offsets[i] + 0x400000, offsets[i], s.data.size());
   }
   header(shstr_name, 3, 0, 0, shstr_off, names.size());
-  std::string h = "\x7f" "ELF";
-  h += '\x02'; h += '\x01'; h += '\x01';  // 64-bit, little-endian, version 1
+  std::string h =
+      "\x7f"
+      "ELF";
+  h += '\x02';
+  h += '\x01';
+  h += '\x01';  // 64-bit, little-endian, version 1
   h += std::string(9, '\0');
-  put16(h, type); put16(h, machine); put32(h, 1);
-  put64(h, 0); put64(h, 0); put64(h, shoff);  // entry, phoff, shoff
-  put32(h, 0); put16(h, 64); put16(h, 56); put16(h, 0); put16(h, 64);
-  put16(h, static_cast<std::uint16_t>(sections.size() + 2)); put16(h, static_cast<std::uint16_t>(sections.size() + 1));
+  put16(h, type);
+  put16(h, machine);
+  put32(h, 1);
+  put64(h, 0);
+  put64(h, 0);
+  put64(h, shoff);  // entry, phoff, shoff
+  put32(h, 0);
+  put16(h, 64);
+  put16(h, 56);
+  put16(h, 0);
+  put16(h, 64);
+  put16(h, static_cast<std::uint16_t>(sections.size() + 2));
+  put16(h, static_cast<std::uint16_t>(sections.size() + 1));
   return h + body.substr(64);
 }
 
@@ -132,7 +155,8 @@ inline std::string make_ar(const std::vector<std::pair<std::string, std::string>
 }
 
 // An /etc/ld.so.cache in the glibc-ld.so.cache1.1 format (x86-64 entries by default).
-inline std::string make_ld_cache(const std::vector<std::pair<std::string, std::string>>& libs, std::int32_t flags = 0x0303) {
+inline std::string make_ld_cache(const std::vector<std::pair<std::string, std::string>>& libs,
+                                 std::int32_t flags = 0x0303) {
   const std::string magic = "glibc-ld.so.cache1.1";
   std::string strings;
   const std::uint32_t strings_at = static_cast<std::uint32_t>(48 + libs.size() * 24);
@@ -142,7 +166,11 @@ inline std::string make_ld_cache(const std::vector<std::pair<std::string, std::s
     strings += name + '\0';
     const auto value = strings_at + static_cast<std::uint32_t>(strings.size());
     strings += path + '\0';
-    put32(table, static_cast<std::uint32_t>(flags)); put32(table, key); put32(table, value); put32(table, 0); put64(table, 0);
+    put32(table, static_cast<std::uint32_t>(flags));
+    put32(table, key);
+    put32(table, value);
+    put32(table, 0);
+    put64(table, 0);
   }
   std::string out = magic;
   put32(out, static_cast<std::uint32_t>(libs.size()));

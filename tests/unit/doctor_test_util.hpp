@@ -15,7 +15,7 @@
 namespace kiln::doctest {
 
 class TempDir {
- public:
+public:
   TempDir() {
     std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-doctor-test-XXXXXX").string();
     path_ = ::mkdtemp(tmpl.data()) ? tmpl : "";
@@ -37,7 +37,7 @@ class TempDir {
     return path_ + "/" + rel;
   }
 
- private:
+private:
   std::string path_;
 };
 

@@ -36,23 +36,50 @@ std::string make_zip(const std::vector<ZipIn>& files) {
   std::string out, cd;
   for (const auto& f : files) {
     const std::string stored = f.deflate ? raw_deflate(f.data) : f.data;
-    const auto crc = static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(f.data.data()), static_cast<uInt>(f.data.size())));
+    const auto crc = static_cast<std::uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(f.data.data()), static_cast<uInt>(f.data.size())));
     const auto offset = static_cast<std::uint32_t>(out.size());
-    put32(out, 0x04034b50); put16(out, 20); put16(out, 0); put16(out, f.deflate ? 8 : 0); put16(out, 0); put16(out, 0);
-    put32(out, crc); put32(out, static_cast<std::uint32_t>(stored.size())); put32(out, static_cast<std::uint32_t>(f.data.size()));
-    put16(out, static_cast<std::uint16_t>(f.name.size())); put16(out, 0);
+    put32(out, 0x04034b50);
+    put16(out, 20);
+    put16(out, 0);
+    put16(out, f.deflate ? 8 : 0);
+    put16(out, 0);
+    put16(out, 0);
+    put32(out, crc);
+    put32(out, static_cast<std::uint32_t>(stored.size()));
+    put32(out, static_cast<std::uint32_t>(f.data.size()));
+    put16(out, static_cast<std::uint16_t>(f.name.size()));
+    put16(out, 0);
     out += f.name + stored;
-    put32(cd, 0x02014b50); put16(cd, 20); put16(cd, 20); put16(cd, 0); put16(cd, f.deflate ? 8 : 0); put16(cd, 0); put16(cd, 0);
-    put32(cd, crc); put32(cd, static_cast<std::uint32_t>(stored.size())); put32(cd, static_cast<std::uint32_t>(f.data.size()));
-    put16(cd, static_cast<std::uint16_t>(f.name.size())); put16(cd, 0); put16(cd, 0); put16(cd, 0); put16(cd, 0); put32(cd, 0);
+    put32(cd, 0x02014b50);
+    put16(cd, 20);
+    put16(cd, 20);
+    put16(cd, 0);
+    put16(cd, f.deflate ? 8 : 0);
+    put16(cd, 0);
+    put16(cd, 0);
+    put32(cd, crc);
+    put32(cd, static_cast<std::uint32_t>(stored.size()));
+    put32(cd, static_cast<std::uint32_t>(f.data.size()));
+    put16(cd, static_cast<std::uint16_t>(f.name.size()));
+    put16(cd, 0);
+    put16(cd, 0);
+    put16(cd, 0);
+    put16(cd, 0);
+    put32(cd, 0);
     put32(cd, offset);
     cd += f.name;
   }
   const auto cd_off = static_cast<std::uint32_t>(out.size());
   out += cd;
-  put32(out, 0x06054b50); put16(out, 0); put16(out, 0);
-  put16(out, static_cast<std::uint16_t>(files.size())); put16(out, static_cast<std::uint16_t>(files.size()));
-  put32(out, static_cast<std::uint32_t>(cd.size())); put32(out, cd_off); put16(out, 0);
+  put32(out, 0x06054b50);
+  put16(out, 0);
+  put16(out, 0);
+  put16(out, static_cast<std::uint16_t>(files.size()));
+  put16(out, static_cast<std::uint16_t>(files.size()));
+  put32(out, static_cast<std::uint32_t>(cd.size()));
+  put32(out, cd_off);
+  put16(out, 0);
   return out;
 }
 
@@ -89,7 +116,8 @@ TEST(Ar, CorruptHeadersAreNamedErrors) {
 
 TEST(Zip, StoredAndDeflatedMembersAreReadInPlace) {
   auto fb = make_fatbin({FakeEntry{2, 80}, FakeEntry{1, 80}});
-  auto zip = make_zip({{"pkg/__init__.py", "x = 1\n", true}, {"pkg/_C.cpython-312-x86_64-linux-gnu.so", fb, true},
+  auto zip = make_zip({{"pkg/__init__.py", "x = 1\n", true},
+                       {"pkg/_C.cpython-312-x86_64-linux-gnu.so", fb, true},
                        {"pkg/lib/libk.so.1", fb, false}});
   auto members = parse_zip(Bytes(zip, "pkg.whl"));
   ASSERT_TRUE(members) << members.error().to_string();
@@ -126,7 +154,8 @@ TEST(Zip, CorruptDirectoryAndDeflateDataAreErrors) {
 }
 
 TEST(LdCache, ParsesTheNewFormat) {
-  auto cache = make_ld_cache({{"libcudart.so.13", "/usr/local/cuda/lib64/libcudart.so.13"}, {"libz.so.1", "/lib/x86_64-linux-gnu/libz.so.1"}});
+  auto cache = make_ld_cache(
+      {{"libcudart.so.13", "/usr/local/cuda/lib64/libcudart.so.13"}, {"libz.so.1", "/lib/x86_64-linux-gnu/libz.so.1"}});
   auto entries = parse_ld_cache(Bytes(cache, "/etc/ld.so.cache"));
   ASSERT_TRUE(entries) << entries.error().to_string();
   ASSERT_EQ(entries->size(), 2u);
@@ -138,7 +167,8 @@ TEST(LdCache, ParsesTheNewFormat) {
 TEST(LdCache, RejectsOtherFilesAndTruncation) {
   EXPECT_FALSE(parse_ld_cache(Bytes(std::string_view("hello world, not a cache"), "c")));
   auto cache = make_ld_cache({{"liba.so", "/lib/liba.so"}});
-  for (std::size_t n : {20u, 47u, 60u}) EXPECT_FALSE(parse_ld_cache(Bytes(std::string_view(cache).substr(0, n), "c"))) << n;
+  for (std::size_t n : {20u, 47u, 60u})
+    EXPECT_FALSE(parse_ld_cache(Bytes(std::string_view(cache).substr(0, n), "c"))) << n;
   // A string offset past the end is caught, not followed.
   std::string bad = cache;
   bad[48 + 4] = '\x7f';

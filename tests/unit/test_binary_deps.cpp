@@ -32,7 +32,7 @@ bool compile(io::ProcessRunner& proc, const std::vector<std::string>& args, std:
 }
 
 class Deps : public ::testing::Test {
- protected:
+protected:
   void SetUp() override {
     if (!io::which(s.seams, "g++")) {
       s.env.set("PATH", "/usr/bin:/bin:/usr/local/bin");
@@ -47,11 +47,14 @@ class Deps : public ::testing::Test {
     std::string log;
     std::filesystem::create_directories(dir.path / "sub");
     ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", d + "/sub/libb.so", d + "/b.cpp"}, log)) << log;
-    ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", d + "/liba.so", d + "/a.cpp", "-L" + d + "/sub", "-lb",
-                                 "-Wl,--enable-new-dtags,-rpath,$ORIGIN/sub", "-Wl,--no-as-needed", "-lm"},
+    ASSERT_TRUE(compile(s.proc,
+                        {"-shared", "-fPIC", "-o", d + "/liba.so", d + "/a.cpp", "-L" + d + "/sub", "-lb",
+                         "-Wl,--enable-new-dtags,-rpath,$ORIGIN/sub", "-Wl,--no-as-needed", "-lm"},
                         log))
         << log;
-    ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0", "-o", d + "/libold.so", d + "/b.cpp"}, log)) << log;
+    ASSERT_TRUE(
+        compile(s.proc, {"-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0", "-o", d + "/libold.so", d + "/b.cpp"}, log))
+        << log;
   }
   Real s;
   kiln::testing::TempDir dir;
@@ -147,13 +150,18 @@ TEST_F(Deps, VerifyFindsAbiMismatchWithLibtorchAndTheUndefinedSymbolItCauses) {
   const std::string d = dir.path.string();
   std::string log;
   std::filesystem::create_directories(dir.path / "torch/lib");
-  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0", "-o", d + "/torch/lib/libc10.so", d + "/b.cpp"}, log)) << log;
+  ASSERT_TRUE(compile(
+      s.proc, {"-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0", "-o", d + "/torch/lib/libc10.so", d + "/b.cpp"}, log))
+      << log;
   dir.write("ext.cpp",
             "#include <string>\nstd::string b_func(const std::string&);\n"
             "extern \"C\" void* PyInit_ext() { static std::string s = b_func(\"x\"); return &s; }\n");
   const std::string ext = d + "/ext.cpython-312-x86_64-linux-gnu.so";
-  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", ext, d + "/ext.cpp", "-L" + d + "/torch/lib", "-Wl,--no-as-needed", "-lc10",
-                               "-Wl,--enable-new-dtags,-rpath,$ORIGIN/torch/lib"}, log)) << log;
+  ASSERT_TRUE(compile(s.proc,
+                      {"-shared", "-fPIC", "-o", ext, d + "/ext.cpp", "-L" + d + "/torch/lib", "-Wl,--no-as-needed",
+                       "-lc10", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/torch/lib"},
+                      log))
+      << log;
   auto v = verify_files({ext}, {}, VerifyOptions{}, s.seams);
   std::vector<std::string> kinds;
   for (const auto& p : v.problems) kinds.push_back(p.kind);
@@ -177,9 +185,12 @@ TEST_F(Deps, ExtensionModulesResolveAgainstTheTorchTheyImport) {
   std::filesystem::create_directories(sp + "/torch/lib");
   std::filesystem::create_directories(sp + "/myext");
   std::string log;
-  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-Wl,-soname,libb.so", "-o", sp + "/torch/lib/libb.so", d + "/b.cpp"}, log)) << log;
+  ASSERT_TRUE(
+      compile(s.proc, {"-shared", "-fPIC", "-Wl,-soname,libb.so", "-o", sp + "/torch/lib/libb.so", d + "/b.cpp"}, log))
+      << log;
   const std::string module = sp + "/myext/_C.cpython-312-x86_64-linux-gnu.so";
-  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", module, d + "/a.cpp", "-L" + sp + "/torch/lib", "-lb"}, log)) << log;
+  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", module, d + "/a.cpp", "-L" + sp + "/torch/lib", "-lb"}, log))
+      << log;
   EXPECT_EQ(torch_lib_for_extension(module, s.fs), sp + "/torch/lib");
   EXPECT_EQ(torch_lib_for_extension(d + "/liba.so", s.fs), "");  // not a Python module
 

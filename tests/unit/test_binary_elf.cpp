@@ -49,7 +49,8 @@ TEST(Elf, TruncatedFilesGiveErrorsWithFileAndOffset) {
   const std::string full = kiln::testing::slurp(kiln::testing::kiln_binary());
   ASSERT_GT(full.size(), 4096u);
   // The section header table sits at the end: cutting anywhere loses it.
-  for (std::size_t n : {std::size_t{0}, std::size_t{4}, std::size_t{63}, full.size() / 3, full.size() / 2, full.size() - 1}) {
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{4}, std::size_t{63}, full.size() / 3, full.size() / 2, full.size() - 1}) {
     std::string cut = full.substr(0, n);
     auto r = inspect_bytes(Bytes(cut, "kiln.cut"), "kiln.cut");
     if (n < 4) {

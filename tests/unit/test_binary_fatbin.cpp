@@ -20,8 +20,8 @@ std::string lz_literals_then_match() {
   s += static_cast<char>((4 << 4) | (6 - 4));  // 4 literals, match of 6
   s += "abcd";
   s += '\x04';
-  s += '\x00';                                 // offset 4: repeats "abcdab"
-  s += static_cast<char>(2 << 4);              // final: 2 literals
+  s += '\x00';                     // offset 4: repeats "abcdab"
+  s += static_cast<char>(2 << 4);  // final: 2 literals
   s += "zz";
   return s;
 }

@@ -33,7 +33,8 @@ FileReport inspect(const std::string& bytes) { return inspect_bytes(Bytes(bytes,
 
 // Before issue 21 only .nv_fatbin was read: a cuFFT-like library looked like one sm_75 cubin.
 TEST(InspectElf, FindsContainersInLdataBesideNvFatbin) {
-  const std::string ldata = data_with({make_fatbin({FakeEntry{2, 90}, FakeEntry{1, 75}}), make_fatbin({FakeEntry{2, 100}})});
+  const std::string ldata =
+      data_with({make_fatbin({FakeEntry{2, 90}, FakeEntry{1, 75}}), make_fatbin({FakeEntry{2, 100}})});
   const auto elf = make_elf({{".text", std::string(64, '\x90')},
                              {".nv_fatbin", make_fatbin({FakeEntry{2, 75}})},
                              {".ldata", ldata, 0x2 | 0x1 | 0x10000000 /* SHF_X86_64_LARGE */}});

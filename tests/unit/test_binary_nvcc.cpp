@@ -56,7 +56,8 @@ std::map<std::pair<std::string, std::string>, std::pair<int, int>> ptxas_usage(c
   std::string line, fn, arch;
   std::smatch m;
   while (std::getline(in, line)) {
-    if (std::regex_search(line, m, entry)) fn = m[1], arch = m[2];
+    if (std::regex_search(line, m, entry))
+      fn = m[1], arch = m[2];
     else if (!fn.empty() && std::regex_search(line, m, used)) {
       const std::string rest = m[2];
       std::smatch s;
@@ -69,7 +70,7 @@ std::map<std::pair<std::string, std::string>, std::pair<int, int>> ptxas_usage(c
 }
 
 class Nvcc : public ::testing::TestWithParam<Case> {
- protected:
+protected:
   void SetUp() override {
     nvcc_ = probe::find_nvcc(e.seams);
     if (!nvcc_) GTEST_SKIP() << "nvcc not found (set CUDA_HOME or PATH)";
@@ -131,10 +132,26 @@ TEST_P(Nvcc, ListsExactlyTheRequestedTargetsAndPtxasFigures) {
 
 INSTANTIATE_TEST_SUITE_P(
     ArchSets, Nvcc,
-    ::testing::Values(
-        Case{"plain_and_a_with_ptx", {"arch=compute_80,code=sm_80", "arch=compute_90a,code=[sm_90a,compute_90a]", "arch=compute_120,code=compute_120"}, {}, Compression::none},
-        Case{"family_zstd_all", {"arch=compute_100f,code=[sm_100f,compute_100f]", "arch=compute_120f,code=sm_120f"}, {"-Xfatbin", "-compress-all"}, Compression::zstd},
-        Case{"lz_speed_mode", {"arch=compute_75,code=sm_75", "arch=compute_86,code=sm_86"}, {"-Xfatbin", "-compress-all", "-Xfatbin", "-compress-mode=speed"}, Compression::lz},
-        Case{"uncompressed", {"arch=compute_89,code=[sm_89,compute_89]", "arch=compute_100a,code=sm_100a"}, {"-Xfatbin=--compress=false"}, Compression::none},
-        Case{"size_mode_many", {"arch=compute_90,code=sm_90", "arch=compute_103a,code=sm_103a", "arch=compute_121,code=[sm_121,compute_121]"}, {"-Xfatbin", "-compress-all", "-Xfatbin", "-compress-mode=size"}, Compression::zstd}),
+    ::testing::Values(Case{"plain_and_a_with_ptx",
+                           {"arch=compute_80,code=sm_80", "arch=compute_90a,code=[sm_90a,compute_90a]",
+                            "arch=compute_120,code=compute_120"},
+                           {},
+                           Compression::none},
+                      Case{"family_zstd_all",
+                           {"arch=compute_100f,code=[sm_100f,compute_100f]", "arch=compute_120f,code=sm_120f"},
+                           {"-Xfatbin", "-compress-all"},
+                           Compression::zstd},
+                      Case{"lz_speed_mode",
+                           {"arch=compute_75,code=sm_75", "arch=compute_86,code=sm_86"},
+                           {"-Xfatbin", "-compress-all", "-Xfatbin", "-compress-mode=speed"},
+                           Compression::lz},
+                      Case{"uncompressed",
+                           {"arch=compute_89,code=[sm_89,compute_89]", "arch=compute_100a,code=sm_100a"},
+                           {"-Xfatbin=--compress=false"},
+                           Compression::none},
+                      Case{"size_mode_many",
+                           {"arch=compute_90,code=sm_90", "arch=compute_103a,code=sm_103a",
+                            "arch=compute_121,code=[sm_121,compute_121]"},
+                           {"-Xfatbin", "-compress-all", "-Xfatbin", "-compress-mode=size"},
+                           Compression::zstd}),
     [](const auto& info) { return std::string(info.param.name); });

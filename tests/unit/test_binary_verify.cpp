@@ -129,7 +129,8 @@ TEST(Verify, X86CodeForAJetsonIsTheWrongCpu) {
   ASSERT_EQ(r.problems.size(), 1u) << r.problems[0].line();
   EXPECT_EQ(r.problems[0].kind, "wrong-cpu");
   EXPECT_EQ(r.problems[0].file, x86);
-  EXPECT_NE(r.problems[0].why.find("x86-64 code cannot load on Jetson AGX Orin"), std::string::npos) << r.problems[0].why;
+  EXPECT_NE(r.problems[0].why.find("x86-64 code cannot load on Jetson AGX Orin"), std::string::npos)
+      << r.problems[0].why;
   EXPECT_NE(r.problems[0].fix.find("build it on or for aarch64"), std::string::npos) << r.problems[0].fix;
   auto vendor = dir.write("x86/libcufft.so.12", make_elf({{".nv_fatbin", fatbin}}, 62));
   auto rv = verify_files({vendor}, gpus({"orin"}), VerifyOptions{}, s.seams);
@@ -155,7 +156,8 @@ TEST(Verify, ImagesWithoutKernelsLaunchNothingAndFailNowhere) {
   kiln::testing::TempDir dir;
   // libcufftw.so.12 of CUDA 13.0: one sm_75 cubin with no __global__ function in it.
   const std::string empty_cubin = make_elf({}, kEmCuda, 2);
-  auto lib = dir.write("libcufftw.so.12", make_elf({{".nv_fatbin", make_fatbin({FakeEntry{2, 75, 0x11, empty_cubin}})}}));
+  auto lib =
+      dir.write("libcufftw.so.12", make_elf({{".nv_fatbin", make_fatbin({FakeEntry{2, 75, 0x11, empty_cubin}})}}));
   auto r = verify_files({lib}, gpus({"h100"}), VerifyOptions{}, s.seams);
   EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0].line());
   ASSERT_EQ(r.files.size(), 1u);

@@ -42,7 +42,8 @@ TEST(Completion, BashLoadsItAndCompletesCommandsAndOptions) {
   kiln::testing::TempDir dir;
   auto script = dir.write("kiln.bash", kiln_out({"completion", "bash"}));
   auto complete = [&](const std::string& words) {
-    return bash(". " + script + "; COMP_WORDS=(" + words + "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _kiln; echo \"${COMPREPLY[*]}\"");
+    return bash(". " + script + "; COMP_WORDS=(" + words +
+                "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _kiln; echo \"${COMPREPLY[*]}\"");
   };
   EXPECT_EQ(complete("kiln bui"), "build\n");
   EXPECT_EQ(complete("kiln d"), "doctor diagnose\n");
@@ -51,7 +52,8 @@ TEST(Completion, BashLoadsItAndCompletesCommandsAndOptions) {
   EXPECT_EQ(complete("kiln completion z"), "zsh\n");
   // Every registered command is offered.
   const auto all = complete("kiln ''");
-  for (const char* c : {"doctor", "archs", "gpus", "plan", "build", "inspect", "verify", "diagnose", "report", "cache", "bench", "completion"})
+  for (const char* c : {"doctor", "archs", "gpus", "plan", "build", "inspect", "verify", "diagnose", "report", "cache",
+                        "bench", "completion"})
     EXPECT_NE(all.find(c), std::string::npos) << c;
   EXPECT_NE(bash(". " + script + "; complete -p kiln").find("-F _kiln kiln"), std::string::npos);
 }
@@ -78,14 +80,11 @@ TEST(Completion, UnknownShellIsAUsageError) {
 TEST(EmitEnv, QuotedValuesSurviveSourcingInBash) {
   kiln::testing::TempDir dir;
   std::string file;
-  const std::map<std::string, std::string> tricky = {{"CUDAARCHS", "80-real;90-real"},
-                                                      {"SPACED", "a b  c"},
-                                                      {"QUOTE", "it's \"x\" $HOME `id` \\n"},
-                                                      {"EMPTY", ""}};
+  const std::map<std::string, std::string> tricky = {
+      {"CUDAARCHS", "80-real;90-real"}, {"SPACED", "a b  c"}, {"QUOTE", "it's \"x\" $HOME `id` \\n"}, {"EMPTY", ""}};
   for (const auto& [k, v] : tricky) file += k + "=" + plan::shell_quote(v) + "\n";
   auto path = dir.write("plan.env", file);
-  for (const auto& [k, v] : tricky)
-    EXPECT_EQ(bash("set -a; . " + path + "; printf %s \"$" + k + "\""), v) << k;
+  for (const auto& [k, v] : tricky) EXPECT_EQ(bash("set -a; . " + path + "; printf %s \"$" + k + "\""), v) << k;
   // `set -a` exports them: a child sees the same.
   EXPECT_EQ(bash("set -a; . " + path + "; bash -c 'printf %s \"$CUDAARCHS\"'"), "80-real;90-real");
 }

@@ -123,7 +123,8 @@ TEST(CliInspect, SizeSharesAddUpToAHundred) {
   EXPECT_EQ(cli::tenths_of_percent({1, 1, 1}), (std::vector<int>{334, 333, 333}));
   EXPECT_EQ(cli::tenths_of_percent({0, 0}), (std::vector<int>{0, 0}));
   kiln::testing::TempDir dir;
-  const auto lib = dir.write("libk.fatbin", make_fatbin({FakeEntry{2, 80}, FakeEntry{2, 90}, FakeEntry{1, 90}, FakeEntry{2, 100}}));
+  const auto lib =
+      dir.write("libk.fatbin", make_fatbin({FakeEntry{2, 80}, FakeEntry{2, 90}, FakeEntry{1, 90}, FakeEntry{2, 100}}));
   Cli c;
   ASSERT_EQ(c.run({"inspect", "--sizes", lib}), 0);
   // Every row's share, the architectures' and the lines after them, in tenths of a percent.
@@ -135,8 +136,10 @@ TEST(CliInspect, SizeSharesAddUpToAHundred) {
     if (pct == std::string::npos || line.find("% file") != std::string::npos) continue;
     const auto start = line.find_last_of(" (", pct) + 1;
     const int tenths = static_cast<int>(std::lround(std::stod(line.substr(start, pct - start)) * 10));
-    if (line.rfind("  total", 0) == 0) total = tenths;
-    else rows += tenths;
+    if (line.rfind("  total", 0) == 0)
+      total = tenths;
+    else
+      rows += tenths;
   }
   EXPECT_EQ(rows, 1000) << c.out.str();
   EXPECT_GT(total, 0);

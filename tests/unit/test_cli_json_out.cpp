@@ -42,14 +42,15 @@ struct Cli {
 
 TEST(JsonText, ValidUtf8IsKept) {
   EXPECT_EQ(core::utf8_escape("plain"), "plain");
-  EXPECT_EQ(core::utf8_escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5"), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5");
+  EXPECT_EQ(core::utf8_escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5"),
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5");
 }
 
 TEST(JsonText, InvalidBytesAreEscaped) {
-  EXPECT_EQ(core::utf8_escape("caf\xe9.so"), "caf\\xe9.so");          // Latin-1
-  EXPECT_EQ(core::utf8_escape("\xc0\xaf"), "\\xc0\\xaf");              // overlong '/'
-  EXPECT_EQ(core::utf8_escape("\xed\xa0\x80"), "\\xed\\xa0\\x80");     // a UTF-16 surrogate
-  EXPECT_EQ(core::utf8_escape("ab\xe2\x82"), "ab\\xe2\\x82");          // cut short at the end
+  EXPECT_EQ(core::utf8_escape("caf\xe9.so"), "caf\\xe9.so");                 // Latin-1
+  EXPECT_EQ(core::utf8_escape("\xc0\xaf"), "\\xc0\\xaf");                    // overlong '/'
+  EXPECT_EQ(core::utf8_escape("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a UTF-16 surrogate
+  EXPECT_EQ(core::utf8_escape("ab\xe2\x82"), "ab\\xe2\\x82");                // cut short at the end
   EXPECT_EQ(core::utf8_escape("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
 }
 

@@ -53,15 +53,14 @@ TEST(CliOptions, EveryOptionTakesOneValuePerFlag) {
     CLI::App app{c->summary(), c->name()};
     cli::declare(*c, app);
     for (const CLI::Option* o : app.get_options())
-      if (o->nonpositional())
-        EXPECT_FALSE(o->get_allow_extra_args()) << c->name() << " " << o->get_name();
+      if (o->nonpositional()) EXPECT_FALSE(o->get_allow_extra_args()) << c->name() << " " << o->get_name();
   }
 }
 
 TEST(CliOptions, ListOptionsLeaveThePositionalAlone) {
   Cli cli;
-  for (std::vector<std::string> extra : {std::vector<std::string>{"--gpu", "h100"}, {"-D", "A=1"}, {"--set", "FOO=1"},
-                                         {"--knob", "A=1"}}) {
+  for (std::vector<std::string> extra :
+       {std::vector<std::string>{"--gpu", "h100"}, {"-D", "A=1"}, {"--set", "FOO=1"}, {"--knob", "A=1"}}) {
     std::vector<std::string> args{"plan"};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back(example());
@@ -100,7 +99,8 @@ TEST(CliDocs, EveryOptionIsDocumented) {
     const std::string doc = text.str();
     for (const CLI::Option* o : app.get_options()) {
       // Hidden options, --help and positionals (named in each page's usage line) aside.
-      if (o->get_group().empty() || o->get_lnames() == std::vector<std::string>{"help"} || !o->nonpositional()) continue;
+      if (o->get_group().empty() || o->get_lnames() == std::vector<std::string>{"help"} || !o->nonpositional())
+        continue;
       std::vector<std::string> names;
       for (const auto& l : o->get_lnames()) names.push_back("--" + l);
       for (const auto& sn : o->get_snames()) names.push_back("-" + sn + " ");

@@ -119,7 +119,8 @@ TEST(CMakeSpelling, AllAndAllMajorResolveAgainstNvcc) {
   // CMake and nvcc: `all` is every real architecture plus PTX of the highest major virtual one;
   // `all-major` keeps only X.0 real architectures.
   // nvcc --help: all-major is the major architectures "plus the earliest supported" (sm_75 in 13.0).
-  EXPECT_EQ(names(must(parse_cmake("all-major", nvcc13()))), (V{"sm_75", "sm_80", "sm_90", "sm_100", "sm_110", "sm_120", "compute_120"}));
+  EXPECT_EQ(names(must(parse_cmake("all-major", nvcc13()))),
+            (V{"sm_75", "sm_80", "sm_90", "sm_100", "sm_110", "sm_120", "compute_120"}));
   auto all = must(parse_cmake("all", nvcc13()));
   EXPECT_EQ(all.size(), 13u);
   EXPECT_TRUE(all.contains(Target{Arch{88}, CodeKind::sass}));
@@ -155,14 +156,18 @@ TEST(CMakeSpelling, BadToken) {
 
 TEST(NvccSpelling, Gencode) {
   EXPECT_EQ(names(must(parse_nvcc("-gencode arch=compute_80,code=sm_80", {}))), (V{"sm_80"}));
-  EXPECT_EQ(names(must(parse_nvcc("-gencode=arch=compute_90,code=[sm_90,compute_90]", {}))), (V{"sm_90", "compute_90"}));
-  EXPECT_EQ(names(must(parse_nvcc("--generate-code arch=compute_90a,code=sm_90a --generate-code=arch=compute_80,code=compute_80", {}))),
+  EXPECT_EQ(names(must(parse_nvcc("-gencode=arch=compute_90,code=[sm_90,compute_90]", {}))),
+            (V{"sm_90", "compute_90"}));
+  EXPECT_EQ(names(must(parse_nvcc(
+                "--generate-code arch=compute_90a,code=sm_90a --generate-code=arch=compute_80,code=compute_80", {}))),
             (V{"compute_80", "sm_90a"}));
   // An unbracketed list is refused, as nvcc does ("'compute_90' is not in 'keyword=value' format").
   EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90,code=sm_90,compute_90", {}));
   // Double quotes that reach nvcc literally (CMake, Makefiles) group a list: SASS sm_90 plus PTX compute_90.
-  EXPECT_EQ(names(must(parse_nvcc("-gencode arch=compute_90,code=\"sm_90,compute_90\"", {}))), (V{"sm_90", "compute_90"}));
-  EXPECT_EQ(names(must(parse_nvcc("-gencode=arch=compute_90,\"code=sm_90,compute_90\"", {}))), (V{"sm_90", "compute_90"}));
+  EXPECT_EQ(names(must(parse_nvcc("-gencode arch=compute_90,code=\"sm_90,compute_90\"", {}))),
+            (V{"sm_90", "compute_90"}));
+  EXPECT_EQ(names(must(parse_nvcc("-gencode=arch=compute_90,\"code=sm_90,compute_90\"", {}))),
+            (V{"sm_90", "compute_90"}));
   // ... but only what they enclose, brackets inside them are part of a name, and single quotes are not nvcc's.
   EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90,code=\"sm_90\",compute_90", {}));
   EXPECT_FALSE(parse_nvcc("-gencode arch=compute_90,code=\"[sm_90,compute_90]\"", {}));
@@ -304,12 +309,14 @@ TEST(RoundTrip, AllSpellingsBothWays) {
 TEST(NvccSpelling, BareNamesAreRefusedWithTheSpellingsThatWork) {
   auto sm = parse_spec("sm_90", Syntax::automatic, {});
   ASSERT_FALSE(sm);
-  EXPECT_NE(sm.error().message.find("9.0 (torch), 90-real (CMake) or -gencode arch=compute_90,code=sm_90"), std::string::npos)
+  EXPECT_NE(sm.error().message.find("9.0 (torch), 90-real (CMake) or -gencode arch=compute_90,code=sm_90"),
+            std::string::npos)
       << sm.error().message;
   auto ptx = parse_spec("compute_90", Syntax::automatic, {});
   ASSERT_FALSE(ptx);
   EXPECT_NE(ptx.error().message.find("9.0+PTX (torch), 90-virtual (CMake)"), std::string::npos) << ptx.error().message;
   auto gen = parse_spec("arch=compute_90,code=sm_90", Syntax::automatic, {});
   ASSERT_FALSE(gen);
-  EXPECT_NE(gen.error().message.find("write -gencode arch=compute_90,code=sm_90"), std::string::npos) << gen.error().message;
+  EXPECT_NE(gen.error().message.find("write -gencode arch=compute_90,code=sm_90"), std::string::npos)
+      << gen.error().message;
 }

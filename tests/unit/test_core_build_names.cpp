@@ -17,14 +17,33 @@ TEST(BuildNames, EachVariableOnceAndReadBySomeone) {
 }
 
 TEST(BuildNames, ConfigureAndCompileListsKeepWhatTheirReadersNeed) {
-  auto has = [](const std::vector<std::string>& l, const char* n) { return std::find(l.begin(), l.end(), n) != l.end(); };
+  auto has = [](const std::vector<std::string>& l, const char* n) {
+    return std::find(l.begin(), l.end(), n) != l.end();
+  };
   const auto configure = configure_variables(), compile = compile_variables();
   for (const char* n : {"PATH", "CC", "CXX", "CUDACXX", "CUDAHOSTCXX", "CUDAARCHS", "CFLAGS", "CXXFLAGS", "CUDAFLAGS",
                         "LDFLAGS", "CUDA_HOME", "CUDA_PATH", "CMAKE_PREFIX_PATH"})
     EXPECT_TRUE(has(configure, n)) << n;
-  for (const char* n : {"CC", "CXX", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED", "NVCC_APPEND_FLAGS",
-                        "NVCC_PREPEND_FLAGS", "NVCC_CCBIN", "CUDA_HOME", "CUDA_PATH", "CUDACXX", "TORCH_CUDA_ARCH_LIST",
-                        "PYTHONPATH", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "_GLIBCXX_USE_CXX11_ABI"})
+  for (const char* n : {"CC",
+                        "CXX",
+                        "CFLAGS",
+                        "CXXFLAGS",
+                        "CPPFLAGS",
+                        "LDFLAGS",
+                        "LDSHARED",
+                        "NVCC_APPEND_FLAGS",
+                        "NVCC_PREPEND_FLAGS",
+                        "NVCC_CCBIN",
+                        "CUDA_HOME",
+                        "CUDA_PATH",
+                        "CUDACXX",
+                        "TORCH_CUDA_ARCH_LIST",
+                        "PYTHONPATH",
+                        "CPATH",
+                        "C_INCLUDE_PATH",
+                        "CPLUS_INCLUDE_PATH",
+                        "LIBRARY_PATH",
+                        "_GLIBCXX_USE_CXX11_ABI"})
     EXPECT_TRUE(has(compile, n)) << n;
   // PATH holds the build's own folders (kiln's wrapper links): keying the wheel cache on it would never hit.
   EXPECT_FALSE(has(compile, "PATH"));

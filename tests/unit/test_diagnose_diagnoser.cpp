@@ -15,11 +15,21 @@ namespace {
 // words that must not be reported.
 std::string noise_line(std::mt19937& rng, size_t i) {
   switch (rng() % 5) {
-    case 0: return "[" + std::to_string(i) + "/99999] Building CXX object caffe2/CMakeFiles/torch_cpu.dir/aten/src/ATen/native/op" + std::to_string(i) + ".cpp.o";
-    case 1: return "/usr/bin/c++ -DUSE_CUDA -Werror=return-type -Wno-error=deprecated -O3 -c /src/aten/src/ATen/native/Error" + std::to_string(i) + ".cpp";
-    case 2: return "-- Looking for strerror_r - found";
-    case 3: return "[" + std::to_string(i) + "/99999] Building CUDA object caffe2/CMakeFiles/torch_cuda.dir/kernels/k" + std::to_string(i) + ".cu.o";
-    default: return "copying torch/include/ATen/ops/error_" + std::to_string(i) + ".h -> build/lib";
+    case 0:
+      return "[" + std::to_string(i) +
+             "/99999] Building CXX object caffe2/CMakeFiles/torch_cpu.dir/aten/src/ATen/native/op" + std::to_string(i) +
+             ".cpp.o";
+    case 1:
+      return "/usr/bin/c++ -DUSE_CUDA -Werror=return-type -Wno-error=deprecated -O3 -c "
+             "/src/aten/src/ATen/native/Error" +
+             std::to_string(i) + ".cpp";
+    case 2:
+      return "-- Looking for strerror_r - found";
+    case 3:
+      return "[" + std::to_string(i) + "/99999] Building CUDA object caffe2/CMakeFiles/torch_cuda.dir/kernels/k" +
+             std::to_string(i) + ".cu.o";
+    default:
+      return "copying torch/include/ATen/ops/error_" + std::to_string(i) + ".h -> build/lib";
   }
 }
 
@@ -193,7 +203,8 @@ TEST(Diagnoser, BareKilledLineIsFoundWithUnixAndWindowsLineEnds) {
 TEST(Diagnoser, ColoredCompilerOutputIsMatchedWithoutEscapes) {
   // g++ -fdiagnostics-color=always, as ninja-driven CMake builds often print it.
   std::string log =
-      "\x1b[01m\x1b[Kops.cpp:12:10:\x1b[m\x1b[K \x1b[01;31m\x1b[Kerror: \x1b[m\x1b[K\xe2\x80\x98\x1b[01m\x1b[Klaunch\x1b[m\x1b[K\xe2\x80\x99 "
+      "\x1b[01m\x1b[Kops.cpp:12:10:\x1b[m\x1b[K \x1b[01;31m\x1b[Kerror: "
+      "\x1b[m\x1b[K\xe2\x80\x98\x1b[01m\x1b[Klaunch\x1b[m\x1b[K\xe2\x80\x99 "
       "was not declared in this scope\n";
   Diagnosis d = diagnose_text(log);
   ASSERT_TRUE(d.failed());
@@ -210,10 +221,14 @@ TEST(Diagnoser, SurvivesRandomBytes) {
     size_t n = rng() % 20000;
     for (size_t i = 0; i < n; ++i) {
       unsigned r = rng() % 100;
-      if (r < 3) junk += "error: ";
-      else if (r < 5) junk += "\x1b[";
-      else if (r < 8) junk += '\n';
-      else junk += static_cast<char>(rng() % 256);
+      if (r < 3)
+        junk += "error: ";
+      else if (r < 5)
+        junk += "\x1b[";
+      else if (r < 8)
+        junk += '\n';
+      else
+        junk += static_cast<char>(rng() % 256);
     }
     std::istringstream in(junk);
     Diagnosis d = diagnose_stream(in);
@@ -244,7 +259,8 @@ TEST(Diagnoser, PlanContextTurnsTheFixIntoThePlansTerms) {
   opts.plan = PlanContext{16, 64.0, 6, "8.0;9.0", "13.0"};
   Diagnosis d = diagnose_text("g++: fatal error: Killed signal terminated program cc1plus\n", opts);
   ASSERT_TRUE(d.failed());
-  EXPECT_EQ(d.root_cause()->fix, "kiln used -j16 with 64 GiB of memory; next time use --jobs 6 (or give the build more memory).");
+  EXPECT_EQ(d.root_cause()->fix,
+            "kiln used -j16 with 64 GiB of memory; next time use --jobs 6 (or give the build more memory).");
   // Without a next-jobs figure the plan's job count is halved.
   opts.plan->next_jobs.reset();
   d = diagnose_text("nvcc error   : 'cicc' died due to signal 9 (Kill signal)\n", opts);
@@ -260,7 +276,8 @@ TEST(Diagnoser, PlanContextTurnsTheFixIntoThePlansTerms) {
   EXPECT_NE(d.root_cause()->fix.find("MAX_JOBS=4"), std::string::npos);
   d = diagnose_text("nvcc fatal   : Unsupported gpu architecture 'compute_70'\n", opts);
   EXPECT_EQ(d.root_cause()->fix,
-            "The plan targets 8.0;9.0 but nvcc 13.0 cannot build compute_70; rerun `kiln plan` so it drops or replaces it, or point kiln at a CUDA toolkit that supports compute_70.");
+            "The plan targets 8.0;9.0 but nvcc 13.0 cannot build compute_70; rerun `kiln plan` so it drops or replaces "
+            "it, or point kiln at a CUDA toolkit that supports compute_70.");
 }
 
 TEST(Fill, CapturesPlanAndShellText) {

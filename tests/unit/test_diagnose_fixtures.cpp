@@ -20,8 +20,8 @@ namespace {
 
 struct Fixture {
   std::string name;
-  std::string expect;                          // signature id or "none"
-  std::string finding;                         // optional: a finding that must be present
+  std::string expect;   // signature id or "none"
+  std::string finding;  // optional: a finding that must be present
   std::vector<std::pair<std::string, std::string>> captures;
   std::string source;
   std::string body;
@@ -37,9 +37,12 @@ Fixture load(const fs::path& p) {
       std::string rest = line.substr(3);
       auto colon = rest.find(": ");
       std::string key = rest.substr(0, colon), val = rest.substr(colon + 2);
-      if (key == "expect") f.expect = val;
-      else if (key == "finding") f.finding = val;
-      else if (key == "source") f.source = val;
+      if (key == "expect")
+        f.expect = val;
+      else if (key == "finding")
+        f.finding = val;
+      else if (key == "source")
+        f.source = val;
       else if (key == "capture") {
         auto eq = val.find('=');
         f.captures.emplace_back(val.substr(0, eq), val.substr(eq + 1));
@@ -114,7 +117,8 @@ TEST(SignatureFixtures, TableIsLargeAndCoversEveryCategory) {
   EXPECT_GE(all.size(), 45u);
   std::set<std::string> cats;
   for (const auto& s : all) cats.insert(s.category);
-  for (const char* c : {"cmake", "nvcc", "host-compiler", "linker", "python-packaging", "cpp-extension", "runtime", "resources"})
+  for (const char* c :
+       {"cmake", "nvcc", "host-compiler", "linker", "python-packaging", "cpp-extension", "runtime", "resources"})
     EXPECT_TRUE(cats.count(c)) << c;
 }
 

@@ -59,9 +59,11 @@ TEST(SignatureSet, ValidatesEntries) {
   bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nkeywords = [\"ab\"]\npatterns = ['abcd']", "at least 4");
   bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nkeywords = [\"abcd\"]\npatterns = ['(ab']", "invalid pattern");
   bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nkeywords = [\"ab\\ncd\"]\npatterns = ['a']", "one line");
-  EXPECT_TRUE(SignatureSet::parse(entry("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nkeywords = [\"abcd\\n\"]\npatterns = ['a']"), "t"));
+  EXPECT_TRUE(SignatureSet::parse(
+      entry("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nkeywords = [\"abcd\\n\"]\npatterns = ['a']"), "t"));
   bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nkeywords = [\"abcd\"]\npatterns = []", "pattern");
-  bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nseverity = \"fatal\"\nkeywords = [\"abcd\"]\npatterns = ['a']", "severity");
+  bad("id = \"a\"\ncategory = \"nvcc\"\npriority = 5\nseverity = \"fatal\"\nkeywords = [\"abcd\"]\npatterns = ['a']",
+      "severity");
   auto dup = SignatureSet::parse(entry(ok) + entry(ok), "t");
   ASSERT_FALSE(dup);
   EXPECT_NE(dup.error().find("duplicate"), std::string::npos);

@@ -24,7 +24,11 @@ using namespace kiln;
 
 namespace {
 
-const std::string kElf = std::string("\x7f" "ELF", 4) + "rest of a shared library";
+const std::string kElf = std::string(
+                             "\x7f"
+                             "ELF",
+                             4) +
+                         "rest of a shared library";
 
 std::string joined(const std::vector<std::string>& argv) {
   std::string s;
@@ -73,7 +77,9 @@ struct Rig {
       statuses.push_back(std::to_string(st.done) + "/" + std::to_string(st.total));
     };
     progress.on_output = [this](std::string_view l) { outputs.emplace_back(l); };
-    progress.on_step = [this](std::string_view n, bool begin) { steps.push_back(std::string(n) + (begin ? "+" : "-")); };
+    progress.on_step = [this](std::string_view n, bool begin) {
+      steps.push_back(std::string(n) + (begin ? "+" : "-"));
+    };
   }
   void answer(const std::vector<std::string>& argv, io::ProcessResult r) { proc.on(joined(argv), std::move(r)); }
   void build(drive::BuildDriver& d) {
@@ -188,7 +194,8 @@ TEST(CMakeProjectDriver, AStaleCacheIsSaidAndRemovedBeforeCMakeConfiguresAgain) 
   EXPECT_FALSE(r.fs.exists(r.plan.config.cache_path()));
   EXPECT_EQ(r.called().size(), 2u);
   EXPECT_NE(r.log.str().find("kiln: configuration: CMAKE_BUILD_TYPE was Debug (CMakeCache.txt), now Release"),
-            std::string::npos) << r.log.str();
+            std::string::npos)
+      << r.log.str();
 }
 
 TEST(PyTorchCheckoutDriver, RunsTheSetupBuildAndFindsLibrariesUnderBuildAndTorchLib) {
@@ -255,7 +262,8 @@ TEST(TorchExtensionDriver, AKeptWheelIsInstalledAndUnpackedWithoutRunningTheBack
   EXPECT_TRUE(r.o.ok) << r.log.str();
   EXPECT_TRUE(r.o.wheel_cache.hit);
   EXPECT_EQ(r.fs.read(wheel), "wheel bytes");
-  EXPECT_EQ(r.called(), (std::vector<std::string>{joined(plan::wheel_install_argv(r.plan.python, wheel)), joined(unpack)}));
+  EXPECT_EQ(r.called(),
+            (std::vector<std::string>{joined(plan::wheel_install_argv(r.plan.python, wheel)), joined(unpack)}));
   EXPECT_EQ(r.o.artifacts, std::vector<std::string>{"/p/build-kiln/wheel/contents/ext.so"});
 }
 

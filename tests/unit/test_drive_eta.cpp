@@ -68,7 +68,8 @@ TEST(Eta, PaceScalesACachedRebuild) {
   std::optional<std::chrono::seconds> eta;
   for (size_t i = 0; i < 25; ++i) {
     t += v[i].ms / 20.0;
-    eta = model.update(NinjaStatus{static_cast<int>(i + 1), 30, "Building " + v[i].out}, milliseconds(static_cast<long>(t)));
+    eta = model.update(NinjaStatus{static_cast<int>(i + 1), 30, "Building " + v[i].out},
+                       milliseconds(static_cast<long>(t)));
   }
   ASSERT_TRUE(eta);
   EXPECT_LE(eta->count(), 8);  // 5 CUDA steps of 2 s on 2 jobs: 5 s, not 50 s
@@ -83,7 +84,8 @@ TEST(Eta, WithoutHistoryFallsBackToTheRate) {
 }
 
 TEST(Eta, LastDurationsFollowNinjasLastRecordRule) {
-  auto d = kiln::report::last_durations("# ninja log v5\n0\t100\t1\ta.o\th\n0\t50\t2\ta.o\th\n10\t40\t2\tb.o\th\nbad line\n");
+  auto d = kiln::report::last_durations(
+      "# ninja log v5\n0\t100\t1\ta.o\th\n0\t50\t2\ta.o\th\n10\t40\t2\tb.o\th\nbad line\n");
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d["a.o"], 50);
   EXPECT_EQ(d["b.o"], 30);

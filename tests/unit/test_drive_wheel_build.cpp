@@ -9,7 +9,7 @@ using namespace kiln;
 TEST(WheelBuild, TheScriptsLineNamesTheWheelFile) {
   EXPECT_EQ(drive::built_wheel_name("KILN-WHEEL causal_conv1d-1.5.0-cp312-cp312-linux_x86_64.whl\r"),
             "causal_conv1d-1.5.0-cp312-cp312-linux_x86_64.whl");
-  EXPECT_FALSE(drive::built_wheel_name("  KILN-WHEEL x.whl"));        // a child's indented echo is not ours
+  EXPECT_FALSE(drive::built_wheel_name("  KILN-WHEEL x.whl"));          // a child's indented echo is not ours
   EXPECT_FALSE(drive::built_wheel_name("KILN-WHEEL ../../etc/x.whl"));  // a file in the wheel folder only
   EXPECT_FALSE(drive::built_wheel_name("KILN-WHEEL x.tar.gz"));
   EXPECT_FALSE(drive::built_wheel_name("KILN-WHEEL "));

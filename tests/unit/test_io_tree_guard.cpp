@@ -41,7 +41,8 @@ TEST(TreeGuard, SigkillOfTheLauncherKillsTheWholeTree) {
   if (launcher == 0) {
     io::RealProcessRunner proc;
     io::ProcessSpec spec;
-    spec.argv = {"/bin/sh", "-c", "sleep 300 & echo $! > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile + "; wait"};
+    spec.argv = {"/bin/sh", "-c",
+                 "sleep 300 & echo $! > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile + "; wait"};
     spec.die_with_caller = true;
     proc.run(spec);
     ::_exit(0);

@@ -5,8 +5,15 @@
 using namespace kiln;
 
 TEST(ExecLauncher, OutputSourceAndTargets) {
-  std::vector<std::string> nvcc = {"/usr/bin/ccache", "/usr/local/cuda/bin/nvcc", "-c", "/src/a.cu", "-o", "obj/a.o",
-                                   "-gencode", "arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=[sm_90,compute_90]"};
+  std::vector<std::string> nvcc = {"/usr/bin/ccache",
+                                   "/usr/local/cuda/bin/nvcc",
+                                   "-c",
+                                   "/src/a.cu",
+                                   "-o",
+                                   "obj/a.o",
+                                   "-gencode",
+                                   "arch=compute_80,code=sm_80",
+                                   "-gencode=arch=compute_90,code=[sm_90,compute_90]"};
   EXPECT_EQ(launch::output_of(nvcc), "obj/a.o");
   EXPECT_EQ(launch::source_of(nvcc), "/src/a.cu");
   EXPECT_EQ(launch::device_targets_of(nvcc), 3);
@@ -16,11 +23,20 @@ TEST(ExecLauncher, OutputSourceAndTargets) {
 
 TEST(ExecLauncher, CppExtensionDependencyFlagsBecomeCacheable) {
   // As torch.utils.cpp_extension's build.ninja writes them.
-  std::vector<std::string> in = {"ccache", "/usr/local/cuda/bin/nvcc", "--generate-dependencies-with-compile",
-                                 "--dependency-output", "a.o.d", "-c", "a.cu", "-o", "a.o"};
+  std::vector<std::string> in = {"ccache",
+                                 "/usr/local/cuda/bin/nvcc",
+                                 "--generate-dependencies-with-compile",
+                                 "--dependency-output",
+                                 "a.o.d",
+                                 "-c",
+                                 "a.cu",
+                                 "-o",
+                                 "a.o"};
   EXPECT_EQ(launch::ccache_friendly_nvcc_args(in),
-            (std::vector<std::string>{"ccache", "/usr/local/cuda/bin/nvcc", "-MD", "-MF", "a.o.d", "-c", "a.cu", "-o", "a.o"}));
-  EXPECT_EQ(launch::ccache_friendly_nvcc_args({"nvcc", "--dependency-output=x.d"}), (std::vector<std::string>{"nvcc", "-MF", "x.d"}));
+            (std::vector<std::string>{"ccache", "/usr/local/cuda/bin/nvcc", "-MD", "-MF", "a.o.d", "-c", "a.cu", "-o",
+                                      "a.o"}));
+  EXPECT_EQ(launch::ccache_friendly_nvcc_args({"nvcc", "--dependency-output=x.d"}),
+            (std::vector<std::string>{"nvcc", "-MF", "x.d"}));
   std::vector<std::string> gcc = {"c++", "--dependency-output", "x"};  // not nvcc: untouched
   EXPECT_EQ(launch::ccache_friendly_nvcc_args(gcc), gcc);
 }

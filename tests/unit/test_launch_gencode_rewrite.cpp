@@ -26,8 +26,12 @@ TEST(GencodeRewrite, CausalConv1dStyleFlagsArePrunedToThePlan) {
 }
 
 TEST(GencodeRewrite, PerFileArchSpecificExtrasForPlannedGpusStay) {
-  std::vector<std::string> args = {"nvcc", "-c", "fa.cu", "-gencode=arch=compute_80,code=sm_80",
-                                   "-gencode=arch=compute_90a,code=sm_90a", "-gencode=arch=compute_100a,code=sm_100a"};
+  std::vector<std::string> args = {"nvcc",
+                                   "-c",
+                                   "fa.cu",
+                                   "-gencode=arch=compute_80,code=sm_80",
+                                   "-gencode=arch=compute_90a,code=sm_90a",
+                                   "-gencode=arch=compute_100a,code=sm_100a"};
   auto r = launch::prune_arch_args(args, planned("9.0"));
   EXPECT_EQ(r.args, (std::vector<std::string>{"nvcc", "-c", "fa.cu", "-gencode=arch=compute_90,code=sm_90",
                                               "-gencode=arch=compute_90a,code=sm_90a"}));

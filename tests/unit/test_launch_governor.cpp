@@ -105,7 +105,8 @@ TEST(Governor, FileLedgerDropsDeadProcessesAndReleases) {
     std::fputs("pid=999999999 kib=5000000 start=7\n", f);
     std::fclose(f);
   }
-  auto r = ledger.try_reserve(res(42, 100, 1000), [](const std::vector<launch::Reservation>& live) { return live.empty(); });
+  auto r =
+      ledger.try_reserve(res(42, 100, 1000), [](const std::vector<launch::Reservation>& live) { return live.empty(); });
   ASSERT_TRUE(r);
   EXPECT_TRUE(*r);
   auto again = ledger.try_reserve(res(43, 100, 2000), [](const std::vector<launch::Reservation>& live) {
@@ -115,7 +116,8 @@ TEST(Governor, FileLedgerDropsDeadProcessesAndReleases) {
   EXPECT_TRUE(*again);
   ledger.release(42);
   ledger.release(43);
-  auto third = ledger.try_reserve(res(42, 1, 1000), [](const std::vector<launch::Reservation>& live) { return live.empty(); });
+  auto third =
+      ledger.try_reserve(res(42, 1, 1000), [](const std::vector<launch::Reservation>& live) { return live.empty(); });
   EXPECT_TRUE(third.value());
   std::filesystem::remove(path);
 }
@@ -139,8 +141,8 @@ TEST(Governor, ReusedOrMadeUpPidsDoNotHoldTheBudget) {
   io::FakeProcessTable procs;
   procs.started = {{1, 5}, {300, 9000}, {7, 123}};
   EXPECT_FALSE(launch::holds(res(300, 1, 8000), procs));  // pid 300 now belongs to a later process
-  EXPECT_FALSE(launch::holds(res(1, 1, 0), procs));        // no start time recorded
-  EXPECT_FALSE(launch::holds(res(4242, 1, 5), procs));     // gone
+  EXPECT_FALSE(launch::holds(res(1, 1, 0), procs));       // no start time recorded
+  EXPECT_FALSE(launch::holds(res(4242, 1, 5), procs));    // gone
   EXPECT_TRUE(launch::holds(res(300, 1, 9000), procs));
 
   auto path = std::filesystem::temp_directory_path() / ("kiln-ledger-reuse-" + std::to_string(::getpid()));
@@ -253,7 +255,7 @@ TEST(Governor, AHugeLedgerIsReadOnlyUpToABound) {
   });
   ASSERT_TRUE(r) << ledger.error();
   EXPECT_TRUE(*r);
-  EXPECT_EQ(seen, 0u);  // all stale
+  EXPECT_EQ(seen, 0u);                                 // all stale
   EXPECT_LT(std::filesystem::file_size(path), 1000u);  // rewritten to the one live entry
   std::filesystem::remove(path);
 }
@@ -268,7 +270,8 @@ TEST(Governor, TheLedgerFolderIsMadeAndALinkIsNotFollowed) {
   launch::FileLedger ledger((dir / "ledger-x").string(), procs);
   auto r = ledger.try_reserve(res(42, 100, 1000), [](const std::vector<launch::Reservation>&) { return true; });
   ASSERT_TRUE(r) << ledger.error();
-  EXPECT_EQ(std::filesystem::status(dir).permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_all);
+  EXPECT_EQ(std::filesystem::status(dir).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_all);
   std::filesystem::remove(dir / "ledger-x");
   std::filesystem::create_symlink(dir / "elsewhere", dir / "ledger-x");
   EXPECT_FALSE(ledger.try_reserve(res(42, 100, 1000), [](const std::vector<launch::Reservation>&) { return true; }));
@@ -287,8 +290,9 @@ TEST(Governor, TwoBuildsWithTheSameBudgetShareIt) {
   const std::uint64_t budget = 3ULL << 20, unit = 1ULL << 20;  // 3 GiB, 1 GiB per compile
   launch::FileLedger build_a(path.string(), procs), build_b(path.string(), procs);
   auto reserve = [&](launch::FileLedger& l, long pid) {
-    return l.try_reserve(res(pid, unit, static_cast<std::uint64_t>(pid - 40)),
-                         [&](const std::vector<launch::Reservation>& live) { return launch::admits(live, unit, budget); })
+    return l
+        .try_reserve(res(pid, unit, static_cast<std::uint64_t>(pid - 40)),
+                     [&](const std::vector<launch::Reservation>& live) { return launch::admits(live, unit, budget); })
         .value();
   };
   EXPECT_TRUE(reserve(build_a, 41));

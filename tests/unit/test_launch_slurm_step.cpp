@@ -14,7 +14,7 @@ namespace {
 // srun as a script: each call runs the next scripted step, which may write the step report (as
 // the node side would) before srun returns; squeue answers the allocation's state.
 class ScriptedSlurm final : public io::ProcessRunner {
- public:
+public:
   explicit ScriptedSlurm(io::FakeFilesystem& fs) : fs_(fs) {}
   using Step = std::function<io::ProcessResult(const std::string& report)>;
   std::deque<Step> steps;
@@ -30,7 +30,12 @@ class ScriptedSlurm final : public io::ProcessRunner {
   // A step that ran on `node` and ended with `exit`.
   Step finished(std::string node, int exit) {
     return [this, node, exit](const std::string& report) {
-      launch::StepReport r{.node = node, .step = "7.1", .finished = true, .exit = exit, .peak_rss_kib = 900000, .cpu_ms = 4000,
+      launch::StepReport r{.node = node,
+                           .step = "7.1",
+                           .finished = true,
+                           .exit = exit,
+                           .peak_rss_kib = 900000,
+                           .cpu_ms = 4000,
                            .wall_ms = 1000};
       fs_.write(report, launch::format_step_report(r));
       auto res = io::ran("", exit);
@@ -49,7 +54,7 @@ class ScriptedSlurm final : public io::ProcessRunner {
     };
   }
 
- private:
+private:
   io::FakeFilesystem& fs_;
 };
 
@@ -57,15 +62,18 @@ struct Rig {
   io::FakeFilesystem fs;
   ScriptedSlurm slurm{fs};
   io::FakeClock clock;
-  io::FakeEnvironment env{{{"KILN_SLURM_UNITS", "1"}, {"SLURM_JOB_ID", "7"}, {"KILN_SLURM_SELF", "/opt/kiln"},
-                           {"KILN_SLURM_REPORTS", "/b/.kiln/steps"}, {"KILN_SLURM_TAG", "kiln-1"}}};
+  io::FakeEnvironment env{{{"KILN_SLURM_UNITS", "1"},
+                           {"SLURM_JOB_ID", "7"},
+                           {"KILN_SLURM_SELF", "/opt/kiln"},
+                           {"KILN_SLURM_REPORTS", "/b/.kiln/steps"},
+                           {"KILN_SLURM_TAG", "kiln-1"}}};
   std::ostringstream out, err;
   io::Seams s{fs, slurm, clock, env, out, err};
   launch::StepRun go(const std::string& output = "/b/a.o") {
     auto c = launch::slurm_config(env);
     EXPECT_TRUE(c);
-    return launch::run_as_step(*c, {.mem_kib = 2 * 1024 * 1024 + 1, .cores = 4}, {.argv = {"ccache", "c++", "-c", "a.cpp", "-o", output}},
-                               output, s);
+    return launch::run_as_step(*c, {.mem_kib = 2 * 1024 * 1024 + 1, .cores = 4},
+                               {.argv = {"ccache", "c++", "-c", "a.cpp", "-o", output}}, output, s);
   }
 };
 
@@ -84,7 +92,8 @@ TEST(SlurmStep, ConfigOnlyWhenAskedAndInsideAnAllocation) {
 TEST(SlurmStep, ArgvAsksForPeakAndGrantOnOneNode) {
   launch::SlurmConfig c{.job_id = "7", .tag = "kiln-1", .reports = "/r", .self = "/opt/kiln"};
   c.node_mem_kib = 4 * 1024 * 1024;
-  auto argv = launch::step_argv(c, {.mem_kib = 1536 * 1024 + 1, .cores = 3, .exclude = {"n2", "n3"}}, {"c++", "-c", "a.cpp"});
+  auto argv =
+      launch::step_argv(c, {.mem_kib = 1536 * 1024 + 1, .cores = 3, .exclude = {"n2", "n3"}}, {"c++", "-c", "a.cpp"});
   EXPECT_EQ(argv, (std::vector<std::string>{"srun", "--jobid=7", "--job-name=kiln-1", "-N1", "-n1", "--exact", "-c3",
                                             "--mem=1537M", "--quit-on-interrupt", "--quiet", "--exclude=n2,n3", "--",
                                             "/opt/kiln", "exec", "--", "c++", "-c", "a.cpp"}));
@@ -99,7 +108,8 @@ TEST(SlurmStep, ArgvAsksForPeakAndGrantOnOneNode) {
 }
 
 TEST(SlurmStep, ReportRoundTripsAndTornReportIsMissing) {
-  launch::StepReport r{.node = "n1", .step = "7.3", .finished = true, .exit = 1, .peak_rss_kib = 5, .cpu_ms = 6, .wall_ms = 7};
+  launch::StepReport r{
+      .node = "n1", .step = "7.3", .finished = true, .exit = 1, .peak_rss_kib = 5, .cpu_ms = 6, .wall_ms = 7};
   auto back = launch::parse_step_report(launch::format_step_report(r));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->node, "n1");
@@ -125,7 +135,7 @@ TEST(SlurmStep, FinishedStepCarriesTheNodesMeasurements) {
   EXPECT_EQ(run.queued_ms, 2000);
   ASSERT_EQ(rig.slurm.calls.size(), 1u);
   EXPECT_EQ(rig.slurm.calls[0].env->count("KILN_SLURM_UNITS"), 0u);  // the node side runs the compiler itself
-  EXPECT_TRUE(rig.fs.list("/b/.kiln/steps").empty());           // reports are cleaned up
+  EXPECT_TRUE(rig.fs.list("/b/.kiln/steps").empty());                // reports are cleaned up
 }
 
 TEST(SlurmStep, CompileErrorIsNotRetried) {
@@ -209,10 +219,13 @@ TEST(SlurmStep, NodeSideReportsNodeThenExit) {
 }
 
 TEST(SlurmStep, NodeNamedBySrunWhenTheStepNeverStarted) {
-  EXPECT_EQ(launch::node_named_by_srun("srun: error: Task launch for StepId=5.7 failed on node n2: Communication connection failure\n"), "n2");
+  EXPECT_EQ(launch::node_named_by_srun(
+                "srun: error: Task launch for StepId=5.7 failed on node n2: Communication connection failure\n"),
+            "n2");
   EXPECT_EQ(launch::node_named_by_srun("srun: error: Node failure on gpu-17\n"), "gpu-17");
   EXPECT_EQ(launch::node_named_by_srun("srun: error: n1: task 0: Killed\n"), "n1");
-  EXPECT_EQ(launch::node_named_by_srun("srun: error: Unable to create step for job 2: More processors requested\n"), "");
+  EXPECT_EQ(launch::node_named_by_srun("srun: error: Unable to create step for job 2: More processors requested\n"),
+            "");
   EXPECT_EQ(launch::node_named_by_srun("a.cpp:1: error: expected ';'\n"), "");
   Rig rig;
   rig.slurm.steps.push_back([](const std::string&) {

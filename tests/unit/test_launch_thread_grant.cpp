@@ -34,7 +34,7 @@ TEST(ThreadGrant, ReadsTheProjectsOwnFlagsInEverySpelling) {
   EXPECT_EQ(p.split, 0);
   p = launch::project_threads({"nvcc", "-split-compile", "8"}, "--threads=3");
   EXPECT_EQ(p.split, 8);
-  EXPECT_EQ(p.threads, 3);  // NVCC_APPEND_FLAGS counts as the user's too
+  EXPECT_EQ(p.threads, 3);                                        // NVCC_APPEND_FLAGS counts as the user's too
   p = launch::project_threads({"nvcc", "-t", "x", "--threads"});  // malformed: ignored, not a crash
   EXPECT_FALSE(p.threads);
 }

@@ -25,7 +25,8 @@ struct Harness {
   FakeGpus gpus;
   probe::MachineInfo machine;
 
-  explicit Harness(const std::string& nvcc_list = "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_110 sm_103 sm_120 sm_121") {
+  explicit Harness(
+      const std::string& nvcc_list = "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_110 sm_103 sm_120 sm_121") {
     fs.add_file("/proj/CMakeLists.txt", "project(x)");
     fs.add_file("/usr/bin/cmake", "", true);
     fs.add_file("/usr/bin/ninja", "", true);
@@ -172,7 +173,9 @@ TEST(Plan, CcacheBasedirHoldsProjectAndBuildFolder) {
   EXPECT_EQ(p.ccache_basedir(), "/proj");
   auto q = h.plan({.build_dir = "/work/tmp/b2", .gpus = {"h100"}}).value();
   h.fs.add_file("/work/src/proj/CMakeLists.txt", "");
-  auto r = plan::make_plan({.project_dir = "/work/src/proj", .build_dir = "/work/tmp/b2", .gpus = {"h100"}}, h.seams, h.gpus, h.machine).value();
+  auto r = plan::make_plan({.project_dir = "/work/src/proj", .build_dir = "/work/tmp/b2", .gpus = {"h100"}}, h.seams,
+                           h.gpus, h.machine)
+               .value();
   EXPECT_EQ(r.ccache_basedir(), "/work");
   EXPECT_EQ(q.ccache_basedir(), "/");  // nothing in common but "/"
 }
@@ -230,7 +233,8 @@ TEST(Plan, ACcacheFolderThatIsAFileIsFoundUpFront) {
   auto p = h.plan({.gpus = {"h100"}, .cache_dir = "/cache/ccache"}).value();
   EXPECT_TRUE(p.ccache.empty());
   bool named = false;
-  for (const auto& n : p.notes) named = named || n.find("ccache folder /cache/ccache is not a folder") != std::string::npos;
+  for (const auto& n : p.notes)
+    named = named || n.find("ccache folder /cache/ccache is not a folder") != std::string::npos;
   EXPECT_TRUE(named);
   auto ok = h.plan({.gpus = {"h100"}, .cache_dir = "/cache/fresh"}).value();
   EXPECT_EQ(ok.ccache, "/usr/bin/ccache");

@@ -35,8 +35,10 @@ TEST(PythonEnvTorch, VersionFromTheCheckoutOrTheInstalledPackageWithoutImport) {
 
   p.kind = read::ProjectKind::extension;
   p.python = "/venv/bin/python3";
-  f.proc.on(std::string("/venv/bin/python3 -c ") + read::torch_find_spec_script(), io::ran("/venv/lib/site-packages/torch\n"));
-  f.fs.add_file("/venv/lib/site-packages/torch/version.py", "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n");
+  f.proc.on(std::string("/venv/bin/python3 -c ") + read::torch_find_spec_script(),
+            io::ran("/venv/lib/site-packages/torch\n"));
+  f.fs.add_file("/venv/lib/site-packages/torch/version.py",
+                "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n");
   p.torch_package = plan::torch_package_dir(p, f.seams);
   EXPECT_EQ(p.torch_package, "/venv/lib/site-packages/torch");
   EXPECT_EQ(plan::torch_version_for(p, f.seams), "2.11.0+cu130");

@@ -26,7 +26,8 @@ struct Harness {
   NoGpus gpus;
   probe::MachineInfo machine;
   Harness() {
-    for (const char* t : {"/usr/bin/python3", "/usr/bin/ninja", "/usr/bin/ccache", "/usr/bin/cmake"}) fs.add_file(t, "", true);
+    for (const char* t : {"/usr/bin/python3", "/usr/bin/ninja", "/usr/bin/ccache", "/usr/bin/cmake"})
+      fs.add_file(t, "", true);
     fs.add_file("/usr/local/cuda/bin/nvcc", "", true);
     proc.on("/usr/local/cuda/bin/nvcc --version", io::ran("Cuda compilation tools, release 13.0, V13.0.88\n"));
     proc.on("/usr/local/cuda/bin/nvcc --list-gpu-code", io::ran("sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120\n"));
@@ -57,7 +58,8 @@ TEST(ProjectKind, Detection) {
   EXPECT_EQ(read::detect_project_kind(fs, "/cm"), read::ProjectKind::cmake);
   EXPECT_EQ(read::detect_project_kind(fs, "/py"), read::ProjectKind::unknown);
   // torch as a run-time dependency only: a CMake project (bitsandbytes' shape).
-  fs.add_file("/dep/pyproject.toml", "[build-system]\nrequires = [\"scikit-build-core\"]\n[project]\ndependencies = [\"torch>=2.3\"]\n");
+  fs.add_file("/dep/pyproject.toml",
+              "[build-system]\nrequires = [\"scikit-build-core\"]\n[project]\ndependencies = [\"torch>=2.3\"]\n");
   fs.add_file("/dep/CMakeLists.txt", "");
   EXPECT_EQ(read::detect_project_kind(fs, "/dep"), read::ProjectKind::cmake);
 }
@@ -103,7 +105,9 @@ TEST(PythonPlan, PyTorchCheckoutGetsTheSeedsEnvironment) {
   h.fs.add_file("/pt/setup.py", "");
   h.fs.add_file("/pt/CMakeLists.txt", "");
   h.fs.add_dir("/pt/torchgen");
-  auto p = h.plan("/pt", {.gpus = {"a100", "h100"}, .profile = "production", .sets = {"USE_DISTRIBUTED=0"},
+  auto p = h.plan("/pt", {.gpus = {"a100", "h100"},
+                          .profile = "production",
+                          .sets = {"USE_DISTRIBUTED=0"},
                           .library_check = [](const std::string& l) -> std::optional<bool> { return l != "cupti"; }});
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(p->kind, read::ProjectKind::pytorch);
@@ -145,7 +149,8 @@ TEST(PythonPlan, ExtensionUsesCcacheThroughCxxAndPytorchNvcc) {
   EXPECT_EQ(child.at("KILN_WRAP_NVCC"), "/usr/bin/ccache\x1f/usr/local/cuda/bin/nvcc");
   EXPECT_EQ(p->env.at("TORCH_CUDA_ARCH_LIST"), "9.0");
   // The backend builds the wheel once into the build folder; pip then installs that file.
-  EXPECT_EQ(p->build_argv(), (std::vector<std::string>{p->python, "/ext/build-kiln/.kiln/wheel_build.py", "/ext/build-kiln/wheel"}));
+  EXPECT_EQ(p->build_argv(),
+            (std::vector<std::string>{p->python, "/ext/build-kiln/.kiln/wheel_build.py", "/ext/build-kiln/wheel"}));
 }
 
 TEST(PythonPlan, CpuProfileNeedsNoNvcc) {

@@ -41,7 +41,9 @@ struct Harness {
   }
 };
 
-bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 }  // namespace
 
@@ -59,16 +61,18 @@ TEST(StaleConfig, FirstConfigureHasNothingStale) {
 TEST(StaleConfig, CmakeProjectNamesChangesAndRemovesDroppedEntries) {
   Harness h;
   h.fs.add_file("/p/CMakeLists.txt", "project(p CXX)\n");
-  h.fs.add_file("/p/build-kiln/CMakeCache.txt",
-                "FEATURE:BOOL=ON\nOTHER:STRING=x\nCMAKE_BUILD_TYPE:STRING=Release\nCMAKE_CUDA_ARCHITECTURES:STRING=80-real\n"
-                "SOME_DEP:INTERNAL=1\n");
-  h.fs.add_file("/p/build-kiln/.kiln-configure.json",
-                plan::stamp_text({{"FEATURE", "ON"}, {"OTHER", "x"}, {"CMAKE_BUILD_TYPE", "Release"},
-                                 {"CMAKE_CUDA_ARCHITECTURES", "80-real"}}));
+  h.fs.add_file(
+      "/p/build-kiln/CMakeCache.txt",
+      "FEATURE:BOOL=ON\nOTHER:STRING=x\nCMAKE_BUILD_TYPE:STRING=Release\nCMAKE_CUDA_ARCHITECTURES:STRING=80-real\n"
+      "SOME_DEP:INTERNAL=1\n");
+  h.fs.add_file("/p/build-kiln/.kiln-configure.json", plan::stamp_text({{"FEATURE", "ON"},
+                                                                        {"OTHER", "x"},
+                                                                        {"CMAKE_BUILD_TYPE", "Release"},
+                                                                        {"CMAKE_CUDA_ARCHITECTURES", "80-real"}}));
   auto p = h.plan("/p", {.archs = "9.0", .sets = {"FEATURE=1"}});
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_TRUE(p->config.cache_exists);
-  EXPECT_FALSE(p->config.reconfigure);  // CMake projects: -D and -U on the configure kiln runs anyway
+  EXPECT_FALSE(p->config.reconfigure);      // CMake projects: -D and -U on the configure kiln runs anyway
   ASSERT_EQ(p->config.changed.size(), 1u);  // FEATURE=1 is FEATURE:BOOL=ON: no change
   EXPECT_EQ(p->config.changed[0].key, "CMAKE_CUDA_ARCHITECTURES");
   EXPECT_EQ(p->config.changed[0].cached, "80-real");
@@ -88,8 +92,10 @@ TEST(StaleConfig, PyTorchReconfiguresThroughCmakeFreshOrByRemovingTheCache) {
                 "cmake_dependent_option(USE_GLOO \"g\" ON \"USE_DISTRIBUTED\" OFF)\n");
   h.fs.add_dir("/pt/torchgen");
   h.fs.add_file("/pt/setup.py", "RERUN_CMAKE = str2bool(os.environ.pop(\"CMAKE_FRESH\", None))\n");
-  h.fs.add_file("/pt/build/CMakeCache.txt", "USE_CUDA:BOOL=0\nUSE_DISTRIBUTED:BOOL=ON\nUSE_GLOO:BOOL=ON\nCMAKE_BUILD_TYPE:STRING=Release\n");
-  h.fs.add_file("/pt/build/.kiln-configure.json", plan::stamp_text({{"USE_CUDA", "OFF"}, {"CMAKE_BUILD_TYPE", "Release"}}));
+  h.fs.add_file("/pt/build/CMakeCache.txt",
+                "USE_CUDA:BOOL=0\nUSE_DISTRIBUTED:BOOL=ON\nUSE_GLOO:BOOL=ON\nCMAKE_BUILD_TYPE:STRING=Release\n");
+  h.fs.add_file("/pt/build/.kiln-configure.json",
+                plan::stamp_text({{"USE_CUDA", "OFF"}, {"CMAKE_BUILD_TYPE", "Release"}}));
   auto same = h.plan("/pt", {.sets = {"USE_CUDA=0"}});
   ASSERT_TRUE(same) << same.error().message;
   EXPECT_FALSE(same->config.reconfigure);
@@ -137,8 +143,9 @@ TEST(StaleConfig, WhatCmakeChangedItselfIsShownNotReconfigured) {
 
 TEST(Libtorch, RecognisesFindPackageTorchAndPassesTorchArchList) {
   Harness h;
-  h.fs.add_file("/app/CMakeLists.txt",
-                "project(app CXX CUDA)\n# find_package(Torch) in a comment does not count\ninclude(cmake/deps.cmake)\n");
+  h.fs.add_file(
+      "/app/CMakeLists.txt",
+      "project(app CXX CUDA)\n# find_package(Torch) in a comment does not count\ninclude(cmake/deps.cmake)\n");
   h.fs.add_file("/app/cmake/deps.cmake", "find_package(Torch REQUIRED)\n");
   EXPECT_TRUE(read::uses_torch_package(h.fs, "/app"));
   h.fs.add_file("/plain/CMakeLists.txt", "project(x)\n# find_package(Torch)\n");

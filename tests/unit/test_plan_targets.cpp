@@ -61,8 +61,8 @@ TEST(PlanTargets, NewerGpuGetsSameMajorSassElsePtxBelowWithANote) {
 
 TEST(PlanTargets, ArchsWinOverProfileGpusAndEnvironment) {
   Harness h;
-  auto c = h.choose({.archs = "8.0", .profile = "p", .profile_archs = "9.0", .gpus = {gpu("H100", 90)},
-                     .env_arch_list = "7.5"});
+  auto c = h.choose(
+      {.archs = "8.0", .profile = "p", .profile_archs = "9.0", .gpus = {gpu("H100", 90)}, .env_arch_list = "7.5"});
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(names(c->targets), "sm_80");
   EXPECT_EQ(c->source, "--archs");
@@ -72,7 +72,8 @@ TEST(PlanTargets, ArchsWinOverProfileGpusAndEnvironment) {
 
 TEST(PlanTargets, ProfileListThenNamedGpusThenEnvironmentThenLocalThenDefault) {
   Harness h;
-  EXPECT_EQ(h.choose({.profile = "wide", .profile_archs = "8.0;9.0", .gpus = {gpu("A100", 80)}})->source, "profile wide");
+  EXPECT_EQ(h.choose({.profile = "wide", .profile_archs = "8.0;9.0", .gpus = {gpu("A100", 80)}})->source,
+            "profile wide");
   EXPECT_EQ(h.choose({.gpus = {gpu("A100", 80)}, .env_arch_list = "9.0"})->source, "--gpu");
   EXPECT_EQ(h.choose({.env_arch_list = "9.0"})->source, "TORCH_CUDA_ARCH_LIST");
   EXPECT_EQ(h.choose({.env_arch_list = ""})->source, "default");  // an empty variable says nothing

@@ -84,7 +84,7 @@ TEST(BuildMemory, NvccJobsCostMoreWithMoreArchitectures) {
   MachineInfo m;
   m.cores = 32;
   m.mem_total = m.mem_available = 64 * GiB;
-  EXPECT_EQ(safe_jobs(m, JobKind::cxx).jobs, 28);     // floor((64 - 6.4) / 2)
-  EXPECT_EQ(safe_jobs(m, JobKind::cuda, 4).jobs, 14); // floor(57.6 / 4)
+  EXPECT_EQ(safe_jobs(m, JobKind::cxx).jobs, 28);      // floor((64 - 6.4) / 2)
+  EXPECT_EQ(safe_jobs(m, JobKind::cuda, 4).jobs, 14);  // floor(57.6 / 4)
   EXPECT_NE(safe_jobs(m, JobKind::cuda, 4).arithmetic.find("nvcc job with 4 archs"), std::string::npos);
 }

@@ -59,11 +59,13 @@ TEST(CmakeCache, TheSeedsCuptiCaseAndVanishedLibraries) {
   t.fs.add_file("/usr/local/cuda/bin/nvcc", "", true);
   t.fs.add_file("/usr/local/cuda/lib64/libcudnn.so", "");
   t.fs.add_file("/usr/lib/x86_64-linux-gnu/libz.so", "");
-  t.proc.on("/kiln doctor --internal-load /usr/local/cuda/lib64/libcudnn.so --internal-load /usr/lib/x86_64-linux-gnu/libz.so",
-            io::ran("KILN-LOAD {\"path\":\"/usr/local/cuda/lib64/libcudnn.so\",\"loaded\":false,\"error\":\"undefined "
-                    "symbol: cudnnX\",\"soname\":\"\",\"elf_error\":\"\"}\n"
-                    "KILN-LOAD {\"path\":\"/usr/lib/x86_64-linux-gnu/libz.so\",\"loaded\":true,\"error\":\"\",\"soname\":"
-                    "\"libz.so.1\",\"elf_error\":\"\"}\n"));
+  t.proc.on(
+      "/kiln doctor --internal-load /usr/local/cuda/lib64/libcudnn.so --internal-load "
+      "/usr/lib/x86_64-linux-gnu/libz.so",
+      io::ran("KILN-LOAD {\"path\":\"/usr/local/cuda/lib64/libcudnn.so\",\"loaded\":false,\"error\":\"undefined "
+              "symbol: cudnnX\",\"soname\":\"\",\"elf_error\":\"\"}\n"
+              "KILN-LOAD {\"path\":\"/usr/lib/x86_64-linux-gnu/libz.so\",\"loaded\":true,\"error\":\"\",\"soname\":"
+              "\"libz.so.1\",\"elf_error\":\"\"}\n"));
   auto a = audit_cmake_cache(t.seams, "/b/CMakeCache.txt", "/kiln");
   ASSERT_TRUE(a) << a.error();
   auto* cupti = find(a->findings, "cmake-cache.feature-library-notfound");
@@ -91,9 +93,10 @@ TEST(CmakeCache, TheSeedsCuptiCaseAndVanishedLibraries) {
 
 TEST(CmakeCache, MissingCompilerEmptyBuildTypeNoLauncher) {
   doctest::FakeSeams t;
-  t.fs.add_file("/b/CMakeCache.txt",
-                "CMAKE_COMMAND:INTERNAL=/usr/bin/cmake\nCMAKE_GENERATOR:INTERNAL=Unix Makefiles\nCMAKE_BUILD_TYPE:STRING=\n"
-                "CMAKE_CXX_COMPILER:FILEPATH=/opt/gcc-9/bin/g++\nCMAKE_CUDA_COMPILER:FILEPATH=/usr/bin/nvcc\n");
+  t.fs.add_file(
+      "/b/CMakeCache.txt",
+      "CMAKE_COMMAND:INTERNAL=/usr/bin/cmake\nCMAKE_GENERATOR:INTERNAL=Unix Makefiles\nCMAKE_BUILD_TYPE:STRING=\n"
+      "CMAKE_CXX_COMPILER:FILEPATH=/opt/gcc-9/bin/g++\nCMAKE_CUDA_COMPILER:FILEPATH=/usr/bin/nvcc\n");
   t.fs.add_file("/usr/bin/nvcc", "", true);
   auto a = audit_cmake_cache(t.seams, "/b/CMakeCache.txt", "");
   ASSERT_TRUE(a);

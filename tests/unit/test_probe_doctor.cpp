@@ -15,11 +15,11 @@ using namespace kiln::probe;
 namespace {
 
 class FixedGpus final : public GpuQuery {
- public:
+public:
   explicit FixedGpus(LocalGpus g) : g_(std::move(g)) {}
   LocalGpus query() override { return g_; }
 
- private:
+private:
   LocalGpus g_;
 };
 
@@ -97,7 +97,8 @@ TEST(Doctor, JsonCarriesEveryArea) {
   EXPECT_FALSE(j.contains("schema"));  // cli::print_json puts it first (kiln.doctor/2)
   EXPECT_TRUE(j.contains("elapsed_s"));
   EXPECT_EQ(j["ok"], false);
-  for (const char* k : {"counts", "findings", "cuda", "libraries", "compilers", "tools", "python", "gpus", "machine", "cmake_cache"})
+  for (const char* k :
+       {"counts", "findings", "cuda", "libraries", "compilers", "tools", "python", "gpus", "machine", "cmake_cache"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_GE(j["counts"]["error"].get<int>(), 3);
   EXPECT_EQ(j["cuda"]["versions"].size(), 2u);
@@ -127,7 +128,8 @@ TEST(Doctor, JsonCarriesEveryArea) {
 TEST(Doctor, TextGroupsByAreaWithFixes) {
   Fixture fx;
   auto text = report::doctor_text(run_doctor(fx.t.seams, fx.o));
-  for (const char* h : {"CUDA toolkit\n", "Libraries\n", "Compilers\n", "Build tools\n", "Python\n", "GPUs\n", "Machine\n"})
+  for (const char* h :
+       {"CUDA toolkit\n", "Libraries\n", "Compilers\n", "Build tools\n", "Python\n", "GPUs\n", "Machine\n"})
     EXPECT_NE(text.find(h), std::string::npos) << h;
   EXPECT_NE(text.find("error:"), std::string::npos);
   EXPECT_NE(text.find("fix: "), std::string::npos);
@@ -137,7 +139,8 @@ TEST(Doctor, TextGroupsByAreaWithFixes) {
 
 TEST(Doctor, CmakeCacheAuditJoinsTheReport) {
   Fixture fx;
-  fx.t.fs.add_file("/b/CMakeCache.txt", "CMAKE_COMMAND:INTERNAL=/usr/bin/cmake\nUSE_CUPTI:BOOL=ON\nCUPTI_LIBRARY:FILEPATH=NOTFOUND\n");
+  fx.t.fs.add_file("/b/CMakeCache.txt",
+                   "CMAKE_COMMAND:INTERNAL=/usr/bin/cmake\nUSE_CUPTI:BOOL=ON\nCUPTI_LIBRARY:FILEPATH=NOTFOUND\n");
   fx.o.cmake_cache = "/b/CMakeCache.txt";
   auto r = run_doctor(fx.t.seams, fx.o);
   ASSERT_TRUE(r.cmake_cache);

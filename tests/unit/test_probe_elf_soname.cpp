@@ -22,15 +22,17 @@ void put(std::string& b, size_t off, std::uint64_t v, int size) {
 std::string tiny_elf(const std::string& soname) {
   const std::uint64_t base = 0x400000, str_off = 176, dyn_off = 208;
   std::string b(dyn_off + 3 * 16, '\0');
-  b.replace(0, 4, "\x7f" "ELF");
+  b.replace(0, 4,
+            "\x7f"
+            "ELF");
   b[4] = 2, b[5] = 1, b[6] = 1;
-  put(b, 16, 3, 2);    // ET_DYN
-  put(b, 18, 62, 2);   // x86-64
+  put(b, 16, 3, 2);   // ET_DYN
+  put(b, 18, 62, 2);  // x86-64
   put(b, 20, 1, 4);
-  put(b, 32, 64, 8);   // e_phoff
+  put(b, 32, 64, 8);  // e_phoff
   put(b, 52, 64, 2);
-  put(b, 54, 56, 2);   // e_phentsize
-  put(b, 56, 2, 2);    // e_phnum
+  put(b, 54, 56, 2);  // e_phentsize
+  put(b, 56, 2, 2);   // e_phnum
   // PT_LOAD
   put(b, 64, 1, 4);
   put(b, 64 + 8, 0, 8);
@@ -44,9 +46,9 @@ std::string tiny_elf(const std::string& soname) {
   b.replace(str_off + 1, soname.size(), soname);  // soname must fit before dyn_off
   put(b, dyn_off, 14, 8);                         // DT_SONAME
   put(b, dyn_off + 8, 1, 8);
-  put(b, dyn_off + 16, 5, 8);                     // DT_STRTAB
+  put(b, dyn_off + 16, 5, 8);  // DT_STRTAB
   put(b, dyn_off + 24, base + str_off, 8);
-  return b;                                       // DT_NULL is the zero tail
+  return b;  // DT_NULL is the zero tail
 }
 
 }  // namespace
@@ -73,8 +75,10 @@ TEST(ElfSoname, EveryTruncationIsAnErrorNotACrash) {
     auto r = read_elf_soname(std::string_view(full.data(), n));
     // The SONAME string sits before the dynamic section, so a cut inside DT_NULL may still read
     // the name; any other cut must say why it failed.
-    if (r) EXPECT_EQ(r->soname, "libfake.so.3") << "cut at " << n;
-    else EXPECT_FALSE(r.error().empty()) << "cut at " << n;
+    if (r)
+      EXPECT_EQ(r->soname, "libfake.so.3") << "cut at " << n;
+    else
+      EXPECT_FALSE(r.error().empty()) << "cut at " << n;
   }
 }
 

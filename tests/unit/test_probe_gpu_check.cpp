@@ -59,7 +59,8 @@ TEST(GpuCheck, GpuTheToolkitCannotBuildFor) {
   LocalGpus g;
   g.source = "nvidia-smi";
   g.gpus.push_back({0, "Tesla V100-SXM2-16GB", 70, "535.0", 16384});
-  EXPECT_EQ(find(check_gpus(g, toolkit("13.0"), std::nullopt), "gpus.arch-unsupported-by-nvcc")->severity, Severity::error);
+  EXPECT_EQ(find(check_gpus(g, toolkit("13.0"), std::nullopt), "gpus.arch-unsupported-by-nvcc")->severity,
+            Severity::error);
   EXPECT_EQ(find(check_gpus(g, toolkit("12.4"), std::nullopt), "gpus.arch-unsupported-by-nvcc"), nullptr);
 }
 

@@ -15,8 +15,10 @@ using namespace kiln::probe;
 TEST(LibLoad, RealChildReportsLoadsFailuresAndCrashes) {
   doctest::TempDir dir;
   auto good_c = dir.write("good.c", "int good_fn(void) { return 1; }\n");
-  auto undef_c = dir.write("undef.c", "extern int kiln_missing_symbol_xyz(void);\nint u(void) { return kiln_missing_symbol_xyz(); }\n");
-  auto crash_c = dir.write("crash.c", "#include <stdlib.h>\n__attribute__((constructor)) static void boom(void) { abort(); }\n");
+  auto undef_c = dir.write(
+      "undef.c", "extern int kiln_missing_symbol_xyz(void);\nint u(void) { return kiln_missing_symbol_xyz(); }\n");
+  auto crash_c =
+      dir.write("crash.c", "#include <stdlib.h>\n__attribute__((constructor)) static void boom(void) { abort(); }\n");
   const std::string good = dir.path() + "/libgood.so", undef = dir.path() + "/libundef.so",
                     crash = dir.path() + "/libcrash.so";
   if (!doctest::build_shared_library(good_c, good, {"-Wl,-soname,libgood.so.1"})) GTEST_SKIP() << "no C compiler";

@@ -71,7 +71,8 @@ TEST(Libraries, CuptiHeaderWithoutLibraryIsTheSeedsError) {
 
 TEST(Libraries, ALibraryThatDoesNotLoadIsAnErrorWithTheLoaderMessage) {
   doctest::FakeSeams t;
-  t.fs.add_file("/cuda/include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
+  t.fs.add_file("/cuda/include/cudnn_version.h",
+                "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
   t.fs.add_file("/cuda/lib64/libcudnn.so", "");
   t.fs.add_file("/cuda/lib64/libcudnn.so.9", "");
   t.fs.add_file("/cuda/lib64/libcudnn.so.9.1.0", "");
@@ -96,7 +97,8 @@ TEST(Libraries, ALibraryThatDoesNotLoadIsAnErrorWithTheLoaderMessage) {
 TEST(Libraries, HeaderAndLibraryOfDifferentMajorReleases) {
   doctest::FakeSeams t;
   t.fs.add_file("/usr/include/nccl.h", "#define NCCL_MAJOR 2\n#define NCCL_MINOR 18\n#define NCCL_PATCH 1\n");
-  t.fs.add_file("/r/usr/include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 0\n#define CUDNN_PATCHLEVEL 0\n");
+  t.fs.add_file("/r/usr/include/cudnn_version.h",
+                "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 0\n#define CUDNN_PATCHLEVEL 0\n");
   t.fs.add_file("/r/usr/lib/x86_64-linux-gnu/libcudnn.so.8", "");
   t.fs.add_file("/r/usr/lib/x86_64-linux-gnu/libcudnn.so.8.9.7", "");
   t.proc.on("/kiln doctor --internal-load /r/usr/lib/x86_64-linux-gnu/libcudnn.so.8",
@@ -117,7 +119,8 @@ TEST(Libraries, CuptiApiNumberIsNotComparedWithTheFileVersion) {
   doctest::FakeSeams t;
   t.fs.add_file("/cuda/include/cupti_version.h", "#define CUPTI_API_VERSION 130001\n");
   t.fs.add_file("/cuda/lib64/libcupti.so.13", "");
-  t.proc.on("/kiln doctor --internal-load /cuda/lib64/libcupti.so.13", loaded("/cuda/lib64/libcupti.so.13", true, "libcupti.so.13"));
+  t.proc.on("/kiln doctor --internal-load /cuda/lib64/libcupti.so.13",
+            loaded("/cuda/lib64/libcupti.so.13", true, "libcupti.so.13"));
   Findings f;
   auto libs = detect_libraries(t.seams, fake_toolkit("/cuda"), {.sysroot = "/none", .self_exe = "/kiln"}, f);
   EXPECT_TRUE(lib(libs, "cupti").usable());
@@ -127,7 +130,8 @@ TEST(Libraries, CuptiApiNumberIsNotComparedWithTheFileVersion) {
 TEST(Libraries, PipWheelsAndEnvironmentRootsAreSearched) {
   doctest::FakeSeams t;
   t.env.set("CUDNN_HOME", "/opt/cudnn");
-  t.fs.add_file("/opt/cudnn/include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 5\n#define CUDNN_PATCHLEVEL 1\n");
+  t.fs.add_file("/opt/cudnn/include/cudnn_version.h",
+                "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 5\n#define CUDNN_PATCHLEVEL 1\n");
   t.fs.add_file("/venv/site-packages/nvidia/nccl/lib/libnccl.so.2", "");
   Findings f;
   LibraryOptions o{.sysroot = "/none", .self_exe = "", .site_packages = {"/venv/site-packages"}, .check_loads = false};
@@ -150,7 +154,8 @@ TEST(Libraries, RealTreeWithANonElfLibraryFailsToLoad) {
   std::ostringstream out, err;
   io::Seams s{fs, proc, clock, env, out, err};
   Findings f;
-  auto libs = detect_libraries(s, fake_toolkit(dir.path() + "/cuda"), {.sysroot = dir.path(), .self_exe = kiln::testing::kiln_binary()}, f);
+  auto libs = detect_libraries(s, fake_toolkit(dir.path() + "/cuda"),
+                               {.sysroot = dir.path(), .self_exe = kiln::testing::kiln_binary()}, f);
   const auto& n = lib(libs, "nccl");
   EXPECT_EQ(n.header_version->str(), "2.21.5");
   EXPECT_TRUE(n.load_checked);

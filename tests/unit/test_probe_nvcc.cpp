@@ -39,7 +39,8 @@ TEST(Nvcc, FoundThroughCudaHomeFirst) {
 }
 
 TEST(LocalGpus, ParsesNvidiaSmiCsv) {
-  auto gpus = probe::parse_nvidia_smi_csv("0, NVIDIA H100 80GB HBM3, 9.0, 580.95.05, 81559\n1, NVIDIA A10G, 8.6, 580.95.05, 23028\nbad line\n");
+  auto gpus = probe::parse_nvidia_smi_csv(
+      "0, NVIDIA H100 80GB HBM3, 9.0, 580.95.05, 81559\n1, NVIDIA A10G, 8.6, 580.95.05, 23028\nbad line\n");
   ASSERT_EQ(gpus.size(), 2u);
   EXPECT_EQ(gpus[0].name, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(gpus[0].cc, 90);
@@ -47,7 +48,12 @@ TEST(LocalGpus, ParsesNvidiaSmiCsv) {
 }
 
 TEST(LocalGpus, DriverCudaVersionFromTheSummaryOrQuery) {
-  EXPECT_EQ(probe::parse_driver_cuda("| NVIDIA-SMI 580.95.05    Driver Version: 580.95.05    CUDA Version: 13.0     |\n"), 13000);
-  EXPECT_EQ(probe::parse_driver_cuda("Driver Version                            : 550.54.14\nCUDA Version                              : 12.4\n"), 12040);
+  EXPECT_EQ(
+      probe::parse_driver_cuda("| NVIDIA-SMI 580.95.05    Driver Version: 580.95.05    CUDA Version: 13.0     |\n"),
+      13000);
+  EXPECT_EQ(
+      probe::parse_driver_cuda(
+          "Driver Version                            : 550.54.14\nCUDA Version                              : 12.4\n"),
+      12040);
   EXPECT_EQ(probe::parse_driver_cuda("No devices were found"), 0);
 }

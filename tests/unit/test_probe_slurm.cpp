@@ -12,8 +12,11 @@ struct Rig {
   io::FakeFilesystem fs;
   io::FakeProcessRunner proc;
   io::FakeClock clock;
-  io::FakeEnvironment env{{{"SLURM_JOB_ID", "12"}, {"SLURM_JOB_PARTITION", "gpu"}, {"SLURM_JOB_NODELIST", "n[1-2]"},
-                           {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"}, {"SLURM_MEM_PER_NODE", "16000"}}};
+  io::FakeEnvironment env{{{"SLURM_JOB_ID", "12"},
+                           {"SLURM_JOB_PARTITION", "gpu"},
+                           {"SLURM_JOB_NODELIST", "n[1-2]"},
+                           {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"},
+                           {"SLURM_MEM_PER_NODE", "16000"}}};
   std::ostringstream out, err;
   io::Seams s{fs, proc, clock, env, out, err};
   probe::SlurmTools t;
@@ -78,7 +81,9 @@ TEST(ProbeSlurm, EachPreconditionHasItsOwnError) {
 
 TEST(ProbeSlurm, MemoryFromSinfoWhenTheJobAskedNone) {
   Rig r;
-  r.env = io::FakeEnvironment{{{"SLURM_JOB_ID", "12"}, {"SLURM_JOB_PARTITION", "gpu"}, {"SLURM_JOB_NODELIST", "n[1-2]"},
+  r.env = io::FakeEnvironment{{{"SLURM_JOB_ID", "12"},
+                               {"SLURM_JOB_PARTITION", "gpu"},
+                               {"SLURM_JOB_NODELIST", "n[1-2]"},
                                {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"}}};
   r.proc.on("sinfo -h -N -n n1,n2 -o %m", io::ran("64000\n32000\n"));
   auto a = probe::detect_allocation(r.s, r.t);
@@ -101,8 +106,17 @@ TEST(ProbeSlurm, NodeThatDoesNotSeeTheBuildFolderIsNamed) {
   EXPECT_EQ(script.back(), "/usr/bin/c++");  // paths and tools are arguments, never part of the script
   EXPECT_EQ(script[2].find("/b"), std::string::npos);
   r.proc.on(line_of(script), io::ran("node here\npath 5 /b\ntool /usr/bin/c++: c++ 12\n"));
-  std::vector<std::string> step = {"srun", "--jobid=12", "--job-name=kiln-probe", "--overlap", "-N2", "-n2",
-                                   "--ntasks-per-node=1", "--mem=0", "-l", "--quiet", "--"};
+  std::vector<std::string> step = {"srun",
+                                   "--jobid=12",
+                                   "--job-name=kiln-probe",
+                                   "--overlap",
+                                   "-N2",
+                                   "-n2",
+                                   "--ntasks-per-node=1",
+                                   "--mem=0",
+                                   "-l",
+                                   "--quiet",
+                                   "--"};
   step.insert(step.end(), script.begin(), script.end());
   r.proc.on(line_of(step), io::ran("0: node n1\n0: path 5 /b\n0: tool /usr/bin/c++: c++ 12\n1: node n2\n1: missing /b\n"
                                    "1: tool /usr/bin/c++: c++ 12\n"));

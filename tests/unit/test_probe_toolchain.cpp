@@ -108,9 +108,11 @@ TEST(Toolchain, CcacheStatsDirAndHitRate) {
   doctest::FakeSeams t;
   add_gxx(t, "12.2.0");
   add_tool(t, "ccache", "--version", "ccache version 4.7.5\n");
-  t.proc.on("/fakebin/ccache --print-stats",
-            io::ran("cache_miss\t25\ncache_size_kibibyte\t4700000\ndirect_cache_hit\t60\npreprocessed_cache_hit\t15\n"));
-  t.proc.on("/fakebin/ccache -p", io::ran("(default) cache_dir = /home/u/.cache/ccache\n(/etc/ccache.conf) max_size = 5.0G\n"));
+  t.proc.on(
+      "/fakebin/ccache --print-stats",
+      io::ran("cache_miss\t25\ncache_size_kibibyte\t4700000\ndirect_cache_hit\t60\npreprocessed_cache_hit\t15\n"));
+  t.proc.on("/fakebin/ccache -p",
+            io::ran("(default) cache_dir = /home/u/.cache/ccache\n(/etc/ccache.conf) max_size = 5.0G\n"));
   auto tc = detect_toolchain(t.seams, CudaToolkit{}, {});
   const auto& c = tc.ccache_info;
   EXPECT_EQ(c.cache_dir, "/home/u/.cache/ccache");
@@ -124,9 +126,10 @@ TEST(Toolchain, CcacheStatsDirAndHitRate) {
 
 TEST(Toolchain, Ccache3StatsFallback) {
   CcacheInfo c;
-  parse_ccache_s("cache directory /c\ncache hit (direct)  10\ncache hit (preprocessed)  5\ncache miss  15\n"
-                 "cache size  1.5 GB\n",
-                 c);
+  parse_ccache_s(
+      "cache directory /c\ncache hit (direct)  10\ncache hit (preprocessed)  5\ncache miss  15\n"
+      "cache size  1.5 GB\n",
+      c);
   EXPECT_EQ(c.hits, 15);
   EXPECT_EQ(c.misses, 15);
   EXPECT_DOUBLE_EQ(*c.hit_rate, 0.5);

@@ -78,10 +78,9 @@ TEST(TorchInstall, FakeTreeGivesEveryFactWithoutPython) {
   d.mkdir("site-packages/torch/lib");
   using kiln::testing::FakeEntry;
   // sm_90, sm_90a, sm_100a SASS and compute_120 PTX: the `a` entries are what get_arch_list omits.
-  const std::string fb = kiln::testing::make_fatbin({FakeEntry{.sm = 90},
-                                                     FakeEntry{.sm = 90, .flags = 0x11 | 0x100000},
-                                                     FakeEntry{.sm = 100, .flags = 0x11 | 0x100000},
-                                                     FakeEntry{.kind = 1, .sm = 120}});
+  const std::string fb =
+      kiln::testing::make_fatbin({FakeEntry{.sm = 90}, FakeEntry{.sm = 90, .flags = 0x11 | 0x100000},
+                                  FakeEntry{.sm = 100, .flags = 0x11 | 0x100000}, FakeEntry{.kind = 1, .sm = 120}});
   if (!make_cuda_library(d, torch + "/lib/libtorch_cuda.so", fb) || !make_c10(d, torch + "/lib/libc10.so", 1))
     GTEST_SKIP() << "no C/C++ compiler";
   io::RealFilesystem fs;
@@ -95,7 +94,8 @@ TEST(TorchInstall, FakeTreeGivesEveryFactWithoutPython) {
   EXPECT_TRUE(t.notes.empty()) << t.notes.front();
 
   // TorchConfig.cmake, when present, is what CMake users of libtorch get: it is read first.
-  d.write("site-packages/torch/share/cmake/Torch/TorchConfig.cmake", "set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=1\")\n");
+  d.write("site-packages/torch/share/cmake/Torch/TorchConfig.cmake",
+          "set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=1\")\n");
   EXPECT_EQ(read_torch_install(fs, torch).cxx11_abi_source, "TorchConfig.cmake");
 }
 
@@ -105,7 +105,9 @@ TEST(TorchInstall, OldAbiFromSymbolsAndABrokenLibraryIsANote) {
   d.write("torch/version.py", "__version__ = '1.13.1+cu117'\ncuda = '11.7'\n");
   d.mkdir("torch/lib");
   if (!make_c10(d, torch + "/lib/libc10.so", 0)) GTEST_SKIP() << "no C++ compiler";
-  d.write("torch/lib/libtorch_cuda_cu.so", "\x7f" "ELF truncated");
+  d.write("torch/lib/libtorch_cuda_cu.so",
+          "\x7f"
+          "ELF truncated");
   io::RealFilesystem fs;
   auto t = read_torch_install(fs, torch);
   EXPECT_EQ(t.version, "1.13.1+cu117");

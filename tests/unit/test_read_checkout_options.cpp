@@ -53,13 +53,15 @@ TEST(CheckoutOptions, NewerCommitDeclaresEveryOption) {
   EXPECT_TRUE(r->from_checkout);
   // Every option()/cmake_dependent_option() of the excerpt, once each.
   EXPECT_EQ(r->options.size(), 29u);
-  for (const char* name : {"USE_C10D_NCCL", "USE_TENSORPIPE", "USE_C10D_GLOO", "USE_GLOO", "USE_MPI", "USE_C10D_MPI", "USE_UCC"}) {
+  for (const char* name :
+       {"USE_C10D_NCCL", "USE_TENSORPIPE", "USE_C10D_GLOO", "USE_GLOO", "USE_MPI", "USE_C10D_MPI", "USE_UCC"}) {
     EXPECT_FALSE(get(*r, name).on) << name;
     EXPECT_EQ(get(*r, name).origin, "dependency") << name;
   }
   EXPECT_EQ(get(*r, "USE_C10D_NCCL").reason, "needs USE_DISTRIBUTED, which is off");
   EXPECT_EQ(get(*r, "USE_C10D_NCCL").condition, "USE_DISTRIBUTED;USE_NCCL");
-  EXPECT_NE(get(*r, "USE_TENSORPIPE").reason.find("USE_DISTRIBUTED=OFF"), std::string::npos) << get(*r, "USE_TENSORPIPE").reason;
+  EXPECT_NE(get(*r, "USE_TENSORPIPE").reason.find("USE_DISTRIBUTED=OFF"), std::string::npos)
+      << get(*r, "USE_TENSORPIPE").reason;
   EXPECT_EQ(get(*r, "USE_DISTRIBUTED").origin, "--set");
   // USE_NCCL does not depend on USE_DISTRIBUTED in this checkout (the old table said it did).
   EXPECT_TRUE(get(*r, "USE_NCCL").on);
@@ -71,7 +73,7 @@ TEST(CheckoutOptions, NewerCommitDeclaresEveryOption) {
   EXPECT_TRUE(get(*r, "USE_MKLDNN").on);     // default "${CPU_INTEL}"
   EXPECT_TRUE(get(*r, "USE_MKLDNN").default_on);
   EXPECT_FALSE(get(*r, "USE_MPS").on);
-  EXPECT_FALSE(get(*r, "USE_VULKAN").on);    // inside if(NOT DEFINED USE_VULKAN), needs ANDROID
+  EXPECT_FALSE(get(*r, "USE_VULKAN").on);       // inside if(NOT DEFINED USE_VULKAN), needs ANDROID
   EXPECT_FALSE(r->find_declared("USE_CUPTI"));  // not an option of this checkout
   EXPECT_NE(get(*r, "USE_ROCM").note.find("Dependencies.cmake"), std::string::npos);
 }
@@ -128,8 +130,10 @@ TEST(CheckoutOptions, TyposAreRefusedWithTheNearestNames) {
   req = {};
   req.user_set = {{"MAX_JOBS", "4"}};
   EXPECT_TRUE(c.resolve(req));
-  EXPECT_EQ(read::nearest_names("USE_CUDNNN", {"USE_CUDA", "USE_GLOO", "USE_CUDNN"}), (std::vector<std::string>{"USE_CUDNN"}));
-  EXPECT_EQ(read::nearest_names("USE_GLO", {"USE_CUDA", "USE_GLOO", "USE_GLOG"}), (std::vector<std::string>{"USE_GLOG", "USE_GLOO"}));
+  EXPECT_EQ(read::nearest_names("USE_CUDNNN", {"USE_CUDA", "USE_GLOO", "USE_CUDNN"}),
+            (std::vector<std::string>{"USE_CUDNN"}));
+  EXPECT_EQ(read::nearest_names("USE_GLO", {"USE_CUDA", "USE_GLOO", "USE_GLOG"}),
+            (std::vector<std::string>{"USE_GLOG", "USE_GLOO"}));
 }
 
 TEST(CheckoutOptions, EnvironmentAndLibrariesAsSetupPyWouldPassThem) {
@@ -144,7 +148,7 @@ TEST(CheckoutOptions, EnvironmentAndLibrariesAsSetupPyWouldPassThem) {
   EXPECT_EQ(get(*r, "USE_CUDA").origin, "environment");
   EXPECT_FALSE(get(*r, "USE_CUDNN").on);
   EXPECT_EQ(get(*r, "USE_CUDNN").origin, "dependency");
-  EXPECT_TRUE(get(*r, "USE_NCCL").on);   // USE_ROCM still holds its condition here
+  EXPECT_TRUE(get(*r, "USE_NCCL").on);  // USE_ROCM still holds its condition here
   req.environment = {};
   req.library_check = [](const std::string& lib) -> std::optional<bool> { return lib != "nccl"; };
   auto lib = c.resolve(req);

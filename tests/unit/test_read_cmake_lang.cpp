@@ -49,7 +49,7 @@ TEST(CmakeLang, ArgumentKindsCommentsAndContinuations) {
   EXPECT_EQ(c[1].args[1].text, "raw ]] ${NOT_EXPANDED}\n");
   EXPECT_EQ(c[1].args[1].kind, Arg::bracket);
   EXPECT_EQ(c[1].args[2].text, "unq\\;uoted");  // the list escape stays until expansion
-  EXPECT_EQ(c[1].args[3].text, "a\"b c\"d");   // legacy unquoted argument keeps its quotes
+  EXPECT_EQ(c[1].args[3].text, "a\"b c\"d");    // legacy unquoted argument keeps its quotes
   EXPECT_EQ(c[2].line, 8);
   EXPECT_EQ(c[2].args[3].text, "USE_X;UNIX");
 }
@@ -100,14 +100,19 @@ TEST(CmakeLang, ConstantsAndVariableTruth) {
 }
 
 TEST(CmakeLang, IfFollowsCmakeRules) {
-  auto l = vars({{"ON_VAR", "ON"}, {"OFF_VAR", "OFF"}, {"PATHVAR", "/x"}, {"SYS", "Linux"}, {"PROC", "x86_64"},
-                 {"LIST", "a;b"}, {"V", "12.3"}},
+  auto l = vars({{"ON_VAR", "ON"},
+                 {"OFF_VAR", "OFF"},
+                 {"PATHVAR", "/x"},
+                 {"SYS", "Linux"},
+                 {"PROC", "x86_64"},
+                 {"LIST", "a;b"},
+                 {"V", "12.3"}},
                 {"MYSTERY"});
   EXPECT_EQ(cond("ON_VAR", l), Truth::yes);
   EXPECT_EQ(cond("OFF_VAR", l), Truth::no);
   EXPECT_EQ(cond("PATHVAR", l), Truth::yes);
-  EXPECT_EQ(cond("NEVER_SET", l), Truth::no);            // an unset variable reads false
-  EXPECT_EQ(cond("\"PATHVAR\"", l), Truth::no);          // CMP0054: a quoted non-constant is false
+  EXPECT_EQ(cond("NEVER_SET", l), Truth::no);    // an unset variable reads false
+  EXPECT_EQ(cond("\"PATHVAR\"", l), Truth::no);  // CMP0054: a quoted non-constant is false
   EXPECT_EQ(cond("NOT OFF_VAR AND ON_VAR", l), Truth::yes);
   EXPECT_EQ(cond("OFF_VAR OR (ON_VAR AND NOT OFF_VAR)", l), Truth::yes);
   EXPECT_EQ(cond("NOT (ON_VAR OR OFF_VAR)", l), Truth::no);
@@ -130,7 +135,8 @@ TEST(CmakeLang, IfFollowsCmakeRules) {
 }
 
 TEST(CmakeLang, DependsListNeedsEveryElement) {
-  auto l = vars({{"USE_CUDA", "ON"}, {"USE_ROCM", "OFF"}, {"UNIX", "1"}, {"USE_DISTRIBUTED", "OFF"}, {"USE_NCCL", "ON"}});
+  auto l =
+      vars({{"USE_CUDA", "ON"}, {"USE_ROCM", "OFF"}, {"UNIX", "1"}, {"USE_DISTRIBUTED", "OFF"}, {"USE_NCCL", "ON"}});
   std::string failed;
   EXPECT_EQ(evaluate_depends("USE_CUDA OR USE_ROCM;UNIX;NOT APPLE", l, &failed).truth, Truth::yes);
   EXPECT_EQ(evaluate_depends("USE_DISTRIBUTED;USE_NCCL", l, &failed).truth, Truth::no);

@@ -78,7 +78,8 @@ TEST(ProjectKnobsFixtures, EveryFixtureCitesItsSourceAndCopiesNothing) {
     EXPECT_NE(src->find("commit: "), std::string::npos) << e.path();
     EXPECT_NE(src->find("written for kiln"), std::string::npos) << e.path();
     for (const char* f : {"/setup.py", "/CMakeLists.txt"})
-      if (auto t = fs.read(e.path().string() + f)) EXPECT_NE(t->find("kiln test fixture"), std::string::npos) << e.path() << f;
+      if (auto t = fs.read(e.path().string() + f))
+        EXPECT_NE(t->find("kiln test fixture"), std::string::npos) << e.path() << f;
     ++n;
   }
   EXPECT_GE(n, 14);
@@ -280,7 +281,8 @@ TEST(ProjectKnobsFixtures, AFolderThatIsNoProjectSaysWhatItFound) {
   setup->files = {"setup.py"};
   EXPECT_EQ(read::detect_project_kind(fs, "/p", &setup), read::ProjectKind::unknown);
   EXPECT_EQ(read::describe_folder(fs, "/p", &setup),
-            "found setup.py, which builds no extension (read with Python's ast: no Extension call or op builder in setup.py), "
+            "found setup.py, which builds no extension (read with Python's ast: no Extension call or op builder in "
+            "setup.py), "
             "setup.cfg but no CMakeLists.txt");
 }
 
@@ -355,7 +357,9 @@ read::ProjectReading reading(const std::string& setup_py) {
 }
 
 TEST(ProjectKnobsDecide, TheEnvironmentAndKnobFlagWinAndNoKnobsSetsNothing) {
-  auto r = reading("F = os.getenv(\"X_FORCE_BUILD\", \"FALSE\") == \"TRUE\"\nK = os.getenv(\"X_KEEP_CUDA_BUILD\", \"FALSE\") == \"TRUE\"\n");
+  auto r = reading(
+      "F = os.getenv(\"X_FORCE_BUILD\", \"FALSE\") == \"TRUE\"\nK = os.getenv(\"X_KEEP_CUDA_BUILD\", \"FALSE\") == "
+      "\"TRUE\"\n");
   io::FakeEnvironment env{{{"X_FORCE_BUILD", "FALSE"}}};
   read::KnobContext ctx;
   ctx.env = &env;
@@ -386,7 +390,8 @@ TEST(ProjectKnobsDecide, CpuPlansTurnNothingOn) {
 }
 
 TEST(ProjectKnobsDecide, UnknownSwitchesAreReportedNotSet) {
-  auto kp = read::decide_knobs(reading("Z = os.getenv(\"ZAP_MODE\", \"0\") == \"1\"\nP = os.getenv(\"SOME_PATH\")\n"), {});
+  auto kp =
+      read::decide_knobs(reading("Z = os.getenv(\"ZAP_MODE\", \"0\") == \"1\"\nP = os.getenv(\"SOME_PATH\")\n"), {});
   ASSERT_EQ(kp.knobs.size(), 1u);  // a value read (a path) is no switch
   EXPECT_EQ(kp.knobs[0].role, "unknown");
   EXPECT_FALSE(kp.knobs[0].sets());

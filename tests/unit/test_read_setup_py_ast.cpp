@@ -117,8 +117,9 @@ TEST(SetupPyAst, WhatCannotBeReadIsNamedNotGuessed) {
 
 TEST(SetupPyAst, ParsesNeverRuns) {
   Project p;
-  p.write("setup.py", "import os\nopen(os.path.join(os.path.dirname(__file__), 'ran'), 'w').write('x')\n"
-                      "raise SystemExit(3)\n");
+  p.write("setup.py",
+          "import os\nopen(os.path.join(os.path.dirname(__file__), 'ran'), 'w').write('x')\n"
+          "raise SystemExit(3)\n");
   p.read();
   EXPECT_FALSE(std::filesystem::exists(p.dir / "ran"));
 }

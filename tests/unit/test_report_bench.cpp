@@ -7,7 +7,8 @@
 using namespace kiln::report;
 
 TEST(BenchMatrix, ParsesAxesAndExpandsEveryCombination) {
-  auto axes = parse_matrix({"archs=80-real,80-real+90-real+100-real+120-real", "cache=cold,WARM", "generator=make,Ninja"});
+  auto axes =
+      parse_matrix({"archs=80-real,80-real+90-real+100-real+120-real", "cache=cold,WARM", "generator=make,Ninja"});
   ASSERT_TRUE(axes) << axes.error();
   auto configs = expand(*axes);
   ASSERT_EQ(configs.size(), 8u);

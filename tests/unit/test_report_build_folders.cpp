@@ -38,7 +38,8 @@ report::ExecRecord record(const std::string& out, long long start) {
 
 TEST(BuildFolders, KilnsBuildFolderAndTheProjectFindEveryExtensionsNinjaFolder) {
   auto fs = extension_build();
-  const std::vector<std::string> want = {"/p/build/temp.linux/kiln-ninja/pkg.a", "/p/build/temp.linux/kiln-ninja/pkg.b"};
+  const std::vector<std::string> want = {"/p/build/temp.linux/kiln-ninja/pkg.a",
+                                         "/p/build/temp.linux/kiln-ninja/pkg.b"};
   for (const char* dir : {"/p/build-kiln", "/p"}) {
     auto f = report::find_build_folders(fs, dir);
     EXPECT_EQ(f.ninja_dirs, want) << dir;
@@ -54,7 +55,8 @@ TEST(BuildFolders, ASerialExtensionBuildAndACMakeBuildHaveOneNinjaFolder) {
   io::FakeFilesystem fs;
   fs.add_file("/s/build-kiln/kiln-build.json", "{}");
   fs.add_file("/s/build/temp.linux/.ninja_log", "");
-  EXPECT_EQ(report::find_build_folders(fs, "/s/build-kiln").ninja_dirs, std::vector<std::string>{"/s/build/temp.linux"});
+  EXPECT_EQ(report::find_build_folders(fs, "/s/build-kiln").ninja_dirs,
+            std::vector<std::string>{"/s/build/temp.linux"});
   fs.add_file("/c/build-kiln/kiln-build.json", "{}");
   fs.add_file("/c/build-kiln/.ninja_log", "");
   EXPECT_EQ(report::find_build_folders(fs, "/c").ninja_dirs, std::vector<std::string>{"/c/build-kiln"});

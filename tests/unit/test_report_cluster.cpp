@@ -6,7 +6,8 @@ using namespace kiln;
 
 namespace {
 
-report::Unit unit(std::string name, std::string kind, long start, long end, long kib = 1024 * 1024, std::string node = "") {
+report::Unit unit(std::string name, std::string kind, long start, long end, long kib = 1024 * 1024,
+                  std::string node = "") {
   report::Unit u;
   u.name = std::move(name);
   u.outputs = {u.name};

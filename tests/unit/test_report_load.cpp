@@ -27,9 +27,11 @@ struct World {
 
 TEST(ReportLoad, CoresComeFromTheBuildsRecordNotThisMachine) {
   World w;
-  w.fs.add_file("/p/build/temp/kiln-build.json",
-                R"({"schema": 1, "cores": 16, "exec_log": "/k/kiln-exec.jsonl", "ccache_stats": "/k/kiln-ccache-stats.log"})");
-  w.fs.add_file("/k/kiln-exec.jsonl", R"({"output": "/p/build/temp/a.o", "start_ms": 1, "wall_ms": 100, "cpu_ms": 90})" "\n");
+  w.fs.add_file(
+      "/p/build/temp/kiln-build.json",
+      R"({"schema": 1, "cores": 16, "exec_log": "/k/kiln-exec.jsonl", "ccache_stats": "/k/kiln-ccache-stats.log"})");
+  w.fs.add_file("/k/kiln-exec.jsonl", R"({"output": "/p/build/temp/a.o", "start_ms": 1, "wall_ms": 100, "cpu_ms": 90})"
+                                      "\n");
   auto in = report::load_build("/p/build/temp", w.s, 2);
   ASSERT_TRUE(in) << in.error();
   EXPECT_EQ(in->cores, 16);

@@ -9,16 +9,27 @@ using kiln::report::parse_nvcc_time;
 TEST(NvccTime, SumsDevicePhasesPerArchAndHostPhasesApart) {
   const std::string csv =
       "source file name , phase name , phase input files , phase output file , arch , tool, metric , unit\n"
-      "/p/a.cu , gcc (preprocessing 1) , /p/a.cu  , /tmp/tmpxft_00007b01_00000000-8_a.compute_80.cpp1.ii , compute_80 , nvcc , 369.8100 , ms\n"
-      "/p/b.cu , gcc (preprocessing 1) , /p/b.cu  , /tmp/tmpxft_00007b05_00000000-8_b.compute_80.cpp1.ii , compute_80 , nvcc , 399.5030 , ms\n"
-      "/p/a.cu , gcc (preprocessing 1) , /p/a.cu  , /tmp/tmpxft_00007b01_00000000-9_a.compute_90.cpp1.ii , compute_90 , nvcc , 322.5350 , ms\n"
-      "/p/a.cu , gcc (preprocessing 4) , /p/a.cu  , /tmp/tmpxft_00007b01_00000000-5_a.cpp4.ii ,  , nvcc , 349.4930 , ms\n"
-      "/p/a.cu , cudafe++ ,  /tmp/tmpxft_00007b01_00000000-5_a.cpp4.ii  , /tmp/tmpxft_00007b01_00000000-6_a.compute_90.cudafe1.cpp , compute_90 , nvcc , 1177.5470 , ms\n"
-      "/p/a.cu , cicc ,  /tmp/tmpxft_00007b01_00000000-8_a.compute_80.cpp1.ii  , /tmp/tmpxft_00007b01_00000000-7_a.compute_80.ptx , compute_80 , nvcc , 1032.3500 , ms\n"
-      "/p/a.cu , ptxas , /tmp/tmpxft_00007b01_00000000-7_a.compute_80.ptx  , /tmp/tmpxft_00007b01_00000000-10_a.compute_80.cubin , sm_80 , nvcc , 59.8220 , ms\n"
-      "/p/a.cu , cicc ,  /tmp/tmpxft_00007b01_00000000-9_a.compute_90.cpp1.ii  , /tmp/tmpxft_00007b01_00000000-6_a.compute_90.ptx , compute_90 , nvcc , 1384.1360 , ms\n"
-      "/p/a.cu , ptxas , /tmp/tmpxft_00007b01_00000000-6_a.compute_90.ptx  , /tmp/tmpxft_00007b01_00000000-11_a.compute_90.cubin , sm_90 , nvcc , 95.8250 , ms\n"
-      "/p/a.cu , fatbinary , /tmp/tmpxft_00007b01_00000000-10_a.compute_80.cubin /tmp/tmpxft_00007b01_00000000-11_a.compute_90.cubin  , /tmp/tmpxft_00007b01_00000000-3_a.fatbin ,  , nvcc , 2.3300 , ms\n"
+      "/p/a.cu , gcc (preprocessing 1) , /p/a.cu  , /tmp/tmpxft_00007b01_00000000-8_a.compute_80.cpp1.ii , compute_80 "
+      ", nvcc , 369.8100 , ms\n"
+      "/p/b.cu , gcc (preprocessing 1) , /p/b.cu  , /tmp/tmpxft_00007b05_00000000-8_b.compute_80.cpp1.ii , compute_80 "
+      ", nvcc , 399.5030 , ms\n"
+      "/p/a.cu , gcc (preprocessing 1) , /p/a.cu  , /tmp/tmpxft_00007b01_00000000-9_a.compute_90.cpp1.ii , compute_90 "
+      ", nvcc , 322.5350 , ms\n"
+      "/p/a.cu , gcc (preprocessing 4) , /p/a.cu  , /tmp/tmpxft_00007b01_00000000-5_a.cpp4.ii ,  , nvcc , 349.4930 , "
+      "ms\n"
+      "/p/a.cu , cudafe++ ,  /tmp/tmpxft_00007b01_00000000-5_a.cpp4.ii  , "
+      "/tmp/tmpxft_00007b01_00000000-6_a.compute_90.cudafe1.cpp , compute_90 , nvcc , 1177.5470 , ms\n"
+      "/p/a.cu , cicc ,  /tmp/tmpxft_00007b01_00000000-8_a.compute_80.cpp1.ii  , "
+      "/tmp/tmpxft_00007b01_00000000-7_a.compute_80.ptx , compute_80 , nvcc , 1032.3500 , ms\n"
+      "/p/a.cu , ptxas , /tmp/tmpxft_00007b01_00000000-7_a.compute_80.ptx  , "
+      "/tmp/tmpxft_00007b01_00000000-10_a.compute_80.cubin , sm_80 , nvcc , 59.8220 , ms\n"
+      "/p/a.cu , cicc ,  /tmp/tmpxft_00007b01_00000000-9_a.compute_90.cpp1.ii  , "
+      "/tmp/tmpxft_00007b01_00000000-6_a.compute_90.ptx , compute_90 , nvcc , 1384.1360 , ms\n"
+      "/p/a.cu , ptxas , /tmp/tmpxft_00007b01_00000000-6_a.compute_90.ptx  , "
+      "/tmp/tmpxft_00007b01_00000000-11_a.compute_90.cubin , sm_90 , nvcc , 95.8250 , ms\n"
+      "/p/a.cu , fatbinary , /tmp/tmpxft_00007b01_00000000-10_a.compute_80.cubin "
+      "/tmp/tmpxft_00007b01_00000000-11_a.compute_90.cubin  , /tmp/tmpxft_00007b01_00000000-3_a.fatbin ,  , nvcc , "
+      "2.3300 , ms\n"
       "/p/a.cu , gcc (compiling) ,   , CMakeFiles/k.dir/a.cu.o , compute_90 , nvcc , 1265.6550 , ms\n"
       " , nvcc (driver) ,  , CMakeFiles/k.dir/a.cu.o ,  , nvcc , 4.4673 , ms\n"
       "garbage line\n";
@@ -35,8 +46,10 @@ TEST(NvccTime, SumsDevicePhasesPerArchAndHostPhasesApart) {
 
 TEST(NvccTime, KeepsTheLastCompileOfASource) {
   const std::string csv =
-      "/p/a.cu , cicc , /tmp/tmpxft_00000001_00000000-8_a.ii , /tmp/tmpxft_00000001_00000000-7_a.ptx , compute_80 , nvcc , 100 , ms\n"
-      "/p/a.cu , cicc , /tmp/tmpxft_00000002_00000000-8_a.ii , /tmp/tmpxft_00000002_00000000-7_a.ptx , compute_80 , nvcc , 7 , ms\n";
+      "/p/a.cu , cicc , /tmp/tmpxft_00000001_00000000-8_a.ii , /tmp/tmpxft_00000001_00000000-7_a.ptx , compute_80 , "
+      "nvcc , 100 , ms\n"
+      "/p/a.cu , cicc , /tmp/tmpxft_00000002_00000000-8_a.ii , /tmp/tmpxft_00000002_00000000-7_a.ptx , compute_80 , "
+      "nvcc , 7 , ms\n";
   auto t = parse_nvcc_time(csv);
   ASSERT_EQ(t.units.size(), 1u);
   EXPECT_DOUBLE_EQ(t.units[0].device_ms.at(80), 7);

@@ -131,7 +131,7 @@ TEST(Profile, CriticalPathParallelismAndBoundFromTheGraph) {
   ASSERT_FALSE(p.targets.empty());
   EXPECT_EQ(p.targets[0].name, "lib");
   EXPECT_EQ(p.targets[0].total_ms, 1600);  // b.cu.o, c.cpp.o and liblib.so
-  EXPECT_EQ(p.peak_memory_kib, -1);  // no exec log: unknown, not zero
+  EXPECT_EQ(p.peak_memory_kib, -1);        // no exec log: unknown, not zero
 }
 
 TEST(Profile, OneCoreMakesTheBuildCpuBound) {
@@ -375,9 +375,12 @@ TEST(Profile, ABuildThatHadTheCpuStillHearsAboutScheduling) {
   in.graph = *parse_ninja_graph(fixture("graph.dot"));
   std::string exec = fixture("kiln-exec.jsonl");
   // The same build with each job on a CPU the whole time it ran.
-  for (auto [from, to] : {std::pair{"\"cpu_ms\": 4000", "\"cpu_ms\": 12000"}, {"\"cpu_ms\": 4200", "\"cpu_ms\": 13000"},
-                          {"\"cpu_ms\": 4300", "\"cpu_ms\": 12000"}, {"\"cpu_ms\": 2200", "\"cpu_ms\": 4000"}})
-    for (auto at = exec.find(from); at != std::string::npos; at = exec.find(from)) exec.replace(at, std::strlen(from), to);
+  for (auto [from, to] : {std::pair{"\"cpu_ms\": 4000", "\"cpu_ms\": 12000"},
+                          {"\"cpu_ms\": 4200", "\"cpu_ms\": 13000"},
+                          {"\"cpu_ms\": 4300", "\"cpu_ms\": 12000"},
+                          {"\"cpu_ms\": 2200", "\"cpu_ms\": 4000"}})
+    for (auto at = exec.find(from); at != std::string::npos; at = exec.find(from))
+      exec.replace(at, std::strlen(from), to);
   in.exec = parse_exec_log(exec);
   auto p = compute_profile(in);
   EXPECT_FALSE(p.contended);

@@ -17,7 +17,8 @@ namespace {
 
 const std::string kSamples[] = {
     "# ninja log v5\n0\t400\t1\tgen.h\t01\n0\t500\t1\tCMakeFiles/lib.dir/b.cu.o\t02\n1200\t1500\t1\tliblib.so\t05\n",
-    "digraph ninja {\n\"0x1\" [label=\"a.o\"]\n\"0x2\" [label=\"CXX\", shape=ellipse]\n\"0x2\" -> \"0x1\"\n\"0x3\" -> \"0x2\" "
+    "digraph ninja {\n\"0x1\" [label=\"a.o\"]\n\"0x2\" [label=\"CXX\", shape=ellipse]\n\"0x2\" -> \"0x1\"\n\"0x3\" -> "
+    "\"0x2\" "
     "[arrowhead=none]\n\"0x3\" [label=\"a.c\"]\n}\n",
     R"({"output": "a.o", "source": "a.c", "start_ms": 1, "wall_ms": 2, "cpu_ms": 3, "peak_rss_kib": 4, "exit": 0, "waited_ms": 0, "archs": 1})"
     "\n",
