@@ -19,6 +19,7 @@
 #include "report/load.hpp"
 #include "drive/build.hpp"
 #include "drive/cmake_build.hpp"
+#include "io/interrupt.hpp"
 #include "plan/make_plan.hpp"
 #include "read/project_kind.hpp"
 
@@ -79,7 +80,11 @@ class BenchCommand final : public Command {
     auto warm_key = [](const report::BenchConfig& c) { return fmt::format("{}|{}|{}", c.archs, c.generator, c.jobs); };
     int n = 0;
     const int total = static_cast<int>(configs.size()) * repeat_;
+    // SIGINT/SIGTERM/SIGHUP reach the running build's tree (as in kiln build); no row starts after one.
+    io::BuildInterrupts interrupts(std::chrono::seconds(10));
+    auto stopped = [&](int sig) { return stopped_after(s, interrupts, sig, n, total); };
     for (const auto& cfg : configs) {
+      if (int sig = io::BuildInterrupts::received()) return stopped(sig);
       const std::string dir = bench_dir + "/" + cfg.id();
       // A fresh folder per configuration: an up-to-date build or a left-over cache would measure nothing.
       s.proc.run(io::ProcessSpec{.argv = {*cmake, "-E", "rm", "-rf", dir}});
@@ -142,6 +147,7 @@ class BenchCommand final : public Command {
       rows.push_back(report::summarize(cfg, std::move(runs), cost()));
     }
 
+    if (int sig = io::BuildInterrupts::received()) return stopped(sig);
     report::compare_with_default(rows);
     bool all_ok = true;
     for (const auto& r : rows) all_ok = all_ok && r.ok_runs == static_cast<int>(r.runs.size());
@@ -159,6 +165,14 @@ class BenchCommand final : public Command {
       s.out << report::bench_table(rows, markdown_);
     }
     return all_ok ? kOk : kFindings;
+  }
+
+  // A stop signal came: waits for the running row's tree, says how far the bench got.
+  static int stopped_after(io::Seams& s, const io::BuildInterrupts& interrupts, int sig, int done, int total) {
+    const auto settled = interrupts.settle(std::chrono::seconds(5));
+    s.err << "kiln bench: stopped by " << io::signal_name(sig) << " after " << done << " of " << total << " runs"
+          << (settled.clean ? "; nothing of it still runs\n" : "; some of its processes did not stop\n");
+    return settled.clean ? 128 + sig : static_cast<int>(kFindings);
   }
 
  private:

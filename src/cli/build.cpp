@@ -21,6 +21,7 @@
 #include "diagnose/render.hpp"
 #include "core/arch_spec.hpp"
 #include "core/compat.hpp"
+#include "probe/disk.hpp"
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
 #include "drive/build_lock.hpp"
@@ -53,7 +54,7 @@ class BuildCommand final : public Command {
   }
 
   int run(io::Seams& s) override {
-    plan::Plan plan = plan_or_throw(dir_, req_, s);
+    plan::Plan plan = plan_or_throw(dir_, req_, s, origins);
     // One build per folder: a second run would overwrite the first one's files and log.
     auto lock = drive::BuildLock::acquire(plan.build_dir, drive::own_command_line());
     if (!lock) throw Failure(lock.error());
@@ -78,7 +79,9 @@ class BuildCommand final : public Command {
     if (slurm_)  // nothing of this build may stay in Slurm, however it ended
       std::ofstream(plan.log_path(), std::ios::app) << finish_slurm(*slurm_, s);
 
-    if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig);
+    if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig, json_);
+    if (!outcome.ok)
+      if (auto full = full_disk(plan)) std::ofstream(plan.log_path(), std::ios::app) << *full << "\n";
     if (json_) {
       json j = outcome_json(plan, outcome);
       bool ok = outcome.ok;
@@ -101,6 +104,8 @@ class BuildCommand final : public Command {
       return kFindings;
     }
     const auto verified = verify(s, plan, outcome);
+    // A stop during verification is honoured too (it exited 0 after SIGTERM).
+    if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig, json_);
     if (auto why = no_cuda_failure(s, plan, verified)) {
       s.err << "kiln build: failed: " << *why << ". Full log: " << plan.log_path() << "\n";
       return kFindings;
@@ -112,7 +117,7 @@ class BuildCommand final : public Command {
  private:
   // Waits for the tree to stop, records it in the build log, and exits 128 + signal only when
   // nothing of the build still runs.
-  static int stopped(io::Seams& s, const plan::Plan& plan, const io::BuildInterrupts& interrupts, int sig) {
+  static int stopped(io::Seams& s, const plan::Plan& plan, const io::BuildInterrupts& interrupts, int sig, bool json) {
     const auto settled = interrupts.settle(kAfterKill);
     const std::string name = io::signal_name(sig);
     std::string line = fmt::format("kiln: build stopped by {} after it was forwarded to the build tree", name);
@@ -121,6 +126,16 @@ class BuildCommand final : public Command {
     line += settled.clean ? "; nothing of the build still runs"
                           : fmt::format("; {} process(es) of the build still run", settled.left);
     std::ofstream(plan.log_path(), std::ios::app) << line << "\n";
+    // --json prints a result on every exit: here, the interruption.
+    if (json)
+      print_json(s.out, "build",
+                 {{"plan", plan::plan_to_json(plan)},
+                  {"outcome",
+                   {{"ok", false},
+                    {"failed_step", "interrupted"},
+                    {"interrupted", {{"signal", name}, {"clean", settled.clean}, {"left", settled.left}, {"killed", settled.killed}}},
+                    {"exit_code", settled.clean ? 128 + sig : 1},
+                    {"log", plan.log_path()}}}});
     if (!settled.clean) {
       s.err << "kiln build: " << name << ": " << settled.left
             << " process(es) of the build did not stop even after SIGKILL. Full log: " << plan.log_path() << "\n";
@@ -134,6 +149,7 @@ class BuildCommand final : public Command {
     if (o.ok) return nullptr;
     auto d = diagnose_log(p);
     const auto* root = d.root_cause();
+    if (!root && full_disk(p)) return {{"id", "resources.no-space"}, {"cause", *full_disk(p)}};
     if (!root) return {{"id", nullptr}, {"cause", "no known signature matched; see the log"}};
     return {{"id", root->signature->id}, {"line", root->first_line}, {"cause", root->cause}, {"fix", root->fix}};
   }
@@ -190,12 +206,24 @@ class BuildCommand final : public Command {
     return diagnose::diagnose_stream(in, opts);
   }
 
+  // A tool may fail on a full disk without saying so (CMake's own writes): the log gets a line the
+  // diagnosis reads (resources.no-space) when the build folder's file system is (nearly) full.
+  // (When the log itself could not be written, the same line is given beside the diagnosis.)
+  static std::optional<std::string> full_disk(const plan::Plan& p) {
+    const auto d = probe::StatvfsDiskQuery().space(p.build_dir);
+    if (!d || d->free_bytes >= (1u << 20)) return std::nullopt;
+    return fmt::format("kiln: disk full: {} has {} KiB free", p.build_dir, d->free_bytes / 1024);
+  }
+
   static void print_failure(io::Seams& s, const plan::Plan& p, const drive::BuildOutcome& o) {
     s.err << fmt::format("kiln build: {} failed ({}). Full log: {}\n\n", o.failed_step,
                          o.term_signal ? fmt::format("killed by signal {}", o.term_signal) : fmt::format("exit {}", o.exit_code),
                          p.log_path());
     // The root cause, with the lines that prove it and the fix in the plan's terms.
-    diagnose::render_text(s.err, diagnose_log(p), p.log_path(), {});
+    const auto d = diagnose_log(p);
+    diagnose::render_text(s.err, d, p.log_path(), {});
+    if (auto full = full_disk(p); full && (!d.root_cause() || d.root_cause()->signature->id != "resources.no-space"))
+      s.err << *full << ": the disk filled up; free space, or pass --build-dir on a larger disk\n";
   }
 
   // What the built binaries really hold, and whether they run on the planned GPUs with every

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/setting_source.hpp"
 #include "io/seams.hpp"
 
 namespace kiln::cli {
@@ -34,6 +35,8 @@ class Command {
   // end-of-options marker `--` as it is; run_cli puts it in raw_tail instead of parsing it.
   virtual bool wants_raw_tail() const { return false; }
   std::vector<std::string> raw_tail;
+  // Where each setting could come from (command line, config file, environment), set by run_cli.
+  SettingOrigins origins;
 };
 
 std::vector<std::unique_ptr<Command>> all_commands();

@@ -55,4 +55,14 @@ std::optional<std::string> check_config(const std::string& path, const std::stri
   return std::nullopt;
 }
 
+std::optional<unsigned> config_line(const std::string& text, const std::string& section, const std::string& key) {
+  toml::parse_result parsed = toml::parse(text);
+  if (!parsed) return std::nullopt;
+  const auto* table = parsed.table()[section].as_table();
+  if (!table) return std::nullopt;
+  for (const auto& [k, node] : *table)
+    if (k.str() == key) return k.source().begin.line ? k.source().begin.line : node.source().begin.line;
+  return std::nullopt;
+}
+
 }  // namespace kiln::cli

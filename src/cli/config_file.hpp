@@ -2,6 +2,7 @@
 // kiln.toml checked before CLI11 reads it. CLI11's reader skips what it does not understand, so a
 // typo ("jbos = 8") or a broken line would silently change nothing; here each is a usage error
 // naming the file, the line and the key, with the nearest option when it looks like a typo.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,5 +14,11 @@ namespace kiln::cli {
 // accepts. Returns the error message, or nullopt when the file is well formed.
 std::optional<std::string> check_config(const std::string& path, const std::string& text,
                                         const std::map<std::string, std::vector<std::string>>& options);
+
+// The line of `key` in [section] of a config file's text; nullopt when absent or the text is not TOML.
+std::optional<unsigned> config_line(const std::string& text, const std::string& section, const std::string& key);
+
+// The most kiln reads of a config file: it is a few lines; /dev/zero or a huge file must not be read whole.
+inline constexpr std::uint64_t kConfigMaxBytes = 1 << 20;
 
 }  // namespace kiln::cli

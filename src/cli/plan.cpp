@@ -21,7 +21,7 @@ class PlanCommand final : public Command {
     app.add_flag("--json", json_, "Same as --emit json");
   }
   int run(io::Seams& s) override {
-    const plan::Plan plan = plan_or_throw(dir_, req_, s);
+    const plan::Plan plan = plan_or_throw(dir_, req_, s, origins);
     if (json_ || emit_ == "json") {
       print_json(s.out, "plan", plan::plan_to_json(plan));
       return kOk;

@@ -95,7 +95,7 @@ void add_build_options(CLI::App& app, PlanOptions& o) {
       ->envname("KILN_SLURM");
 }
 
-plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
+plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s, const SettingOrigins& origins) {
   auto where = resolve_project_dir(dir, s, o.example);
   o.project_dir = where.dir;
   o.project_reason = where.reason;
@@ -108,10 +108,17 @@ plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s) {
   if (!ec) o.kiln_exe = exe.string();
   if (!o.mem_budget.empty()) {
     auto kib = parse_size_kib(o.mem_budget);
-    if (!kib) throw UsageError("--mem-budget '" + o.mem_budget + "': expected a size such as 12G, 900M or 2048K");
+    if (!kib) {
+      const auto from = setting_source(origins, s.env, {"--mem-budget"}, "KILN_MEM_BUDGET");
+      throw UsageError("--mem-budget '" + o.mem_budget + "'" + (from.empty() || from == "--mem-budget" ? "" : " (from " + from + ")") +
+                       ": expected a size such as 12G, 900M or 2048K");
+    }
     o.mem_budget_kib = *kib;
   }
-  if (o.jobs_flag) o.jobs = o.jobs_flag;
+  if (o.jobs_flag) {
+    o.jobs = o.jobs_flag;
+    o.jobs_source = setting_source(origins, s.env, {"-j", "--jobs"}, "KILN_JOBS");
+  }
   // Features whose runtime library is missing or does not load are turned off (the CUPTI lesson).
   // Asked lazily, once, and only by PyTorch plans: the check loads each library in a child.
   auto libraries = std::make_shared<std::optional<std::vector<probe::LibraryReport>>>();

@@ -3,6 +3,7 @@
 // environment variables and [section] of kiln.toml.
 #include <CLI/CLI.hpp>
 
+#include "cli/setting_source.hpp"
 #include "io/seams.hpp"
 #include "plan/make_plan.hpp"
 
@@ -27,6 +28,7 @@ void add_plan_options(CLI::App& app, PlanOptions& o);
 void add_build_options(CLI::App& app, PlanOptions& o);
 
 // Resolves DIR, probes the machine and GPUs, and plans; throws UsageError / Failure on errors.
-plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s);
+// `origins` names where a bad or forcing setting came from.
+plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s, const SettingOrigins& origins = {});
 
 }  // namespace kiln::cli

@@ -22,7 +22,15 @@ class ReportCommand final : public Command {
   void setup(CLI::App& app) override {
     app.add_option("build_dir", dir_, "Build folder with a .ninja_log (default: ./build-kiln, else the current folder)");
     app.add_flag("--json", json_, "Print the profile as JSON");
-    app.add_option("--html", html_, "Also write a self-contained HTML page with charts to FILE");
+    // `--html --json` must not write a page named "--json": a FILE that starts with '-' is refused.
+    app.add_option("--html", html_, "Also write a self-contained HTML page with charts to FILE")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+              if (!v.empty() && v.front() == '-')
+                return "'" + v + "' is an option, not a FILE; give --html a file name (./" + v + " for one named so)";
+              return std::string();
+            },
+            "FILE"));
     app.add_option("--top", top_, "Rows in the slowest units and targets tables (default 15)")->check(CLI::PositiveNumber);
     app.add_option("--cores", cores_, "Cores for the lower bound (default: as the build recorded them in kiln-build.json, "
                                       "else this machine's usable cores)")

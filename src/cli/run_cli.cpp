@@ -43,6 +43,53 @@ std::vector<std::string> config_keys(const CLI::App& app) {
   return keys;
 }
 
+// Only the command run reads its environment variables and its [section] of the config file: a bad
+// KILN_JOBS or `[build] jobs = 0` must not break `kiln --version`, `gpus` or `inspect`. (CLI11
+// reads both into every sub-command; the config file was checked whole by check_config.)
+void detach_settings(CLI::App& sub) {
+  sub.allow_config_extras(CLI::config_extras_mode::ignore_all);
+  for (CLI::Option* o : sub.get_options()) o->envname("")->configurable(false);
+}
+
+// A bad value that came from the config file or the environment names it ("(from KILN_JOBS)").
+std::string source_hint(const std::string& what, const CLI::App& sub, const SettingOrigins& origins,
+                        const io::Environment& env) {
+  for (const CLI::Option* o : sub.get_options()) {
+    std::vector<std::string> flags;
+    for (const auto& l : o->get_lnames()) flags.push_back("--" + l);
+    for (const auto& s : o->get_snames()) flags.push_back("-" + s);
+    bool named = false;
+    for (const auto& f : flags) named = named || what.find(f) != std::string::npos;
+    if (!named) continue;
+    const std::string from = setting_source(origins, env, flags, o->get_envname());
+    if (!from.empty() && std::find(flags.begin(), flags.end(), from) == flags.end()) return " (from " + from + ")";
+  }
+  return {};
+}
+
+// Reads and checks the config file (--config FILE, else ./kiln.toml when there is one) into
+// `origins`; the usage error, if any. size() is a stat that fails for anything but a regular file:
+// a FIFO would block the read, /dev/zero would never end.
+std::optional<std::string> load_config(const std::string& given, const io::Filesystem& fs,
+                                       const std::map<std::string, std::vector<std::string>>& keys,
+                                       SettingOrigins& origins) {
+  const std::string path = given.empty() ? "kiln.toml" : given;
+  if (given.empty() && !fs.exists(path)) return std::nullopt;
+  const auto bytes = fs.size(path);
+  if (!bytes && !fs.exists(path)) return fmt::format("--config {}: cannot read the file", path);
+  if (!bytes || fs.is_directory(path)) {  // ./kiln.toml that is not a file is not kiln's: left alone
+    if (given.empty()) return std::nullopt;
+    return fmt::format("{}: not a regular file; give a TOML file", path);
+  }
+  if (*bytes > kConfigMaxBytes)
+    return fmt::format("{}: {} bytes, more than a config file's {}; give a TOML file", path, *bytes, kConfigMaxBytes);
+  auto text = fs.read_head(path, kConfigMaxBytes);
+  if (!text) return given.empty() ? std::nullopt : std::optional<std::string>(fmt::format("--config {}: cannot read the file", path));
+  origins.config_path = path;
+  origins.config_text = *text;
+  return check_config(path, *text, keys);
+}
+
 struct Parsed {
   std::vector<std::string> args;  // argv[1..] with --config moved in front of the command
   std::vector<std::string> tail;  // after `--`, for a command that takes it raw
@@ -132,24 +179,6 @@ Parsed move_globals(int argc, const char* const* argv, const Subcommands& subs, 
   return p;
 }
 
-// The config file, checked before CLI11 reads it (which would skip what it does not understand).
-std::optional<std::string> check_config_file(const Parsed& p, const Subcommands& subs, const io::Seams& s) {
-  const bool explicit_config = !p.config.empty();
-  const std::string path = explicit_config ? p.config : "kiln.toml";
-  if (explicit_config || s.fs.exists(path)) {
-    auto text = s.fs.read(path);
-    if (!text) {
-      if (explicit_config) return fmt::format("--config {}: cannot read the file", path);
-    } else {
-      std::map<std::string, std::vector<std::string>> keys;
-      keys[""] = {};
-      for (auto& [sub, c] : subs) keys[c->name()] = config_keys(*sub);
-      return check_config(path, *text, keys);
-    }
-  }
-  return std::nullopt;
-}
-
 struct ParseFailure {
   std::string command, message;  // command: "" for an unknown command (no command's error)
 };
@@ -212,7 +241,17 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
     if (json) print_json(s.out, "error", error_json(command, code, message));
     return code;
   };
-  if (auto err = check_config_file(p, subs, s)) return fail(p.command, kUsage, *err);
+
+  // The config file, checked before CLI11 reads it (which would skip what it does not understand).
+  SettingOrigins origins;
+  origins.args = p.args;
+  origins.section = p.command;
+  std::map<std::string, std::vector<std::string>> keys{{"", {}}};
+  for (auto& [sub, c] : subs) keys[c->name()] = config_keys(*sub);
+  if (auto err = load_config(p.config, s.fs, keys, origins)) return fail(p.command, kUsage, *err);
+
+  for (auto& [sub, c] : subs)
+    if (c->name() != p.command) detach_settings(*sub);
 
   std::vector<const char*> cargv{argv[0]};
   for (const auto& a : p.args) cargv.push_back(a.c_str());
@@ -232,7 +271,12 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
     return kOk;
   } catch (const CLI::ParseError& e) {
     auto f = parse_failure(p, app, subs, command_names, e.what());
-    return fail(f.command, kUsage, f.message);
+    if (f.command.empty()) return fail("", kUsage, f.message);
+    CLI::App* where = &app;
+    for (auto& [sub, c] : subs)
+      if (c->name() == p.command) where = sub;
+    // Where a bad value came from (file:line, variable), when CLI11's message names an option.
+    return fail(p.command, kUsage, f.message + source_hint(e.what(), *where, origins, s.env));
   }
   if (version) {
     s.out << "kiln " << KILN_VERSION << "\n";
@@ -241,6 +285,7 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   for (auto& [sub, c] : subs) {
     if (!sub->parsed()) continue;
     c->raw_tail = p.tail;
+    c->origins = origins;
     try {
       return c->run(s);
     } catch (const UsageError& e) {

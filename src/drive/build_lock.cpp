@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/tree_guard.hpp"
+
 namespace kiln::drive {
 namespace {
 
@@ -36,6 +38,11 @@ std::string field(const std::string& text, const std::string& key) {
 tl::expected<BuildLock, std::string> BuildLock::acquire(const std::string& build_dir, const std::string& command) {
   std::error_code ec;
   std::filesystem::create_directories(build_dir + "/.kiln", ec);
+  // Named as what it is (a read-only file system, no permission), not as the "No such file or
+  // directory" that opening the lock inside the folder that could not be made would say.
+  if (ec)
+    return tl::unexpected("build folder " + build_dir + ": cannot create " + build_dir + "/.kiln: " + ec.message() +
+                          "; pass --build-dir for a writable folder");
   const std::string path = build_dir + "/.kiln/lock";
   // O_CLOEXEC: the compilers kiln starts must not inherit the lock and outlive it.
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -58,11 +65,14 @@ tl::expected<BuildLock, std::string> BuildLock::acquire(const std::string& build
     ssize_t w = ::pwrite(fd, info.data(), info.size(), 0);
     (void)w;  // the lock holds without the note; only the message to a second run is poorer
   }
+  // Guards of the build's children keep the lock while what they guard still runs (kiln killed).
+  io::keep_in_guards(fd);
   return BuildLock(fd, path);
 }
 
 BuildLock::~BuildLock() {
   if (fd_ >= 0) {
+    io::keep_in_guards(-1);
     // Say the folder is free before the kernel drops the lock on close.
     if (::ftruncate(fd_, 0) != 0) {
     }

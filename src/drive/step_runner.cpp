@@ -29,6 +29,13 @@ StepRunner::StepRunner(io::Seams& s, std::map<std::string, std::string> env, std
 bool StepRunner::interrupted() const { return io::BuildInterrupts::received() != 0; }
 
 StepRunner::Result StepRunner::run(const char* name, const std::vector<std::string>& argv, bool ninja) {
+  // A stop that came between steps (while hashing, storing, verifying) starts nothing new.
+  if (int sig = io::BuildInterrupts::received()) {
+    log_ << "kiln: " << name << ": not started: stopped by " << io::signal_name(sig) << "\n";
+    o_.failed_step = name;
+    o_.exit_code = 128 + sig;
+    return {false, std::chrono::milliseconds(0)};
+  }
   log_ << "kiln: " << name << ": " << join(argv) << "\n";
   log_.flush();
   const auto t0 = s_.clock.now();

@@ -9,6 +9,7 @@
 #include "drive/step_runner.hpp"
 #include "drive/wheel_build.hpp"
 #include "launch/wheel_cache.hpp"
+#include "launch/wheel_index.hpp"
 #include "plan/install_command.hpp"
 
 namespace kiln::drive {
@@ -108,7 +109,14 @@ void TorchExtensionDriver::build(BuildContext& ctx) {
   }
   ctx.o.wheel = wheel;
   update_cache(ctx, cache, wheel);
-  if (!install(ctx, wheel, kept)) return;
+  if (!install(ctx, wheel, kept)) {
+    if (kept) {  // the kept wheel is the suspect: named, and dropped so the next build runs the backend
+      ctx.log << "kiln: wheel cache: pip could not install the kept wheel " << cache.kept->path
+              << "; it is dropped from the cache: run the build again (or pass --no-wheel-cache)\n";
+      launch::drop_wheel(ctx.s.fs, cache.root, cache.key.hex);
+    }
+    return;
+  }
   ctx.o.ok = true;
   ctx.o.artifacts = kept ? find_artifacts(ctx.s.fs, plan.wheel_dir() + "/contents")
                          : python_build_artifacts(ctx.s.fs, plan.project_dir);

@@ -62,7 +62,11 @@ std::vector<std::string> RealFilesystem::list(const std::string& dir) const {
 bool RealFilesystem::write(const std::string& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << content;
-  return static_cast<bool>(out);
+  // Checked after the flush and the close: on a full disk the buffered tail fails only there.
+  out.flush();
+  if (!out) return false;
+  out.close();
+  return !out.fail();
 }
 bool RealFilesystem::remove(const std::string& path) {
   std::error_code ec;

@@ -170,8 +170,8 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   }
   r.started = true;
   if (spec.new_process_group) g_child_group.store(pid);
-  std::optional<TreeGuard> guard;  // released (told "done") after the child is reaped below
-  if (spec.die_with_caller) guard.emplace(pid);
+  std::optional<TreeGuard> guard;  // released after the reaping below; a new group is out of the terminal's reach
+  if (spec.die_with_caller || spec.new_process_group) guard.emplace(pid);  // so if kiln dies, the guard stops it
 
   drain(out.fd[0], err.fd[0], r, spec.on_line);
 

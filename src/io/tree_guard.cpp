@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <ctime>
 
 namespace kiln::io {
 
@@ -104,6 +106,41 @@ int kill_tree(pid_t root, bool include_root);
 
 namespace {
 
+std::atomic<int> g_keep_fd{-1};
+
+// Whether `pid` is gone or a zombie (dead, waiting for its parent): raw system calls only.
+bool dead(pid_t pid) {
+  char path[32] = "/proc/";
+  size_t p = 6;
+  char digits[16];
+  size_t nd = 0;
+  for (long v = pid; v > 0; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
+  while (nd > 0) path[p++] = digits[--nd];
+  const char tail[] = "/stat";
+  for (size_t k = 0; k < sizeof tail; ++k) path[p++] = tail[k];
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  char stat[512];
+  ssize_t len = ::read(fd, stat, sizeof stat);
+  ::close(fd);
+  if (len <= 0) return true;
+  size_t close = static_cast<size_t>(len);
+  while (close > 0 && stat[close - 1] != ')') --close;
+  return close + 1 < static_cast<size_t>(len) && stat[close + 1] == 'Z';
+}
+
+// After the kill: hold on (and so hold the kept fd, the build lock) until the tree is dead, a few
+// seconds at most.
+void wait_dead(pid_t root, size_t found) {
+  for (int i = 0; i < 50; ++i) {
+    bool all = dead(root);
+    for (size_t k = 0; k < found && all; ++k) all = dead(g_tree[k]);
+    if (all) return;
+    const timespec pause{0, 100 * 1000 * 1000};
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
 [[noreturn]] void guard_main(int read_fd, pid_t child) {
   // Out of the way of the build: no terminal signals, no inherited pipes (a build tool waits for
   // end-of-file on the compile's output), nothing else held open.
@@ -113,15 +150,17 @@ namespace {
   ::signal(SIGPIPE, SIG_IGN);
   int null = ::open("/dev/null", O_RDWR);
   for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
+  const int keep = g_keep_fd.load();
   for (int fd = 3; fd < 1024; ++fd)
-    if (fd != read_fd) ::close(fd);
+    if (fd != read_fd && fd != keep) ::close(fd);
   char c;
   ssize_t n;
   while ((n = ::read(read_fd, &c, 1)) < 0 && errno == EINTR) {
   }
   if (n == 1) ::_exit(0);  // the caller finished normally
   // The caller died: kill the child and everything under it.
-  kill_tree(child, true);
+  const int killed = kill_tree(child, true);
+  wait_dead(child, killed > 0 ? static_cast<size_t>(killed - 1) : 0);
   ::_exit(0);
 }
 
@@ -144,6 +183,8 @@ int kill_tree(pid_t root, bool include_root) {
   }
   return static_cast<int>(found) + (include_root ? 1 : 0);
 }
+
+void keep_in_guards(int fd) { g_keep_fd.store(fd); }
 
 TreeGuard::TreeGuard(pid_t child) {
   int fds[2];

@@ -25,6 +25,11 @@ class TreeGuard {
   int write_fd_ = -1;
 };
 
+// A file descriptor every guard started from now on keeps open until the tree it guards is dead:
+// the build folder's lock (drive/build_lock), so that a second build cannot take the folder while
+// compiles of a killed one still run. -1: none.
+void keep_in_guards(int fd);
+
 // The pids under `root` (not `root` itself) given parallel pid / parent-pid arrays from /proc.
 // Exposed for tests; allocation-free so the guard can call it after fork.
 size_t descendants(pid_t root, const pid_t* pids, const pid_t* ppids, size_t n, pid_t* out, size_t cap);

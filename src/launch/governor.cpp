@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,9 +25,14 @@ bool holds(const Reservation& r, const io::ProcessTable& procs) {
 
 bool admits(const std::vector<Reservation>& running, std::uint64_t want_kib, std::uint64_t budget_kib) {
   if (running.empty()) return true;
+  // Checked against the budget before each addition: a forged 2^64-1 KiB entry must not wrap the
+  // sum and let everything in.
   std::uint64_t used = 0;
-  for (const auto& r : running) used += r.kib;
-  return used + want_kib <= budget_kib;
+  for (const auto& r : running) {
+    if (r.kib > budget_kib - used) return false;
+    used += r.kib;
+  }
+  return want_kib <= budget_kib - used;
 }
 
 namespace {
@@ -104,12 +110,21 @@ std::optional<bool> Ledger::try_reserve_decided(
 
 namespace {
 
+constexpr std::size_t kLedgerMaxBytes = 1 << 20;
+
 // The ledger file, opened and locked for the lifetime of this object, if the lock came in time.
 struct LockedFile {
   int fd = -1;
   std::string error;
   LockedFile(const std::string& path, std::chrono::milliseconds timeout) {
-    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    // The machine-wide ledger's folder (plan/ledger_place) is made on first use, private to this
+    // user; a link in the ledger's place is not followed.
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 && errno == ENOENT) {
+      const auto slash = path.find_last_of('/');
+      if (slash != std::string::npos && slash > 0) ::mkdir(path.substr(0, slash).c_str(), 0700);
+      fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    }
     if (fd < 0) {
       error = "cannot open " + path + ": " + std::strerror(errno);
       return;
@@ -135,17 +150,20 @@ struct LockedFile {
   ~LockedFile() {
     if (fd >= 0) ::close(fd);  // closing releases the lock
   }
+  // At most kLedgerMaxBytes (thousands of entries): a huge or forged ledger must not cost its size in
+  // memory. A cut last line is dropped by the parser; what is beyond is rewritten away.
   std::optional<std::string> read_all() const {
     std::string s;
     char buf[4096];
     if (::lseek(fd, 0, SEEK_SET) < 0) return std::nullopt;
-    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+    for (ssize_t n; s.size() < kLedgerMaxBytes && (n = ::read(fd, buf, sizeof buf)) != 0;) {
       if (n < 0) {
         if (errno == EINTR) continue;
         return std::nullopt;
       }
       s.append(buf, static_cast<size_t>(n));
     }
+    if (s.size() >= kLedgerMaxBytes) s.resize(s.rfind('\n') == std::string::npos ? 0 : s.rfind('\n') + 1);
     return s;
   }
   bool write_all(const std::string& s) const {

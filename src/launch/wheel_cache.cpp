@@ -3,6 +3,7 @@
 #include "io/user_cache.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <set>
@@ -10,6 +11,9 @@
 #include "core/build_names.hpp"
 #include "core/arch_spec.hpp"
 #include "core/fnv.hpp"
+#include "io/interrupt.hpp"
+#include "io/file_chunks.hpp"
+#include "launch/wheel_index.hpp"
 #include "probe/version_text.hpp"
 
 namespace kiln::launch {
@@ -32,28 +36,44 @@ bool skipped_dir(const std::string& name, bool top) {
   return top && (name == "build" || name == "dist");
 }
 
+// Size and FNV-1a 64 of a regular file, read in pieces (a 1.5 GB file costs 64 KiB, not its size);
+// nullopt for a FIFO, a device or an unreadable file.
+std::optional<std::pair<std::uint64_t, std::uint64_t>> file_hash(const io::Filesystem& fs, const std::string& path) {
+  std::uint64_t size = 0, h = core::fnv1a64("");
+  const bool ok = io::read_chunks(fs, path, [&](std::string_view chunk) {
+    size += chunk.size();
+    for (unsigned char c : chunk) h = (h ^ c) * 1099511628211ULL;
+  });
+  if (!ok) return std::nullopt;
+  return std::pair{size, h};
+}
+
+// `linked`: inside a symlinked folder already. Such a folder is hashed by what it holds (so
+// retargeting it changes the key), but links inside it are not followed again: a link loop costs
+// one extra walk, not an endless one.
 void walk(const io::Filesystem& fs, const std::string& root, const std::string& rel, const std::string& build_dir,
-          std::string& out, std::size_t& files) {
+          bool linked, std::string& out, std::size_t& files) {
   const std::string dir = rel.empty() ? root : root + "/" + rel;
   for (const auto& name : fs.list(dir)) {
+    if (io::BuildInterrupts::received()) return;  // stopped: the key is not used (no step starts)
     const std::string r = rel.empty() ? name : rel + "/" + name;
     const std::string path = root + "/" + r;
     if (path == build_dir) continue;
     if (fs.is_directory(path)) {
-      if (fs.is_symlink(path)) {
-        out += "dirlink " + r + "\n";  // not followed: a link may loop or leave the project
-        continue;
-      }
-      if (!skipped_dir(name, rel.empty())) walk(fs, root, r, build_dir, out, files);
+      const bool link = fs.is_symlink(path);
+      if (link) out += "dirlink " + r + "\n";
+      if (link && linked) continue;
+      if (!skipped_dir(name, rel.empty())) walk(fs, root, r, build_dir, linked || link, out, files);
       continue;
     }
     if (name.ends_with(".pyc")) continue;
-    auto content = fs.read(path);
-    if (!content) {
-      out += "unreadable " + r + "\n";
+    auto hash = fs.exists(path) ? file_hash(fs, path) : std::nullopt;
+    if (!hash) {
+      // A FIFO, a socket, a device or a dangling link: named, never read (a FIFO would block).
+      out += (fs.exists(path) ? "special " : "dangling ") + r + "\n";
       continue;
     }
-    out += fmt::format("file {} {} {:016x}\n", r, content->size(), core::fnv1a64(*content));
+    out += fmt::format("file {} {} {:016x}\n", r, hash->first, hash->second);
     ++files;
   }
 }
@@ -64,7 +84,8 @@ std::string replace_all(std::string s, const std::string& what, const std::strin
   return s;
 }
 
-constexpr std::string_view kManifestHead = "kiln wheel cache 1\n";
+// 2: the wheel's content hash in the manifest's first line, links followed, special files named.
+constexpr std::string_view kManifestHead = "kiln wheel cache 2\n";
 
 }  // namespace
 
@@ -99,7 +120,7 @@ WheelKey wheel_key(const plan::Plan& p, const io::Seams& s) {
   for (const auto& k : p.knobs.knobs)
     if (k.cmake && !k.value.empty()) m += "define " + k.name + "=" + k.value + "\n";
   WheelKey key;
-  walk(s.fs, p.project_dir, "", p.build_dir, m, key.files);
+  walk(s.fs, p.project_dir, "", p.build_dir, false, m, key.files);
   key.hex = fnv128_hex(m);
   key.manifest = std::move(m);
   return key;
@@ -111,65 +132,68 @@ std::string wheel_cache_root(const plan::Plan& p, const io::Environment& env) {
   return user.empty() ? "" : user + "/wheels";
 }
 
-std::optional<CachedWheel> find_cached_wheel(const io::Filesystem& fs, const std::string& root, const WheelKey& key) {
-  if (root.empty() || key.hex.empty()) return std::nullopt;
-  auto manifest = fs.read(root + "/" + key.hex + ".manifest");
+std::optional<CachedWheel> find_cached_wheel(io::Filesystem& fs, const std::string& root, const WheelKey& key) {
+  if (root.empty() || !is_wheel_key(key.hex)) return std::nullopt;
+  const std::string base = root + "/" + key.hex;
+  // Never through a link: the cache's files are its own, not something a link points at.
+  if (fs.is_symlink(base + ".manifest") || fs.is_symlink(base + ".whl")) {
+    drop_wheel(fs, root, key.hex);
+    return std::nullopt;
+  }
+  auto manifest = fs.read(base + ".manifest");
   if (!manifest) return std::nullopt;
-  // "wheel NAME SIZE" then the inputs: the inputs must be these very ones (not only the hash).
+  // "wheel NAME SIZE HASH" then the inputs: the inputs must be these very ones (not only the hash).
   const auto eol = manifest->find('\n');
   const std::string head = manifest->substr(0, eol);
   if (head.rfind("wheel ", 0) != 0 || eol == std::string::npos || manifest->compare(eol + 1, std::string::npos, key.manifest) != 0)
     return std::nullopt;
-  const auto sp = head.rfind(' ');
-  CachedWheel w{root + "/" + key.hex + ".whl", head.substr(6, sp - 6)};
-  auto size = fs.size(w.path);
-  if (!size || std::to_string(*size) != head.substr(sp + 1) || w.name.find('/') != std::string::npos || !w.name.ends_with(".whl"))
+  std::vector<std::string> f;
+  for (size_t pos = 6; pos <= head.size();) {
+    const auto sp = std::min(head.find(' ', pos), head.size());
+    f.push_back(head.substr(pos, sp - pos));
+    pos = sp + 1;
+  }
+  CachedWheel w{base + ".whl", f.empty() ? "" : f[0]};
+  // The content, not only its size: a corrupt wheel of the right size would be a hit every time
+  // (pip: "Bad CRC-32"). A bad entry is dropped and the build goes on without it.
+  auto hash = file_hash(fs, w.path);
+  if (f.size() != 3 || !hash || fmt::format("{} {:016x}", hash->first, hash->second) != f[1] + " " + f[2] ||
+      w.name.find('/') != std::string::npos || !w.name.ends_with(".whl")) {
+    drop_wheel(fs, root, key.hex);
     return std::nullopt;
+  }
   return w;
 }
 
-namespace {
-
-// Most recently used last; entries beyond `keep` are removed, oldest first.
-void mark_used(io::Filesystem& fs, const std::string& root, const std::string& hex, std::size_t keep) {
-  std::vector<std::string> order;
-  if (auto text = fs.read(root + "/index"))
-    for (size_t pos = 0; pos < text->size();) {
-      auto eol = text->find('\n', pos);
-      std::string line = text->substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
-      if (!line.empty() && line != hex) order.push_back(line);
-      pos = eol == std::string::npos ? text->size() : eol + 1;
-    }
-  order.push_back(hex);
-  while (order.size() > std::max<std::size_t>(1, keep)) {
-    fs.remove(root + "/" + order.front() + ".manifest");  // first: the entry stops being complete
-    fs.remove(root + "/" + order.front() + ".whl");
-    order.erase(order.begin());
-  }
-  std::string text;
-  for (const auto& h : order) text += h + "\n";
-  fs.write(root + "/index", text);
-}
-
-}  // namespace
-
 bool store_wheel(io::Filesystem& fs, const std::string& root, const WheelKey& key, const std::string& wheel_path,
                  std::size_t keep) {
-  if (root.empty() || key.hex.empty() || !fs.make_dirs(root)) return false;
+  if (root.empty() || !is_wheel_key(key.hex) || !fs.make_dirs(root)) return false;
   auto bytes = fs.read(wheel_path);
   if (!bytes) return false;
   const std::string name = wheel_path.substr(wheel_path.find_last_of('/') + 1);
-  fs.remove(root + "/" + key.hex + ".manifest");
-  if (!fs.write(root + "/" + key.hex + ".whl", *bytes)) return false;
-  // The manifest last: a reader never takes a wheel still being written.
-  if (!fs.write(root + "/" + key.hex + ".manifest", fmt::format("wheel {} {}\n", name, bytes->size()) + key.manifest))
+  const std::string base = root + "/" + key.hex, tmp = fmt::format("{}.tmp-{}", base, ::getpid());
+  fs.remove(base + ".manifest");
+  // Written beside, checked, then renamed into place: a full disk leaves no partial .whl, and a link
+  // in the entry's place is replaced, never written through.
+  auto put = [&](const std::string& to, const std::string& text) {
+    fs.remove(tmp);
+    if (fs.write(tmp, text) && fs.size(tmp) == text.size() && io::move_file(fs, tmp, to)) return true;
+    fs.remove(tmp);
     return false;
-  mark_used(fs, root, key.hex, keep);
+  };
+  if (!put(base + ".whl", *bytes)) return false;
+  // The manifest last: a reader never takes a wheel still being written.
+  const std::string head = fmt::format("wheel {} {} {:016x}\n", name, bytes->size(), core::fnv1a64(*bytes));
+  if (!put(base + ".manifest", head + key.manifest)) {
+    fs.remove(base + ".whl");
+    return false;
+  }
+  mark_wheel_used(fs, root, key.hex, keep);
   return true;
 }
 
 void touch_wheel(io::Filesystem& fs, const std::string& root, const WheelKey& key, std::size_t keep) {
-  mark_used(fs, root, key.hex, keep);
+  if (!root.empty() && is_wheel_key(key.hex)) mark_wheel_used(fs, root, key.hex, keep);
 }
 
 }  // namespace kiln::launch

@@ -27,8 +27,9 @@ struct WheelKey {
   std::size_t files = 0;
 };
 
-// Walks the project folder through the Filesystem seam (no symlinked folder is followed; VCS,
-// build output and cache folders are skipped) and asks the host compiler for its version.
+// Walks the project folder through the Filesystem seam (a symlinked folder is hashed by what it
+// holds, one level of links deep; FIFOs and devices are named, never read; files are hashed in
+// pieces; VCS, build output and cache folders are skipped) and asks the host compiler for its version.
 WheelKey wheel_key(const plan::Plan& p, const io::Seams& s);
 
 // The cache folder: CACHE_DIR/kiln-wheels with --cache-dir (one folder for CI to keep), else
@@ -40,8 +41,9 @@ struct CachedWheel {
   std::string name;  // the wheel's own file name (pip reads its tags from it)
 };
 
-// A complete entry only: its manifest is written last and names the wheel's size.
-std::optional<CachedWheel> find_cached_wheel(const io::Filesystem& fs, const std::string& root, const WheelKey& key);
+// A complete entry only: its manifest is written last and names the wheel's size and content hash,
+// checked here. An entry that fails the check (corrupt, cut short, a link) is removed: a miss.
+std::optional<CachedWheel> find_cached_wheel(io::Filesystem& fs, const std::string& root, const WheelKey& key);
 
 // Keeps the wheel (copied) and marks the key most recently used; evicts beyond `keep` entries.
 bool store_wheel(io::Filesystem& fs, const std::string& root, const WheelKey& key, const std::string& wheel_path,

@@ -1,9 +1,11 @@
 #include "plan/make_plan.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "core/arch_spec.hpp"
 #include "core/data_toml.hpp"
+#include "plan/ledger_place.hpp"
 #include "plan/python_env.hpp"
 #include "plan/stale_config.hpp"
 #include "plan/targets.hpp"
@@ -166,6 +168,16 @@ tl::expected<std::optional<probe::NvccInfo>, PlanError> find_compilers(Plan& p, 
       p.notes.push_back("ccache not found: building without a compile cache (apt-get install ccache to enable it)");
   }
   p.cache_dir = req.cache_dir;
+  // A ccache folder that is a file fails every compile with a generic error: found here, and the
+  // build goes on without ccache (a wrapper must never break a build).
+  if (!p.ccache.empty()) {
+    const std::string folder = !req.cache_dir.empty() ? req.cache_dir : s.env.get("CCACHE_DIR").value_or("");
+    if (!folder.empty() && s.fs.exists(folder) && !s.fs.is_directory(folder)) {
+      p.notes.push_back("ccache folder " + folder + " is not a folder: building without ccache (remove it, or pass "
+                        "--cache-dir with a folder)");
+      p.ccache.clear();
+    }
+  }
   for (const auto& name : req.gpus) {
     auto m = core::GpuTable::get().lookup(name);
     if (!m) return usage(m.error().message);
@@ -214,6 +226,7 @@ tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest
   if (req.governor && !req.kiln_exe.empty()) {
     p.governor = true;
     p.mem_budget_kib = req.mem_budget_kib.value_or(static_cast<std::uint64_t>(p.jobs.budget_gib * 1024 * 1024));
+    p.ledger = machine_ledger_path(s.fs, s.env, ::getuid());
     if (!req.jobs) {
       p.jobs.arithmetic += fmt::format("; governor: -j {} (cores), each compile admitted while the reservations fit "
                                        "in {:.1f} GiB", p.jobs.by_cores, p.mem_budget_kib / 1048576.0);
@@ -229,9 +242,10 @@ tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest
   if (req.jobs) {
     if (*req.jobs < 1) return usage(fmt::format("--jobs {}: must be at least 1", *req.jobs));
     p.jobs_forced = true;
+    p.jobs_source = req.jobs_source.empty() ? "--jobs" : req.jobs_source;
     if (*req.jobs > p.jobs.by_memory)
-      p.notes.push_back(fmt::format("--jobs {} exceeds what memory allows ({}): compiles may be killed for memory",
-                                    *req.jobs, p.jobs.by_memory));
+      p.notes.push_back(fmt::format("--jobs {} (from {}) exceeds what memory allows ({}): compiles may be killed for memory",
+                                    *req.jobs, p.jobs_source, p.jobs.by_memory));
     p.jobs.jobs = *req.jobs;
   }
   return {};

@@ -24,6 +24,7 @@ struct BuildRequest {
   std::string archs;                // --archs spec
   std::string archs_from = "auto";  // --from
   std::optional<int> jobs;          // --jobs
+  std::string jobs_source;          // where --jobs came from ("--jobs", "KILN_JOBS", "kiln.toml:3")
   std::string build_type;           // empty: the profile's, else Release
   std::string profile;              // production, distribution, dev, cpu (data/profiles.toml); empty: none
   std::vector<std::string> sets;    // --set KEY=VALUE: PyTorch options / env for Python builds, -D for CMake

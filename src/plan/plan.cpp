@@ -103,7 +103,7 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
   }
   if (governed()) {
     e["KILN_EXEC_LOG"] = exec_log_path();
-    e["KILN_LEDGER"] = build_dir + "/.kiln/ledger";
+    e["KILN_LEDGER"] = ledger.empty() ? build_dir + "/.kiln/ledger" : ledger;
     e["KILN_MEM_HISTORY"] = build_dir + "/.kiln/mem";
     // The same units learned in another checkout of the project (a fresh clone elsewhere): keyed
     // by the output's path inside the project and the source's content (launch/exec_launcher).

@@ -37,6 +37,7 @@ struct Plan {
   std::vector<core::GpuModel> gpus;  // what verification checks against
   JobsDecision jobs;
   bool jobs_forced = false;
+  std::string jobs_source;  // who forced them: "--jobs", "KILN_JOBS", "kiln.toml:3"
   std::string build_type;
   std::string cmake, ninja, nvcc, nvcc_version, ccache;
   std::string generator = "Ninja";  // CMake projects: Ninja, or "Unix Makefiles" (built with cmake --build)
@@ -44,6 +45,7 @@ struct Plan {
   std::string kiln_exe;           // this binary: the launcher and the compiler masquerade
   bool governor = false;          // compiles go through `kiln exec` under the memory governor
   std::uint64_t mem_budget_kib = 0;
+  std::string ledger;             // the governor's ledger, shared by every build on the machine (ledger_place)
   bool prune_archs = false;
   bool split_threads = false;  // the launcher may grant nvcc --split-compile / --threads (nvcc 12.0+)
   bool wheel_cache = false;    // run/wheel_cache: torch extensions only

@@ -73,6 +73,7 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
           {"gpus", gpus},
           {"jobs", {{"jobs", p.jobs.jobs},
                     {"forced", p.jobs_forced},
+                    {"forced_by", p.jobs_source},
                     {"by_cores", p.jobs.by_cores},
                     {"by_memory", p.jobs.by_memory},
                     {"bytes_per_job", static_cast<std::int64_t>(p.jobs.gib_per_job * 1073741824.0 + 0.5)},
@@ -133,7 +134,7 @@ std::string plan_to_text(const Plan& p) {
     auto c = core::coverage(p.targets, g.cc);
     out += fmt::format("  runs on {} (cc {}): {}\n", g.name, core::cc_string(g.cc), core::to_string(c.verdict));
   }
-  out += fmt::format("jobs      {}  [{}{}]\n", p.jobs.jobs, p.jobs_forced ? "forced by --jobs; memory allows: " : "",
+  out += fmt::format("jobs      {}  [{}{}]\n", p.jobs.jobs, p.jobs_forced ? "forced by " + p.jobs_source + "; memory allows: " : "",
                      p.jobs.arithmetic);
   if (p.kind == read::ProjectKind::cmake)
     out += fmt::format("tools     cmake {}, ninja {}, nvcc {} ({})\n", p.cmake, p.ninja, p.nvcc, p.nvcc_version);

@@ -279,7 +279,8 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
     kp.undecided.push_back(u.where + (u.text.empty() ? "" : " " + u.text) + ": " + u.why);
   kp.reader = reading.reader;
   for (const auto& [name, v] : ctx.overrides) {
-    if (std::any_of(kp.knobs.begin(), kp.knobs.end(), [&](const Knob& k) { return k.name == name; })) continue;
+    // By name, not [&]: clang 14 cannot capture a structured binding (the fuzz build uses clang).
+    if (std::any_of(kp.knobs.begin(), kp.knobs.end(), [&n = name](const Knob& k) { return k.name == n; })) continue;
     Knob k;
     k.name = name;
     k.value = v;

@@ -223,3 +223,79 @@ TEST(Governor, DecidedReservationIsWhatTheLedgerHolds) {
   EXPECT_EQ(ledger.running[0].r.threads, 3);
   EXPECT_EQ(decided.threads, 3);
 }
+
+// Issue 23: a forged entry of 2^64-1 KiB must not wrap the sum and let everything in.
+TEST(Governor, AForgedHugeEntryDoesNotWrapTheSum) {
+  const std::uint64_t max = ~std::uint64_t{0};
+  EXPECT_FALSE(launch::admits({{1, max}}, 1, 1'000));
+  EXPECT_FALSE(launch::admits({{1, max}, {2, 2}}, 1, 1'000));
+  EXPECT_FALSE(launch::admits({{1, 500}}, max, 1'000));
+  EXPECT_FALSE(launch::admits({{1, max / 2 + 1}, {2, max / 2 + 1}}, 0, max));
+  EXPECT_TRUE(launch::admits({{1, 999}}, 1, 1'000));
+}
+
+// Issue 23: a huge ledger is read up to a bound, not whole (a 1 GiB ledger cost 6 GiB of RSS), and
+// the reservation still goes through: the surplus is rewritten away.
+TEST(Governor, AHugeLedgerIsReadOnlyUpToABound) {
+  auto path = std::filesystem::temp_directory_path() / ("kiln-ledger-huge-" + std::to_string(::getpid()));
+  {
+    std::ofstream f(path);
+    const std::string line = "pid=999999999 kib=1 start=7 pad=" + std::string(200, 'x') + "\n";
+    for (int i = 0; i < 200'000; ++i) f << line;  // about 45 MB
+  }
+  io::FakeProcessTable procs;
+  procs.started = {{42, 1000}};
+  launch::FileLedger ledger(path.string(), procs);
+  size_t seen = 0;
+  auto r = ledger.try_reserve(res(42, 100, 1000), [&](const std::vector<launch::Reservation>& live) {
+    seen = live.size();
+    return true;
+  });
+  ASSERT_TRUE(r) << ledger.error();
+  EXPECT_TRUE(*r);
+  EXPECT_EQ(seen, 0u);  // all stale
+  EXPECT_LT(std::filesystem::file_size(path), 1000u);  // rewritten to the one live entry
+  std::filesystem::remove(path);
+}
+
+// Issue 23: the ledger's folder is made on first use (the machine-wide place), and a link in the
+// ledger's place is not followed.
+TEST(Governor, TheLedgerFolderIsMadeAndALinkIsNotFollowed) {
+  auto dir = std::filesystem::temp_directory_path() / ("kiln-ledger-dir-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  io::FakeProcessTable procs;
+  procs.started = {{42, 1000}};
+  launch::FileLedger ledger((dir / "ledger-x").string(), procs);
+  auto r = ledger.try_reserve(res(42, 100, 1000), [](const std::vector<launch::Reservation>&) { return true; });
+  ASSERT_TRUE(r) << ledger.error();
+  EXPECT_EQ(std::filesystem::status(dir).permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_all);
+  std::filesystem::remove(dir / "ledger-x");
+  std::filesystem::create_symlink(dir / "elsewhere", dir / "ledger-x");
+  EXPECT_FALSE(ledger.try_reserve(res(42, 100, 1000), [](const std::vector<launch::Reservation>&) { return true; }));
+  EXPECT_FALSE(std::filesystem::exists(dir / "elsewhere"));
+  EXPECT_NE(ledger.error().find("cannot open"), std::string::npos) << ledger.error();
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 23: two builds, each with --mem-budget 3G, sharing the machine's ledger reserve at most 3G
+// together (with a ledger per build folder they reserved 5 GiB).
+TEST(Governor, TwoBuildsWithTheSameBudgetShareIt) {
+  auto path = std::filesystem::temp_directory_path() / ("kiln-ledger-shared-" + std::to_string(::getpid()));
+  std::filesystem::remove(path);
+  io::FakeProcessTable procs;
+  procs.started = {{41, 1}, {42, 2}, {43, 3}, {44, 4}};
+  const std::uint64_t budget = 3ULL << 20, unit = 1ULL << 20;  // 3 GiB, 1 GiB per compile
+  launch::FileLedger build_a(path.string(), procs), build_b(path.string(), procs);
+  auto reserve = [&](launch::FileLedger& l, long pid) {
+    return l.try_reserve(res(pid, unit, static_cast<std::uint64_t>(pid - 40)),
+                         [&](const std::vector<launch::Reservation>& live) { return launch::admits(live, unit, budget); })
+        .value();
+  };
+  EXPECT_TRUE(reserve(build_a, 41));
+  EXPECT_TRUE(reserve(build_b, 42));
+  EXPECT_TRUE(reserve(build_a, 43));
+  EXPECT_FALSE(reserve(build_b, 44));  // 3 GiB are reserved: the fourth waits
+  build_a.release(41);
+  EXPECT_TRUE(reserve(build_b, 44));
+  std::filesystem::remove(path);
+}

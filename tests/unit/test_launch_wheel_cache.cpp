@@ -2,15 +2,25 @@
 // that only moves (the project's path, the build folder, the job count); entries are whole or absent.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "core/arch_spec.hpp"
 #include "io/clock.hpp"
 #include "io/environment.hpp"
 #include "io/fs.hpp"
+#include "io/interrupt.hpp"
 #include "io/process.hpp"
 #include "io/seams.hpp"
 #include "launch/wheel_cache.hpp"
+#include "io/file_chunks.hpp"
+#include "launch/wheel_index.hpp"
 
 using namespace kiln;
 
@@ -146,4 +156,201 @@ TEST(WheelCache, TheFolderFollowsTheCacheDirElseXdgElseHome) {
   p.cache_dir = "/ci/cache";
   EXPECT_EQ(launch::wheel_cache_root(p, env), "/ci/cache/kiln-wheels");
   EXPECT_EQ(launch::wheel_cache_root(plan::Plan{}, io::FakeEnvironment{}), "");
+}
+
+// ---- Issue 23: what the cache keeps, it keeps whole; what it reads, it reads safely. ----
+
+namespace {
+
+launch::WheelKey key_n(int i) {
+  return {std::string(31, '0') + std::to_string(i), "inputs " + std::to_string(i) + "\n", 1};
+}
+
+// A real folder for what a fake cannot show: links, FIFOs, flocks, renames.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    path = std::filesystem::temp_directory_path() / ("kiln-wheel-" + std::to_string(::getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string operator/(const std::string& rel) const { return (path / rel).string(); }
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+}  // namespace
+
+TEST(WheelCache, ACorruptWheelOfTheRightSizeIsDroppedNotInstalled) {
+  Fakes f;
+  f.fs.add_file("/w/x-1.0-py3-none-any.whl", "PK good bytes");
+  const auto k = key_n(1);
+  ASSERT_TRUE(launch::store_wheel(f.fs, "/c", k, "/w/x-1.0-py3-none-any.whl"));
+  ASSERT_TRUE(launch::find_cached_wheel(f.fs, "/c", k));
+  f.fs.add_file("/c/" + k.hex + ".whl", "PK BAD bytes");  // same size, other content (pip: "Bad CRC-32")
+  EXPECT_FALSE(launch::find_cached_wheel(f.fs, "/c", k));
+  EXPECT_FALSE(f.fs.exists("/c/" + k.hex + ".manifest"));  // dropped: the next build stores a good one
+  EXPECT_FALSE(f.fs.exists("/c/" + k.hex + ".whl"));
+  EXPECT_EQ(launch::parse_wheel_index(*f.fs.read("/c/index")), std::vector<std::string>{});
+}
+
+TEST(WheelCache, IndexLinesThatAreNotKeysAreNeverFollowed) {
+  Fakes f;
+  f.fs.add_file("/x/data.manifest", "precious");
+  f.fs.add_file("/x/data.whl", "precious");
+  f.fs.add_file("/w/x-1.0-py3-none-any.whl", "wheel");
+  f.fs.add_file("/c/index", "../../x/data\n/x/data\n" + std::string(32, 'Z') + "\n");
+  EXPECT_EQ(launch::parse_wheel_index(*f.fs.read("/c/index")), std::vector<std::string>{});
+  ASSERT_TRUE(launch::store_wheel(f.fs, "/c", key_n(1), "/w/x-1.0-py3-none-any.whl", 1));
+  ASSERT_TRUE(launch::store_wheel(f.fs, "/c", key_n(2), "/w/x-1.0-py3-none-any.whl", 1));  // evicts
+  EXPECT_TRUE(f.fs.exists("/x/data.manifest"));
+  EXPECT_TRUE(f.fs.exists("/x/data.whl"));
+  EXPECT_EQ(*f.fs.read("/c/index"), key_n(2).hex + "\n");
+}
+
+TEST(WheelCache, ALostIndexIsRebuiltFromDiskSoEvictionStillCounts) {
+  Fakes f;
+  f.fs.add_file("/w/x-1.0-py3-none-any.whl", "wheel");
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(launch::store_wheel(f.fs, "/c", key_n(i), "/w/x-1.0-py3-none-any.whl", 8));
+  f.fs.remove("/c/index");  // lost (or rewritten by a racing store that listed only its own)
+  ASSERT_TRUE(launch::store_wheel(f.fs, "/c", key_n(4), "/w/x-1.0-py3-none-any.whl", 3));
+  size_t manifests = 0;
+  for (const auto& n : f.fs.list("/c")) manifests += n.ends_with(".manifest");
+  EXPECT_EQ(manifests, 3u);  // not 5 kept of 3
+  EXPECT_EQ(launch::parse_wheel_index(*f.fs.read("/c/index")).size(), 3u);
+  EXPECT_TRUE(launch::find_cached_wheel(f.fs, "/c", key_n(4)));
+}
+
+TEST(WheelCache, ConcurrentStoresAreAllListed) {
+  TempDir d;
+  io::RealFilesystem fs;
+  write_file(d / "w/x-1.0-py3-none-any.whl", "wheel");
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 6; ++i)
+    threads.emplace_back([&, i] {
+      io::RealFilesystem own;
+      launch::store_wheel(own, d / "c", key_n(i), d / "w/x-1.0-py3-none-any.whl", 8);
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(launch::parse_wheel_index(*fs.read(d / "c/index")).size(), 6u);
+}
+
+TEST(WheelCache, ALinkInTheCacheIsNeitherFollowedNorWrittenThrough) {
+  TempDir d;
+  io::RealFilesystem fs;
+  write_file(d / "w/x-1.0-py3-none-any.whl", "new wheel");
+  write_file(d / "victim", "precious");
+  const auto k = key_n(1);
+  ASSERT_TRUE(launch::store_wheel(fs, d / "c", k, d / "w/x-1.0-py3-none-any.whl"));
+  std::filesystem::remove(d / ("c/" + k.hex + ".whl"));
+  std::filesystem::create_symlink(d / "victim", d / ("c/" + k.hex + ".whl"));
+  EXPECT_FALSE(launch::find_cached_wheel(fs, d / "c", k));  // not a hit through the link
+  ASSERT_TRUE(launch::store_wheel(fs, d / "c", k, d / "w/x-1.0-py3-none-any.whl"));
+  EXPECT_EQ(*fs.read(d / "victim"), "precious");  // replaced the link, did not write through it
+  EXPECT_FALSE(fs.is_symlink(d / ("c/" + k.hex + ".whl")));
+  EXPECT_TRUE(launch::find_cached_wheel(fs, d / "c", k));
+}
+
+namespace {
+// A disk that fills up under the cache folder: writes there fail (as a checked flush reports ENOSPC).
+struct FullUnder final : io::Filesystem {
+  io::FakeFilesystem& in;
+  std::string full;
+  FullUnder(io::FakeFilesystem& f, std::string dir) : in(f), full(std::move(dir)) {}
+  bool exists(const std::string& p) const override { return in.exists(p); }
+  bool is_directory(const std::string& p) const override { return in.is_directory(p); }
+  bool is_executable(const std::string& p) const override { return in.is_executable(p); }
+  std::optional<std::string> read(const std::string& p) const override { return in.read(p); }
+  std::vector<std::string> list(const std::string& d) const override { return in.list(d); }
+  bool write(const std::string& p, const std::string& c) override {
+    if (p.rfind(full, 0) == 0 && !p.ends_with("/index.lock")) return false;
+    return in.write(p, c);
+  }
+  bool make_dirs(const std::string& p) override { return in.make_dirs(p); }
+  bool remove(const std::string& p) override { return in.remove(p); }
+};
+}  // namespace
+
+TEST(WheelCache, AFullDiskLeavesNoEntryAndSaysNotStored) {
+  Fakes f;
+  f.fs.add_file("/w/x-1.0-py3-none-any.whl", "wheel");
+  FullUnder full(f.fs, "/c/");
+  EXPECT_FALSE(launch::store_wheel(full, "/c", key_n(1), "/w/x-1.0-py3-none-any.whl"));
+  for (const auto& n : f.fs.list("/c")) ADD_FAILURE() << "left behind: " << n;
+  EXPECT_FALSE(launch::find_cached_wheel(f.fs, "/c", key_n(1)));
+  // The real filesystem reports the failure of the flush (a buffered write fails only there).
+  io::RealFilesystem real;
+  EXPECT_FALSE(real.write("/dev/full", "wheel bytes"));
+}
+
+TEST(WheelCache, ALinkedFolderIsHashedByWhatItHolds) {
+  TempDir d;
+  write_file(d / "p/setup.py", "setup()\n");
+  write_file(d / "v1/k.cu", "__global__ void k() {}\n");
+  write_file(d / "v2/k.cu", "__global__ void k() { /* v2 */ }\n");
+  std::filesystem::create_directory_symlink(d / "v1", d / "p/csrc");
+  std::filesystem::create_directory_symlink(d / "p", d / "p/loop");  // a loop costs one walk, not forever
+  io::RealFilesystem fs;
+  io::FakeProcessRunner proc;
+  proc.on("/usr/bin/c++ --version", io::ran("c++ 12\n"));
+  io::FakeClock clock;
+  io::FakeEnvironment env;
+  std::ostringstream out, err;
+  io::Seams s{fs, proc, clock, env, out, err};
+  const auto before = launch::wheel_key(plan_at(d / "p"), s);
+  std::filesystem::remove(d / "p/csrc");
+  std::filesystem::create_directory_symlink(d / "v2", d / "p/csrc");  // retargeted
+  const auto after = launch::wheel_key(plan_at(d / "p"), s);
+  EXPECT_NE(before.hex, after.hex);
+  EXPECT_NE(after.manifest.find("file csrc/k.cu"), std::string::npos) << after.manifest;
+}
+
+TEST(WheelCache, AFifoInTheProjectIsNamedNotRead) {
+  TempDir d;
+  write_file(d / "p/setup.py", "setup()\n");
+  ASSERT_EQ(::mkfifo((d / "p/pipe").c_str(), 0600), 0);
+  io::RealFilesystem fs;
+  io::FakeProcessRunner proc;
+  proc.on("/usr/bin/c++ --version", io::ran("c++ 12\n"));
+  io::FakeClock clock;
+  io::FakeEnvironment env;
+  std::ostringstream out, err;
+  io::Seams s{fs, proc, clock, env, out, err};
+  const auto k = launch::wheel_key(plan_at(d / "p"), s);  // a read would block here for ever
+  EXPECT_NE(k.manifest.find("special pipe"), std::string::npos) << k.manifest;
+  EXPECT_EQ(k.files, 1u);
+}
+
+TEST(WheelCache, ABigFileIsHashedInPieces) {
+  TempDir d;
+  io::RealFilesystem fs;
+  const std::string big(3 * 65536 + 17, 'x');
+  write_file(d / "big", big);
+  size_t pieces = 0, largest = 0, total = 0;
+  ASSERT_TRUE(io::read_chunks(fs, d / "big", [&](std::string_view c) {
+    ++pieces, total += c.size();
+    largest = std::max(largest, c.size());
+  }));
+  EXPECT_EQ(total, big.size());
+  EXPECT_GE(pieces, 4u);
+  EXPECT_LE(largest, 65536u);
+  EXPECT_FALSE(io::read_chunks(fs, "/dev/zero", [](std::string_view) {}));  // never ends: refused
+}
+
+// Issue 23: a stop during the wheel-key hashing is honoured (the backend, the store and pip all ran
+// before): the walk ends at once, so the build's next step (which refuses to start) comes soon.
+TEST(WheelCache, HashingStopsWhenTheBuildIsStopped) {
+  Fakes f;
+  f.project("/p");
+  for (int i = 0; i < 100; ++i) f.fs.add_file("/p/src/f" + std::to_string(i) + ".cpp", "int x;\n");
+  EXPECT_EQ(launch::wheel_key(plan_at("/p"), f.seams).files, 102u);
+  io::BuildInterrupts interrupts(std::chrono::seconds(30));
+  ::raise(SIGTERM);  // handled: recorded, forwarded to no tool (none runs)
+  ASSERT_EQ(io::BuildInterrupts::received(), SIGTERM);
+  EXPECT_EQ(launch::wheel_key(plan_at("/p"), f.seams).files, 0u);
 }

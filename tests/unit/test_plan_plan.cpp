@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "plan/ledger_place.hpp"
 #include "plan/make_plan.hpp"
 
 using namespace kiln;
@@ -200,4 +201,37 @@ TEST(Plan, NinjaIsTheDefaultGenerator) {
   EXPECT_EQ(p->build_argv()[0], "/usr/bin/ninja");
   auto conf = p->configure_argv();
   EXPECT_NE(std::find(conf.begin(), conf.end(), "Ninja"), conf.end());
+}
+
+// Issue 23: two builds on one machine share one ledger (one budget), whatever their build folders;
+// another cgroup (a container, a Slurm job) gets its own.
+TEST(Plan, EveryBuildOfAMachineSharesOneLedger) {
+  Harness h;
+  h.env.set("XDG_RUNTIME_DIR", "/run/user/1000");
+  h.fs.add_file("/proc/self/cgroup", "0::/user.slice/session-1.scope\n");
+  auto a = h.plan({.build_dir = "/proj/b1", .gpus = {"h100"}, .governor = true, .kiln_exe = "/usr/bin/kiln"}).value();
+  auto b = h.plan({.build_dir = "/tmp/b2", .gpus = {"h100"}, .governor = true, .kiln_exe = "/usr/bin/kiln"}).value();
+  ASSERT_TRUE(a.governed());
+  const auto la = a.child_env(h.env)["KILN_LEDGER"], lb = b.child_env(h.env)["KILN_LEDGER"];
+  EXPECT_EQ(la, lb);
+  EXPECT_EQ(la.rfind("/run/user/1000/kiln/ledger-", 0), 0u) << la;
+  h.fs.add_file("/proc/self/cgroup", "0::/system.slice/slurmstepd.scope/job_7\n");
+  auto c = h.plan({.build_dir = "/proj/b1", .gpus = {"h100"}, .governor = true, .kiln_exe = "/usr/bin/kiln"}).value();
+  EXPECT_NE(c.child_env(h.env)["KILN_LEDGER"], la);
+  h.env.set("XDG_RUNTIME_DIR", "");
+  EXPECT_EQ(plan::machine_ledger_path(h.fs, h.env, 1234).rfind("/tmp/kiln-1234/ledger-", 0), 0u);
+}
+
+// Issue 23: an unusable ccache folder (a file where the folder should be) failed every compile
+// with a generic diagnosis; now the plan finds it and builds without ccache, saying why.
+TEST(Plan, ACcacheFolderThatIsAFileIsFoundUpFront) {
+  Harness h;
+  h.fs.add_file("/cache/ccache", "not a folder");
+  auto p = h.plan({.gpus = {"h100"}, .cache_dir = "/cache/ccache"}).value();
+  EXPECT_TRUE(p.ccache.empty());
+  bool named = false;
+  for (const auto& n : p.notes) named = named || n.find("ccache folder /cache/ccache is not a folder") != std::string::npos;
+  EXPECT_TRUE(named);
+  auto ok = h.plan({.gpus = {"h100"}, .cache_dir = "/cache/fresh"}).value();
+  EXPECT_EQ(ok.ccache, "/usr/bin/ccache");
 }

@@ -1,0 +1,40 @@
+// libFuzzer target for the text readers of untrusted input (issue 23): the first byte picks the
+// reader, the rest is the text. A project's setup.py, CMakeLists.txt and pyproject.toml (read,
+// never executed), the CMake language itself, the governor's ledger (a file any local process can
+// write), kiln.toml, Ninja's .ninja_log and the wheel cache's index.
+// Build: cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_text
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "cli/config_file.hpp"
+#include "launch/governor.hpp"
+#include "launch/wheel_index.hpp"
+#include "read/cmake_lang.hpp"
+#include "read/project_knobs_read.hpp"
+#include "report/ninja_log.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  switch (data[0] % 8) {
+    case 0: (void)kiln::read::read_setup_py(text); break;
+    case 1: (void)kiln::read::read_cmakelists(text); break;
+    case 2: (void)kiln::read::read_pyproject(text); break;
+    case 3: (void)kiln::read::cmake::parse(text); break;
+    case 4: {
+      auto ledger = kiln::launch::parse_ledger(text);
+      // What the ledger says is written back the same way it was read.
+      if (kiln::launch::parse_ledger(kiln::launch::format_ledger(ledger)).size() != ledger.size()) __builtin_trap();
+      (void)kiln::launch::admits(ledger, 1, 1 << 20);
+      break;
+    }
+    case 5: (void)kiln::cli::check_config("fuzz.toml", text, {{"", {}}, {"build", {"jobs", "gpu"}}}); break;
+    case 6: (void)kiln::report::parse_ninja_log(text), (void)kiln::report::last_durations(text); break;
+    case 7:
+      for (const auto& k : kiln::launch::parse_wheel_index(text))
+        if (!kiln::launch::is_wheel_key(k)) __builtin_trap();
+      break;
+  }
+  return 0;
+}

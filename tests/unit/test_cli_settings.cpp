@@ -1,0 +1,140 @@
+// Settings from the config file and the environment (issue 23): a bad value names its source and
+// fails only the command that reads it; a config file that is not a regular file is refused
+// without reading it; a forced job count says who forced it.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/command.hpp"
+#include "cli/config_file.hpp"
+#include "cli/setting_source.hpp"
+
+using namespace kiln;
+
+namespace {
+
+struct Cli {
+  io::RealFilesystem fs;
+  io::RealProcessRunner proc;
+  io::RealClock clock;
+  io::FakeEnvironment env;
+  std::ostringstream out, err;
+  io::Seams seams{fs, proc, clock, env, out, err};
+  int run(std::vector<std::string> args) {
+    out.str(""), err.str("");
+    args.insert(args.begin(), "kiln");
+    std::vector<const char*> argv;
+    for (auto& a : args) argv.push_back(a.c_str());
+    return cli::run_cli(static_cast<int>(argv.size()), argv.data(), seams);
+  }
+};
+
+// CLI11 reads an option's variable with getenv: set it for real, and in the seam, for one test.
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(Cli& c, const std::string& n, const std::string& v) : name(n) {
+    ::setenv(n.c_str(), v.c_str(), 1);
+    c.env.set(n, v);
+  }
+  ~ScopedEnv() { ::unsetenv(name.c_str()); }
+};
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / ("kiln-settings-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST(Settings, ABadJobsVariableBreaksOnlyTheCommandsThatReadIt) {
+  Cli c;
+  ScopedEnv e(c, "KILN_JOBS", "0");
+  EXPECT_EQ(c.run({"--version"}), 0) << c.err.str();
+  EXPECT_EQ(c.run({"archs", "9.0"}), 0) << c.err.str();
+  EXPECT_EQ(c.run({"plan", "--example"}), 2);
+  EXPECT_NE(c.err.str().find("(from KILN_JOBS)"), std::string::npos) << c.err.str();
+}
+
+TEST(Settings, ABadJobsLineInTheConfigBreaksOnlyItsCommandAndNamesFileAndLine) {
+  Cli c;
+  const auto cfg = temp_file("jobs0.toml", "# kiln settings\n[plan]\njobs = 0\n");
+  EXPECT_EQ(c.run({"--config", cfg, "--version"}), 0) << c.err.str();
+  EXPECT_EQ(c.run({"--config", cfg, "archs", "9.0"}), 0) << c.err.str();
+  EXPECT_EQ(c.run({"--config", cfg, "plan", "--example"}), 2);
+  EXPECT_NE(c.err.str().find("(from " + cfg + ":3)"), std::string::npos) << c.err.str();
+}
+
+TEST(Settings, AFlagVariableThatIsNotABooleanBreaksOnlyItsCommand) {
+  Cli c;
+  ScopedEnv e(c, "KILN_NO_SPLIT", "maybe");
+  EXPECT_EQ(c.run({"--version"}), 0) << c.err.str();
+  EXPECT_EQ(c.run({"plan", "--example"}), 2);
+  EXPECT_NE(c.err.str().find("KILN_NO_SPLIT"), std::string::npos) << c.err.str();
+}
+
+TEST(Settings, SpecialFilesAsConfigAreRefusedWithoutReadingThem) {
+  Cli c;
+  EXPECT_EQ(c.run({"--config", "/dev/zero", "--version"}), 2);
+  EXPECT_NE(c.err.str().find("not a regular file"), std::string::npos) << c.err.str();
+  const auto fifo = temp_file("placeholder", "") + ".fifo";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(c.run({"--config", fifo, "--version"}), 2);  // a read would block here for ever
+  EXPECT_NE(c.err.str().find("not a regular file"), std::string::npos) << c.err.str();
+  ::unlink(fifo.c_str());
+  const auto huge = temp_file("huge.toml", std::string(cli::kConfigMaxBytes + 1, '#'));
+  EXPECT_EQ(c.run({"--config", huge, "--version"}), 2);
+  EXPECT_NE(c.err.str().find("more than a config file's"), std::string::npos) << c.err.str();
+}
+
+TEST(Settings, ForcedJobsSayWhereTheyCameFrom) {
+  Cli c;
+  const auto cfg = temp_file("jobs1.toml", "[plan]\n\njobs = 1\n");
+  ASSERT_EQ(c.run({"--config", cfg, "plan", "--example"}), 0) << c.err.str();
+  EXPECT_NE(c.out.str().find("forced by " + cfg + ":3"), std::string::npos) << c.out.str();
+  EXPECT_EQ(c.out.str().find("forced by --jobs"), std::string::npos) << c.out.str();
+  ASSERT_EQ(c.run({"--config", cfg, "plan", "--example", "-j2"}), 0) << c.err.str();
+  EXPECT_NE(c.out.str().find("forced by -j"), std::string::npos) << c.out.str();
+  {
+    ScopedEnv e(c, "KILN_JOBS", "1");
+    ASSERT_EQ(c.run({"plan", "--example"}), 0) << c.err.str();
+    EXPECT_NE(c.out.str().find("forced by KILN_JOBS"), std::string::npos) << c.out.str();
+  }
+}
+
+TEST(Settings, SourceOrderIsCommandLineThenConfigThenEnvironment) {
+  io::FakeEnvironment env;
+  env.set("KILN_JOBS", "4");
+  cli::SettingOrigins o;
+  o.section = "build";
+  EXPECT_EQ(cli::setting_source(o, env, {"-j", "--jobs"}, "KILN_JOBS"), "KILN_JOBS");
+  o.config_path = "ci.toml";
+  o.config_text = "[plan]\njobs = 2\n[build]\n\njobs = 3\n";
+  EXPECT_EQ(cli::setting_source(o, env, {"-j", "--jobs"}, "KILN_JOBS"), "ci.toml:5");
+  o.args = {"build", "-j8"};
+  EXPECT_EQ(cli::setting_source(o, env, {"-j", "--jobs"}, "KILN_JOBS"), "-j");
+  o.args = {"build", "--jobs=8"};
+  EXPECT_EQ(cli::setting_source(o, env, {"-j", "--jobs"}, "KILN_JOBS"), "--jobs");
+  o.args = {"build", "--", "-j8"};  // after `--`: not kiln's
+  EXPECT_EQ(cli::setting_source(o, env, {"-j", "--jobs"}, "KILN_JOBS"), "ci.toml:5");
+}
+
+TEST(Settings, ReportRefusesAnOptionAsItsHtmlFile) {
+  Cli c;
+  const auto dir = std::filesystem::path(temp_file("placeholder2", "")).parent_path();
+  const auto was = std::filesystem::current_path();
+  std::filesystem::current_path(dir);  // where a page named "--json" would land
+  EXPECT_EQ(c.run({"report", dir.string(), "--html", "--json"}), 2);
+  std::filesystem::current_path(was);
+  EXPECT_FALSE(std::filesystem::exists(dir / "--json"));
+  EXPECT_NE(c.err.str().find("is an option, not a FILE"), std::string::npos) << c.err.str();
+}
