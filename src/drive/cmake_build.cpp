@@ -21,6 +21,18 @@ std::string configure_stamp(const plan::Plan& plan, const std::map<std::string, 
   return s;
 }
 
+namespace {
+
+bool is_elf(const io::Filesystem& fs, const std::string& path) {
+  auto head = fs.read_head(path, 4);
+  return head && *head == std::string(
+                              "\x7f"
+                              "ELF",
+                              4);
+}
+
+}  // namespace
+
 std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::string& dir) {
   std::vector<std::string> out;
   std::vector<std::string> stack = {dir};
@@ -36,12 +48,7 @@ std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::str
       if (fs.is_symlink(path)) continue;  // libx.so -> libx.so.0 -> libx.so.0.1.0: count the file once
       const bool lib = name.find(".so") != std::string::npos;
       if (!lib && !fs.is_executable(path)) continue;
-      auto head = fs.read_head(path, 4);
-      if (head && head->size() == 4 &&
-          head->compare(0, 4,
-                        "\x7f"
-                        "ELF") == 0)
-        out.push_back(path);
+      if (is_elf(fs, path)) out.push_back(path);
     }
   }
   std::sort(out.begin(), out.end());
@@ -64,12 +71,7 @@ std::vector<std::string> linked_outputs(const io::Filesystem& fs, const std::str
     std::string path = line.substr(0, colon);
     if (path.find("$ ") != std::string::npos || path.find(' ') != std::string::npos) continue;  // several outputs
     if (path.empty() || path[0] != '/') path = build_dir + "/" + path;
-    auto head = fs.read_head(path, 4);
-    if (head && head->size() == 4 &&
-        head->compare(0, 4,
-                      "\x7f"
-                      "ELF") == 0)
-      out.push_back(path);
+    if (is_elf(fs, path)) out.push_back(path);
   }
   return out;
 }

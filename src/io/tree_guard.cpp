@@ -61,6 +61,24 @@ struct LinuxDirent64 {
   char d_name[];
 };
 
+// /proc/PID/stat into buf, with raw system calls only (this runs after fork): its length, or <= 0
+// when the process is gone or unreadable.
+ssize_t read_proc_stat(pid_t pid, char* buf, size_t cap) {
+  char path[32] = "/proc/";
+  size_t p = 6;
+  char digits[16];
+  size_t nd = 0;
+  for (long v = pid; v > 0; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
+  while (nd > 0) path[p++] = digits[--nd];
+  const char tail[] = "/stat";
+  for (size_t k = 0; k < sizeof tail; ++k) path[p++] = tail[k];
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  const ssize_t len = ::read(fd, buf, cap);
+  ::close(fd);
+  return len;
+}
+
 // Every process's pid and parent from /proc, with raw system calls only (this runs after fork).
 size_t scan_proc() {
   size_t n = 0;
@@ -77,19 +95,8 @@ size_t scan_proc() {
       const char* c = d->d_name;
       for (; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + (*c - '0');
       if (*c != '\0' || pid <= 0 || n >= kMaxProcs) continue;
-      char path[32] = "/proc/";
-      size_t p = 6;
-      char digits[16];
-      size_t nd = 0;
-      for (long v = pid; v > 0; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
-      while (nd > 0) path[p++] = digits[--nd];
-      const char tail[] = "/stat";
-      for (size_t k = 0; k < sizeof tail; ++k) path[p++] = tail[k];
-      int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0) continue;
       char stat[512];
-      ssize_t len = ::read(fd, stat, sizeof stat);
-      ::close(fd);
+      const ssize_t len = read_proc_stat(static_cast<pid_t>(pid), stat, sizeof stat);
       if (len <= 0) continue;
       g_pids[n] = static_cast<pid_t>(pid);
       g_ppids[n] = parse_stat_ppid(stat, static_cast<size_t>(len));
@@ -110,19 +117,8 @@ std::atomic<int> g_keep_fd{-1};
 
 // Whether `pid` is gone or a zombie (dead, waiting for its parent): raw system calls only.
 bool dead(pid_t pid) {
-  char path[32] = "/proc/";
-  size_t p = 6;
-  char digits[16];
-  size_t nd = 0;
-  for (long v = pid; v > 0; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
-  while (nd > 0) path[p++] = digits[--nd];
-  const char tail[] = "/stat";
-  for (size_t k = 0; k < sizeof tail; ++k) path[p++] = tail[k];
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;
   char stat[512];
-  ssize_t len = ::read(fd, stat, sizeof stat);
-  ::close(fd);
+  const ssize_t len = read_proc_stat(pid, stat, sizeof stat);
   if (len <= 0) return true;
   size_t close = static_cast<size_t>(len);
   while (close > 0 && stat[close - 1] != ')') --close;

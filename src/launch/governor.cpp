@@ -237,6 +237,23 @@ std::string skipped(const Ledger& ledger) {
          "; compiling without a reservation";
 }
 
+// One try's outcome for both acquire loops: the result to return once the ledger said yes or is
+// unusable (then the compile runs ungoverned), nothing while it says wait.
+template <typename TimePoint>
+std::optional<GovernorResult> settled(const Ledger& ledger, io::Clock& clock, TimePoint t0,
+                                      const std::optional<bool>& r, GovernorResult& g) {
+  g.waited = std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - t0);
+  if (!r) {
+    g.warning = skipped(ledger);
+    return g;
+  }
+  if (*r) {
+    g.governed = true;
+    return g;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 GovernorResult acquire(Ledger& ledger, io::Clock& clock, long pid, std::uint64_t want_kib, std::uint64_t budget_kib,
@@ -247,15 +264,7 @@ GovernorResult acquire(Ledger& ledger, io::Clock& clock, long pid, std::uint64_t
     auto r = ledger.try_reserve({pid, want_kib}, [&](const std::vector<Reservation>& running) {
       return admits(running, want_kib, budget_kib) || clock.now() - t0 >= max_wait;
     });
-    g.waited = std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - t0);
-    if (!r) {  // ledger unusable: run ungoverned
-      g.warning = skipped(ledger);
-      return g;
-    }
-    if (*r) {
-      g.governed = true;
-      return g;
-    }
+    if (auto done = settled(ledger, clock, t0, r, g)) return *done;
     clock.sleep_for(poll);
   }
 }
@@ -274,15 +283,7 @@ GovernorResult acquire_decided(Ledger& ledger, io::Clock& clock, long pid,
           if (clock.now() - t0 >= max_wait) return decided = fallback;
           return std::nullopt;
         });
-    g.waited = std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - t0);
-    if (!r) {
-      g.warning = skipped(ledger);
-      return g;
-    }
-    if (*r) {
-      g.governed = true;
-      return g;
-    }
+    if (auto done = settled(ledger, clock, t0, r, g)) return *done;
     clock.sleep_for(poll);
   }
 }
