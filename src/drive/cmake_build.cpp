@@ -25,10 +25,7 @@ namespace {
 
 bool is_elf(const io::Filesystem& fs, const std::string& path) {
   auto head = fs.read_head(path, 4);
-  return head && *head == std::string(
-                              "\x7f"
-                              "ELF",
-                              4);
+  return head && *head == "\177ELF";  // octal: \x7f would swallow the E
 }
 
 }  // namespace
