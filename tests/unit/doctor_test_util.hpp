@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/seams.hpp"
+#include "test_support.hpp"
 
 namespace kiln::doctest {
 
@@ -42,13 +43,7 @@ private:
 };
 
 // Seams over fakes, with a FakeEnvironment that has an empty PATH unless a test sets one.
-struct FakeSeams {
-  io::FakeFilesystem fs;
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
+struct FakeSeams : kiln::testing::FakeSeams {
   FakeSeams() { env.set("PATH", "/fakebin"); }
 };
 

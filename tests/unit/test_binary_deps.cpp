@@ -7,20 +7,14 @@
 #include "io/seams.hpp"
 
 #include <sstream>
+#include "test_support.hpp"
 
 using namespace kiln;
 using namespace kiln::binary;
 
 namespace {
 
-struct Real {
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  io::RealClock clock;
-  io::FakeEnvironment env;  // no LD_LIBRARY_PATH from the developer's shell
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
-};
+using Real = kiln::testing::RealSeams;  // no LD_LIBRARY_PATH from the developer's shell
 
 bool compile(io::ProcessRunner& proc, const std::vector<std::string>& args, std::string& log) {
   io::ProcessSpec spec;

@@ -11,6 +11,7 @@
 #include "core/arch_spec.hpp"
 #include "io/seams.hpp"
 #include "probe/nvcc.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 using namespace kiln::binary;
@@ -38,14 +39,7 @@ struct Case {
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
-struct Env {
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  io::RealClock clock;
-  io::RealEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
-};
+using Env = kiln::testing::SeamsOf<io::RealFilesystem, io::RealProcessRunner, io::RealClock, io::RealEnvironment>;
 
 // ptxas -v: "Compiling entry function 'NAME' for 'sm_XX'" then "Used N registers, ... M bytes smem".
 std::map<std::pair<std::string, std::string>, std::pair<int, int>> ptxas_usage(const std::string& log) {

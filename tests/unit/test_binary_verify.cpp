@@ -6,6 +6,7 @@
 #include "binary/verify.hpp"
 #include "binary_fixtures.hpp"
 #include "core/gpu_table.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 using namespace kiln::binary;
@@ -14,14 +15,7 @@ using kiln::testing::make_fatbin;
 
 namespace {
 
-struct Real {
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  io::RealClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
-};
+using Real = kiln::testing::RealSeams;
 
 std::vector<std::pair<std::string, core::GpuModel>> gpus(std::initializer_list<const char*> names) {
   std::vector<std::pair<std::string, core::GpuModel>> out;

@@ -8,24 +8,17 @@
 #include "cli/command.hpp"
 #include "io/process.hpp"
 #include "plan/emit.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
 namespace {
 
 std::string kiln_out(std::vector<std::string> args, int* rc = nullptr) {
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  io::RealClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
-  args.insert(args.begin(), "kiln");
-  std::vector<const char*> argv;
-  for (auto& a : args) argv.push_back(a.c_str());
-  int r = cli::run_cli(static_cast<int>(argv.size()), argv.data(), seams);
+  kiln::testing::RealSeams t;
+  int r = kiln::testing::run_kiln(t.seams, std::move(args));
   if (rc) *rc = r;
-  return out.str();
+  return t.out.str();
 }
 
 // Runs `script` in bash; stdout.

@@ -10,6 +10,7 @@
 #include "binary_fixtures.hpp"
 #include "cli/command.hpp"
 #include "cli/inspect_render.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 using kiln::testing::FakeEntry;
@@ -17,20 +18,7 @@ using kiln::testing::make_fatbin;
 
 namespace {
 
-struct Cli {
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  io::RealClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
-  int run(std::vector<std::string> args) {
-    args.insert(args.begin(), "kiln");
-    std::vector<const char*> argv;
-    for (auto& a : args) argv.push_back(a.c_str());
-    return cli::run_cli(static_cast<int>(argv.size()), argv.data(), seams);
-  }
-};
+using Cli = kiln::testing::CliRig;
 
 }  // namespace
 

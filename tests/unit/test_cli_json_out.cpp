@@ -15,26 +15,14 @@
 #include "core/json_text.hpp"
 #include "core/size_text.hpp"
 #include "core/spelling.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 using json = nlohmann::json;
 
 namespace {
 
-struct Cli {
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  io::RealClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
-  int run(std::vector<std::string> args) {
-    out.str(""), err.str("");
-    args.insert(args.begin(), "kiln");
-    std::vector<const char*> argv;
-    for (auto& a : args) argv.push_back(a.c_str());
-    return cli::run_cli(static_cast<int>(argv.size()), argv.data(), seams);
-  }
+struct Cli : kiln::testing::CliRig {
   json parsed() const { return json::parse(out.str()); }  // throws when stdout is not one JSON document
 };
 

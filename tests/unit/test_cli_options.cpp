@@ -18,26 +18,13 @@ using json = nlohmann::json;
 
 namespace {
 
-struct Cli {
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  io::RealClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
+struct Cli : kiln::testing::CliRig {
   Cli() {
     for (char** e = environ; *e; ++e) {
       const std::string kv = *e;
       const auto eq = kv.find('=');
       if (eq != std::string::npos) env.set(kv.substr(0, eq), kv.substr(eq + 1));
     }
-  }
-  int run(std::vector<std::string> args) {
-    out.str(""), err.str("");
-    args.insert(args.begin(), "kiln");
-    std::vector<const char*> argv;
-    for (auto& a : args) argv.push_back(a.c_str());
-    return cli::run_cli(static_cast<int>(argv.size()), argv.data(), seams);
   }
   json parsed() const { return json::parse(out.str()); }
 };

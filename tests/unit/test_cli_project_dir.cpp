@@ -5,19 +5,13 @@
 
 #include "cli/command.hpp"
 #include "cli/project_dir.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
 namespace {
 
-struct Harness {
-  io::FakeFilesystem fs;
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
-};
+using Harness = kiln::testing::FakeSeams;
 
 TEST(ProjectDir, TheCurrentFolderWhenItIsAProject) {
   Harness h;

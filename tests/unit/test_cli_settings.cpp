@@ -14,26 +14,13 @@
 #include "cli/command.hpp"
 #include "cli/config_file.hpp"
 #include "cli/setting_source.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
 namespace {
 
-struct Cli {
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  io::RealClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
-  int run(std::vector<std::string> args) {
-    out.str(""), err.str("");
-    args.insert(args.begin(), "kiln");
-    std::vector<const char*> argv;
-    for (auto& a : args) argv.push_back(a.c_str());
-    return cli::run_cli(static_cast<int>(argv.size()), argv.data(), seams);
-  }
-};
+using Cli = kiln::testing::CliRig;
 
 // CLI11 reads an option's variable with getenv: set it for real, and in the seam, for one test.
 struct ScopedEnv {

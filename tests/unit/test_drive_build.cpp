@@ -19,6 +19,7 @@
 #include "io/fs.hpp"
 #include "io/process.hpp"
 #include "launch/wheel_cache.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
@@ -48,20 +49,17 @@ struct ToolRunner final : io::ProcessRunner {
   const std::vector<io::ProcessSpec>& calls() const { return fake.calls(); }
 };
 
-struct Rig {
-  io::FakeFilesystem fs;
-  ToolRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env{{{"PATH", "/usr/bin"}, {"HOME", "/home/u"}}};
-  std::ostringstream out, err, log;
-  io::Seams s{fs, proc, clock, env, out, err};
+struct Rig : kiln::testing::SeamsOf<io::FakeFilesystem, ToolRunner> {
+  std::ostringstream log;
   drive::BuildOutcome o;
   drive::ProgressSink progress;
   std::vector<std::string> statuses, outputs, steps;
   plan::Plan plan;
-  drive::StepRunner runner{s, {}, "/p", log, progress, o};
+  drive::StepRunner runner{seams, {}, "/p", log, progress, o};
 
   explicit Rig(read::ProjectKind kind) {
+    env.set("PATH", "/usr/bin");
+    env.set("HOME", "/home/u");
     plan.kind = kind;
     plan.project_dir = "/p";
     plan.build_dir = "/p/build-kiln";
@@ -83,7 +81,7 @@ struct Rig {
   }
   void answer(const std::vector<std::string>& argv, io::ProcessResult r) { proc.on(joined(argv), std::move(r)); }
   void build(drive::BuildDriver& d) {
-    drive::BuildContext ctx{plan, s, runner, log, o};
+    drive::BuildContext ctx{plan, seams, runner, log, o};
     d.build(ctx);
   }
   std::vector<std::string> called() const {
@@ -249,7 +247,7 @@ TEST(TorchExtensionDriver, AKeptWheelIsInstalledAndUnpackedWithoutRunningTheBack
   r.plan.cache_dir = "/cache";
   r.fs.add_file("/p/setup.py", "from torch.utils.cpp_extension import CppExtension\n");
   r.fs.add_file("/tmp/ext-1.0-cp311-linux_x86_64.whl", "wheel bytes");
-  const auto key = launch::wheel_key(r.plan, r.s);
+  const auto key = launch::wheel_key(r.plan, r.seams);
   const auto root = launch::wheel_cache_root(r.plan, r.env);
   ASSERT_TRUE(launch::store_wheel(r.fs, root, key, "/tmp/ext-1.0-cp311-linux_x86_64.whl"));
   const std::string wheel = "/p/build-kiln/wheel/ext-1.0-cp311-linux_x86_64.whl";

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "launch/ccache_admin.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
@@ -47,13 +48,10 @@ TEST(CcacheAdmin, ChecksRemoteUrlsAndSizes) {
 }
 
 TEST(CcacheAdmin, RunsCcacheWithTheCacheFolderAndReportsFailures) {
-  io::FakeFilesystem fs;
+  kiln::testing::FakeSeams t;
+  auto [fs, proc, clock, env, s] = std::tie(t.fs, t.proc, t.clock, t.env, t.seams);
   fs.add_file("/usr/bin/ccache", "", true);
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env{{{"PATH", "/usr/bin"}}};
-  std::ostringstream out, err;
-  io::Seams s{fs, proc, clock, env, out, err};
+  env.set("PATH", "/usr/bin");
   io::ProcessResult refused = io::ran("", 1);
   refused.err = "ccache: error: unknown configuration option \"remote_only\"\n";
   proc.on("/usr/bin/ccache --set-config remote_only=true", refused);
@@ -68,7 +66,7 @@ TEST(CcacheAdmin, RunsCcacheWithTheCacheFolderAndReportsFailures) {
   EXPECT_NE(r.error().find("unknown configuration option"), std::string::npos);
 
   io::FakeEnvironment no_path{{{"PATH", "/nowhere"}}};
-  io::Seams bare{fs, proc, clock, no_path, out, err};
+  io::Seams bare{fs, proc, clock, no_path, t.out, t.err};  // the same seams, ccache not on PATH
   auto missing = launch::Ccache::find(bare, "");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().find("apt-get install ccache"), std::string::npos);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "launch/slurm_step.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
@@ -199,17 +200,14 @@ TEST(SlurmStep, StoppedBuildIsNotRetried) {
 }
 
 TEST(SlurmStep, NodeSideReportsNodeThenExit) {
-  io::FakeFilesystem fs;
-  io::FakeProcessRunner proc;
+  kiln::testing::FakeSeams t;
   io::ProcessResult r = io::ran("", 2);
   r.peak_rss_kib = 77;
-  proc.on("c++ -c a.cpp", r);
-  io::FakeClock clock;
-  io::FakeEnvironment env{{{"SLURMD_NODENAME", "n5"}, {"SLURM_JOB_ID", "9"}, {"SLURM_STEP_ID", "4"}}};
-  std::ostringstream out, err;
-  io::Seams s{fs, proc, clock, env, out, err};
-  EXPECT_EQ(launch::run_step_on_node({"c++", "-c", "a.cpp"}, "/r/x", s), 2);
-  auto rep = launch::parse_step_report(*fs.read("/r/x"));
+  t.proc.on("c++ -c a.cpp", r);
+  for (const auto& [k, v] : {std::pair{"SLURMD_NODENAME", "n5"}, {"SLURM_JOB_ID", "9"}, {"SLURM_STEP_ID", "4"}})
+    t.env.set(k, v);
+  EXPECT_EQ(launch::run_step_on_node({"c++", "-c", "a.cpp"}, "/r/x", t.seams), 2);
+  auto rep = launch::parse_step_report(*t.fs.read("/r/x"));
   ASSERT_TRUE(rep);
   EXPECT_EQ(rep->node, "n5");
   EXPECT_EQ(rep->step, "9.4");

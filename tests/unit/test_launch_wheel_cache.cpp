@@ -21,17 +21,12 @@
 #include "launch/wheel_cache.hpp"
 #include "io/file_chunks.hpp"
 #include "launch/wheel_index.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
 namespace {
-struct Fakes {
-  io::FakeFilesystem fs;
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
+struct Fakes : kiln::testing::FakeSeams {
   Fakes() { proc.on("/usr/bin/c++ --version", io::ran("c++ (Debian 12.2.0-14) 12.2.0\n")); }
   void project(const std::string& dir) {
     fs.add_file(dir + "/setup.py", "from torch.utils.cpp_extension import CUDAExtension\n");
@@ -295,17 +290,12 @@ TEST(WheelCache, ALinkedFolderIsHashedByWhatItHolds) {
   write_file(d / "v2/k.cu", "__global__ void k() { /* v2 */ }\n");
   std::filesystem::create_directory_symlink(d / "v1", d / "p/csrc");
   std::filesystem::create_directory_symlink(d / "p", d / "p/loop");  // a loop costs one walk, not forever
-  io::RealFilesystem fs;
-  io::FakeProcessRunner proc;
-  proc.on("/usr/bin/c++ --version", io::ran("c++ 12\n"));
-  io::FakeClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams s{fs, proc, clock, env, out, err};
-  const auto before = launch::wheel_key(plan_at(d / "p"), s);
+  kiln::testing::SeamsOf<io::RealFilesystem> t;
+  t.proc.on("/usr/bin/c++ --version", io::ran("c++ 12\n"));
+  const auto before = launch::wheel_key(plan_at(d / "p"), t.seams);
   std::filesystem::remove(d / "p/csrc");
   std::filesystem::create_directory_symlink(d / "v2", d / "p/csrc");  // retargeted
-  const auto after = launch::wheel_key(plan_at(d / "p"), s);
+  const auto after = launch::wheel_key(plan_at(d / "p"), t.seams);
   EXPECT_NE(before.hex, after.hex);
   EXPECT_NE(after.manifest.find("file csrc/k.cu"), std::string::npos) << after.manifest;
 }
@@ -314,14 +304,9 @@ TEST(WheelCache, AFifoInTheProjectIsNamedNotRead) {
   TempDir d;
   write_file(d / "p/setup.py", "setup()\n");
   ASSERT_EQ(::mkfifo((d / "p/pipe").c_str(), 0600), 0);
-  io::RealFilesystem fs;
-  io::FakeProcessRunner proc;
-  proc.on("/usr/bin/c++ --version", io::ran("c++ 12\n"));
-  io::FakeClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams s{fs, proc, clock, env, out, err};
-  const auto k = launch::wheel_key(plan_at(d / "p"), s);  // a read would block here for ever
+  kiln::testing::SeamsOf<io::RealFilesystem> t;
+  t.proc.on("/usr/bin/c++ --version", io::ran("c++ 12\n"));
+  const auto k = launch::wheel_key(plan_at(d / "p"), t.seams);  // a read would block here for ever
   EXPECT_NE(k.manifest.find("special pipe"), std::string::npos) << k.manifest;
   EXPECT_EQ(k.files, 1u);
 }

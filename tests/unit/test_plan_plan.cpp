@@ -5,6 +5,7 @@
 
 #include "plan/ledger_place.hpp"
 #include "plan/make_plan.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
@@ -15,18 +16,13 @@ struct FakeGpus : probe::GpuQuery {
   probe::LocalGpus query() override { return answer; }
 };
 
-struct Harness {
-  io::FakeFilesystem fs;
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env{{{"PATH", "/usr/bin"}}};
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
+struct Harness : kiln::testing::FakeSeams {
   FakeGpus gpus;
   probe::MachineInfo machine;
 
   explicit Harness(
       const std::string& nvcc_list = "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_110 sm_103 sm_120 sm_121") {
+    env.set("PATH", "/usr/bin");
     fs.add_file("/proj/CMakeLists.txt", "project(x)");
     fs.add_file("/usr/bin/cmake", "", true);
     fs.add_file("/usr/bin/ninja", "", true);

@@ -11,18 +11,12 @@
 #include "io/seams.hpp"
 #include "plan/python_env.hpp"
 #include "read/torch_package.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
 namespace {
-struct Fakes {
-  io::FakeFilesystem fs;
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
-};
+using Fakes = kiln::testing::FakeSeams;
 }  // namespace
 
 TEST(PythonEnvTorch, VersionFromTheCheckoutOrTheInstalledPackageWithoutImport) {

@@ -7,6 +7,7 @@
 #include "plan/emit.hpp"
 #include "plan/make_plan.hpp"
 #include "read/project_kind.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
@@ -16,16 +17,11 @@ struct NoGpus : probe::GpuQuery {
   probe::LocalGpus query() override { return {}; }
 };
 
-struct Harness {
-  io::FakeFilesystem fs;
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env{{{"PATH", "/usr/bin"}}};
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
+struct Harness : kiln::testing::FakeSeams {
   NoGpus gpus;
   probe::MachineInfo machine;
   Harness() {
+    env.set("PATH", "/usr/bin");
     for (const char* t : {"/usr/bin/python3", "/usr/bin/ninja", "/usr/bin/ccache", "/usr/bin/cmake"})
       fs.add_file(t, "", true);
     fs.add_file("/usr/local/cuda/bin/nvcc", "", true);

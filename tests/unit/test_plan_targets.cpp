@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "plan/targets.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
@@ -18,16 +19,11 @@ struct FakeGpus : probe::GpuQuery {
   }
 };
 
-struct Harness {
-  io::FakeFilesystem fs;
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env{{{"PATH", "/usr/bin"}}};
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
+struct Harness : kiln::testing::FakeSeams {
   FakeGpus local;
   probe::NvccInfo nvcc;
   Harness() {
+    env.set("PATH", "/usr/bin");
     nvcc.path = "/usr/local/cuda/bin/nvcc";
     nvcc.version_text = "12.4.131";
     nvcc.version = core::CudaVersion{12, 4};

@@ -8,6 +8,7 @@
 #include "doctor_test_util.hpp"
 #include "probe/doctor.hpp"
 #include "report/doctor_report.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 using namespace kiln::probe;
@@ -155,14 +156,8 @@ namespace {
 
 // Real seams over a temporary tree: a shell-script "python" that prints its site-packages, waits,
 // then prints the torch JSON, as the real probe does around `import torch`.
-struct RealTree {
+struct RealTree : kiln::testing::RealSeams {
   doctest::TempDir dir;
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  io::RealClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams seams{fs, proc, clock, env, out, err};
   FakeDiskQuery disk;
   FixedGpus gpus{LocalGpus{}};
   DoctorOptions o;

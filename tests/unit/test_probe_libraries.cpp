@@ -146,15 +146,10 @@ TEST(Libraries, RealTreeWithANonElfLibraryFailsToLoad) {
   doctest::TempDir dir;
   dir.write("cuda/include/nccl.h", "#define NCCL_MAJOR 2\n#define NCCL_MINOR 21\n#define NCCL_PATCH 5\n");
   dir.write("cuda/lib64/libnccl.so.2", "definitely not ELF\n");
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  io::RealClock clock;
-  io::FakeEnvironment env;
-  env.set("PATH", "/nonexistent");
-  std::ostringstream out, err;
-  io::Seams s{fs, proc, clock, env, out, err};
+  kiln::testing::RealSeams t;
+  t.env.set("PATH", "/nonexistent");
   Findings f;
-  auto libs = detect_libraries(s, fake_toolkit(dir.path() + "/cuda"),
+  auto libs = detect_libraries(t.seams, fake_toolkit(dir.path() + "/cuda"),
                                {.sysroot = dir.path(), .self_exe = kiln::testing::kiln_binary()}, f);
   const auto& n = lib(libs, "nccl");
   EXPECT_EQ(n.header_version->str(), "2.21.5");

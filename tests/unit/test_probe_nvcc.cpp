@@ -4,6 +4,7 @@
 
 #include "probe/local_gpus.hpp"
 #include "probe/nvcc.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
@@ -17,14 +18,12 @@ TEST(Nvcc, ParsesReleaseFromVersionOutput) {
 }
 
 TEST(Nvcc, FoundThroughCudaHomeFirst) {
-  io::FakeFilesystem fs;
+  kiln::testing::FakeSeams t;
+  auto [fs, proc, env, s] = std::tie(t.fs, t.proc, t.env, t.seams);
   fs.add_file("/opt/cuda-12.8/bin/nvcc", "", true);
   fs.add_file("/usr/local/cuda/bin/nvcc", "", true);
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env({{"CUDA_HOME", "/opt/cuda-12.8"}, {"PATH", "/usr/bin"}});
-  std::ostringstream o, e;
-  io::Seams s{fs, proc, clock, env, o, e};
+  env.set("CUDA_HOME", "/opt/cuda-12.8");
+  env.set("PATH", "/usr/bin");
   std::string how;
   EXPECT_EQ(probe::find_nvcc(s, &how).value(), "/opt/cuda-12.8/bin/nvcc");
   EXPECT_EQ(how, "CUDA_HOME");

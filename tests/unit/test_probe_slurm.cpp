@@ -3,24 +3,21 @@
 #include <sstream>
 
 #include "probe/slurm.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
 namespace {
 
-struct Rig {
-  io::FakeFilesystem fs;
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env{{{"SLURM_JOB_ID", "12"},
-                           {"SLURM_JOB_PARTITION", "gpu"},
-                           {"SLURM_JOB_NODELIST", "n[1-2]"},
-                           {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"},
-                           {"SLURM_MEM_PER_NODE", "16000"}}};
-  std::ostringstream out, err;
-  io::Seams s{fs, proc, clock, env, out, err};
+struct Rig : kiln::testing::FakeSeams {
   probe::SlurmTools t;
   Rig() {
+    for (const auto& [k, v] : std::map<std::string, std::string>{{"SLURM_JOB_ID", "12"},
+                                                                 {"SLURM_JOB_PARTITION", "gpu"},
+                                                                 {"SLURM_JOB_NODELIST", "n[1-2]"},
+                                                                 {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"},
+                                                                 {"SLURM_MEM_PER_NODE", "16000"}})
+      env.set(k, v);
     proc.on("squeue -h -j 12 -o %T %P", io::ran("RUNNING gpu\n"));
     proc.on("sinfo -h -p gpu -o %P", io::ran("gpu\n"));
     proc.on("scontrol show hostnames n[1-2]", io::ran("n1\nn2\n"));
@@ -46,7 +43,7 @@ TEST(ProbeSlurm, CpusPerNode) {
 
 TEST(ProbeSlurm, AllocationFromEnvironmentAndSlurm) {
   Rig r;
-  auto a = probe::detect_allocation(r.s, r.t);
+  auto a = probe::detect_allocation(r.seams, r.t);
   ASSERT_TRUE(a) << a.error();
   EXPECT_EQ(a->nodes, (std::vector<std::string>{"n1", "n2"}));
   EXPECT_EQ(a->total_cpus(), 16);
@@ -66,14 +63,14 @@ TEST(ProbeSlurm, EachPreconditionHasItsOwnError) {
   {
     Rig r;
     r.proc.on("squeue -h -j 12 -o %T %P", io::ran("", 1));
-    auto a = probe::detect_allocation(r.s, r.t);
+    auto a = probe::detect_allocation(r.seams, r.t);
     ASSERT_FALSE(a);
     EXPECT_NE(a.error().find("Slurm does not answer"), std::string::npos) << a.error();
   }
   {
     Rig r;
     r.proc.on("sinfo -h -p gpu -o %P", io::ran(""));
-    auto a = probe::detect_allocation(r.s, r.t);
+    auto a = probe::detect_allocation(r.seams, r.t);
     ASSERT_FALSE(a);
     EXPECT_NE(a.error().find("partition 'gpu' is not known"), std::string::npos) << a.error();
   }
@@ -86,7 +83,7 @@ TEST(ProbeSlurm, MemoryFromSinfoWhenTheJobAskedNone) {
                                {"SLURM_JOB_NODELIST", "n[1-2]"},
                                {"SLURM_JOB_CPUS_PER_NODE", "8(x2)"}}};
   r.proc.on("sinfo -h -N -n n1,n2 -o %m", io::ran("64000\n32000\n"));
-  auto a = probe::detect_allocation(r.s, r.t);
+  auto a = probe::detect_allocation(r.seams, r.t);
   ASSERT_TRUE(a);
   EXPECT_EQ(a->node_mem_kib, 32000ULL * 1024);  // the smallest node bounds every step
 }
@@ -120,35 +117,35 @@ TEST(ProbeSlurm, NodeThatDoesNotSeeTheBuildFolderIsNamed) {
   step.insert(step.end(), script.begin(), script.end());
   r.proc.on(line_of(step), io::ran("0: node n1\n0: path 5 /b\n0: tool /usr/bin/c++: c++ 12\n1: node n2\n1: missing /b\n"
                                    "1: tool /usr/bin/c++: c++ 12\n"));
-  auto ok = probe::check_nodes(a, p, r.s, r.t);
+  auto ok = probe::check_nodes(a, p, r.seams, r.t);
   ASSERT_FALSE(ok);
   EXPECT_NE(ok.error().find("node n2 does not see the build folder /b"), std::string::npos) << ok.error();
 
   r.proc.on(line_of(step), io::ran("0: node n1\n0: path 5 /b\n0: tool /usr/bin/c++: c++ 12\n1: node n2\n1: path 5 /b\n"
                                    "1: tool /usr/bin/c++: c++ 11\n"));
-  ok = probe::check_nodes(a, p, r.s, r.t);
+  ok = probe::check_nodes(a, p, r.seams, r.t);
   ASSERT_FALSE(ok);
   EXPECT_NE(ok.error().find("node n2 runs another compiler"), std::string::npos) << ok.error();
 
   r.proc.on(line_of(step), io::ran("0: node n1\n0: path 5 /b\n0: tool /usr/bin/c++: c++ 12\n"));
-  ok = probe::check_nodes(a, p, r.s, r.t);
+  ok = probe::check_nodes(a, p, r.seams, r.t);
   ASSERT_FALSE(ok);
   EXPECT_NE(ok.error().find("node n2 did not answer"), std::string::npos) << ok.error();
 
   r.proc.on(line_of(step), io::ran("1: node n2\n1: path 5 /b\n1: tool /usr/bin/c++: c++ 12\n0: node n1\n0: path 5 /b\n"
                                    "0: tool /usr/bin/c++: c++ 12\n"));
-  EXPECT_TRUE(probe::check_nodes(a, p, r.s, r.t));
+  EXPECT_TRUE(probe::check_nodes(a, p, r.seams, r.t));
 }
 
 TEST(ProbeSlurm, CancelStepsOnlyThisBuildsAndWaitsTillGone) {
   Rig r;
   r.proc.on("squeue -h -s -j 12 -o %i %j", io::ran("12.4 kiln-9\n12.5 other\n12.6 kiln-9\n"));
   r.proc.on("scancel 12.4 12.6", io::ran(""));
-  auto left = probe::cancel_steps("12", "kiln-9", r.s, r.t);
+  auto left = probe::cancel_steps("12", "kiln-9", r.seams, r.t);
   ASSERT_FALSE(left);  // the fake squeue keeps listing them
   EXPECT_NE(left.error().find("2 Slurm step(s) still listed"), std::string::npos);
   r.proc.on("squeue -h -s -j 12 -o %i %j", io::ran("12.5 other\n"));
-  auto none = probe::cancel_steps("12", "kiln-9", r.s, r.t);
+  auto none = probe::cancel_steps("12", "kiln-9", r.seams, r.t);
   ASSERT_TRUE(none);
   EXPECT_EQ(*none, 0);
 }
