@@ -4,45 +4,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/data.hpp"
+
 namespace kiln::probe {
 
-// find_spec locates a top-level package without running its __init__, so this takes as long as
-// the interpreter's start (tens of ms) where `import torch` takes seconds.
-const char* python_probe_script() {
-  return R"PY(
-import json, sys, site, importlib.util
-r = {"python": sys.version.split()[0], "executable": sys.executable, "site_packages": []}
-try:
-    r["site_packages"] = list(site.getsitepackages())
-except Exception:
-    pass
-print("KILN-SITE " + json.dumps(r["site_packages"]), flush=True)
-try:
-    spec = importlib.util.find_spec("torch")
-    if spec is not None and spec.submodule_search_locations:
-        r["torch"] = {"path": list(spec.submodule_search_locations)[0]}
-except Exception as e:
-    r["torch_error"] = type(e).__name__ + ": " + str(e)
-print(json.dumps(r))
-)PY";
+// The programs are data/python_probe.py and data/torch_import.py (what each finds is said there).
+const std::string& python_probe_script() {
+  static const std::string s(data::file("python_probe.py").value_or(""));
+  return s;
 }
 
-// --deep only: whether torch imports, and what it says about itself. _cuda_getArchFlags needs no
-// GPU (torch.cuda.get_arch_list() returns [] without one).
-const char* torch_import_script() {
-  return R"PY(
-import json
-t = {}
-try:
-    import torch
-    t["version"] = torch.__version__
-    t["cxx11_abi"] = bool(torch._C._GLIBCXX_USE_CXX11_ABI)
-    flags = getattr(torch._C, "_cuda_getArchFlags", None)
-    t["arch_list"] = (flags() or "").split() if flags else []
-except Exception as e:
-    t["import_error"] = type(e).__name__ + ": " + str(e)
-print(json.dumps(t))
-)PY";
+const std::string& torch_import_script() {
+  static const std::string s(data::file("torch_import.py").value_or(""));
+  return s;
 }
 
 PythonInfo parse_python_probe(const std::string& text) {

@@ -39,8 +39,8 @@ PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const Python
 
 // The scripts run by the interpreter, and the parser of their output, exposed for tests. The
 // probe locates torch with importlib.util.find_spec, which does not import it.
-const char* python_probe_script();
-const char* torch_import_script();
+const std::string& python_probe_script();
+const std::string& torch_import_script();
 // The probe's JSON; the torch folder it names is then read with read_torch_install.
 PythonInfo parse_python_probe(const std::string& json_text);
 // The comparison cpp_extension makes between torch.version.cuda and nvcc.

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "core/data.hpp"
 #include "read/cmake_lang.hpp"
 
 namespace kiln::read {
@@ -35,10 +36,9 @@ bool scan(const io::Filesystem& fs, const std::string& dir, const std::string& r
 
 }  // namespace
 
-const char* torch_find_spec_script() {
-  return "import importlib.util as u\n"
-         "s = u.find_spec('torch')\n"
-         "print(list(s.submodule_search_locations)[0] if s and s.submodule_search_locations else '')\n";
+const std::string& torch_find_spec_script() {
+  static const std::string s(data::file("torch_find_spec.py").value_or(""));
+  return s;
 }
 
 std::string find_torch_package(const io::Seams& s, const std::string& python_exe) {

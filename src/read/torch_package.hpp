@@ -28,7 +28,7 @@ struct TorchPackage {
 // kiln, $Torch_DIR, $LIBTORCH (an unpacked libtorch zip), $CMAKE_PREFIX_PATH entries, then the torch
 // that `python` would import (importlib.util.find_spec, which does not import it).
 // The script run as `python -c SCRIPT`: prints the torch package folder, or an empty line.
-const char* torch_find_spec_script();
+const std::string& torch_find_spec_script();
 // The folder of the torch package `python_exe` would import (…/site-packages/torch), found with
 // find_spec, which does not run torch/__init__.py (seconds); "" when it has none or cannot say.
 std::string find_torch_package(const io::Seams& s, const std::string& python_exe);
