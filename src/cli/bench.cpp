@@ -100,10 +100,10 @@ public:
       req.archs = cfg.arch_spec();
       if (cfg.jobs) req.jobs = cfg.jobs;
       req.generator = cfg.cmake_generator();
-      req.ccache = cfg.cache != "off";
+      req.ccache = cfg.cache != report::BenchCache::off;
       // A cold or uncached run must build: only a warm run may install a torch extension's wheel
       // kept from the same inputs, as a rebuild with `kiln build` would.
-      req.wheel_cache = cfg.cache == "warm";
+      req.wheel_cache = cfg.cache == report::BenchCache::warm;
       req.build_type = build_type_;
       req.cmake_defines = defines_;
       req.python = python_;
@@ -125,7 +125,7 @@ public:
         rows.push_back(report::summarize(cfg, std::move(runs), cost()));
         continue;
       }
-      if (cfg.cache == "warm") {
+      if (cfg.cache == report::BenchCache::warm) {
         if (auto it = warmed.find(warm_key(cfg)); it != warmed.end()) {
           req.cache_dir = it->second;
           s.err << fmt::format("kiln bench: {}: the cache of the cold run is the warm cache\n", cfg.label());
@@ -142,10 +142,10 @@ public:
         if (!warm_error.empty()) {
           r.error = warm_error;
         } else {
-          if (cfg.cache == "cold") req.cache_dir = fmt::format("{}/ccache-run{}", dir, k);
+          if (cfg.cache == report::BenchCache::cold) req.cache_dir = fmt::format("{}/ccache-run{}", dir, k);
           s.err << fmt::format("kiln bench: [{}/{}] {} run {}/{}\n", n, total, cfg.label(), k, repeat_);
           r = build_once(req, fmt::format("{}/run{}", dir, k), copy ? project : "", s, machine, gpus);
-          if (r.ok && k == 1 && cfg.cache == "cold") warmed[warm_key(cfg)] = req.cache_dir;
+          if (r.ok && k == 1 && cfg.cache == report::BenchCache::cold) warmed[warm_key(cfg)] = req.cache_dir;
         }
         s.err << run_line(r);
         runs.push_back(std::move(r));

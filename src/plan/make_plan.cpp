@@ -75,7 +75,6 @@ tl::expected<Plan, PlanError> start_plan(const BuildRequest& req, const io::Seam
   setup = tl::unexpected(py_name + " not found");
   if (py && s.fs.exists(p.project_dir + "/setup.py")) setup = read::read_setup_py_ast(s.proc, *py, p.project_dir);
   p.kind = read::detect_project_kind(s.fs, p.project_dir, &setup);
-  p.project_kind = read::to_string(p.kind);
   if (p.kind == read::ProjectKind::unknown)
     return usage(fmt::format("{}: {}; kiln builds CMake projects, PyTorch checkouts and torch extensions",
                              p.project_dir, read::describe_folder(s.fs, p.project_dir, &setup)));

@@ -21,7 +21,7 @@
 namespace kiln::plan {
 
 struct Plan {
-  std::string project_dir, build_dir, project_kind;
+  std::string project_dir, build_dir;
   std::string project_reason;
   read::ProjectKind kind = read::ProjectKind::cmake;
   std::string profile;

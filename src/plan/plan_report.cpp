@@ -59,15 +59,15 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
   for (const auto& k : p.knobs.knobs)
     knobs.push_back({{"name", k.name},
                      {"role", k.role},
-                     {"value", k.origin.empty() ? json(nullptr) : json(k.value)},
-                     {"origin", k.origin.empty() ? json(nullptr) : json(k.origin)},
+                     {"value", k.origin == read::KnobOrigin::none ? json(nullptr) : json(k.value)},
+                     {"origin", k.origin == read::KnobOrigin::none ? json(nullptr) : json(read::to_string(k.origin))},
                      {"kind", k.cmake ? "cmake" : "env"},
                      {"where", k.where},
                      {"default", k.has_default ? json(k.default_value) : json(nullptr)},
                      {"reason", k.reason}});
   return {{"project", p.project_dir},
           {"project_reason", p.project_reason.empty() ? json(nullptr) : json(p.project_reason)},
-          {"kind", p.project_kind},
+          {"kind", read::to_string(p.kind)},
           {"profile", p.profile.empty() ? json(nullptr) : json(p.profile)},
           {"build_dir", p.build_dir},
           {"build_type", p.build_type},
@@ -121,14 +121,15 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
   bool first = true;
   for (const auto& k : kp.knobs) {
     if (k.role == "unrelated" || k.role == "kiln-sets") continue;  // in --json; in text they would bury the gates
-    if (k.role == "unknown" && k.origin.empty()) {
+    if (k.role == "unknown" && k.origin == read::KnobOrigin::none) {
       unknown +=
           (unknown.empty() ? "" : ", ") + k.name + (k.flag.empty() ? "" : " (" + k.flag + ")") + " at " + k.where;
       continue;
     }
-    std::string what = k.origin.empty() ? k.name + " left" : (k.cmake ? "-D" : "") + k.name + "=" + k.value;
+    std::string what =
+        k.origin == read::KnobOrigin::none ? k.name + " left" : (k.cmake ? "-D" : "") + k.name + "=" + k.value;
     out += fmt::format("{}{}  [{} {}: {}]\n", first ? "knobs     " : "          ", what,
-                       k.where.empty() ? k.origin : k.where, k.role, k.reason);
+                       k.where.empty() ? std::string(read::to_string(k.origin)) : k.where, k.role, k.reason);
     first = false;
   }
   for (const auto& probe : kp.probes)
@@ -141,7 +142,7 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
 
 std::string plan_to_text(const Plan& p) {
   std::string out;
-  out += fmt::format("project   {} ({}){}\n", p.project_dir, p.project_kind,
+  out += fmt::format("project   {} ({}){}\n", p.project_dir, read::to_string(p.kind),
                      p.project_reason.empty() ? "" : "  [" + p.project_reason + "]");
   out += fmt::format("build dir {} ({})\n", p.build_dir, p.build_type);
   out += fmt::format("targets   {}  [{}: {}]\n", core::format_cmake(p.targets), p.arch_source, p.arch_reason);

@@ -5,17 +5,28 @@
 
 namespace kiln::read {
 
+namespace {
+
+// The one spelling of each kind: plan JSON "kind", the plan's text and emitted files.
+constexpr std::pair<ProjectKind, std::string_view> kKindNames[] = {
+    {ProjectKind::cmake, "cmake"},
+    {ProjectKind::pytorch, "pytorch"},
+    {ProjectKind::extension, "extension"},
+    {ProjectKind::unknown, "unknown"},
+};
+
+}  // namespace
+
 std::string to_string(ProjectKind k) {
-  switch (k) {
-    case ProjectKind::cmake:
-      return "cmake";
-    case ProjectKind::pytorch:
-      return "pytorch";
-    case ProjectKind::extension:
-      return "extension";
-    default:
-      return "unknown";
-  }
+  for (const auto& [v, name] : kKindNames)
+    if (v == k) return std::string(name);
+  return "unknown";
+}
+
+std::optional<ProjectKind> project_kind_from(std::string_view s) {
+  for (const auto& [v, name] : kKindNames)
+    if (name == s) return v;
+  return std::nullopt;
 }
 
 ProjectKind detect_project_kind(const io::Filesystem& fs, const std::string& dir,

@@ -1,6 +1,8 @@
 #pragma once
 // What kind of source tree kiln is asked to build; each kind is driven differently.
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <tl/expected.hpp>
 
@@ -10,7 +12,10 @@
 namespace kiln::read {
 
 enum class ProjectKind { cmake, pytorch, extension, unknown };
-std::string to_string(ProjectKind k);  // "cmake", "pytorch", "extension", "unknown"
+std::string to_string(ProjectKind k);                              // "cmake", "pytorch", "extension", "unknown"
+std::optional<ProjectKind> project_kind_from(std::string_view s);  // to_string's inverse
+inline constexpr ProjectKind kProjectKinds[] = {ProjectKind::cmake, ProjectKind::pytorch, ProjectKind::extension,
+                                                ProjectKind::unknown};
 
 // pytorch: setup.py + CMakeLists.txt + torchgen/ (a PyTorch checkout). extension: a setup.py whose
 // build makes extensions (read by `setup`, setup_py_ast.hpp: Extension calls in setup.py or in the

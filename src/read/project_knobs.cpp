@@ -8,6 +8,30 @@
 #include "core/data_toml.hpp"
 
 namespace kiln::read {
+
+namespace {
+
+// The one spelling of each origin, as the plan's JSON and text show it.
+constexpr std::pair<KnobOrigin, std::string_view> kOriginNames[] = {
+    {KnobOrigin::none, ""},
+    {KnobOrigin::kiln, "kiln"},
+    {KnobOrigin::knob_option, "--knob"},
+    {KnobOrigin::environment, "environment"},
+};
+
+}  // namespace
+
+std::string_view to_string(KnobOrigin o) {
+  for (const auto& [v, name] : kOriginNames)
+    if (v == o) return name;
+  return "";
+}
+
+std::optional<KnobOrigin> knob_origin_from(std::string_view s) {
+  for (const auto& [v, name] : kOriginNames)
+    if (name == s) return v;
+  return std::nullopt;
+}
 namespace {
 
 using Use = KnobSighting::Use;
@@ -124,17 +148,17 @@ std::string targets_like(const std::string& example, const std::vector<int>& sas
 void apply_choice(Knob& k, const std::string& value, const KnobContext& ctx) {
   if (auto o = ctx.overrides.find(k.name); o != ctx.overrides.end()) {
     k.value = o->second;
-    k.origin = "--knob";
+    k.origin = KnobOrigin::knob_option;
     k.reason = "given with --knob; kiln would set " + value + " (" + k.reason + ")";
   } else if (auto e = ctx.env ? ctx.env->get(k.name) : std::nullopt; e) {
     k.value = *e;
-    k.origin = "environment";
+    k.origin = KnobOrigin::environment;
     k.reason = "already set in the environment, which wins; kiln would set " + value + " (" + k.reason + ")";
   } else if (ctx.no_knobs) {
     k.reason = "--no-knobs: left as the project's default; kiln would set " + value + " (" + k.reason + ")";
   } else {
     k.value = value;
-    k.origin = "kiln";
+    k.origin = KnobOrigin::kiln;
   }
 }
 
@@ -275,18 +299,18 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
     }
     if (auto o = ctx.overrides.find(k.name); o != ctx.overrides.end()) {
       k.value = o->second;
-      k.origin = "--knob";
+      k.origin = KnobOrigin::knob_option;
       k.reason = "given with --knob";
     } else if (auto e = ctx.env ? ctx.env->get(k.name) : std::nullopt; e && !k.cmake) {
       k.value = *e;
-      k.origin = "environment";
+      k.origin = KnobOrigin::environment;
       k.reason =
           "already set in the environment, which wins" + (value.empty() ? std::string() : "; kiln would set " + value);
     } else if (!value.empty() && ctx.no_knobs) {
       k.reason = "--no-knobs: left as the project's default; kiln would set " + value;
     } else if (!value.empty()) {
       k.value = value;
-      k.origin = "kiln";
+      k.origin = KnobOrigin::kiln;
     }
     kp.knobs.push_back(std::move(k));
   }
@@ -300,7 +324,7 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
     Knob k;
     k.name = name;
     k.value = v;
-    k.origin = "--knob";
+    k.origin = KnobOrigin::knob_option;
     k.role = knob_role(name).value_or("unknown");
     k.reason = "given with --knob (kiln did not see the project read it)";
     kp.knobs.push_back(std::move(k));
@@ -313,9 +337,11 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env) {
   for (const auto& k : kp.knobs) {
     if (k.role != "cuda-enable" && k.role != "cuda-skip") continue;
     std::string seen, how;
-    if (k.sets() || k.origin == "environment") {
+    if (k.sets() || k.origin == KnobOrigin::environment) {
       seen = k.value;
-      how = k.origin == "kiln" ? "set by kiln" : k.origin == "--knob" ? "from --knob" : "from the environment";
+      how = k.origin == KnobOrigin::kiln          ? "set by kiln"
+            : k.origin == KnobOrigin::knob_option ? "from --knob"
+                                                  : "from the environment";
     } else if (auto e = env.get(k.name); e && !k.cmake) {
       seen = *e;
       how = "from the environment";
@@ -328,7 +354,7 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env) {
     if (k.role == "cuda-enable" && !on)
       parts.push_back(fmt::format("{} was '{}' ({}, {}): the CUDA code is compiled only with {}={}{}", where, seen, how,
                                   k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value,
-                                  k.origin.empty() ? " (kiln sets it unless --no-knobs)" : ""));
+                                  k.origin == KnobOrigin::none ? " (kiln sets it unless --no-knobs)" : ""));
     if (k.role == "cuda-skip" && on)
       parts.push_back(
           fmt::format("{} was '{}' ({}, {}): it skips the CUDA build; unset it", where, seen, how, k.where));

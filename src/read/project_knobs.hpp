@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/environment.hpp"
@@ -14,11 +15,23 @@
 
 namespace kiln::read {
 
+// Who set a knob's value. Serialised only through to_string (plan JSON "origin", null for none).
+enum class KnobOrigin {
+  none,         // left as the project's default
+  kiln,         // kiln decided it
+  knob_option,  // the user's --knob
+  environment,  // already set in the environment, which wins
+};
+std::string_view to_string(KnobOrigin o);                        // "", "kiln", "--knob", "environment"
+std::optional<KnobOrigin> knob_origin_from(std::string_view s);  // to_string's inverse
+inline constexpr KnobOrigin kKnobOrigins[] = {KnobOrigin::none, KnobOrigin::kiln, KnobOrigin::knob_option,
+                                              KnobOrigin::environment};
+
 struct Knob {
   std::string name;
-  std::string role;    // a role id from data/project_knobs.toml, or "unknown"
-  std::string value;   // what the build gets; empty with origin "" when nothing is set
-  std::string origin;  // "kiln", "--knob", "environment", "" (left as the project's default)
+  std::string role;   // a role id from data/project_knobs.toml, or "unknown"
+  std::string value;  // what the build gets; empty with origin none when nothing is set
+  KnobOrigin origin = KnobOrigin::none;
   std::string reason;
   std::string where;     // setup.py:43
   std::string on_value;  // the value that turns a gate (enable/skip/force-build) true, when known
@@ -27,7 +40,7 @@ struct Knob {
   bool cmake = false;  // a CMake cache entry (-D), not an environment variable
   std::string flag;    // setup.py flag it becomes
 
-  bool sets() const { return origin == "kiln" || origin == "--knob"; }
+  bool sets() const { return origin == KnobOrigin::kiln || origin == KnobOrigin::knob_option; }
   bool gate() const {
     return role == "force-build" || role == "cuda-enable" || role == "cuda-skip" || role == "cpp-enable";
   }

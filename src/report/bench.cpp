@@ -27,6 +27,28 @@ std::string lower(std::string s) {
 
 }  // namespace
 
+namespace {
+
+constexpr std::pair<BenchCache, std::string_view> kCacheNames[] = {
+    {BenchCache::cold, "cold"},
+    {BenchCache::warm, "warm"},
+    {BenchCache::off, "off"},
+};
+
+}  // namespace
+
+std::string_view to_string(BenchCache c) {
+  for (const auto& [v, name] : kCacheNames)
+    if (v == c) return name;
+  return "cold";
+}
+
+std::optional<BenchCache> bench_cache_from(std::string_view s) {
+  for (const auto& [v, name] : kCacheNames)
+    if (name == s) return v;
+  return std::nullopt;
+}
+
 tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vector<std::string>& args) {
   std::vector<MatrixAxis> axes;
   std::set<std::string> seen;
@@ -41,7 +63,7 @@ tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vecto
       if (v.empty()) return tl::unexpected(fmt::format("--matrix '{}': empty value", a));
       if (axis.key == "cache") {
         v = lower(v);
-        if (v != "cold" && v != "warm" && v != "off")
+        if (!bench_cache_from(v))
           return tl::unexpected(fmt::format("--matrix cache: '{}' is not cold, warm or off", v));
       } else if (axis.key == "generator") {
         const std::string l = lower(v);
@@ -77,7 +99,7 @@ tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vecto
 
 std::string BenchConfig::label() const {
   if (is_default()) return "project default";
-  std::string s = fmt::format("archs={} cache={}", archs.empty() ? "plan" : archs, cache);
+  std::string s = fmt::format("archs={} cache={}", archs.empty() ? "plan" : archs, to_string(cache));
   if (generator != "Ninja") s += " generator=" + generator;
   if (jobs) s += fmt::format(" jobs={}", jobs);
   return s;
@@ -85,7 +107,7 @@ std::string BenchConfig::label() const {
 
 std::string BenchConfig::id() const {
   if (is_default()) return "project-default";
-  std::string s = fmt::format("{}-{}-{}-j{}", archs.empty() ? "plan" : archs, cache, generator, jobs);
+  std::string s = fmt::format("{}-{}-{}-j{}", archs.empty() ? "plan" : archs, to_string(cache), generator, jobs);
   for (auto& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
   return s;
@@ -112,7 +134,7 @@ std::vector<BenchConfig> expand(const std::vector<MatrixAxis>& axes) {
         if (axis.key == "archs")
           c.archs = v;
         else if (axis.key == "cache")
-          c.cache = v;
+          c.cache = *bench_cache_from(v);  // parse_matrix checked it
         else if (axis.key == "generator")
           c.generator = v;
         else if (axis.key == "jobs")
@@ -283,7 +305,7 @@ nlohmann::ordered_json bench_json(const std::vector<ConfigSummary>& rows) {
     configs.push_back(
         {{"config",
           {{"archs", r.config.archs.empty() ? json(nullptr) : json(r.config.archs)},
-           {"cache", r.config.cache},
+           {"cache", to_string(r.config.cache)},
            {"generator", r.config.generator},
            {"jobs", r.config.jobs ? json(r.config.jobs) : json(nullptr)},
            {"build", r.config.build}}},

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,9 +25,20 @@ struct MatrixAxis {
 // build). A key given twice is an error.
 tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vector<std::string>& args);
 
+// The compiler cache a configuration runs with. Serialised only through to_string (its label, id
+// and the bench JSON "cache"); bench_cache_from reads --matrix's spelling.
+enum class BenchCache {
+  cold,  // an empty cache
+  warm,  // one filled by a warm-up build
+  off,   // no ccache
+};
+std::string_view to_string(BenchCache c);                        // "cold", "warm", "off"
+std::optional<BenchCache> bench_cache_from(std::string_view s);  // to_string's inverse
+inline constexpr BenchCache kBenchCaches[] = {BenchCache::cold, BenchCache::warm, BenchCache::off};
+
 struct BenchConfig {
-  std::string archs;           // as the user wrote it (with `+`); empty: kiln's usual choice
-  std::string cache = "cold";  // cold: an empty cache; warm: one filled by a warm-up build; off: no ccache
+  std::string archs;  // as the user wrote it (with `+`); empty: kiln's usual choice
+  BenchCache cache = BenchCache::cold;
   std::string generator = "Ninja";
   int jobs = 0;  // 0: kiln's plan
   // "kiln", or "default": the project built as its README says, without kiln (a torch extension's

@@ -64,7 +64,7 @@ const Knob* find(const read::KnobPlan& kp, const std::string& name) {
 std::map<std::string, Decided> gates(const read::KnobPlan& kp) {
   std::map<std::string, Decided> out;
   for (const auto& k : kp.knobs)
-    if (k.role != "unrelated") out[k.name] = {k.role, k.value, k.origin, k.where};
+    if (k.role != "unrelated") out[k.name] = {k.role, k.value, std::string(read::to_string(k.origin)), k.where};
   return out;
 }
 
@@ -154,7 +154,7 @@ TEST(ProjectKnobsFixtures, ApexTurnsFlagVariablesOnAndReportsTheOnesItCannotClas
   for (const auto& k : kp.knobs)
     if (k.role == "unknown") {
       ++unknown;
-      EXPECT_EQ(k.origin, "") << k.name << " must be left alone";
+      EXPECT_EQ(read::to_string(k.origin), "") << k.name << " must be left alone";
       EXPECT_EQ(k.flag.substr(0, 2), "--") << k.name;
     }
   EXPECT_EQ(unknown, 3);  // the contrib extensions: optional, not kiln's to choose
@@ -248,7 +248,7 @@ TEST(ProjectKnobsFixtures, DeepSpeedOpsTurnedOnWhereTheyCanBuild) {
   EXPECT_EQ(find(old, "DS_BUILD_EVOFORMER_ATTN")->value, "0");
   EXPECT_NE(find(old, "DS_BUILD_EVOFORMER_ATTN")->reason.find("7.0 and above"), std::string::npos);
   EXPECT_EQ(find(old, "DS_BUILD_FUSED_ADAM")->value, "0");
-  EXPECT_EQ(find(old, "DS_BUILD_FUSED_ADAM")->origin, "--knob");
+  EXPECT_EQ(read::to_string(find(old, "DS_BUILD_FUSED_ADAM")->origin), "--knob");
 }
 
 TEST(ProjectKnobsFixtures, LlamaCppPythonOptionInAVendoredCMakeProject) {
@@ -365,10 +365,10 @@ TEST(ProjectKnobsDecide, TheEnvironmentAndKnobFlagWinAndNoKnobsSetsNothing) {
   ctx.env = &env;
   ctx.overrides = {{"X_KEEP_CUDA_BUILD", "yes"}, {"OTHER", "1"}};
   auto kp = read::decide_knobs(r, ctx);
-  EXPECT_EQ(find(kp, "X_FORCE_BUILD")->origin, "environment");
+  EXPECT_EQ(read::to_string(find(kp, "X_FORCE_BUILD")->origin), "environment");
   EXPECT_EQ(find(kp, "X_FORCE_BUILD")->value, "FALSE");
   EXPECT_FALSE(find(kp, "X_FORCE_BUILD")->sets());
-  EXPECT_EQ(find(kp, "X_KEEP_CUDA_BUILD")->origin, "--knob");
+  EXPECT_EQ(read::to_string(find(kp, "X_KEEP_CUDA_BUILD")->origin), "--knob");
   EXPECT_EQ(find(kp, "X_KEEP_CUDA_BUILD")->value, "yes");
   ASSERT_NE(find(kp, "OTHER"), nullptr);
   EXPECT_TRUE(find(kp, "OTHER")->sets());
@@ -462,4 +462,11 @@ TEST(ProjectKnobsRead, CmakeArchOverride) {
   EXPECT_EQ(read::cmake_arch_override("set(CMAKE_CUDA_ARCHITECTURES 80 CACHE STRING \"\")\n# CUDA_ARCHITECTURES 70\n",
                                       "CMakeLists.txt"),
             "");
+}
+
+// Each origin has one spelling (the plan's JSON shows it), and reading it back gives the same origin.
+TEST(ProjectKnobs, EveryOriginRoundTripsThroughItsName) {
+  for (auto o : read::kKnobOrigins) EXPECT_EQ(read::knob_origin_from(read::to_string(o)), o) << read::to_string(o);
+  EXPECT_EQ(read::to_string(read::KnobOrigin::knob_option), "--knob");
+  EXPECT_EQ(read::knob_origin_from("user"), std::nullopt);
 }

@@ -13,11 +13,11 @@ TEST(BenchMatrix, ParsesAxesAndExpandsEveryCombination) {
   auto configs = expand(*axes);
   ASSERT_EQ(configs.size(), 8u);
   EXPECT_EQ(configs[0].archs, "80-real");
-  EXPECT_EQ(configs[0].cache, "cold");
+  EXPECT_EQ(configs[0].cache, BenchCache::cold);
   EXPECT_EQ(configs[0].generator, "Make");
   EXPECT_EQ(configs[0].cmake_generator(), "Unix Makefiles");
   EXPECT_EQ(configs[1].generator, "Ninja");
-  EXPECT_EQ(configs[3].cache, "warm");
+  EXPECT_EQ(configs[3].cache, BenchCache::warm);
   EXPECT_EQ(configs[7].arch_spec(), "80-real;90-real;100-real;120-real");
   // Folder names are unique per configuration.
   std::set<std::string> ids;
@@ -116,8 +116,8 @@ TEST(Bench, RowsCompareWithTheDefaultBuild) {
   fast.build_s = 150;
   RunResult broken;
   std::vector<ConfigSummary> rows = {summarize(BenchConfig{.build = "default"}, {slow}, std::nullopt),
-                                     summarize(BenchConfig{.cache = "cold"}, {fast}, std::nullopt),
-                                     summarize(BenchConfig{.cache = "warm"}, {broken}, std::nullopt)};
+                                     summarize(BenchConfig{.cache = BenchCache::cold}, {fast}, std::nullopt),
+                                     summarize(BenchConfig{.cache = BenchCache::warm}, {broken}, std::nullopt)};
   compare_with_default(rows);
   EXPECT_DOUBLE_EQ(rows[0].vs_default.value(), 1.0);
   EXPECT_DOUBLE_EQ(rows[1].vs_default.value(), 4.0);
@@ -133,4 +133,13 @@ TEST(Bench, RowsCompareWithTheDefaultBuild) {
   kiln_only[0].vs_default.reset();
   compare_with_default(kiln_only);
   EXPECT_EQ(bench_table(kiln_only, false).find("vs default"), std::string::npos);
+}
+
+// Each cache state has one spelling, and reading it back gives the same state.
+TEST(Bench, EveryCacheStateRoundTripsThroughItsName) {
+  for (auto c : kBenchCaches) {
+    EXPECT_FALSE(to_string(c).empty());
+    EXPECT_EQ(bench_cache_from(to_string(c)), c) << to_string(c);
+  }
+  EXPECT_EQ(bench_cache_from("hot"), std::nullopt);
 }
