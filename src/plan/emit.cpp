@@ -58,7 +58,7 @@ std::string emit_env(const Plan& p) {
   for (const auto& o : p.options)
     if (!o.reason.empty()) out += one_line(fmt::format("# {}={}: {}", o.name, o.on ? 1 : 0, o.reason)) + "\n";
   for (const auto& k : p.knobs.knobs) {
-    if (k.role == "unrelated" || k.role == "kiln-sets") continue;
+    if (k.role == read::knob_roles::kUnrelated || k.role == read::knob_roles::kKilnSets) continue;
     if (k.sets() && k.cmake)
       out += one_line(fmt::format("# -D{}={} ({}, {}): {}", k.name, k.value, k.role, k.where, k.reason)) + "\n";
     else if (k.sets())

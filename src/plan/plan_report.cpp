@@ -120,8 +120,9 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
   std::string out, unknown;
   bool first = true;
   for (const auto& k : kp.knobs) {
-    if (k.role == "unrelated" || k.role == "kiln-sets") continue;  // in --json; in text they would bury the gates
-    if (k.role == "unknown" && k.origin == read::KnobOrigin::none) {
+    if (k.role == read::knob_roles::kUnrelated || k.role == read::knob_roles::kKilnSets)
+      continue;  // in --json; in text they would bury the gates
+    if (k.role == read::knob_roles::kUnknown && k.origin == read::KnobOrigin::none) {
       unknown +=
           (unknown.empty() ? "" : ", ") + k.name + (k.flag.empty() ? "" : " (" + k.flag + ")") + " at " + k.where;
       continue;

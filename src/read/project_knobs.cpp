@@ -32,12 +32,34 @@ std::optional<KnobOrigin> knob_origin_from(std::string_view s) {
     if (name == s) return v;
   return std::nullopt;
 }
+
+namespace {
+
+constexpr std::pair<KnobAction, std::string_view> kActionNames[] = {
+    {KnobAction::on, "on"},           {KnobAction::off, "off"},         {KnobAction::jobs, "jobs"},
+    {KnobAction::threads, "threads"}, {KnobAction::targets, "targets"}, {KnobAction::leave, "leave"},
+};
+
+}  // namespace
+
+std::string_view to_string(KnobAction a) {
+  for (const auto& [v, name] : kActionNames)
+    if (v == a) return name;
+  return "leave";
+}
+
+std::optional<KnobAction> knob_action_from(std::string_view s) {
+  for (const auto& [v, name] : kActionNames)
+    if (name == s) return v;
+  return std::nullopt;
+}
 namespace {
 
 using Use = KnobSighting::Use;
 
 struct Role {
-  std::string id, action, reason, spelling;
+  std::string id, reason, spelling;
+  KnobAction action = KnobAction::leave;
   std::vector<std::string> names, flags;
 };
 
@@ -51,7 +73,8 @@ const std::vector<Role>& roles() {
         if (!tbl) continue;
         Role role;
         role.id = (*tbl)["id"].value_or(std::string());
-        role.action = (*tbl)["action"].value_or(std::string("leave"));
+        // An action the table misspells leaves the switch alone (a test checks the table's actions).
+        role.action = knob_action_from((*tbl)["action"].value_or(std::string("leave"))).value_or(KnobAction::leave);
         role.reason = (*tbl)["reason"].value_or(std::string());
         role.spelling = (*tbl)["spelling"].value_or(std::string());
         for (const char* key : {"names", "flags"})
@@ -183,7 +206,7 @@ void decide_ops(const ProjectReading& reading, const KnobContext& ctx, KnobPlan&
     if (same != kp.knobs.end()) kp.knobs.erase(same);  // a read of it elsewhere says less than its op
     Knob k;
     k.name = op.var;
-    k.role = "op";
+    k.role = knob_roles::kOp;
     k.where = op.where;
     k.on_value = "1";
     const std::string blocker = op_blocker(op, ctx);
@@ -261,15 +284,15 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
       const bool cmake_gate =
           k.cmake && (s.name.find("CUDA") != std::string::npos || s.name.find("GPU") != std::string::npos);
       if (s.use != Use::compare && !cmake_gate) continue;
-      k.role = "unknown";
+      k.role = knob_roles::kUnknown;
       k.on_value = on_value(s);
       k.reason = s.flag.empty() ? "a switch kiln cannot classify; left as it is"
                                 : "a switch (setup.py " + s.flag + ") kiln cannot classify; left as it is";
     } else {
       k.role = role->id;
       k.reason = role->reason;
-      const std::string& a = role->action;
-      if (a == "on") {
+      const KnobAction a = role->action;
+      if (a == KnobAction::on) {
         k.on_value = on_value(s);
         if (!ctx.cuda)
           k.reason = "CUDA is off in this plan; left as it is";
@@ -277,15 +300,15 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
           k.reason = "a " + role->id + " switch whose 'on' value kiln cannot read; left as it is";
         else
           value = k.on_value;
-      } else if (a == "off") {
+      } else if (a == KnobAction::off) {
         k.on_value = on_value(s);
         value = off_value(s);
         if (value.empty()) k.reason = "a " + role->id + " switch whose 'off' value kiln cannot read; left as it is";
-      } else if (a == "jobs") {
+      } else if (a == KnobAction::jobs) {
         value = std::to_string(ctx.jobs);
-      } else if (a == "threads") {
+      } else if (a == KnobAction::threads) {
         if (ctx.cuda) value = std::to_string(std::max(1, ctx.targets));
-      } else if (a == "targets") {
+      } else if (a == KnobAction::targets) {
         if (ctx.cuda) value = targets_like(s.default_value, ctx.sass);
         if (ctx.cuda && value.empty() && !role->spelling.empty())
           value = targets_like(role->spelling == "dotted" ? "9.0" : "90", ctx.sass);
@@ -294,7 +317,8 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
               "the project's own architecture list, in a spelling kiln cannot read; left as it is (it may override "
               "the planned targets)";
       }
-      if (s.has_default && !value.empty() && value == s.default_value && a != "jobs" && a != "threads")
+      if (s.has_default && !value.empty() && value == s.default_value && a != KnobAction::jobs &&
+          a != KnobAction::threads)
         k.reason += " (the project's default already)";
     }
     if (auto o = ctx.overrides.find(k.name); o != ctx.overrides.end()) {
@@ -335,7 +359,7 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
 std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env) {
   std::vector<std::string> parts;
   for (const auto& k : kp.knobs) {
-    if (k.role != "cuda-enable" && k.role != "cuda-skip") continue;
+    if (k.role != knob_roles::kCudaEnable && k.role != knob_roles::kCudaSkip) continue;
     std::string seen, how;
     if (k.sets() || k.origin == KnobOrigin::environment) {
       seen = k.value;
@@ -351,11 +375,11 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env) {
     }
     const bool on = !k.on_value.empty() && lower(seen) == lower(k.on_value);
     const std::string where = k.cmake ? "-D" + k.name : k.name;
-    if (k.role == "cuda-enable" && !on)
+    if (k.role == knob_roles::kCudaEnable && !on)
       parts.push_back(fmt::format("{} was '{}' ({}, {}): the CUDA code is compiled only with {}={}{}", where, seen, how,
                                   k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value,
                                   k.origin == KnobOrigin::none ? " (kiln sets it unless --no-knobs)" : ""));
-    if (k.role == "cuda-skip" && on)
+    if (k.role == knob_roles::kCudaSkip && on)
       parts.push_back(
           fmt::format("{} was '{}' ({}, {}): it skips the CUDA build; unset it", where, seen, how, k.where));
   }

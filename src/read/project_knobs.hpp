@@ -27,6 +27,25 @@ std::optional<KnobOrigin> knob_origin_from(std::string_view s);  // to_string's 
 inline constexpr KnobOrigin kKnobOrigins[] = {KnobOrigin::none, KnobOrigin::kiln, KnobOrigin::knob_option,
                                               KnobOrigin::environment};
 
+// Role ids are data: data/project_knobs.toml names them and the plan prints them. The few that C++
+// decides on are named here once (a test checks each is a role of the table); "op" and "unknown" are
+// kiln's own, for an op-builder's op and a switch in no role.
+namespace knob_roles {
+inline constexpr std::string_view kForceBuild = "force-build", kCudaEnable = "cuda-enable", kCudaSkip = "cuda-skip",
+                                  kCppEnable = "cpp-enable", kUnrelated = "unrelated", kKilnSets = "kiln-sets";
+inline constexpr std::string_view kFromTable[] = {kForceBuild, kCudaEnable, kCudaSkip,
+                                                  kCppEnable,  kUnrelated,  kKilnSets};
+inline constexpr std::string_view kOp = "op", kUnknown = "unknown";
+}  // namespace knob_roles
+
+// What kiln does with a switch of a role: a role's `action` in data/project_knobs.toml (its header
+// says what each does). Read from the table through knob_action_from only.
+enum class KnobAction { on, off, jobs, threads, targets, leave };
+std::string_view to_string(KnobAction a);
+std::optional<KnobAction> knob_action_from(std::string_view s);
+inline constexpr KnobAction kKnobActions[] = {KnobAction::on,      KnobAction::off,     KnobAction::jobs,
+                                              KnobAction::threads, KnobAction::targets, KnobAction::leave};
+
 struct Knob {
   std::string name;
   std::string role;   // a role id from data/project_knobs.toml, or "unknown"
@@ -42,7 +61,8 @@ struct Knob {
 
   bool sets() const { return origin == KnobOrigin::kiln || origin == KnobOrigin::knob_option; }
   bool gate() const {
-    return role == "force-build" || role == "cuda-enable" || role == "cuda-skip" || role == "cpp-enable";
+    using namespace knob_roles;
+    return role == kForceBuild || role == kCudaEnable || role == kCudaSkip || role == kCppEnable;
   }
 };
 
@@ -72,7 +92,7 @@ struct KnobPlan {
 std::optional<std::string> knob_role(const std::string& name, const std::string& flag = "");
 bool glob_match(std::string_view pattern, std::string_view name);  // '*' matches any run
 
-// An op-builder project's ops (role "op"): each one that can build here for the planned targets is
+// An op-builder project's ops (role knob_roles::kOp): each one that can build here for the planned targets is
 // turned on (its BUILD_VAR set to 1), the others set to 0 with why (a library the linker does not
 // find, an architecture below what the op accepts); --knob and the environment win.
 KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx);

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "io/environment.hpp"
 #include "io/fs.hpp"
@@ -469,4 +470,21 @@ TEST(ProjectKnobs, EveryOriginRoundTripsThroughItsName) {
   for (auto o : read::kKnobOrigins) EXPECT_EQ(read::knob_origin_from(read::to_string(o)), o) << read::to_string(o);
   EXPECT_EQ(read::to_string(read::KnobOrigin::knob_option), "--knob");
   EXPECT_EQ(read::knob_origin_from("user"), std::nullopt);
+}
+
+// The table's actions are each one kiln knows, and the roles C++ decides on are roles of the table:
+// a misspelling in data/project_knobs.toml would otherwise leave a switch alone without a word.
+TEST(ProjectKnobs, TheTableSpeaksKilnsNamesForRolesAndActions) {
+  for (auto a : read::kKnobActions) EXPECT_EQ(read::knob_action_from(read::to_string(a)), a) << read::to_string(a);
+  const toml::table t = data::load_toml("project_knobs.toml");
+  std::set<std::string> ids;
+  for (const auto& node : *t["role"].as_array()) {
+    const auto& role = *node.as_table();
+    ids.insert(role["id"].value_or(std::string()));
+    const std::string action = role["action"].value_or(std::string("leave"));
+    EXPECT_TRUE(read::knob_action_from(action)) << "role " << *role["id"].value<std::string>() << ": action " << action;
+  }
+  for (auto id : read::knob_roles::kFromTable) EXPECT_TRUE(ids.count(std::string(id))) << id;
+  EXPECT_FALSE(ids.count(std::string(read::knob_roles::kOp)));
+  EXPECT_FALSE(ids.count(std::string(read::knob_roles::kUnknown)));
 }
