@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "binary/elf.hpp"
 #include "binary/ld_search.hpp"
 
@@ -46,7 +47,8 @@ std::vector<std::string> version_parts(const std::string& v) {
 bool version_less(const std::string& a, const std::string& b) {
   auto pa = version_parts(a), pb = version_parts(b);
   for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
-    long x = i < pa.size() ? std::atol(pa[i].c_str()) : 0, y = i < pb.size() ? std::atol(pb[i].c_str()) : 0;
+    const long long x = i < pa.size() ? core::parse_int(pa[i]).value_or(0) : 0,
+                    y = i < pb.size() ? core::parse_int(pb[i]).value_or(0) : 0;
     if (x != y) return x < y;
   }
   return false;

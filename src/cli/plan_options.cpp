@@ -1,9 +1,12 @@
 #include "cli/plan_options.hpp"
 
+#include <climits>
+
 #include <charconv>
 #include <filesystem>
 #include <memory>
 
+#include "core/text.hpp"
 #include "cli/command.hpp"
 #include "cli/project_dir.hpp"
 #include "probe/cuda_toolkit.hpp"
@@ -52,9 +55,8 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
       ->envname("KILN_JOBS")
       ->check(CLI::Validator(
           [](std::string& v) {
-            int n = 0;
-            auto r = std::from_chars(v.data(), v.data() + v.size(), n);
-            if (r.ec != std::errc() || r.ptr != v.data() + v.size() || n < 1)
+            const auto n = core::parse_int(v);
+            if (!n || *n < 1 || *n > INT_MAX)
               return "'" + v + "' is not a job count: give 1 or more, or leave --jobs out for kiln's choice";
             return std::string();
           },

@@ -1,4 +1,5 @@
 #include "cli/command.hpp"
+#include "core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -47,14 +48,8 @@ void declare(Command& c, CLI::App& app) {
 CLI::Validator number_in(double lo, double hi, bool whole) {
   return CLI::Validator(
       [=](std::string& v) -> std::string {
-        size_t used = 0;
-        double n = 0;
-        try {
-          n = std::stod(v, &used);
-        } catch (...) {
-          used = 0;
-        }
-        const bool ok = used == v.size() && !v.empty() && n >= lo && n <= hi && (!whole || n == std::floor(n));
+        const auto n = core::parse_double(v);
+        const bool ok = n && *n >= lo && *n <= hi && (!whole || *n == std::floor(*n));
         if (ok) return {};
         const std::string kind = whole ? "a whole number" : "a number";
         if (std::isinf(hi)) return fmt::format("'{}': give {} {} or more", v, kind, lo);

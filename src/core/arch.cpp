@@ -1,4 +1,5 @@
 #include "core/arch.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -14,11 +15,10 @@ std::string Arch::compute() const { return "compute_" + std::to_string(number) +
 std::string Arch::dotted() const { return std::to_string(major()) + "." + std::to_string(minor()) + suffix(); }
 
 static std::optional<int> to_int(std::string_view s) {
-  int v = 0;
   if (s.empty() || s.size() > 4) return std::nullopt;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
+  const auto v = core::parse_int(s);
+  if (!v) return std::nullopt;
+  return static_cast<int>(*v);
 }
 
 std::optional<int> parse_compute_capability(std::string_view text) {

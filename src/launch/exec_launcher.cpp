@@ -1,5 +1,6 @@
 #include "launch/exec_launcher.hpp"
 
+#include "core/text.hpp"
 #include "core/fnv.hpp"
 
 #include <fcntl.h>
@@ -40,11 +41,7 @@ bool is_nvcc(const std::vector<std::string>& args) {
 std::optional<std::uint64_t> env_u64(const io::Environment& env, const char* name) {
   auto v = env.get(name);
   if (!v || v->empty()) return std::nullopt;
-  try {
-    return std::stoull(*v);
-  } catch (...) {
-    return std::nullopt;
-  }
+  return core::parse_uint(*v);
 }
 
 // One write with O_APPEND: concurrent launchers never interleave within a line.

@@ -1,5 +1,7 @@
 #include "launch/exec_record.hpp"
 
+#include <climits>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "core/json_text.hpp"
 
 namespace kiln::launch {
@@ -101,14 +104,9 @@ ExecLog parse_exec_log(const std::string& text) {
       r.phases.other_ms = ms(*ph, "other_ms");
       if (auto a = ph->find("archs"); a != ph->end() && a->is_object())
         for (const auto& [k, v] : a->items()) {
-          int arch = 0;
-          try {
-            arch = std::stoi(k);
-          } catch (...) {
-            continue;
-          }
-          if (arch <= 0 || !v.is_object()) continue;
-          r.phases.archs[arch] = {ms(v, "device_ms"), ms(v, "ptxas_ms")};
+          const auto arch = core::parse_int(k).value_or(0);
+          if (arch <= 0 || arch > INT_MAX || !v.is_object()) continue;
+          r.phases.archs[static_cast<int>(arch)] = {ms(v, "device_ms"), ms(v, "ptxas_ms")};
         }
       r.phases.rows = 1;
     }

@@ -1,4 +1,5 @@
 #include "launch/governor.hpp"
+#include "core/text.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -39,11 +40,7 @@ namespace {
 
 std::optional<std::uint64_t> number(const std::string& s) {
   if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  try {
-    return std::stoull(s);
-  } catch (...) {
-    return std::nullopt;
-  }
+  return core::parse_uint(s);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "launch/slurm_step.hpp"
 
+#include <climits>
+
 #include <unistd.h>
 
 #include <csignal>
@@ -8,6 +10,7 @@
 #include <fmt/format.h>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "core/fnv.hpp"
 
 namespace kiln::launch {
@@ -60,11 +63,10 @@ std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
   c.tag = env.get("KILN_SLURM_TAG").value_or("kiln");
   if (auto v = env.get("KILN_SLURM_SRUN"); v && !v->empty()) c.srun = *v;
   if (auto v = env.get("KILN_SLURM_SQUEUE"); v && !v->empty()) c.squeue = *v;
-  try {
-    if (auto v = env.get("KILN_SLURM_RETRIES")) c.retries = std::clamp(std::stoi(*v), 0, 10);
-    if (auto v = env.get("KILN_SLURM_NODE_MEM_KIB")) c.node_mem_kib = std::stoull(*v);
-    if (auto v = env.get("KILN_SLURM_NODE_CPUS")) c.node_cpus = std::max(0, std::stoi(*v));
-  } catch (...) {}
+  const auto number = [&](const char* name) { return core::parse_int(env.get(name).value_or("")); };
+  if (auto n = number("KILN_SLURM_RETRIES")) c.retries = static_cast<int>(std::clamp(*n, 0LL, 10LL));
+  if (auto n = core::parse_uint(env.get("KILN_SLURM_NODE_MEM_KIB").value_or(""))) c.node_mem_kib = *n;
+  if (auto n = number("KILN_SLURM_NODE_CPUS")) c.node_cpus = static_cast<int>(std::clamp(*n, 0LL, 1LL << 20));
   return c;
 }
 
@@ -98,22 +100,22 @@ std::optional<StepReport> parse_step_report(const std::string& text) {
     if (eq == std::string::npos) continue;
     const std::string k = line.substr(0, eq), v = line.substr(eq + 1);
     any = true;
-    try {
-      if (k == "node")
-        r.node = v;
-      else if (k == "step")
-        r.step = v;
-      else if (k == "exit")
-        r.exit = std::stoi(v), r.finished = true;
-      else if (k == "peak_rss_kib")
-        r.peak_rss_kib = std::stol(v);
-      else if (k == "cpu_ms")
-        r.cpu_ms = std::stol(v);
-      else if (k == "wall_ms")
-        r.wall_ms = std::stol(v);
-    } catch (...) {
+    const auto n = core::parse_int(v);
+    const bool numeric = k == "exit" || k == "peak_rss_kib" || k == "cpu_ms" || k == "wall_ms";
+    if (numeric && (!n || (k == "exit" && (*n < INT_MIN || *n > INT_MAX))))
       return std::nullopt;  // a torn line: treat the whole report as missing
-    }
+    if (k == "node")
+      r.node = v;
+    else if (k == "step")
+      r.step = v;
+    else if (k == "exit")
+      r.exit = static_cast<int>(*n), r.finished = true;
+    else if (k == "peak_rss_kib")
+      r.peak_rss_kib = static_cast<long>(*n);
+    else if (k == "cpu_ms")
+      r.cpu_ms = static_cast<long>(*n);
+    else if (k == "wall_ms")
+      r.wall_ms = static_cast<long>(*n);
   }
   if (!any) return std::nullopt;
   return r;

@@ -1,5 +1,7 @@
 #include "launch/thread_grant.hpp"
 
+#include <climits>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,16 +9,16 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "core/data_toml.hpp"
 
 namespace kiln::launch {
 namespace {
 
 std::optional<int> to_int(std::string_view s) {
-  int n = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-  if (ec != std::errc() || p != s.data() + s.size() || n < 0) return std::nullopt;
-  return n;
+  const auto n = core::parse_int(s);
+  if (!n || *n < 0 || *n > INT_MAX) return std::nullopt;
+  return static_cast<int>(*n);
 }
 
 // "--split-compile=4", "-split-compile 4", "--threads 2", "-t 2", "-t=2".

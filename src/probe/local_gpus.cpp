@@ -1,4 +1,6 @@
 #include "probe/local_gpus.hpp"
+
+#include <climits>
 #include "core/text.hpp"
 
 #include <regex>
@@ -17,7 +19,9 @@ int parse_driver_cuda(const std::string& text) {
   static const std::regex re(R"(CUDA Version\s*:\s*([0-9]+)\.([0-9]+))");
   std::smatch m;
   if (!std::regex_search(text, m, re)) return 0;
-  return std::stoi(m[1].str()) * 1000 + std::stoi(m[2].str()) * 10;
+  const auto major = core::parse_int(m[1].str()), minor = core::parse_int(m[2].str());
+  if (!major || !minor || *major > INT_MAX / 1000 || *minor > 99) return 0;  // 99: two digits
+  return static_cast<int>(*major * 1000 + *minor * 10);
 }
 
 std::vector<LocalGpu> parse_nvidia_smi_csv(const std::string& csv) {
@@ -31,12 +35,10 @@ std::vector<LocalGpu> parse_nvidia_smi_csv(const std::string& csv) {
     while (std::getline(ls, cell, ',')) f.push_back(trim(cell));
     if (f.size() < 5) continue;
     LocalGpu g;
-    try {
-      g.index = std::stoi(f[0]);
-      g.memory_mib = std::stoll(f[4]);
-    } catch (...) {
-      continue;
-    }
+    const auto index = core::parse_int(f[0]), memory = core::parse_int(f[4]);
+    if (!index || !memory || *index < 0 || *index > INT_MAX) continue;
+    g.index = static_cast<int>(*index);
+    g.memory_mib = *memory;
     g.name = f[1];
     g.cc = core::parse_compute_capability(f[2]).value_or(0);
     g.driver_version = f[3];

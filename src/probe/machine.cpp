@@ -1,4 +1,5 @@
 #include "probe/machine.hpp"
+#include "core/text.hpp"
 
 #include <sched.h>
 #include <unistd.h>
@@ -28,11 +29,7 @@ std::optional<std::uint64_t> read_number(const io::Filesystem& fs, const std::st
   std::istringstream in(*text);
   std::string word;
   if (!(in >> word) || word == "max") return std::nullopt;
-  try {
-    return std::stoull(word);
-  } catch (...) {
-    return std::nullopt;
-  }
+  return core::parse_uint(word);
 }
 
 // The cgroup v2 path of this process from /proc/self/cgroup ("0::/some/path").
@@ -87,8 +84,9 @@ MachineInfo probe_machine(const io::Filesystem& fs, int cpus, const std::string&
       std::istringstream in(*cpu);
       std::string quota;
       double period = 0;
-      if (in >> quota >> period && quota != "max" && period > 0)
-        m.cgroup_cpus = std::max(1, static_cast<int>(std::ceil(std::stod(quota) / period)));
+      std::optional<double> q;
+      if (in >> quota >> period && quota != "max" && period > 0 && (q = core::parse_double(quota)))
+        m.cgroup_cpus = std::max(1, static_cast<int>(std::ceil(*q / period)));
     }
     if (dir.empty() || dir == "/") break;
   }

@@ -1,4 +1,5 @@
 #include "probe/slurm.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -84,24 +85,20 @@ tl::expected<Allocation, std::string> detect_allocation(io::Seams& s, const Slur
         "cannot read the nodes of Slurm job {} (SLURM_JOB_NODELIST '{}', "
         "SLURM_JOB_CPUS_PER_NODE '{}')",
         a.job_id, s.env.get("SLURM_JOB_NODELIST").value_or(""), s.env.get("SLURM_JOB_CPUS_PER_NODE").value_or("")));
-  try {
-    if (auto mb = s.env.get("SLURM_MEM_PER_NODE"); mb && !mb->empty())
-      a.node_mem_kib = std::stoull(*mb) * 1024;
-    else if (auto per_cpu = s.env.get("SLURM_MEM_PER_CPU"); per_cpu && !per_cpu->empty())
-      a.node_mem_kib =
-          std::stoull(*per_cpu) * 1024 * static_cast<std::uint64_t>(*std::min_element(a.cpus.begin(), a.cpus.end()));
-  } catch (...) {}
+  // Slurm gives both in MB, plain numbers.
+  if (auto mb = core::parse_uint(s.env.get("SLURM_MEM_PER_NODE").value_or("")))
+    a.node_mem_kib = *mb * 1024;
+  else if (auto per_cpu = core::parse_uint(s.env.get("SLURM_MEM_PER_CPU").value_or("")))
+    a.node_mem_kib = *per_cpu * 1024 * static_cast<std::uint64_t>(*std::min_element(a.cpus.begin(), a.cpus.end()));
   if (!a.node_mem_kib) {  // no memory in the request: what sinfo says the smallest node has
     std::string list;
     for (const auto& n : a.nodes) list += (list.empty() ? "" : ",") + n;
     auto mem = s.proc.run({.argv = {t.sinfo, "-h", "-N", "-n", list, "-o", "%m"}});
     for (const auto& w : mem.ok() ? words(mem.out) : std::vector<std::string>{}) {
-      std::uint64_t kib = 0;
-      try {
-        kib = std::stoull(w) * 1024;
-      } catch (...) {
-        continue;
-      }
+      // MB; sinfo writes "N+" for a group of nodes whose smallest has N.
+      const auto mb = core::parse_uint(w.ends_with('+') ? w.substr(0, w.size() - 1) : w);
+      if (!mb) continue;
+      const std::uint64_t kib = *mb * 1024;
       a.node_mem_kib = a.node_mem_kib ? std::min(a.node_mem_kib, kib) : kib;
     }
   }

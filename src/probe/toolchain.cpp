@@ -5,6 +5,7 @@
 #include <regex>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "core/data_toml.hpp"
 #include "core/size_text.hpp"
 #include "probe/ccache_text.hpp"
@@ -67,10 +68,14 @@ HostCompilerLimits parse_host_config(const std::string& text) {
   std::smatch m;
   static const std::regex gnu(R"(#if\s+__GNUC__\s*>\s*(\d+))");
   static const std::regex clang(R"(__clang_major__\s*>=\s*(\d+))");
-  if (std::regex_search(text, m, gnu)) l.max_gcc = std::stoi(m[1].str());
+  // A version as nvcc's host_config.h writes it: a few digits (0 for a number too long to be one).
+  const auto version = [](const std::string& digits) {
+    return static_cast<int>(std::clamp(core::parse_int(digits).value_or(0), 0LL, 1000000LL));
+  };
+  if (std::regex_search(text, m, gnu)) l.max_gcc = version(m[1].str());
   // The Grace clang check comes first in the file; take the plain clang check (the last one).
   for (auto it = std::sregex_iterator(text.begin(), text.end(), clang); it != std::sregex_iterator(); ++it)
-    l.max_clang = std::stoi((*it)[1].str()) - 1;
+    l.max_clang = version((*it)[1].str()) - 1;
   return l;
 }
 
@@ -117,11 +122,11 @@ void parse_ccache_s(const std::string& text, CcacheInfo& info) {
   while (std::getline(in, line)) {
     if (std::regex_search(line, m, num)) {
       any = true;
-      (m[1].str() == "cache miss" ? misses : hits) += std::stoll(m[2].str());
+      (m[1].str() == "cache miss" ? misses : hits) += core::parse_int(m[2].str()).value_or(0);
     } else if (std::regex_search(line, m, size)) {
       // ccache 3 used binary units; a bare number is bytes there.
       if (m[2].str().empty())
-        info.size_bytes = static_cast<std::uint64_t>(std::stod(m[1].str()));
+        info.size_bytes = static_cast<std::uint64_t>(core::parse_double(m[1].str()).value_or(0));
       else if (auto b = core::parse_size_bytes(m[1].str() + m[2].str() + "i"))
         info.size_bytes = *b;
     }

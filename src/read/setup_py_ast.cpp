@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "core/data.hpp"
 
 namespace kiln::read {
@@ -36,7 +37,7 @@ KnobSighting probe(const json& p) {
   const std::string where = str(p, "where");
   auto colon = where.rfind(':');
   k.file = where.substr(0, colon);
-  if (colon != std::string::npos) k.line = std::atoi(where.c_str() + colon + 1);
+  if (colon != std::string::npos) k.line = static_cast<int>(core::parse_int(where.substr(colon + 1)).value_or(0));
   k.text = str(p, "text");
   return k;
 }

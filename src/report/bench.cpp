@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <charconv>
 #include <set>
 
+#include "core/text.hpp"
 #include "report/render.hpp"
 
 namespace kiln::report {
@@ -74,9 +76,8 @@ tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vecto
         else
           return tl::unexpected(fmt::format("--matrix generator: '{}' is not Ninja or Make", v));
       } else if (axis.key == "jobs") {
-        int n = 0;
-        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-        if (ec != std::errc() || p != v.data() + v.size() || n < 1)
+        const auto n = core::parse_int(v);
+        if (!n || *n < 1 || *n > INT_MAX)
           return tl::unexpected(fmt::format("--matrix jobs: '{}' is not a positive integer", v));
       } else if (axis.key == "build") {
         v = lower(v);
@@ -138,7 +139,7 @@ std::vector<BenchConfig> expand(const std::vector<MatrixAxis>& axes) {
         else if (axis.key == "generator")
           c.generator = v;
         else if (axis.key == "jobs")
-          c.jobs = std::stoi(v);
+          c.jobs = static_cast<int>(*core::parse_int(v));  // parse_matrix checked it
         else if (axis.key == "build")
           c.build = v;
         next.push_back(c);

@@ -1,11 +1,13 @@
 #include "report/cluster.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <fmt/format.h>
 #include <map>
 #include <queue>
 #include <set>
 
+#include "core/text.hpp"
 #include "core/size_text.hpp"
 #include "probe/build_memory.hpp"
 #include "report/render.hpp"
@@ -61,15 +63,11 @@ std::optional<ClusterShape> parse_shape(const std::string& text) {
   const auto x1 = text.find('x'), x2 = text.find('x', x1 == std::string::npos ? x1 : x1 + 1);
   if (x1 == std::string::npos || x2 == std::string::npos) return std::nullopt;
   ClusterShape s;
-  try {
-    size_t used = 0;
-    s.nodes = std::stoi(text.substr(0, x1), &used);
-    if (used != x1) return std::nullopt;
-    s.cores = std::stoi(text.substr(x1 + 1, x2 - x1 - 1), &used);
-    if (used != x2 - x1 - 1) return std::nullopt;
-  } catch (...) {
+  const auto nodes = core::parse_int(text.substr(0, x1)), cores = core::parse_int(text.substr(x1 + 1, x2 - x1 - 1));
+  if (!nodes || !cores || *nodes > INT_MAX || *cores > INT_MAX || *nodes < INT_MIN || *cores < INT_MIN)
     return std::nullopt;
-  }
+  s.nodes = static_cast<int>(*nodes);
+  s.cores = static_cast<int>(*cores);
   auto bytes = core::parse_size_bytes(text.substr(x2 + 1));
   if (!bytes || *bytes == 0 || s.nodes < 1 || s.cores < 1 || s.nodes > 100000 || s.cores > 100000) return std::nullopt;
   s.mem_kib = *bytes / 1024;

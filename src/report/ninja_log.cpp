@@ -1,4 +1,5 @@
 #include "report/ninja_log.hpp"
+#include "core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -21,13 +22,16 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
 }
 
 bool to_longlong(std::string_view s, long long& out) {
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size();
+  const auto n = core::parse_int(s);
+  if (n) out = *n;
+  return n.has_value();
 }
 
 bool to_long(std::string_view s, long& out) {
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size();
+  long long n = 0;
+  if (!to_longlong(s, n)) return false;
+  out = static_cast<long>(n);  // long is long long's width on the 64-bit hosts kiln runs on
+  return true;
 }
 
 struct Line {
