@@ -3,31 +3,23 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "core/name_table.hpp"
+
 namespace kiln::read {
 
 namespace {
 
 // The one spelling of each kind: plan JSON "kind", the plan's text and emitted files.
-constexpr std::pair<ProjectKind, std::string_view> kKindNames[] = {
-    {ProjectKind::cmake, "cmake"},
-    {ProjectKind::pytorch, "pytorch"},
-    {ProjectKind::extension, "extension"},
-    {ProjectKind::unknown, "unknown"},
-};
+constexpr core::NameTable<ProjectKind, 4> kKindNames{{{{ProjectKind::cmake, "cmake"},
+                                                       {ProjectKind::pytorch, "pytorch"},
+                                                       {ProjectKind::extension, "extension"},
+                                                       {ProjectKind::unknown, "unknown"}}}};
 
 }  // namespace
 
-std::string to_string(ProjectKind k) {
-  for (const auto& [v, name] : kKindNames)
-    if (v == k) return std::string(name);
-  return "unknown";
-}
+std::string to_string(ProjectKind k) { return std::string(kKindNames.name(k, "unknown")); }
 
-std::optional<ProjectKind> project_kind_from(std::string_view s) {
-  for (const auto& [v, name] : kKindNames)
-    if (name == s) return v;
-  return std::nullopt;
-}
+std::optional<ProjectKind> project_kind_from(std::string_view s) { return kKindNames.find(s); }
 
 ProjectKind detect_project_kind(const io::Filesystem& fs, const std::string& dir,
                                 const tl::expected<SetupPyReading, std::string>* setup) {

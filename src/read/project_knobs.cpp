@@ -6,53 +6,38 @@
 #include <regex>
 
 #include "core/data_toml.hpp"
+#include "core/name_table.hpp"
 
 namespace kiln::read {
 
 namespace {
 
 // The one spelling of each origin, as the plan's JSON and text show it.
-constexpr std::pair<KnobOrigin, std::string_view> kOriginNames[] = {
-    {KnobOrigin::none, ""},
-    {KnobOrigin::kiln, "kiln"},
-    {KnobOrigin::knob_option, "--knob"},
-    {KnobOrigin::environment, "environment"},
-};
+constexpr core::NameTable<KnobOrigin, 4> kOriginNames{{{{KnobOrigin::none, ""},
+                                                        {KnobOrigin::kiln, "kiln"},
+                                                        {KnobOrigin::knob_option, "--knob"},
+                                                        {KnobOrigin::environment, "environment"}}}};
 
 }  // namespace
 
-std::string_view to_string(KnobOrigin o) {
-  for (const auto& [v, name] : kOriginNames)
-    if (v == o) return name;
-  return "";
-}
+std::string_view to_string(KnobOrigin o) { return kOriginNames.name(o, ""); }
 
-std::optional<KnobOrigin> knob_origin_from(std::string_view s) {
-  for (const auto& [v, name] : kOriginNames)
-    if (name == s) return v;
-  return std::nullopt;
-}
+std::optional<KnobOrigin> knob_origin_from(std::string_view s) { return kOriginNames.find(s); }
 
 namespace {
 
-constexpr std::pair<KnobAction, std::string_view> kActionNames[] = {
-    {KnobAction::on, "on"},           {KnobAction::off, "off"},         {KnobAction::jobs, "jobs"},
-    {KnobAction::threads, "threads"}, {KnobAction::targets, "targets"}, {KnobAction::leave, "leave"},
-};
+constexpr core::NameTable<KnobAction, 6> kActionNames{{{{KnobAction::on, "on"},
+                                                        {KnobAction::off, "off"},
+                                                        {KnobAction::jobs, "jobs"},
+                                                        {KnobAction::threads, "threads"},
+                                                        {KnobAction::targets, "targets"},
+                                                        {KnobAction::leave, "leave"}}}};
 
 }  // namespace
 
-std::string_view to_string(KnobAction a) {
-  for (const auto& [v, name] : kActionNames)
-    if (v == a) return name;
-  return "leave";
-}
+std::string_view to_string(KnobAction a) { return kActionNames.name(a, "leave"); }
 
-std::optional<KnobAction> knob_action_from(std::string_view s) {
-  for (const auto& [v, name] : kActionNames)
-    if (name == s) return v;
-  return std::nullopt;
-}
+std::optional<KnobAction> knob_action_from(std::string_view s) { return kActionNames.find(s); }
 namespace {
 
 using Use = KnobSighting::Use;

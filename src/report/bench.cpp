@@ -7,6 +7,7 @@
 #include <charconv>
 #include <set>
 
+#include "core/name_table.hpp"
 #include "core/text.hpp"
 #include "report/render.hpp"
 
@@ -31,25 +32,14 @@ std::string lower(std::string s) {
 
 namespace {
 
-constexpr std::pair<BenchCache, std::string_view> kCacheNames[] = {
-    {BenchCache::cold, "cold"},
-    {BenchCache::warm, "warm"},
-    {BenchCache::off, "off"},
-};
+constexpr core::NameTable<BenchCache, 3> kCacheNames{
+    {{{BenchCache::cold, "cold"}, {BenchCache::warm, "warm"}, {BenchCache::off, "off"}}}};
 
 }  // namespace
 
-std::string_view to_string(BenchCache c) {
-  for (const auto& [v, name] : kCacheNames)
-    if (v == c) return name;
-  return "cold";
-}
+std::string_view to_string(BenchCache c) { return kCacheNames.name(c, "cold"); }
 
-std::optional<BenchCache> bench_cache_from(std::string_view s) {
-  for (const auto& [v, name] : kCacheNames)
-    if (name == s) return v;
-  return std::nullopt;
-}
+std::optional<BenchCache> bench_cache_from(std::string_view s) { return kCacheNames.find(s); }
 
 tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vector<std::string>& args) {
   std::vector<MatrixAxis> axes;
