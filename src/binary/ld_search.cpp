@@ -3,15 +3,11 @@
 #include <filesystem>
 #include <set>
 
+#include "binary/system_dirs.hpp"
 #include "core/data_toml.hpp"
 
 namespace kiln::binary {
 namespace {
-
-// ld.so's trusted folders after the cache. Debian/Ubuntu put libraries in the multiarch folders,
-// other distributions in lib64; ld.so tries its configured ones, so kiln tries the union in order.
-const std::vector<std::string> kDefaultDirs = {
-    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
 
 const std::set<std::string>& driver_libraries() {
   static const std::set<std::string> libs = [] {
@@ -232,7 +228,7 @@ ResolvedLibrary LibrarySearch::find(const std::string& name, const std::vector<L
       return r;
     }
   }
-  for (const auto& d : kDefaultDirs)
+  for (const auto& d : ld_so_default_dirs())
     if (try_dir(d, "default")) return r;
   return r;
 }

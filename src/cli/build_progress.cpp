@@ -1,4 +1,5 @@
 #include "cli/build_progress.hpp"
+#include "cli/progress_text.hpp"
 
 #include <algorithm>
 
@@ -9,12 +10,12 @@ namespace kiln::cli {
 std::string configure_line(std::chrono::seconds elapsed, const std::string& last_output, size_t width) {
   std::string line = fmt::format("configuring (CMake) {}s", elapsed.count());
   if (!last_output.empty()) line += "  " + last_output;
-  return width == 0 ? line : drive::fit_columns(line, width > 1 ? width - 1 : 0);
+  return width == 0 ? line : fit_columns(line, width > 1 ? width - 1 : 0);
 }
 
 std::string starting_line(std::chrono::seconds elapsed, size_t width) {
-  const std::string line = fmt::format("building {}  (first steps running)", drive::duration_text(elapsed));
-  return width == 0 ? line : drive::fit_columns(line, width > 1 ? width - 1 : 0);
+  const std::string line = fmt::format("building {}  (first steps running)", duration_text(elapsed));
+  return width == 0 ? line : fit_columns(line, width > 1 ? width - 1 : 0);
 }
 
 std::optional<std::chrono::seconds> eta_after(std::optional<std::chrono::seconds> eta, std::chrono::seconds since) {
@@ -32,8 +33,7 @@ std::string BuildProgress::current_line(std::chrono::steady_clock::time_point no
   const auto elapsed = duration_cast<seconds>(now - step_start_);
   if (configuring_) return configure_line(elapsed, last_output_, width);
   if (!last_status_) return starting_line(elapsed, width);
-  return drive::progress_line(*last_status_, eta_after(last_eta_, duration_cast<seconds>(now - status_at_)), width,
-                              elapsed);
+  return progress_line(*last_status_, eta_after(last_eta_, duration_cast<seconds>(now - status_at_)), width, elapsed);
 }
 
 BuildProgress::BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, drive::EtaModel eta)

@@ -1,9 +1,6 @@
 #include "drive/ninja_progress.hpp"
 
-#include <fmt/format.h>
-
 #include <charconv>
-#include <cstdint>
 
 namespace kiln::drive {
 
@@ -30,89 +27,6 @@ std::optional<std::chrono::seconds> estimate_remaining(const NinjaStatus& s, std
   if (s.done < 2 || elapsed.count() < 1000) return std::nullopt;
   const double per_step = static_cast<double>(elapsed.count()) / s.done;
   return std::chrono::seconds(static_cast<long>(per_step * (s.total - s.done) / 1000.0 + 0.5));
-}
-
-std::string duration_text(std::chrono::seconds d) {
-  long s = d.count();
-  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60);
-  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
-  return fmt::format("{}s", s);
-}
-
-std::string fit_columns(std::string_view text, size_t columns) {
-  // One column per code point: UTF-8 continuation bytes (10xxxxxx) take none, and a cut never
-  // lands inside a character.
-  size_t used = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
-    if (used == columns) return std::string(text.substr(0, i));
-    ++used;
-  }
-  return std::string(text);
-}
-
-std::string eta_text(std::optional<std::chrono::seconds> eta) {
-  if (!eta) return "";
-  if (eta->count() <= 0) return "finishing";
-  return duration_text(*eta) + " left";
-}
-
-namespace {
-
-size_t columns_of(std::string_view text) {
-  size_t n = 0;
-  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
-
-// The last `columns` characters of `text`, never starting inside a UTF-8 sequence.
-std::string last_columns(std::string_view text, size_t columns) {
-  size_t i = text.size(), used = 0;
-  while (i > 0 && used < columns) {
-    --i;
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++used;
-  }
-  while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
-  return std::string(text.substr(i));
-}
-
-}  // namespace
-
-std::string fit_keeping_end(std::string_view text, size_t columns) {
-  if (columns_of(text) <= columns) return std::string(text);
-  constexpr std::string_view dots = "...";
-  if (columns <= dots.size()) return last_columns(text, columns);
-  // Keep the words before the output path ("Building CUDA object ") when the file name still fits
-  // after them; otherwise the end alone.
-  const auto space = text.rfind(' ');
-  const std::string_view head = space == std::string_view::npos ? std::string_view() : text.substr(0, space + 1);
-  const std::string_view path = text.substr(head.size());
-  const auto slash = path.rfind('/');
-  const std::string_view file = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  if (!head.empty() && columns_of(head) + dots.size() + columns_of(file) <= columns)
-    return std::string(head) + std::string(dots) + last_columns(path, columns - columns_of(head) - dots.size());
-  return std::string(dots) + last_columns(text, columns - dots.size());
-}
-
-std::string progress_line(const NinjaStatus& s, std::optional<std::chrono::seconds> eta, size_t width,
-                          std::optional<std::chrono::seconds> elapsed) {
-  // Never the last column: a row filled to the edge wraps on many terminals, and each \r redraw
-  // would then scroll a new line. Width 0: a log, never cut.
-  const size_t room = width == 0 ? SIZE_MAX : width > 1 ? width - 1 : 0;
-  std::string counts = fmt::format("{}/{}", s.done, s.total);
-  if (elapsed) counts += "  " + duration_text(*elapsed);
-  if (eta) counts += "  " + eta_text(eta);
-  std::string line;
-  constexpr int bar = 20;
-  if (room >= counts.size() + bar + 3 + 20) {  // the bar only when the description keeps some room
-    const int filled = s.total ? s.done * bar / s.total : 0;
-    line = "[" + std::string(filled, '=') + (filled < bar ? ">" : "") +
-           std::string(bar - filled - (filled < bar ? 1 : 0), ' ') + "] ";
-  }
-  line += counts;
-  if (width == 0) return line + "  " + s.description;
-  if (columns_of(line) + 2 >= room) return fit_columns(line, room);
-  return line + "  " + fit_keeping_end(s.description, room - columns_of(line) - 2);
 }
 
 }  // namespace kiln::drive

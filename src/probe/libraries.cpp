@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/data_toml.hpp"
+#include "binary/system_dirs.hpp"
 #include "probe/lib_load.hpp"
 
 namespace kiln::probe {
@@ -123,9 +124,7 @@ void search_dirs(const io::Seams& s, const CudaToolkit& tk, const LibraryOptions
     }
   for (const char* d : {"/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/local/include"})
     inc.push_back({o.sysroot + d, "system"});
-  for (const char* d :
-       {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib", "/lib/x86_64-linux-gnu"})
-    lib.push_back({o.sysroot + d, "system"});
+  for (const auto& d : binary::doctor_library_dirs()) lib.push_back({o.sysroot + d, "system"});
 }
 
 void find_header(const io::Seams& s, const LibrarySpec& spec, const std::vector<Dir>& inc, LibraryReport& r) {
