@@ -16,13 +16,14 @@ mkdir -p "$work/p"
 printf 'cmake_minimum_required(VERSION 3.24)\nproject(v LANGUAGES CXX)\nadd_library(v SHARED unit.cpp)\n' \
   > "$work/p/CMakeLists.txt"
 echo 'int f() { return 1; }' > "$work/p/unit.cpp"
-# Prints kiln's exit code last; kiln's own stdout goes to $work/out.$1.
+# Prints kiln's exit code; kiln's own output goes to $work/out.$1 and err.$1 (gdb's `run` takes the
+# arguments and the redirections; mktemp's paths have no spaces).
 under_gdb() {
   local mode=$1; shift
   gdb -batch -nx -ex 'set breakpoint pending on' -ex 'handle SIGTERM nostop noprint pass' \
-    -ex 'break kiln::binary::verify_files' -ex "run > $work/out.$mode 2> $work/err.$mode" -ex 'signal SIGTERM' \
-    -ex 'print $_exitcode' --args "$kiln" build "$work/p" --no-ccache --no-governor --build-dir "$work/b.$mode" "$@" \
-    2>&1 | tail -1
+    -ex 'break kiln::binary::verify_files' \
+    -ex "run build $work/p --no-ccache --no-governor --build-dir $work/b.$mode $* > $work/out.$mode 2> $work/err.$mode" \
+    -ex delete -ex 'signal SIGTERM' -ex 'print $_exitcode' "$kiln" 2>&1 | tail -1
 }
 rc=$(under_gdb text)
 [ "$rc" = "\$1 = 143" ] || { cat "$work/err.text"; fail "text: kiln's exit was '$rc', not 143"; }
