@@ -85,11 +85,17 @@ public:
     if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig, json_);
     if (!outcome.ok)
       if (auto full = full_disk(plan)) std::ofstream(plan.log_path(), std::ios::app) << *full << "\n";
+    binary::VerifyReport verified;
+    if (outcome.ok) {
+      verified = verify(s, plan, outcome);
+      // A stop during verification is honoured too (it exited 0 after SIGTERM), --json or not.
+      if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig, json_);
+    }
     if (json_) {
       json j = outcome_json(plan, outcome);
       bool ok = outcome.ok;
       if (outcome.ok) {
-        const auto v = verify(s, plan, outcome);
+        const auto& v = verified;
         j["outcome"]["verify"] = verify_json(v);
         ok = v.ok();
         if (!ok) {  // the files were built but do not run where planned: the build failed
@@ -113,9 +119,6 @@ public:
       print_failure(s, plan, outcome);
       return kFindings;
     }
-    const auto verified = verify(s, plan, outcome);
-    // A stop during verification is honoured too (it exited 0 after SIGTERM).
-    if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig, json_);
     if (auto why = no_cuda_failure(s, plan, verified)) {
       s.err << "kiln build: failed: " << *why << ". Full log: " << plan.log_path() << "\n";
       return kFindings;

@@ -1,16 +1,13 @@
 #include "drive/build_lock.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "io/file_lock.hpp"
 #include "io/tree_guard.hpp"
 
 namespace kiln::drive {
@@ -44,13 +41,9 @@ tl::expected<BuildLock, std::string> BuildLock::acquire(const std::string& build
     return tl::unexpected("build folder " + build_dir + ": cannot create " + build_dir + "/.kiln: " + ec.message() +
                           "; pass --build-dir for a writable folder");
   const std::string path = build_dir + "/.kiln/lock";
-  // O_CLOEXEC: the compilers kiln starts must not inherit the lock and outlive it.
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return tl::unexpected(path + ": cannot open the build lock: " + std::strerror(errno));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    const int err = errno;
-    ::close(fd);
-    if (err != EWOULDBLOCK) return tl::unexpected(path + ": cannot lock: " + std::strerror(err));
+  io::FileLock lock(path, {});
+  if (!lock.held() && !lock.busy()) return tl::unexpected(path + ": the build lock: " + lock.error());
+  if (!lock.held()) {
     std::ifstream in(path);
     std::stringstream ss;
     ss << in.rdbuf();
@@ -62,6 +55,7 @@ tl::expected<BuildLock, std::string> BuildLock::acquire(const std::string& build
     return tl::unexpected("build folder " + build_dir + " is in use by another build: " + who +
                           "; wait for it to finish, or pass --build-dir for a separate folder");
   }
+  const int fd = lock.release();
   std::string info = "pid " + std::to_string(::getpid()) + "\ncommand " + command + "\nsince " + utc_now() + "\n";
   if (::ftruncate(fd, 0) == 0) {
     ssize_t w = ::pwrite(fd, info.data(), info.size(), 0);

@@ -1,5 +1,6 @@
 #include "io/fs.hpp"
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -87,6 +88,15 @@ bool RealFilesystem::symlink(const std::string& target, const std::string& link)
   return !ec;
 }
 
+bool RealFilesystem::can_create_in(const std::string& dir) {
+  std::string probe = dir + "/.kiln-write-probe-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) return false;
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return true;
+}
+
 static std::string parent_of(const std::string& p) {
   auto pos = p.find_last_of('/');
   if (pos == std::string::npos || pos == 0) return "/";
@@ -95,10 +105,18 @@ static std::string parent_of(const std::string& p) {
 
 void FakeFilesystem::add_file(const std::string& path, std::string content, bool executable) {
   files_[path] = File{std::move(content), executable};
-  for (auto d = parent_of(path); d != "/"; d = parent_of(d)) dirs_[d] = true;
+  for (auto d = parent_of(path); d != "/"; d = parent_of(d)) dirs_.emplace(d, true);
 }
 void FakeFilesystem::add_dir(const std::string& path) {
-  for (auto d = path; d != "/" && !d.empty(); d = parent_of(d)) dirs_[d] = true;
+  for (auto d = path; d != "/" && !d.empty(); d = parent_of(d)) dirs_.emplace(d, true);
+}
+void FakeFilesystem::set_read_only(const std::string& dir) {
+  add_dir(dir);
+  dirs_[dir] = false;
+}
+bool FakeFilesystem::can_create_in(const std::string& dir) {
+  auto it = dirs_.find(dir);
+  return it != dirs_.end() && it->second;
 }
 bool FakeFilesystem::exists(const std::string& path) const { return files_.count(path) || dirs_.count(path); }
 bool FakeFilesystem::is_directory(const std::string& path) const { return dirs_.count(path) > 0; }
@@ -124,6 +142,7 @@ std::vector<std::string> FakeFilesystem::list(const std::string& dir) const {
   return {names.begin(), names.end()};
 }
 bool FakeFilesystem::write(const std::string& path, const std::string& content) {
+  if (auto d = dirs_.find(parent_of(path)); d != dirs_.end() && !d->second) return false;
   add_file(path, content);
   return true;
 }

@@ -44,6 +44,10 @@ public:
   }
   // Removes one file (not a folder); true when it is gone afterwards.
   virtual bool remove(const std::string& path) { return !exists(path); }
+  // Whether this user can create a file in the folder `dir`. Tried, not asked: access(2) says yes
+  // to root whatever the mode, and a folder that is not ours or is mounted read-only says so only
+  // when written.
+  virtual bool can_create_in(const std::string& dir) { return is_directory(dir); }
 };
 
 class RealFilesystem final : public Filesystem {
@@ -60,6 +64,7 @@ public:
   bool make_dirs(const std::string& path) override;
   bool symlink(const std::string& target, const std::string& link) override;
   bool remove(const std::string& path) override;
+  bool can_create_in(const std::string& dir) override;
 };
 
 // Files by absolute path; directories are implied by the files under them or added explicitly.
@@ -67,6 +72,8 @@ class FakeFilesystem final : public Filesystem {
 public:
   void add_file(const std::string& path, std::string content, bool executable = false);
   void add_dir(const std::string& path);
+  // A folder (added if missing) where nothing can be created: can_create_in and write say no.
+  void set_read_only(const std::string& dir);
   bool exists(const std::string& path) const override;
   bool is_directory(const std::string& path) const override;
   bool is_executable(const std::string& path) const override;
@@ -75,6 +82,7 @@ public:
   bool write(const std::string& path, const std::string& content) override;
   bool make_dirs(const std::string& path) override;
   bool remove(const std::string& path) override;
+  bool can_create_in(const std::string& dir) override;
 
 private:
   struct File {
@@ -82,7 +90,7 @@ private:
     bool executable = false;
   };
   std::map<std::string, File> files_;
-  std::map<std::string, bool> dirs_;
+  std::map<std::string, bool> dirs_{{"/", true}};  // folder -> files can be created in it
 };
 
 }  // namespace kiln::io

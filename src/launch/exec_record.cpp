@@ -68,6 +68,13 @@ ExecLog parse_exec_log(const std::string& text) {
         if (required) bad = true;
         return missing;
       }
+      // A float is converted only when it fits: 1e30 into a long long is undefined (UBSan, fuzz_text).
+      if (it->is_number_float()) {
+        const double d = it->get<double>();
+        if (d >= 0 && d < 9e18) return static_cast<long long>(d);
+        bad = true;
+        return 0;
+      }
       if (!it->is_number() || it->get<long long>() < 0) {
         bad = true;
         return 0;

@@ -1,15 +1,14 @@
 #include "launch/governor.hpp"
 #include "core/text.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <sstream>
 #include <thread>
+
+#include "io/file_lock.hpp"
 
 namespace kiln::launch {
 
@@ -117,42 +116,12 @@ constexpr std::size_t kLedgerMaxBytes = 1 << 20;
 
 // The ledger file, opened and locked for the lifetime of this object, if the lock came in time.
 struct LockedFile {
-  int fd = -1;
-  std::string error;
-  LockedFile(const std::string& path, std::chrono::milliseconds timeout) {
-    // The machine-wide ledger's folder (plan/ledger_place) is made on first use, private to this
-    // user; a link in the ledger's place is not followed.
-    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0 && errno == ENOENT) {
-      const auto slash = path.find_last_of('/');
-      if (slash != std::string::npos && slash > 0) ::mkdir(path.substr(0, slash).c_str(), 0700);
-      fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    }
-    if (fd < 0) {
-      error = "cannot open " + path + ": " + std::strerror(errno);
-      return;
-    }
-    // Polled rather than blocking: a holder that is stopped (Ctrl-Z, a debugger) or hung must not
-    // stop every compile of the build.
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(50))) {
-      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return;
-      if (errno != EWOULDBLOCK && errno != EINTR) {
-        error = "cannot lock " + path + ": " + std::strerror(errno);
-        break;
-      }
-      if (std::chrono::steady_clock::now() >= deadline) {
-        error = "the lock on " + path + " was held for more than " + std::to_string(timeout.count()) + " ms";
-        break;
-      }
-      std::this_thread::sleep_for(pause);
-    }
-    ::close(fd);
-    fd = -1;
-  }
-  ~LockedFile() {
-    if (fd >= 0) ::close(fd);  // closing releases the lock
-  }
+  // The machine-wide ledger's folder (plan/ledger_place) is made on first use, private to this
+  // user; a link in the ledger's place is not followed.
+  io::FileLock lock;
+  int fd;
+  LockedFile(const std::string& path, std::chrono::milliseconds timeout)
+      : lock(path, {.wait = timeout, .mode = 0600, .make_folder = true}), fd(lock.fd()) {}
   // At most kLedgerMaxBytes (thousands of entries): a huge or forged ledger must not cost its size in
   // memory. A cut last line is dropped by the parser; what is beyond is rewritten away.
   std::optional<std::string> read_all() const {
@@ -189,7 +158,7 @@ std::optional<bool> FileLedger::try_reserve(const Reservation& mine,
   error_.clear();
   LockedFile f(path_, lock_timeout_);
   if (f.fd < 0) {
-    error_ = f.error;
+    error_ = f.lock.error();
     return std::nullopt;
   }
   auto text = f.read_all();

@@ -1,43 +1,21 @@
 #include "launch/wheel_index.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 
 #include "io/file_chunks.hpp"
+#include "io/file_lock.hpp"
 
 namespace kiln::launch {
 namespace {
 
-// An flock held for the life of this object, if it came within a few seconds.
-class IndexLock {
-public:
-  explicit IndexLock(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd_ < 0) return;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      if (std::chrono::steady_clock::now() >= deadline) {
-        ::close(fd_);
-        fd_ = -1;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  ~IndexLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  IndexLock(const IndexLock&) = delete;
-  IndexLock& operator=(const IndexLock&) = delete;
-
-private:
-  int fd_ = -1;
-};
+// The index's lock, if it came within a few seconds (after that the index is rewritten anyway:
+// it is rebuilt from the entries on disk when it loses one).
+io::FileLock index_lock(const std::string& root) {
+  return io::FileLock(root + "/index.lock", {.wait = std::chrono::seconds(5)});
+}
 
 void remove_entry(io::Filesystem& fs, const std::string& root, const std::string& hex) {
   if (!is_wheel_key(hex)) return;
@@ -85,7 +63,7 @@ std::vector<std::string> parse_wheel_index(const std::string& text) {
 }
 
 void mark_wheel_used(io::Filesystem& fs, const std::string& root, const std::string& hex, std::size_t keep) {
-  IndexLock lock(root + "/index.lock");
+  const auto lock = index_lock(root);
   auto order = current_order(fs, root);
   order.erase(std::remove(order.begin(), order.end(), hex), order.end());
   order.push_back(hex);
@@ -97,7 +75,7 @@ void mark_wheel_used(io::Filesystem& fs, const std::string& root, const std::str
 }
 
 void drop_wheel(io::Filesystem& fs, const std::string& root, const std::string& hex) {
-  IndexLock lock(root + "/index.lock");
+  const auto lock = index_lock(root);
   remove_entry(fs, root, hex);
   auto order = current_order(fs, root);
   order.erase(std::remove(order.begin(), order.end(), hex), order.end());

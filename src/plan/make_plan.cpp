@@ -11,6 +11,7 @@
 #include "plan/python_env.hpp"
 #include "plan/stale_config.hpp"
 #include "plan/targets.hpp"
+#include "probe/ccache_folder.hpp"
 #include "probe/nvcc.hpp"
 #include "read/pytorch_options.hpp"
 #include "read/setup_py_ast.hpp"
@@ -176,14 +177,14 @@ tl::expected<std::optional<probe::NvccInfo>, PlanError> find_compilers(Plan& p, 
       p.notes.push_back("ccache not found: building without a compile cache (apt-get install ccache to enable it)");
   }
   p.cache_dir = req.cache_dir;
-  // A ccache folder that is a file fails every compile with a generic error: found here, and the
-  // build goes on without ccache (a wrapper must never break a build).
+  // An unusable ccache folder fails every compile: found here, and the build goes on without ccache
+  // (a wrapper must never break a build).
   if (!p.ccache.empty()) {
-    const std::string folder = !req.cache_dir.empty() ? req.cache_dir : s.env.get("CCACHE_DIR").value_or("");
-    if (!folder.empty() && s.fs.exists(folder) && !s.fs.is_directory(folder)) {
-      p.notes.push_back("ccache folder " + folder +
-                        " is not a folder: building without ccache (remove it, or pass "
-                        "--cache-dir with a folder)");
+    std::string folder = !req.cache_dir.empty() ? req.cache_dir : s.env.get("CCACHE_DIR").value_or("");
+    if (folder.empty()) folder = probe::ccache_folder_of(s.proc, p.ccache).value_or("");
+    if (auto problem = probe::ccache_folder_problem(s.fs, folder)) {
+      p.notes.push_back("ccache folder " + folder + " " + *problem +
+                        ": building without ccache (fix it, or pass --cache-dir with a folder you can write)");
       p.ccache.clear();
     }
   }

@@ -8,6 +8,7 @@
 #include "core/text.hpp"
 #include "core/data_toml.hpp"
 #include "core/size_text.hpp"
+#include "probe/ccache_folder.hpp"
 #include "probe/ccache_text.hpp"
 #include "probe/run_tool.hpp"
 
@@ -289,6 +290,15 @@ void check_build_tools(const io::Seams& s, Toolchain& tc) {
     auto cfg = run_tool(s.proc, {tc.ccache.path, "-p"});
     if (cfg.ok()) parse_ccache_config(cfg.out, tc.ccache_info);
     need(tc.ccache, "ccache", Severity::warning, "", "pip install ccache or a newer distribution package");
+    if (auto problem = ccache_folder_problem(s.fs, tc.ccache_info.cache_dir))
+      tc.findings.push_back(
+          {Severity::error, "tools", "tools.ccache-folder-unusable",
+           fmt::format("ccache's folder {} {}, so every compile made through ccache fails (\"ccache: error: Failed "
+                       "to create ...\"); kiln build builds without ccache then.",
+                       tc.ccache_info.cache_dir, *problem),
+           fmt::format("give it back to this user (sudo chown -R $USER {0}) or point ccache at a folder you can "
+                       "write: export CCACHE_DIR=/path/to/folder, or kiln build --cache-dir /path/to/folder",
+                       tc.ccache_info.cache_dir)});
     if (tc.ccache_info.size_bytes && !tc.ccache_info.max_size.empty()) {
       const auto max = core::parse_size_bytes(tc.ccache_info.max_size).value_or(0);
       if (max > 0 && *tc.ccache_info.size_bytes > max / 10 * 9)

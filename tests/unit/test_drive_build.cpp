@@ -265,6 +265,34 @@ TEST(TorchExtensionDriver, AKeptWheelIsInstalledAndUnpackedWithoutRunningTheBack
   EXPECT_EQ(r.o.artifacts, std::vector<std::string>{"/p/build-kiln/wheel/contents/ext.so"});
 }
 
+// Issue 23: pip failed on a kept wheel ("Bad CRC-32") and the diagnosis never named the cache.
+// The log says which kept wheel pip refused, the entry is dropped, and the next build misses.
+TEST(TorchExtensionDriver, PipFailingOnAKeptWheelNamesTheCacheAndDropsTheEntry) {
+  Rig r(read::ProjectKind::extension);
+  r.plan.wheel_cache = true;
+  r.plan.cache_dir = "/cache";
+  r.fs.add_file("/p/setup.py", "from torch.utils.cpp_extension import CppExtension\n");
+  r.fs.add_file("/tmp/ext-1.0-cp311-linux_x86_64.whl", "wheel bytes");
+  const auto key = launch::wheel_key(r.plan, r.s);
+  const auto root = launch::wheel_cache_root(r.plan, r.env);
+  ASSERT_TRUE(launch::store_wheel(r.fs, root, key, "/tmp/ext-1.0-cp311-linux_x86_64.whl"));
+  const auto kept = launch::find_cached_wheel(r.fs, root, key);
+  ASSERT_TRUE(kept);
+  const std::string wheel = "/p/build-kiln/wheel/ext-1.0-cp311-linux_x86_64.whl";
+  r.answer(plan::wheel_install_argv(r.plan.python, wheel),
+           io::ran("ERROR: Wheel 'ext' located at " + wheel + " is invalid.\n", 1));
+  drive::TorchExtensionDriver d;
+  r.build(d);
+  EXPECT_FALSE(r.o.ok);
+  EXPECT_EQ(r.o.failed_step, "install");
+  EXPECT_NE(r.log.str().find("kiln: wheel cache: pip could not install the kept wheel " + kept->path +
+                             "; it is dropped from the cache"),
+            std::string::npos)
+      << r.log.str();
+  EXPECT_FALSE(launch::find_cached_wheel(r.fs, root, key));  // the next build runs the backend
+  EXPECT_EQ(r.called().size(), 1u);                          // pip only: the backend never ran
+}
+
 TEST(DriverFor, EachProjectKindHasItsDriver) {
   EXPECT_NE(dynamic_cast<drive::CMakeProjectDriver*>(drive::driver_for(read::ProjectKind::cmake).get()), nullptr);
   EXPECT_NE(dynamic_cast<drive::PyTorchCheckoutDriver*>(drive::driver_for(read::ProjectKind::pytorch).get()), nullptr);

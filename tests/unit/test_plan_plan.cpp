@@ -230,10 +230,31 @@ TEST(Plan, ACcacheFolderThatIsAFileIsFoundUpFront) {
   EXPECT_TRUE(p.ccache.empty());
   bool named = false;
   for (const auto& n : p.notes)
-    named = named || n.find("ccache folder /cache/ccache is not a folder") != std::string::npos;
+    named = named || n.find("ccache folder /cache/ccache is a file, not a folder") != std::string::npos;
   EXPECT_TRUE(named);
   auto ok = h.plan({.gpus = {"h100"}, .cache_dir = "/cache/fresh"}).value();
   EXPECT_EQ(ok.ccache, "/usr/bin/ccache");
+}
+
+// A folder this user cannot write in (root made ~/.cache/ccache with sudo): found whether it is
+// given, set in CCACHE_DIR or ccache's own default.
+TEST(Plan, ACcacheFolderThatCannotBeWrittenIsFoundUpFront) {
+  auto has_note = [](const plan::Plan& p, const std::string& text) {
+    for (const auto& n : p.notes)
+      if (n.find(text) != std::string::npos) return true;
+    return false;
+  };
+  Harness h;
+  h.fs.set_read_only("/home/u/.cache/ccache");
+  h.proc.on("/usr/bin/ccache --get-config cache_dir", io::ran("/home/u/.cache/ccache\n"));
+  auto p = h.plan({.gpus = {"h100"}}).value();
+  EXPECT_TRUE(p.ccache.empty());
+  EXPECT_TRUE(has_note(p, "ccache folder /home/u/.cache/ccache cannot be written by this user"));
+  h.env.set("CCACHE_DIR", "/home/u/fresh");
+  EXPECT_EQ(h.plan({.gpus = {"h100"}}).value().ccache, "/usr/bin/ccache");
+  auto given = h.plan({.gpus = {"h100"}, .cache_dir = "/home/u/.cache/ccache/sub"}).value();
+  EXPECT_TRUE(given.ccache.empty());
+  EXPECT_TRUE(has_note(given, "cannot be made in /home/u/.cache/ccache"));
 }
 
 // Issue 21: -D CMAKE_CUDA_ARCHITECTURES came after kiln's own -D and silently replaced the plan.

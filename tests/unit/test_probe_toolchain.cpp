@@ -124,6 +124,33 @@ TEST(Toolchain, CcacheStatsDirAndHitRate) {
   EXPECT_NE(find(tc.findings, "tools.ccache-full"), nullptr);  // 4.81 GB of 5.0 GB (ccache's G is 10^9)
 }
 
+// Issue 23: a ccache folder that is a file failed every compile while the doctor said 0 errors.
+TEST(Toolchain, AnUnusableCcacheFolderIsAnError) {
+  for (const bool file : {true, false}) {
+    doctest::FakeSeams t;
+    add_gxx(t, "12.2.0");
+    add_tool(t, "ccache", "--version", "ccache version 4.7.5\n");
+    t.proc.on("/fakebin/ccache -p", io::ran("(environment) cache_dir = /c/ccache\n"));
+    if (file)
+      t.fs.add_file("/c/ccache", "");
+    else
+      t.fs.set_read_only("/c/ccache");
+    auto tc = detect_toolchain(t.seams, CudaToolkit{}, {});
+    const auto* f = find(tc.findings, "tools.ccache-folder-unusable");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->severity, Severity::error);
+    EXPECT_NE(f->cause.find(file ? "/c/ccache is a file" : "/c/ccache cannot be written"), std::string::npos)
+        << f->cause;
+    EXPECT_NE(f->fix.find("CCACHE_DIR"), std::string::npos);
+  }
+  doctest::FakeSeams ok;
+  add_gxx(ok, "12.2.0");
+  add_tool(ok, "ccache", "--version", "ccache version 4.7.5\n");
+  ok.proc.on("/fakebin/ccache -p", io::ran("(environment) cache_dir = /c/ccache\n"));
+  ok.fs.add_dir("/c/ccache");
+  EXPECT_EQ(find(detect_toolchain(ok.seams, CudaToolkit{}, {}).findings, "tools.ccache-folder-unusable"), nullptr);
+}
+
 TEST(Toolchain, Ccache3StatsFallback) {
   CcacheInfo c;
   parse_ccache_s(
