@@ -273,7 +273,7 @@ TEST(TorchExtensionDriver, PipFailingOnAKeptWheelNamesTheCacheAndDropsTheEntry) 
   r.plan.cache_dir = "/cache";
   r.fs.add_file("/p/setup.py", "from torch.utils.cpp_extension import CppExtension\n");
   r.fs.add_file("/tmp/ext-1.0-cp311-linux_x86_64.whl", "wheel bytes");
-  const auto key = launch::wheel_key(r.plan, r.s);
+  const auto key = launch::wheel_key(r.plan, r.seams);
   const auto root = launch::wheel_cache_root(r.plan, r.env);
   ASSERT_TRUE(launch::store_wheel(r.fs, root, key, "/tmp/ext-1.0-cp311-linux_x86_64.whl"));
   const auto kept = launch::find_cached_wheel(r.fs, root, key);
