@@ -9,6 +9,7 @@
 #include "core/data_toml.hpp"
 #include "plan/ledger_place.hpp"
 #include "plan/python_env.hpp"
+#include "plan/request_args.hpp"
 #include "plan/stale_config.hpp"
 #include "plan/targets.hpp"
 #include "probe/nvcc.hpp"
@@ -348,6 +349,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   auto started = start_plan(req, s, setup);
   if (!started) return started;
   Plan p = std::move(*started);
+  p.kiln_args = request_args(req);
   Profile profile;
   if (!req.profile.empty()) {
     auto pr = load_profile(req.profile);

@@ -52,7 +52,8 @@ struct Plan {
   bool nvcc_time = false;      // the launcher records nvcc --time phases per unit (nvcc 12.0+)
   int cores = 1;               // the machine's usable cores when planned: recorded for kiln report
   std::vector<std::string> cmake_defines;
-  read::KnobPlan knobs;  // the project's own switches and what kiln does with each (project_knobs.hpp)
+  std::vector<std::string> kiln_args;  // the options that shaped this plan, as arguments (request_args)
+  read::KnobPlan knobs;                // the project's own switches and what kiln does with each (project_knobs.hpp)
   std::vector<std::string> notes;
   // libtorch projects (CMake projects that find_package(Torch)): the package kiln points CMake at,
   // and the targets in the spelling Torch's CMake reads (TORCH_CUDA_ARCH_LIST).

@@ -200,3 +200,41 @@ TEST(Emit, EnvCmakeAndDockerfile) {
   EXPECT_NE(docker.find("RUN kiln verify /opt/app --gpu 'H100 SXM'"), std::string::npos) << docker;
   EXPECT_FALSE(plan::emit(p, "yaml"));
 }
+
+// `kiln plan --emit env` is for the user's own build in a plain shell: nothing it exports may name
+// kiln's compiler links (they exist only under kiln build) or be read by kiln's launcher alone, and
+// every option that shaped the plan is kept (issue 21: the links were exported, --prune-archs dropped).
+TEST(Emit, EnvWorksInAPlainShellAndKeepsEveryOption) {
+  Harness h;
+  h.fs.add_file("/ext/setup.py",
+                "from torch.utils.cpp_extension import CUDAExtension\n"
+                "CUDAExtension('m', ['m.cu'], extra_compile_args={'nvcc': ['-gencode', 'arch=compute_70,code=sm_70']})\n");
+  h.fs.add_file("/usr/bin/c++", "", true);
+  auto p = h.plan("/ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln", .prune_archs = true}).value();
+  ASSERT_TRUE(p.wraps_compilers());
+  const auto env = plan::emit_env(p);
+  std::istringstream lines(env);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    EXPECT_EQ(line.find("/.kiln/"), std::string::npos) << line;
+    EXPECT_NE(line.rfind("KILN_", 0), 0u) << line;
+  }
+  EXPECT_NE(env.find("# kiln build /ext --gpu h100 --prune-archs\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("# needs kiln build: CXX=/ext/build-kiln/.kiln/bin/c++"), std::string::npos) << env;
+  EXPECT_NE(env.find("# needs kiln build: --prune-archs"), std::string::npos) << env;
+  EXPECT_NE(env.find("TORCH_CUDA_ARCH_LIST='9.0'\n"), std::string::npos) << env;
+}
+
+TEST(Emit, EnvGivesAPlainBuildTheMemoryBoundAndTheConfigureLine) {
+  Harness h;
+  h.machine.mem_total = h.machine.mem_available = 8ULL << 30;  // memory allows fewer jobs than 32 cores
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  auto p = h.plan("/cm", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln", .cmake_defines = {"X=1 2"}}).value();
+  ASSERT_TRUE(p.governed());
+  ASSERT_LT(p.jobs.by_memory, p.jobs.jobs);
+  const auto env = plan::emit_env(p);
+  EXPECT_NE(env.find("CMAKE_BUILD_PARALLEL_LEVEL='" + std::to_string(p.jobs.by_memory) + "'\n"), std::string::npos)
+      << env;
+  EXPECT_NE(env.find("# configure: cmake -S /cm -B /cm/build-kiln '-DX=1 2'\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("# kiln build /cm --gpu h100 -D 'X=1 2'\n"), std::string::npos) << env;
+}
