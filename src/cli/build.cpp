@@ -55,6 +55,7 @@ public:
     app.add_flag("--json", json_, "Print the plan and the outcome as JSON");
   }
 
+  std::optional<ProjectArg> project_arg() const override { return ProjectArg{dir_, req_.example}; }
   int run(io::Seams& s) override {
     plan::Plan plan = plan_or_throw(dir_, req_, s, origins);
     // One build per folder: a second run would overwrite the first one's files and log.
