@@ -381,6 +381,14 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   if (p.kind != read::ProjectKind::cmake) {
     p.wheel_cache = req.wheel_cache && p.kind == read::ProjectKind::extension;
     p.torch_package = torch_package_dir(p, s);
+    // cpp_extension builds against the torch of the interpreter that runs it, without isolation:
+    // without one the backend would compile nothing and fail at its first import (the libtorch path
+    // refuses up front the same way: read/torch_package).
+    if (p.kind == read::ProjectKind::extension && p.torch_package.empty())
+      return env_error(fmt::format(
+          "{}: a torch extension, and {} finds no torch package; install torch into it ({} -m pip install torch) "
+          "or pass --python with an interpreter that has it",
+          p.project_dir, p.python, p.python));
     p.torch_version = torch_version_for(p, s);
     auto env = python_build_env(p, *sets);
     if (!env) return usage(env.error());

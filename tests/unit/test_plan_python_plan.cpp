@@ -7,6 +7,7 @@
 #include "plan/emit.hpp"
 #include "plan/make_plan.hpp"
 #include "read/project_kind.hpp"
+#include "read/torch_package.hpp"
 
 using namespace kiln;
 
@@ -32,6 +33,7 @@ struct Harness {
     proc.on("/usr/local/cuda/bin/nvcc --version", io::ran("Cuda compilation tools, release 13.0, V13.0.88\n"));
     proc.on("/usr/local/cuda/bin/nvcc --list-gpu-code", io::ran("sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120\n"));
     proc.on("/usr/local/cuda/bin/nvcc --list-gpu-arch", io::ran(""));
+    proc.on(std::string("/usr/bin/python3 -c ") + read::torch_find_spec_script(), io::ran("/site/torch\n"));
     machine.cores = 32;
     machine.mem_total = machine.mem_available = 64ULL << 30;
   }
@@ -153,6 +155,20 @@ TEST(PythonPlan, ExtensionUsesCcacheThroughCxxAndPytorchNvcc) {
             (std::vector<std::string>{p->python, "/ext/build-kiln/.kiln/wheel_build.py", "/ext/build-kiln/wheel"}));
 }
 
+// Issue 21: a torch extension whose interpreter has no torch is refused when planned, naming the
+// interpreter and what to do, instead of compiling nothing and failing at the backend's import.
+TEST(PythonPlan, ExtensionWithoutTorchIsRefusedUpFront) {
+  Harness h;
+  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
+  h.proc.on(std::string("/usr/bin/python3 -c ") + read::torch_find_spec_script(), io::ran(""));
+  auto p = h.plan("/ext", {.gpus = {"h100"}});
+  ASSERT_FALSE(p);
+  EXPECT_FALSE(p.error().usage);  // exit 1: the environment lacks something
+  EXPECT_NE(p.error().message.find("/usr/bin/python3 finds no torch package"), std::string::npos) << p.error().message;
+  EXPECT_NE(p.error().message.find("--python"), std::string::npos);
+  EXPECT_EQ(p.error().message.find('\n'), std::string::npos);
+}
+
 TEST(PythonPlan, CpuProfileNeedsNoNvcc) {
   Harness h;
   h.fs.add_file("/pt/setup.py", "");
@@ -206,9 +222,10 @@ TEST(Emit, EnvCmakeAndDockerfile) {
 // every option that shaped the plan is kept (issue 21: the links were exported, --prune-archs dropped).
 TEST(Emit, EnvWorksInAPlainShellAndKeepsEveryOption) {
   Harness h;
-  h.fs.add_file("/ext/setup.py",
-                "from torch.utils.cpp_extension import CUDAExtension\n"
-                "CUDAExtension('m', ['m.cu'], extra_compile_args={'nvcc': ['-gencode', 'arch=compute_70,code=sm_70']})\n");
+  h.fs.add_file(
+      "/ext/setup.py",
+      "from torch.utils.cpp_extension import CUDAExtension\n"
+      "CUDAExtension('m', ['m.cu'], extra_compile_args={'nvcc': ['-gencode', 'arch=compute_70,code=sm_70']})\n");
   h.fs.add_file("/usr/bin/c++", "", true);
   auto p = h.plan("/ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln", .prune_archs = true}).value();
   ASSERT_TRUE(p.wraps_compilers());
