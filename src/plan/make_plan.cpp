@@ -12,6 +12,7 @@
 #include "plan/request_args.hpp"
 #include "plan/stale_config.hpp"
 #include "plan/targets.hpp"
+#include "probe/externally_managed.hpp"
 #include "probe/nvcc.hpp"
 #include "read/pytorch_options.hpp"
 #include "read/setup_py_ast.hpp"
@@ -389,6 +390,12 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
           "{}: a torch extension, and {} finds no torch package; install torch into it ({} -m pip install torch) "
           "or pass --python with an interpreter that has it",
           p.project_dir, p.python, p.python));
+    // pip installs the wheel at the end: an interpreter pip refuses to install into fails there,
+    // after every compile (PEP 668).
+    if (p.kind == read::ProjectKind::extension || p.pip)
+      if (auto marker = probe::externally_managed(s, p.python))
+        return env_error(fmt::format("{} is externally managed ({}, PEP 668): pip will refuse to install the build; {}",
+                                     p.python, *marker, probe::externally_managed_fix(p.python)));
     p.torch_version = torch_version_for(p, s);
     auto env = python_build_env(p, *sets);
     if (!env) return usage(env.error());

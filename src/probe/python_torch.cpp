@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probe/externally_managed.hpp"
+
 namespace kiln::probe {
 
 // find_spec locates a top-level package without running its __init__, so this takes as long as
@@ -190,6 +192,13 @@ PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const Python
                                "pass a working interpreter with --python"});
     return parsed;
   }
+  if (auto marker = externally_managed(s, path))
+    parsed.findings.push_back(
+        {Severity::warning, "python", "python.externally-managed",
+         fmt::format(
+             "{} is externally managed ({}, PEP 668): pip refuses to install the extensions kiln builds for it.", path,
+             *marker),
+         externally_managed_fix(path)});
   if (!parsed.torch) {
     parsed.findings.push_back({Severity::note, "python", "python.no-torch",
                                fmt::format("torch is not installed for {} ({}).", path, parsed.version),

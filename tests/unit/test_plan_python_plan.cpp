@@ -6,6 +6,7 @@
 
 #include "plan/emit.hpp"
 #include "plan/make_plan.hpp"
+#include "probe/externally_managed.hpp"
 #include "read/project_kind.hpp"
 #include "read/torch_package.hpp"
 
@@ -167,6 +168,21 @@ TEST(PythonPlan, ExtensionWithoutTorchIsRefusedUpFront) {
   EXPECT_NE(p.error().message.find("/usr/bin/python3 finds no torch package"), std::string::npos) << p.error().message;
   EXPECT_NE(p.error().message.find("--python"), std::string::npos);
   EXPECT_EQ(p.error().message.find('\n'), std::string::npos);
+}
+
+// Issue 21: an interpreter pip refuses to install into (PEP 668) is refused before anything compiles.
+TEST(PythonPlan, ExternallyManagedPythonIsRefusedUpFront) {
+  Harness h;
+  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
+  h.proc.on(std::string("/usr/bin/python3 -I -c ") + probe::externally_managed_script(),
+            io::ran("/usr/lib/python3.11/EXTERNALLY-MANAGED\n"));
+  auto p = h.plan("/ext", {.gpus = {"h100"}});
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("PEP 668"), std::string::npos) << p.error().message;
+  EXPECT_NE(p.error().message.find("--system-site-packages"), std::string::npos) << p.error().message;
+  // A CMake project installs nothing with pip: no objection.
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  EXPECT_TRUE(h.plan("/cm", {.gpus = {"h100"}}));
 }
 
 TEST(PythonPlan, CpuProfileNeedsNoNvcc) {
