@@ -14,6 +14,7 @@
 #include "plan/targets.hpp"
 #include "probe/externally_managed.hpp"
 #include "probe/nvcc.hpp"
+#include "read/enclosing_project.hpp"
 #include "read/pytorch_options.hpp"
 #include "read/setup_py_ast.hpp"
 #include "read/torch_package.hpp"
@@ -78,9 +79,22 @@ tl::expected<Plan, PlanError> start_plan(const BuildRequest& req, const io::Seam
   if (py && s.fs.exists(p.project_dir + "/setup.py")) setup = read::read_setup_py_ast(s.proc, *py, p.project_dir);
   p.kind = read::detect_project_kind(s.fs, p.project_dir, &setup);
   p.project_kind = read::to_string(p.kind);
-  if (p.kind == read::ProjectKind::unknown)
-    return usage(fmt::format("{}: {}; kiln builds CMake projects, PyTorch checkouts and torch extensions",
-                             p.project_dir, read::describe_folder(s.fs, p.project_dir, &setup)));
+  if (p.kind == read::ProjectKind::unknown) {
+    const auto root = read::enclosing_project(s.fs, p.project_dir, false);
+    return usage(fmt::format(
+        "{}: {}; kiln builds CMake projects, PyTorch checkouts and torch extensions{}", p.project_dir,
+        read::describe_folder(s.fs, p.project_dir, &setup),
+        root ? fmt::format(" (this folder is inside {}, which has {}: pass that folder)", root->dir, root->why)
+             : std::string()));
+  }
+  // A folder of a CMake project (no project() of its own) builds only as a part of it: configured
+  // alone it misses the root's settings and the targets of its sibling folders.
+  if (p.kind == read::ProjectKind::cmake && read::calls_project(s.fs, p.project_dir) == false)
+    if (const auto root = read::enclosing_project(s.fs, p.project_dir, true))
+      return usage(
+          fmt::format("{} is a folder of the CMake project {}: its CMakeLists.txt has no project() call, so it builds "
+                      "only through the root's add_subdirectory; build {}",
+                      p.project_dir, root->dir, root->dir));
   return p;
 }
 

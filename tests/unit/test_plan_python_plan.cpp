@@ -271,3 +271,29 @@ TEST(Emit, EnvGivesAPlainBuildTheMemoryBoundAndTheConfigureLine) {
   EXPECT_NE(env.find("# configure: cmake -S /cm -B /cm/build-kiln '-DX=1 2'\n"), std::string::npos) << env;
   EXPECT_NE(env.find("# kiln build /cm --gpu h100 -D 'X=1 2'\n"), std::string::npos) << env;
 }
+
+// Issue 21: a folder of a CMake project (no project() call, built through the root's
+// add_subdirectory, like examples/minitorch/cuda) is refused, naming the root; a sub-project that
+// calls project() itself may be built alone.
+TEST(PythonPlan, AFolderOfACMakeProjectIsRefusedNamingTheRoot) {
+  Harness h;
+  h.fs.add_file("/p/CMakeLists.txt",
+                "cmake_minimum_required(VERSION 3.24)\nProject(p LANGUAGES CXX CUDA)\n"
+                "add_subdirectory(src)\n");
+  h.fs.add_file("/p/src/CMakeLists.txt", "add_subdirectory(cuda)\n");
+  h.fs.add_file("/p/src/cuda/CMakeLists.txt", "add_library(k k.cu)  # project() in a comment is no call\n");
+  auto p = h.plan("/p/src/cuda", {.gpus = {"h100"}});
+  ASSERT_FALSE(p);
+  EXPECT_TRUE(p.error().usage);
+  EXPECT_NE(p.error().message.find("folder of the CMake project /p:"), std::string::npos) << p.error().message;
+  EXPECT_TRUE(h.plan("/p", {.gpus = {"h100"}}));
+  h.fs.add_file("/p/third_party/lib/CMakeLists.txt", "project(lib CXX)\n");
+  EXPECT_TRUE(h.plan("/p/third_party/lib", {.gpus = {"h100"}}));
+  // A package folder of a Python project: nothing to build there, and the message names the project.
+  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
+  h.fs.add_file("/ext/pkg/__init__.py", "");
+  auto q = h.plan("/ext/pkg", {.gpus = {"h100"}});
+  ASSERT_FALSE(q);
+  EXPECT_NE(q.error().message.find("inside /ext, which has setup.py: pass that folder"), std::string::npos)
+      << q.error().message;
+}
