@@ -7,6 +7,8 @@
 
 #include "core/arch_spec.hpp"
 #include "core/data_toml.hpp"
+#include "core/fnv.hpp"
+#include "io/user_cache.hpp"
 #include "plan/ledger_place.hpp"
 #include "plan/python_env.hpp"
 #include "plan/request_args.hpp"
@@ -272,8 +274,21 @@ tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest
   p.prune_archs = req.prune_archs;
   p.kiln_exe = req.kiln_exe;
   p.cores = std::max(1, machine.usable_cores());
-  if (p.kind == read::ProjectKind::extension)
+  if (p.kind == read::ProjectKind::extension) {
     p.real_cxx = io::which(s, s.env.get("CXX").value_or("c++")).value_or("c++");
+    // cpp_extension (distutils) splits CXX on blanks, so "/my proj/build-kiln/.kiln/bin/c++" would
+    // run "/my": the links then live in kiln's user cache, one folder per build folder.
+    auto blank = [](const std::string& path) { return path.find_first_of(" \t\n") != std::string::npos; };
+    if (blank(p.wrapper_dir())) {
+      const std::string user = io::kiln_user_cache(s.env);
+      if (user.empty() || blank(user))
+        return usage(fmt::format(
+            "the build folder {} holds a blank, which torch's cpp_extension cannot take in CXX, and kiln's user "
+            "cache ({}) has no blank-free place for its compiler links; pass --build-dir without a blank",
+            p.build_dir, user.empty() ? "none" : user));
+      p.links_dir = fmt::format("{}/bin/{:016x}", user, core::fnv1a64(p.build_dir));
+    }
+  }
   if (req.governor && !req.kiln_exe.empty()) {
     p.governor = true;
     p.mem_budget_kib = req.mem_budget_kib.value_or(static_cast<std::uint64_t>(p.jobs.budget_gib * 1024 * 1024));
@@ -399,7 +414,8 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     // cpp_extension builds against the torch of the interpreter that runs it, without isolation:
     // without one the backend would compile nothing and fail at its first import (the libtorch path
     // refuses up front the same way: read/torch_package).
-    if (p.kind == read::ProjectKind::extension && p.torch_package.empty())
+    if (p.kind == read::ProjectKind::extension && p.torch_package.empty() &&
+        read::builds_with_setuptools(s.fs, p.project_dir))
       return env_error(fmt::format(
           "{}: a torch extension, and {} finds no torch package; install torch into it ({} -m pip install torch) "
           "or pass --python with an interpreter that has it",

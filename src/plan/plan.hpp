@@ -66,7 +66,10 @@ struct Plan {
   // cpp_extension takes CXX and PYTORCH_NVCC for compilers and checks their versions, so a launcher
   // prefix ("ccache c++") reads as compiler "ccache", version 0.0.0. Instead CXX and PYTORCH_NVCC
   // name links to kiln in this folder, which run the launchers and then the real compiler.
-  std::string wrapper_dir() const { return build_dir + "/.kiln/bin"; }
+  // distutils splits CXX on blanks: a build folder with one in its path gets its links elsewhere
+  // (links_dir, in kiln's user cache; make_plan).
+  std::string links_dir;
+  std::string wrapper_dir() const { return links_dir.empty() ? build_dir + "/.kiln/bin" : links_dir; }
   bool wraps_compilers() const {
     return kind == read::ProjectKind::extension && !kiln_exe.empty() && !launcher().empty();
   }

@@ -10,6 +10,11 @@
 namespace kiln::read {
 
 enum class ProjectKind { cmake, pytorch, extension, unknown };
+
+// Whether setuptools builds the project (no pyproject.toml, or its [build-system] build-backend is
+// absent or setuptools'): then setup.py runs, and a torch extension's imports torch. A project's own
+// backend (backend-path) may need nothing of the kind.
+bool builds_with_setuptools(const io::Filesystem& fs, const std::string& dir);
 std::string to_string(ProjectKind k);  // "cmake", "pytorch", "extension", "unknown"
 
 // pytorch: setup.py + CMakeLists.txt + torchgen/ (a PyTorch checkout). extension: a setup.py whose

@@ -168,6 +168,12 @@ TEST(PythonPlan, ExtensionWithoutTorchIsRefusedUpFront) {
   EXPECT_NE(p.error().message.find("/usr/bin/python3 finds no torch package"), std::string::npos) << p.error().message;
   EXPECT_NE(p.error().message.find("--python"), std::string::npos);
   EXPECT_EQ(p.error().message.find('\n'), std::string::npos);
+  // A project's own PEP 517 backend may build without torch: kiln cannot tell, and lets it run.
+  h.fs.add_file("/ext/pyproject.toml",
+                "[build-system]\nrequires = []\nbuild-backend = \"own\"\nbackend-path = [\"backend\"]\n");
+  EXPECT_TRUE(h.plan("/ext", {.gpus = {"h100"}}));
+  h.fs.add_file("/ext/pyproject.toml", "[build-system]\nbuild-backend = \"setuptools.build_meta\"\n");
+  EXPECT_FALSE(h.plan("/ext", {.gpus = {"h100"}}));
 }
 
 // Issue 21: an interpreter pip refuses to install into (PEP 668) is refused before anything compiles.
@@ -183,6 +189,27 @@ TEST(PythonPlan, ExternallyManagedPythonIsRefusedUpFront) {
   // A CMake project installs nothing with pip: no objection.
   h.fs.add_file("/cm/CMakeLists.txt", "");
   EXPECT_TRUE(h.plan("/cm", {.gpus = {"h100"}}));
+}
+
+// Issue 21: distutils splits CXX on blanks, so a build folder with a space in its path gets its
+// compiler links in kiln's user cache (tests/e2e/extension_space_path.sh builds one for real).
+TEST(PythonPlan, CompilerLinksNeverSitAtAPathWithABlank) {
+  Harness h;
+  h.fs.add_file("/my ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
+  h.fs.add_file("/usr/bin/c++", "", true);
+  h.env.set("HOME", "/home/u");
+  auto p = h.plan("/my ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->env.at("CXX").find(' '), std::string::npos) << p->env.at("CXX");
+  EXPECT_EQ(p->env.at("CXX").rfind("/home/u/.cache/kiln/bin/", 0), 0u) << p->env.at("CXX");
+  EXPECT_EQ(p->env.at("PYTORCH_NVCC"), p->wrapper_dir() + "/nvcc");
+  auto q = h.plan("/my ext", {.build_dir = "/other", .gpus = {"h100"}, .kiln_exe = "/opt/kiln"});
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->env.at("CXX"), "/other/.kiln/bin/c++");  // no blank: where it always was
+  h.env.set("HOME", "/home/a b");
+  auto r = h.plan("/my ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln"});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("--build-dir without a blank"), std::string::npos) << r.error().message;
 }
 
 TEST(PythonPlan, CpuProfileNeedsNoNvcc) {
