@@ -212,6 +212,23 @@ TEST(PythonPlan, CompilerLinksNeverSitAtAPathWithABlank) {
   EXPECT_NE(r.error().message.find("--build-dir without a blank"), std::string::npos) << r.error().message;
 }
 
+// Issue 21: a build folder outside the project keeps another checkout from the cache's hits; the
+// plan says so (tests/e2e/cache_second_checkout.sh shows the default layout hitting).
+TEST(PythonPlan, ABuildFolderOutsideTheProjectIsNotedForCacheSharing) {
+  Harness h;
+  h.fs.add_file("/src/p/CMakeLists.txt", "project(p CXX CUDA)\n");
+  auto has_note = [](const plan::Plan& p) {
+    return std::any_of(p.notes.begin(), p.notes.end(),
+                       [](const std::string& n) { return n.find("outside the project") != std::string::npos; });
+  };
+  auto inside = h.plan("/src/p", {.gpus = {"h100"}});
+  ASSERT_TRUE(inside) << inside.error().message;
+  EXPECT_FALSE(has_note(*inside));
+  auto outside = h.plan("/src/p", {.build_dir = "/builds/p", .gpus = {"h100"}});
+  ASSERT_TRUE(outside) << outside.error().message;
+  EXPECT_TRUE(has_note(*outside));
+}
+
 TEST(PythonPlan, CpuProfileNeedsNoNvcc) {
   Harness h;
   h.fs.add_file("/pt/setup.py", "");
