@@ -5,11 +5,6 @@
 
 namespace kiln::cli {
 
-std::vector<std::string> config_sections(const std::string& command) {
-  if (command == "plan") return {"plan", "build"};
-  return {command};
-}
-
 std::string default_config_path(const std::vector<std::string>& args, const std::string& command, const io::Seams& s) {
   for (auto& c : all_commands()) {
     if (c->name() != command) continue;

@@ -9,12 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/config_file.hpp"
 #include "io/seams.hpp"
 
 namespace kiln::cli {
-
-// The sections `command` reads, most specific first: {"plan", "build"} for plan, else {command}.
-std::vector<std::string> config_sections(const std::string& command);
 
 // The config file `command` reads when no --config is given: DIR/kiln.toml for a command that takes a
 // project (DIR read from `args` by a first parse that reads no setting), else "kiln.toml".

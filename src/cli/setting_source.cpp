@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "cli/config_file.hpp"
-#include "cli/project_config.hpp"
 
 namespace kiln::cli {
 

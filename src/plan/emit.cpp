@@ -16,14 +16,6 @@ namespace kiln::plan {
 
 using json = nlohmann::ordered_json;
 
-std::string shell_quote(std::string_view value) {
-  // Single quotes keep everything literal (';' in CUDAARCHS=80-real;90-real, spaces, $, `, \);
-  // a single quote itself is closed, escaped and reopened.
-  std::string out = "'";
-  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 namespace {
 
 bool shell_name(std::string_view k) {

@@ -3,9 +3,15 @@
 #include <algorithm>
 #include <cctype>
 
-#include "plan/emit.hpp"
-
 namespace kiln::plan {
+
+std::string shell_quote(std::string_view value) {
+  // Single quotes keep everything literal (';' in CUDAARCHS=80-real;90-real, spaces, $, `, \);
+  // a single quote itself is closed, escaped and reopened.
+  std::string out = "'";
+  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 std::vector<std::string> request_args(const BuildRequest& req) {
   std::vector<std::string> a;
