@@ -55,6 +55,7 @@ public:
     app.add_flag("--json", json_, "Print the plan and the outcome as JSON");
   }
 
+  std::optional<ProjectArg> project_arg() const override { return ProjectArg{dir_, req_.example}; }
   int run(io::Seams& s) override {
     plan::Plan plan = plan_or_throw(dir_, req_, s, origins);
     // One build per folder: a second run would overwrite the first one's files and log.
@@ -192,6 +193,7 @@ private:
           {"configure_skipped", o.configure_skipped},
           {"peak_rss_bytes", o.peak_rss_kib * 1024},
           {"cache", o.has_cache_stats ? json{{"hits", o.cache.hits},
+                                             {"local_hits", o.cache.local_hits()},
                                              {"misses", o.cache.misses},
                                              {"remote_hits", o.cache.remote_hits},
                                              {"hit_rate", o.cache.hit_rate()}}
@@ -319,8 +321,11 @@ private:
     if (!o.wheel.empty()) s.out << "wheel     " << o.wheel << "  (installed)\n";
     s.out << fmt::format("peak RSS  {} MiB (largest single process)\n", o.peak_rss_kib / 1024);
     if (o.has_cache_stats && o.cache.hits + o.cache.misses > 0)
-      s.out << fmt::format("ccache    {} hits, {} misses ({:.0f}% hit rate)\n", o.cache.hits, o.cache.misses,
-                           100.0 * o.cache.hit_rate());
+      s.out << fmt::format("ccache    {} hits{}, {} misses ({:.0f}% hit rate)\n", o.cache.hits,
+                           o.cache.remote_hits
+                               ? fmt::format(" ({} local, {} remote)", o.cache.local_hits(), o.cache.remote_hits)
+                               : std::string(),
+                           o.cache.misses, 100.0 * o.cache.hit_rate());
     for (const auto& a : o.artifacts) {
       std::string line = "  " + a;
       for (const auto& f : v.files)

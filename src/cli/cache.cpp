@@ -28,6 +28,8 @@ public:
     app.add_option("--max-size", max_size_, "config: local cache size limit, such as 20G (0: no limit)");
     app.add_option("--remote-only", remote_only_, "config: true to keep nothing locally, only in the remote storage")
         ->check(CLI::IsMember({"true", "false"}));
+    app.add_flag("--no-check", no_check_,
+                 "config: set --remote without checking that its server answers (checked by default, 3 s at most)");
     app.add_flag("--json", json_, "Print the cache's state as JSON");
   }
 
@@ -40,6 +42,14 @@ public:
             "kiln cache config: nothing to set; give --remote URL, --max-size SIZE or --remote-only true|false");
       if (!remote_.empty())
         if (auto ok = launch::check_remote_url(remote_); !ok) throw UsageError(ok.error());
+      // A server that does not answer would make every compile wait for ccache's remote timeout and
+      // then miss: found now, before anything is changed.
+      if (!remote_.empty() && !no_check_)
+        if (auto ok = launch::check_remote_reachable(s, remote_, std::chrono::seconds(3)); !ok)
+          throw Failure(
+              fmt::format("--remote {}: {}; start the server or correct the URL (--no-check sets it anyway); "
+                          "nothing was changed",
+                          remote_, ok.error()));
       if (!max_size_.empty())
         if (auto ok = launch::check_max_size(max_size_); !ok) throw UsageError(ok.error());
       auto apply = [&](const char* key, const std::string& value) {
@@ -98,6 +108,7 @@ private:
             {"remote_only", st.value("remote_only") == "true"},
             {"stats",
              {{"hits", st.hits()},
+              {"local_hits", st.local_hits()},
               {"direct_hits", counter(st, "direct_cache_hit")},
               {"preprocessed_hits", counter(st, "preprocessed_cache_hit")},
               {"remote_hits", st.remote_hits()},
@@ -112,9 +123,10 @@ private:
     line("dir", fmt::format("{} ({})", st.value("cache_dir"), origin(st, "cache_dir")));
     line("size", fmt::format("{:.1f} MiB in {} files (max {}, {})", counter(st, "cache_size_kibibyte") / 1024.0,
                              counter(st, "files_in_cache"), st.value("max_size"), origin(st, "max_size")));
-    line("hits", fmt::format("{} ({} direct, {} preprocessed, {} remote), {} misses: {:.0f}% hit rate", st.hits(),
-                             counter(st, "direct_cache_hit"), counter(st, "preprocessed_cache_hit"), st.remote_hits(),
-                             st.misses(), 100 * st.hit_rate()));
+    // ccache counts a remote hit as a direct or preprocessed hit too: local and remote are the split.
+    line("hits", fmt::format("{}: {} local, {} remote ({} direct, {} preprocessed), {} misses: {:.0f}% hit rate",
+                             st.hits(), st.local_hits(), st.remote_hits(), counter(st, "direct_cache_hit"),
+                             counter(st, "preprocessed_cache_hit"), st.misses(), 100 * st.hit_rate()));
     const std::string remote = st.value("remote_storage");
     line("remote", remote.empty() ? std::string("none (kiln cache config --remote redis://HOST:PORT to share one)")
                                   : fmt::format("{} ({}){}", remote, origin(st, "remote_storage"),
@@ -124,7 +136,7 @@ private:
   }
 
   std::string action_ = "show", dir_, remote_, max_size_, remote_only_;
-  bool json_ = false;
+  bool json_ = false, no_check_ = false;
 };
 
 }  // namespace

@@ -55,6 +55,11 @@ std::optional<std::string> check_config(const std::string& path, const std::stri
   return std::nullopt;
 }
 
+std::vector<std::string> config_sections(const std::string& command) {
+  if (command == "plan") return {"plan", "build"};
+  return {command};
+}
+
 std::optional<unsigned> config_line(const std::string& text, const std::string& section, const std::string& key) {
   toml::parse_result parsed = toml::parse(text);
   if (!parsed) return std::nullopt;

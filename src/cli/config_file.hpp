@@ -15,6 +15,10 @@ namespace kiln::cli {
 std::optional<std::string> check_config(const std::string& path, const std::string& text,
                                         const std::map<std::string, std::vector<std::string>>& options);
 
+// The sections `command` reads, most specific first: {"plan", "build"} for plan (so that a plan is
+// the build's plan), else {command}. project_config gives CLI11 the keys of each.
+std::vector<std::string> config_sections(const std::string& command);
+
 // The line of `key` in [section] of a config file's text; nullopt when absent or the text is not TOML.
 std::optional<unsigned> config_line(const std::string& text, const std::string& section, const std::string& key);
 

@@ -22,6 +22,7 @@ public:
     app.add_option("--emit", emit_, "text (default), env, cmake, json or dockerfile");
     app.add_flag("--json", json_, "Same as --emit json");
   }
+  std::optional<ProjectArg> project_arg() const override { return ProjectArg{dir_, req_.example}; }
   int run(io::Seams& s) override {
     const plan::Plan plan = plan_or_throw(dir_, req_, s, origins);
     if (json_ || emit_ == "json") {

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "cli/command.hpp"
+#include "read/enclosing_project.hpp"
 #include "read/project_kind.hpp"
 
 namespace kiln::cli {
@@ -61,6 +62,9 @@ ProjectDir resolve_project_dir(const std::string& dir, const io::Seams& s, bool 
   }
   if (read::detect_project_kind(s.fs, cwd) != read::ProjectKind::unknown)
     return {cwd, "the current folder (no DIR given)"};
+  if (const auto root = read::enclosing_project(s.fs, cwd, false))
+    throw UsageError("no DIR given and the current folder " + cwd + " is not a project, but it is inside " + root->dir +
+                     " (" + root->why + "): pass that folder");
   throw UsageError("no DIR given and the current folder " + cwd +
                    " is not a project (no CMakeLists.txt, setup.py or pyproject.toml): pass the project directory, "
                    "or --example for the bundled example");

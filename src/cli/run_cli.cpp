@@ -7,6 +7,7 @@
 #include "cli/command.hpp"
 #include "cli/config_file.hpp"
 #include "cli/json_out.hpp"
+#include "cli/project_config.hpp"
 #include "core/spelling.hpp"
 #include "launch/exec_launcher.hpp"
 
@@ -68,13 +69,13 @@ std::string source_hint(const std::string& what, const CLI::App& sub, const Sett
   return {};
 }
 
-// Reads and checks the config file (--config FILE, else ./kiln.toml when there is one) into
+// Reads and checks the config file (--config FILE, else `fallback` when there is one) into
 // `origins`; the usage error, if any. size() is a stat that fails for anything but a regular file:
 // a FIFO would block the read, /dev/zero would never end.
-std::optional<std::string> load_config(const std::string& given, const io::Filesystem& fs,
+std::optional<std::string> load_config(const std::string& given, const std::string& fallback, const io::Filesystem& fs,
                                        const std::map<std::string, std::vector<std::string>>& keys,
                                        SettingOrigins& origins) {
-  const std::string path = given.empty() ? "kiln.toml" : given;
+  const std::string path = given.empty() ? fallback : given;
   if (given.empty() && !fs.exists(path)) return std::nullopt;
   const auto bytes = fs.size(path);
   if (!bytes && !fs.exists(path)) return fmt::format("--config {}: cannot read the file", path);
@@ -237,9 +238,11 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   app.require_subcommand(0, 1);
   bool version = false;
   app.add_flag("--version", version, "Print the version and exit");
-  // One schema for flags, environment (each option's envname) and file: a kiln.toml in the current
-  // folder, or --config FILE, sets options by sub-command section ([build] jobs = 8).
-  app.set_config("--config", "kiln.toml", "Read options from a TOML file, one [section] per command");
+  // One schema for flags, environment (each option's envname) and file: the project's kiln.toml for
+  // plan and build, ./kiln.toml for the others, or --config FILE, sets options by sub-command section
+  // ([build] jobs = 8); plan reads [build] too (project_config).
+  const char* config_help = "Read options from a TOML file, one [section] per command (default: DIR/kiln.toml)";
+  app.set_config("--config", "kiln.toml", config_help);
   auto commands = all_commands();
   Subcommands subs;
   std::vector<std::string> command_names;
@@ -263,7 +266,13 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   origins.section = p.command;
   std::map<std::string, std::vector<std::string>> keys{{"", {}}};
   for (auto& [sub, c] : subs) keys[c->name()] = config_keys(*sub);
-  if (auto err = load_config(p.config, s.fs, keys, origins)) return fail(p.command, kUsage, *err);
+  const std::string fallback = p.config.empty() ? default_config_path(p.args, p.command, s) : "kiln.toml";
+  app.set_config("--config", fallback, config_help);
+  if (!p.command.empty()) {
+    const auto& own = keys[p.command];
+    app.config_formatter(std::make_shared<SectionsConfig>(p.command, std::set<std::string>(own.begin(), own.end())));
+  }
+  if (auto err = load_config(p.config, fallback, s.fs, keys, origins)) return fail(p.command, kUsage, *err);
 
   for (auto& [sub, c] : subs)
     if (c->name() != p.command) detach_settings(*sub);

@@ -27,7 +27,8 @@ std::string setting_source(const SettingOrigins& o, const io::Environment& env, 
     if (f.rfind("--", 0) == 0) key = f.substr(2);
   }
   if (!o.config_path.empty() && !key.empty())
-    if (auto line = config_line(o.config_text, o.section, key)) return fmt::format("{}:{}", o.config_path, *line);
+    for (const auto& section : config_sections(o.section))
+      if (auto line = config_line(o.config_text, section, key)) return fmt::format("{}:{}", o.config_path, *line);
   if (!env_name.empty() && env.get(env_name) && !env.get(env_name)->empty()) return env_name;
   return {};
 }

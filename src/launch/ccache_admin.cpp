@@ -1,5 +1,9 @@
 #include "launch/ccache_admin.hpp"
 
+#include <algorithm>
+
+#include "io/tcp_probe.hpp"
+
 #include <fmt/format.h>
 
 #include <regex>
@@ -30,6 +34,41 @@ tl::expected<void, std::string> check_remote_url(const std::string& url) {
       fmt::format("--remote '{}': expected redis://HOST:PORT, http://HOST/PATH, redis+unix:PATH, "
                   "file:PATH or none",
                   url));
+}
+
+tl::expected<void, std::string> check_remote_reachable(io::Seams& s, const std::string& url,
+                                                       std::chrono::milliseconds timeout) {
+  // The scheme, an optional user@, the host (bracketed IPv6 or a name/IPv4) and an optional port.
+  static const std::regex re(R"(^(redis|https?)://(?:[^@/\s]+@)?(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9._\-]+)(?::(\d{1,5}))?)");
+  std::smatch m;
+  if (!std::regex_search(url, m, re)) return {};
+  const std::string scheme = m[1];
+  std::string host = m[2];
+  const int port = m[3].matched ? std::stoi(m[3]) : scheme == "redis" ? 6379 : scheme == "https" ? 443 : 80;
+  if (host.front() == '[') host = host.substr(1, host.size() - 2);
+  // Redis answers PING with +PONG (or -NOAUTH: a server all the same); an HTTP server answers HTTP/.
+  const bool redis = scheme == "redis";
+  const std::string request = redis ? "PING\r\n" : "HEAD / HTTP/1.0\r\nHost: " + host + "\r\n\r\n";
+  std::string ip = host;
+  auto reply = io::tcp_ask(host, port, request, timeout);
+  if (!reply && io::is_not_numeric_error(reply.error())) {
+    // A name: the system's resolver (files, DNS) through getent, which kiln's static binary cannot
+    // link; `timeout` bounds a resolver that does not answer.
+    const auto secs = std::to_string(std::max<long long>(1, (timeout.count() + 999) / 1000));
+    auto r = s.proc.run({.argv = {"timeout", secs, "getent", "ahosts", host}});
+    const auto first = r.out.find_first_of(" \t");
+    if (!r.ok() || first == std::string::npos)
+      return tl::unexpected(fmt::format("cannot resolve host '{}'{}", host, r.exit_code == 124 ? " in time" : ""));
+    ip = r.out.substr(0, first);
+    reply = io::tcp_ask(ip, port, request, timeout);
+  }
+  const std::string where = fmt::format("{}:{}{}", host, port, ip == host ? "" : " (" + ip + ")");
+  if (!reply) return tl::unexpected(fmt::format("cannot reach {}: {}", where, reply.error()));
+  const bool answers =
+      redis ? (!reply->empty() && (reply->front() == '+' || reply->front() == '-')) : reply->rfind("HTTP/", 0) == 0;
+  if (!answers)
+    return tl::unexpected(fmt::format("{} answers, but not as {} server", where, redis ? "a Redis" : "an HTTP"));
+  return {};
 }
 
 tl::expected<void, std::string> check_max_size(const std::string& size) {

@@ -1,4 +1,5 @@
 #pragma once
+#include <chrono>
 // Looking after ccache for `kiln cache`: its statistics (`ccache --print-stats`, tab-separated
 // counters), its configuration and where each value comes from (`ccache -p`: "(origin) key = value"),
 // and the settings kiln writes (max_size, remote_storage, remote_only) with `ccache --set-config`.
@@ -25,6 +26,7 @@ struct CcacheStatus {
   long long hits() const;
   long long misses() const;
   long long remote_hits() const;
+  long long local_hits() const { return hits() - remote_hits(); }  // a remote hit counts as direct too
   double hit_rate() const;
   std::string value(const std::string& key) const;
 };
@@ -35,6 +37,11 @@ using probe::parse_show_config;
 
 // redis://HOST[:PORT][/DB], redis+unix:PATH, http://HOST/..., file:PATH; "none" unsets.
 tl::expected<void, std::string> check_remote_url(const std::string& url);
+// Whether the server of a redis:// or http(s):// remote storage accepts a TCP connection within
+// `timeout` (a name is resolved by `getent ahosts`, itself bounded by `timeout`); the reason when
+// not. Other URLs (file:, redis+unix:) and "none" pass: there is no server to ask.
+tl::expected<void, std::string> check_remote_reachable(io::Seams& s, const std::string& url,
+                                                       std::chrono::milliseconds timeout);
 // 0 (no limit), or a number with an optional unit k, M, G, T, Ki, Mi, Gi, Ti.
 tl::expected<void, std::string> check_max_size(const std::string& size);
 

@@ -6,12 +6,12 @@
 #include <tl/expected.hpp>
 
 #include "plan/plan.hpp"
+#include "plan/request_args.hpp"  // shell_quote
 
 namespace kiln::plan {
 
-std::string emit_env(const Plan& p);              // KEY='value' lines, safe for `set -a; . ./file`
-std::string shell_quote(std::string_view value);  // 'value'; a ' inside becomes '\''
-std::string emit_cmake(const Plan& p);            // CMakeUserPresets.json for CMake projects, a -D list otherwise
+std::string emit_env(const Plan& p);    // KEY='value' lines, safe for `set -a; . ./file`
+std::string emit_cmake(const Plan& p);  // CMakeUserPresets.json for CMake projects, a -D list otherwise
 std::string emit_dockerfile(const Plan& p);
 tl::expected<std::string, std::string> emit(const Plan& p,
                                             const std::string& format);  // text|env|cmake|json|dockerfile

@@ -7,12 +7,17 @@
 
 #include "core/arch_spec.hpp"
 #include "core/data_toml.hpp"
+#include "core/fnv.hpp"
+#include "io/user_cache.hpp"
 #include "plan/ledger_place.hpp"
 #include "plan/python_env.hpp"
+#include "plan/request_args.hpp"
 #include "plan/stale_config.hpp"
 #include "plan/targets.hpp"
 #include "probe/ccache_folder.hpp"
+#include "probe/externally_managed.hpp"
 #include "probe/nvcc.hpp"
+#include "read/enclosing_project.hpp"
 #include "read/pytorch_options.hpp"
 #include "read/setup_py_ast.hpp"
 #include "read/torch_package.hpp"
@@ -76,9 +81,22 @@ tl::expected<Plan, PlanError> start_plan(const BuildRequest& req, const io::Seam
   setup = tl::unexpected(py_name + " not found");
   if (py && s.fs.exists(p.project_dir + "/setup.py")) setup = read::read_setup_py_ast(s.proc, *py, p.project_dir);
   p.kind = read::detect_project_kind(s.fs, p.project_dir, &setup);
-  if (p.kind == read::ProjectKind::unknown)
-    return usage(fmt::format("{}: {}; kiln builds CMake projects, PyTorch checkouts and torch extensions",
-                             p.project_dir, read::describe_folder(s.fs, p.project_dir, &setup)));
+  if (p.kind == read::ProjectKind::unknown) {
+    const auto root = read::enclosing_project(s.fs, p.project_dir, false);
+    return usage(fmt::format(
+        "{}: {}; kiln builds CMake projects, PyTorch checkouts and torch extensions{}", p.project_dir,
+        read::describe_folder(s.fs, p.project_dir, &setup),
+        root ? fmt::format(" (this folder is inside {}, which has {}: pass that folder)", root->dir, root->why)
+             : std::string()));
+  }
+  // A folder of a CMake project (no project() of its own) builds only as a part of it: configured
+  // alone it misses the root's settings and the targets of its sibling folders.
+  if (p.kind == read::ProjectKind::cmake && read::calls_project(s.fs, p.project_dir) == false)
+    if (const auto root = read::enclosing_project(s.fs, p.project_dir, true))
+      return usage(
+          fmt::format("{} is a folder of the CMake project {}: its CMakeLists.txt has no project() call, so it builds "
+                      "only through the root's add_subdirectory; build {}",
+                      p.project_dir, root->dir, root->dir));
   return p;
 }
 
@@ -256,8 +274,21 @@ tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest
   p.prune_archs = req.prune_archs;
   p.kiln_exe = req.kiln_exe;
   p.cores = std::max(1, machine.usable_cores());
-  if (p.kind == read::ProjectKind::extension)
+  if (p.kind == read::ProjectKind::extension) {
     p.real_cxx = io::which(s, s.env.get("CXX").value_or("c++")).value_or("c++");
+    // cpp_extension (distutils) splits CXX on blanks, so "/my proj/build-kiln/.kiln/bin/c++" would
+    // run "/my": the links then live in kiln's user cache, one folder per build folder.
+    auto blank = [](const std::string& path) { return path.find_first_of(" \t\n") != std::string::npos; };
+    if (blank(p.wrapper_dir())) {
+      const std::string user = io::kiln_user_cache(s.env);
+      if (user.empty() || blank(user))
+        return usage(fmt::format(
+            "the build folder {} holds a blank, which torch's cpp_extension cannot take in CXX, and kiln's user "
+            "cache ({}) has no blank-free place for its compiler links; pass --build-dir without a blank",
+            p.build_dir, user.empty() ? "none" : user));
+      p.links_dir = fmt::format("{}/bin/{:016x}", user, core::fnv1a64(p.build_dir));
+    }
+  }
   if (req.governor && !req.kiln_exe.empty()) {
     p.governor = true;
     p.mem_budget_kib = req.mem_budget_kib.value_or(static_cast<std::uint64_t>(p.jobs.budget_gib * 1024 * 1024));
@@ -348,6 +379,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   auto started = start_plan(req, s, setup);
   if (!started) return started;
   Plan p = std::move(*started);
+  p.kiln_args = request_args(req);
   Profile profile;
   if (!req.profile.empty()) {
     auto pr = load_profile(req.profile);
@@ -376,9 +408,32 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     p.arch_reason = "CUDA is off";
   }
   if (auto ok = plan_jobs_and_launcher(p, req, s, machine, *nvcc); !ok) return tl::unexpected(ok.error());
+  // ccache rewrites paths relative to the compile's folder (the build folder): from a build folder
+  // outside the project they name the checkout's own folders (../../a/proj/x.cu), which another
+  // checkout does not share (measured: 27 of 27 misses for examples/minitorch at a second path).
+  if (!p.ccache.empty() && p.build_dir.rfind(p.project_dir + "/", 0) != 0)
+    p.notes.push_back(
+        "the build folder is outside the project: another checkout of it gets ccache hits only when "
+        "its build folder is at the same place relative to it (inside the project, as the default " +
+        p.project_dir.substr(p.project_dir.find_last_of('/') + 1) + "/build-kiln, always is)");
   if (p.kind != read::ProjectKind::cmake) {
     p.wheel_cache = req.wheel_cache && p.kind == read::ProjectKind::extension;
     p.torch_package = torch_package_dir(p, s);
+    // cpp_extension builds against the torch of the interpreter that runs it, without isolation:
+    // without one the backend would compile nothing and fail at its first import (the libtorch path
+    // refuses up front the same way: read/torch_package).
+    if (p.kind == read::ProjectKind::extension && p.torch_package.empty() &&
+        read::builds_with_setuptools(s.fs, p.project_dir))
+      return env_error(fmt::format(
+          "{}: a torch extension, and {} finds no torch package; install torch into it ({} -m pip install torch) "
+          "or pass --python with an interpreter that has it",
+          p.project_dir, p.python, p.python));
+    // pip installs the wheel at the end: an interpreter pip refuses to install into fails there,
+    // after every compile (PEP 668).
+    if (p.kind == read::ProjectKind::extension || p.pip)
+      if (auto marker = probe::externally_managed(s, p.python))
+        return env_error(fmt::format("{} is externally managed ({}, PEP 668): pip will refuse to install the build; {}",
+                                     p.python, *marker, probe::externally_managed_fix(p.python)));
     p.torch_version = torch_version_for(p, s);
     auto env = python_build_env(p, *sets);
     if (!env) return usage(env.error());

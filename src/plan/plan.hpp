@@ -52,7 +52,8 @@ struct Plan {
   bool nvcc_time = false;      // the launcher records nvcc --time phases per unit (nvcc 12.0+)
   int cores = 1;               // the machine's usable cores when planned: recorded for kiln report
   std::vector<std::string> cmake_defines;
-  read::KnobPlan knobs;  // the project's own switches and what kiln does with each (project_knobs.hpp)
+  std::vector<std::string> kiln_args;  // the options that shaped this plan, as arguments (request_args)
+  read::KnobPlan knobs;                // the project's own switches and what kiln does with each (project_knobs.hpp)
   std::vector<std::string> notes;
   // libtorch projects (CMake projects that find_package(Torch)): the package kiln points CMake at,
   // and the targets in the spelling Torch's CMake reads (TORCH_CUDA_ARCH_LIST).
@@ -65,7 +66,10 @@ struct Plan {
   // cpp_extension takes CXX and PYTORCH_NVCC for compilers and checks their versions, so a launcher
   // prefix ("ccache c++") reads as compiler "ccache", version 0.0.0. Instead CXX and PYTORCH_NVCC
   // name links to kiln in this folder, which run the launchers and then the real compiler.
-  std::string wrapper_dir() const { return build_dir + "/.kiln/bin"; }
+  // distutils splits CXX on blanks: a build folder with one in its path gets its links elsewhere
+  // (links_dir, in kiln's user cache; make_plan).
+  std::string links_dir;
+  std::string wrapper_dir() const { return links_dir.empty() ? build_dir + "/.kiln/bin" : links_dir; }
   bool wraps_compilers() const {
     return kind == read::ProjectKind::extension && !kiln_exe.empty() && !launcher().empty();
   }

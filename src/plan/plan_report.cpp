@@ -109,6 +109,7 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
           {"undecided", p.knobs.undecided},
           {"setup_py_reader", p.knobs.reader.empty() ? json(nullptr) : json(p.knobs.reader)},
           {"env", p.env},
+          {"kiln_args", p.kiln_args},
           {"build_command", p.build_argv()},
           {"install_command", p.kind == read::ProjectKind::extension
                                   ? json(wheel_install_argv(p.python, p.wheel_dir() + "/*.whl"))

@@ -38,7 +38,12 @@ std::optional<Version> header_version(const LibrarySpec& spec, const std::string
       if (!n) break;
       v.parts.push_back(static_cast<int>(*n));
     }
-    if (v.parts.size() == set.size() && !v.empty()) return v;
+    if (v.parts.size() != set.size() || v.empty()) continue;
+    // CUPTI from CUDA 13 on: CUPTI_API_VERSION is xxyyzz (CUDA major, minor, CUPTI's own update), as
+    // cupti_version.h says; before, a plain API number (18, 28), kept as it is.
+    if (spec.version_encoding == "xxyyzz" && v.parts.size() == 1 && v.parts[0] >= 10000)
+      v.parts = {v.parts[0] / 10000, v.parts[0] / 100 % 100, v.parts[0] % 100};
+    return v;
   }
   return std::nullopt;
 }
@@ -61,6 +66,7 @@ const std::vector<LibrarySpec>& library_specs() {
         if (auto* sets = v["version_macros"].as_array())
           for (const auto& set : *sets) s.version_macros.push_back(strings(toml::node_view<const toml::node>{set}));
         s.version_string_macro = v["version_string_macro"].value_or(std::string());
+        s.version_encoding = v["version_encoding"].value_or(std::string());
         s.library = v["library"].value_or(std::string());
         s.env_roots = strings(v["env_roots"]);
         s.extra_include = strings(v["extra_include"]);

@@ -19,7 +19,8 @@ struct LibrarySpec {
   std::vector<std::string> headers;
   std::vector<std::vector<std::string>> version_macros;
   std::string version_string_macro;
-  std::string library;  // base name, "libcudnn.so"
+  std::string version_encoding;  // "xxyyzz": one number holding major, minor and update (CUPTI)
+  std::string library;           // base name, "libcudnn.so"
   std::vector<std::string> env_roots, extra_include, extra_lib, cmake_vars;
   std::string pip_dir, use_flag, disable, install;
   bool blas = false;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/data.hpp"
+#include "probe/externally_managed.hpp"
 
 namespace kiln::probe {
 
@@ -164,6 +165,13 @@ PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const Python
                                "pass a working interpreter with --python"});
     return parsed;
   }
+  if (auto marker = externally_managed(s, path))
+    parsed.findings.push_back(
+        {Severity::warning, "python", "python.externally-managed",
+         fmt::format(
+             "{} is externally managed ({}, PEP 668): pip refuses to install the extensions kiln builds for it.", path,
+             *marker),
+         externally_managed_fix(path)});
   if (!parsed.torch) {
     parsed.findings.push_back({Severity::note, "python", "python.no-torch",
                                fmt::format("torch is not installed for {} ({}).", path, parsed.version),

@@ -21,6 +21,15 @@ std::string to_string(ProjectKind k) { return std::string(kKindNames.name(k, "un
 
 std::optional<ProjectKind> project_kind_from(std::string_view s) { return kKindNames.find(s); }
 
+bool builds_with_setuptools(const io::Filesystem& fs, const std::string& dir) {
+  auto text = fs.read(dir + "/pyproject.toml");
+  if (!text) return true;
+  auto parsed = toml::parse(*text);
+  if (!parsed) return true;  // pip would refuse it anyway; the torch check stands
+  const std::string backend = parsed.table()["build-system"]["build-backend"].value_or(std::string());
+  return backend.empty() || backend.rfind("setuptools", 0) == 0;
+}
+
 ProjectKind detect_project_kind(const io::Filesystem& fs, const std::string& dir,
                                 const tl::expected<SetupPyReading, std::string>* setup) {
   const bool setup_py = fs.exists(dir + "/setup.py");

@@ -12,6 +12,11 @@
 namespace kiln::read {
 
 enum class ProjectKind { cmake, pytorch, extension, unknown };
+
+// Whether setuptools builds the project (no pyproject.toml, or its [build-system] build-backend is
+// absent or setuptools'): then setup.py runs, and a torch extension's imports torch. A project's own
+// backend (backend-path) may need nothing of the kind.
+bool builds_with_setuptools(const io::Filesystem& fs, const std::string& dir);
 std::string to_string(ProjectKind k);                              // "cmake", "pytorch", "extension", "unknown"
 std::optional<ProjectKind> project_kind_from(std::string_view s);  // to_string's inverse
 inline constexpr ProjectKind kProjectKinds[] = {ProjectKind::cmake, ProjectKind::pytorch, ProjectKind::extension,

@@ -34,6 +34,15 @@ echo '__global__ void kb(float* p) { p[threadIdx.x] *= 2.f; } void lb(float* p) 
 field() { python3 -c "import json,sys; d=json.load(open('$1')); print(eval('d' + sys.argv[1]))" "$2"; }
 remote=redis://127.0.0.1:$port
 
+# A server that does not answer is refused before anything changes (issue 21), unless --no-check.
+closed=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+if "$kiln" cache config --dir "$work/cacheX" --remote "redis://127.0.0.1:$closed" 2> "$work/unreach.err"; then
+  echo "an unreachable remote was accepted"; exit 1
+fi
+grep -q "cannot reach 127.0.0.1:$closed" "$work/unreach.err" || { cat "$work/unreach.err"; exit 1; }
+! grep -qs remote_storage "$work/cacheX/ccache.conf" || { echo "the refused remote was written"; exit 1; }
+"$kiln" cache config --dir "$work/cacheX" --remote "redis://127.0.0.1:$closed" --no-check > /dev/null
+
 # Runner 1: empty local cache A, pointed at Redis, fills it.
 "$kiln" cache config --dir "$work/cacheA" --remote "$remote" --json > "$work/configA.json"
 [ "$(field "$work/configA.json" "['remote_storage']['value']")" = "$remote" ]
@@ -51,4 +60,7 @@ echo "second runner: $remote_hits remote hits, $misses misses"
 [ "$remote_hits" -gt 0 ] && [ "$misses" -eq 0 ]
 "$kiln" cache show --dir "$work/cacheB" --json > "$work/showB.json"
 [ "$(field "$work/showB.json" "['stats']['remote_hits']")" -gt 0 ]
+# Remote hits are not local ones (issue 21): runner 2's own cache served nothing.
+[ "$(field "$work/showB.json" "['stats']['local_hits']")" -eq 0 ]
+[ "$(field "$work/b2.json" "['outcome']['cache']['local_hits']")" -eq 0 ]
 echo "remote cache shared through Redis"

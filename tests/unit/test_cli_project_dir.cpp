@@ -52,3 +52,17 @@ TEST(ProjectDir, DirArgumentWinsAndExampleWithDirIsAUsageError) {
 }
 
 }  // namespace
+
+// Issue 21: run from a package folder of a project, kiln points at the project.
+TEST(ProjectDir, AFolderInsideAProjectNamesTheProject) {
+  Harness h;
+  h.fs.add_file("/work/proj/setup.py", "from torch.utils.cpp_extension import CUDAExtension\n");
+  h.fs.add_file("/work/proj/pkg/__init__.py", "");
+  try {
+    cli::resolve_project_dir("", h.seams, false, "/work/proj/pkg");
+    FAIL() << "a package folder was taken for a project";
+  } catch (const cli::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("inside /work/proj (setup.py): pass that folder"), std::string::npos)
+        << e.what();
+  }
+}

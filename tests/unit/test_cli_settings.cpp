@@ -125,3 +125,25 @@ TEST(Settings, ReportRefusesAnOptionAsItsHtmlFile) {
   EXPECT_FALSE(std::filesystem::exists(dir / "--json"));
   EXPECT_NE(c.err.str().find("is an option, not a FILE"), std::string::npos) << c.err.str();
 }
+
+// Issue 21: plan and build read the project's kiln.toml (DIR/kiln.toml), not the current folder's,
+// and plan reads [build] (its own [plan] winning), so that `kiln plan DIR` shows what `kiln build DIR` does.
+TEST(Settings, PlanReadsTheProjectsKilnTomlAndItsBuildSection) {
+  Cli c;
+  const auto dir = std::filesystem::path(temp_file("placeholder21", "")).parent_path() / "proj21";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX CUDA)\n";
+  const auto toml = (dir / "kiln.toml").string();
+  std::ofstream(toml) << "[build]\njobs = 3\nprune-archs = true\n";
+  ASSERT_EQ(c.run({"plan", dir.string(), "--gpu", "h100", "--json"}), 0) << c.err.str();
+  EXPECT_NE(c.out.str().find("\"forced_by\": \"" + toml + ":2\""), std::string::npos) << c.out.str();
+  EXPECT_NE(c.out.str().find("\"prune_archs\": true"), std::string::npos) << c.out.str();
+  std::ofstream(toml, std::ios::app) << "[plan]\njobs = 5\n";
+  ASSERT_EQ(c.run({"plan", dir.string(), "--gpu", "h100", "--json"}), 0) << c.err.str();
+  EXPECT_NE(c.out.str().find("\"forced_by\": \"" + toml + ":5\""), std::string::npos) << c.out.str();
+  // A bad [build] value fails plan too, naming the line.
+  std::ofstream(toml) << "[build]\nbuild-type = \"Fast\"\n";
+  EXPECT_EQ(c.run({"plan", dir.string(), "--gpu", "h100"}), 2);
+  EXPECT_NE(c.err.str().find("Fast"), std::string::npos) << c.err.str();
+  std::filesystem::remove(toml);
+}

@@ -18,6 +18,7 @@ TEST(CcacheAdmin, ParsesPrintStats) {
   EXPECT_EQ(st.hits(), 270);
   EXPECT_EQ(st.misses(), 593);
   EXPECT_EQ(st.remote_hits(), 7);
+  EXPECT_EQ(st.local_hits(), 263);  // issue 21: ccache counts remote hits as direct ones too
   EXPECT_DOUBLE_EQ(st.hit_rate(), 270.0 / 863.0);
   auto bad = launch::parse_print_stats("Summary:\n  Hits: 3\n");
   ASSERT_FALSE(bad);

@@ -16,6 +16,7 @@ TEST(CcacheStats, ClassifiesEachRecordOnce) {
   auto s = parse_ccache_stats_log(log);
   EXPECT_EQ(s.hits, 2);
   EXPECT_EQ(s.remote_hits, 1);
+  EXPECT_EQ(s.local_hits(), 1);  // issue 21: a remote hit is not a local one
   EXPECT_EQ(s.misses, 1);
   EXPECT_EQ(s.uncacheable, 2);
   EXPECT_DOUBLE_EQ(s.hit_rate(), 2.0 / 3.0);

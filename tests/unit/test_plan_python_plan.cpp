@@ -6,8 +6,10 @@
 
 #include "plan/emit.hpp"
 #include "plan/make_plan.hpp"
+#include "probe/externally_managed.hpp"
 #include "read/project_kind.hpp"
 #include "test_support.hpp"
+#include "read/torch_package.hpp"
 
 using namespace kiln;
 
@@ -28,6 +30,7 @@ struct Harness : kiln::testing::FakeSeams {
     proc.on("/usr/local/cuda/bin/nvcc --version", io::ran("Cuda compilation tools, release 13.0, V13.0.88\n"));
     proc.on("/usr/local/cuda/bin/nvcc --list-gpu-code", io::ran("sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120\n"));
     proc.on("/usr/local/cuda/bin/nvcc --list-gpu-arch", io::ran(""));
+    proc.on(std::string("/usr/bin/python3 -c ") + read::torch_find_spec_script(), io::ran("/site/torch\n"));
     machine.cores = 32;
     machine.mem_total = machine.mem_available = 64ULL << 30;
   }
@@ -149,6 +152,79 @@ TEST(PythonPlan, ExtensionUsesCcacheThroughCxxAndPytorchNvcc) {
             (std::vector<std::string>{p->python, "/ext/build-kiln/.kiln/wheel_build.py", "/ext/build-kiln/wheel"}));
 }
 
+// Issue 21: a torch extension whose interpreter has no torch is refused when planned, naming the
+// interpreter and what to do, instead of compiling nothing and failing at the backend's import.
+TEST(PythonPlan, ExtensionWithoutTorchIsRefusedUpFront) {
+  Harness h;
+  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
+  h.proc.on(std::string("/usr/bin/python3 -c ") + read::torch_find_spec_script(), io::ran(""));
+  auto p = h.plan("/ext", {.gpus = {"h100"}});
+  ASSERT_FALSE(p);
+  EXPECT_FALSE(p.error().usage);  // exit 1: the environment lacks something
+  EXPECT_NE(p.error().message.find("/usr/bin/python3 finds no torch package"), std::string::npos) << p.error().message;
+  EXPECT_NE(p.error().message.find("--python"), std::string::npos);
+  EXPECT_EQ(p.error().message.find('\n'), std::string::npos);
+  // A project's own PEP 517 backend may build without torch: kiln cannot tell, and lets it run.
+  h.fs.add_file("/ext/pyproject.toml",
+                "[build-system]\nrequires = []\nbuild-backend = \"own\"\nbackend-path = [\"backend\"]\n");
+  EXPECT_TRUE(h.plan("/ext", {.gpus = {"h100"}}));
+  h.fs.add_file("/ext/pyproject.toml", "[build-system]\nbuild-backend = \"setuptools.build_meta\"\n");
+  EXPECT_FALSE(h.plan("/ext", {.gpus = {"h100"}}));
+}
+
+// Issue 21: an interpreter pip refuses to install into (PEP 668) is refused before anything compiles.
+TEST(PythonPlan, ExternallyManagedPythonIsRefusedUpFront) {
+  Harness h;
+  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
+  h.proc.on(std::string("/usr/bin/python3 -I -c ") + probe::externally_managed_script(),
+            io::ran("/usr/lib/python3.11/EXTERNALLY-MANAGED\n"));
+  auto p = h.plan("/ext", {.gpus = {"h100"}});
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("PEP 668"), std::string::npos) << p.error().message;
+  EXPECT_NE(p.error().message.find("--system-site-packages"), std::string::npos) << p.error().message;
+  // A CMake project installs nothing with pip: no objection.
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  EXPECT_TRUE(h.plan("/cm", {.gpus = {"h100"}}));
+}
+
+// Issue 21: distutils splits CXX on blanks, so a build folder with a space in its path gets its
+// compiler links in kiln's user cache (tests/e2e/extension_space_path.sh builds one for real).
+TEST(PythonPlan, CompilerLinksNeverSitAtAPathWithABlank) {
+  Harness h;
+  h.fs.add_file("/my ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
+  h.fs.add_file("/usr/bin/c++", "", true);
+  h.env.set("HOME", "/home/u");
+  auto p = h.plan("/my ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->env.at("CXX").find(' '), std::string::npos) << p->env.at("CXX");
+  EXPECT_EQ(p->env.at("CXX").rfind("/home/u/.cache/kiln/bin/", 0), 0u) << p->env.at("CXX");
+  EXPECT_EQ(p->env.at("PYTORCH_NVCC"), p->wrapper_dir() + "/nvcc");
+  auto q = h.plan("/my ext", {.build_dir = "/other", .gpus = {"h100"}, .kiln_exe = "/opt/kiln"});
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->env.at("CXX"), "/other/.kiln/bin/c++");  // no blank: where it always was
+  h.env.set("HOME", "/home/a b");
+  auto r = h.plan("/my ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln"});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("--build-dir without a blank"), std::string::npos) << r.error().message;
+}
+
+// Issue 21: a build folder outside the project keeps another checkout from the cache's hits; the
+// plan says so (tests/e2e/cache_second_checkout.sh shows the default layout hitting).
+TEST(PythonPlan, ABuildFolderOutsideTheProjectIsNotedForCacheSharing) {
+  Harness h;
+  h.fs.add_file("/src/p/CMakeLists.txt", "project(p CXX CUDA)\n");
+  auto has_note = [](const plan::Plan& p) {
+    return std::any_of(p.notes.begin(), p.notes.end(),
+                       [](const std::string& n) { return n.find("outside the project") != std::string::npos; });
+  };
+  auto inside = h.plan("/src/p", {.gpus = {"h100"}});
+  ASSERT_TRUE(inside) << inside.error().message;
+  EXPECT_FALSE(has_note(*inside));
+  auto outside = h.plan("/src/p", {.build_dir = "/builds/p", .gpus = {"h100"}});
+  ASSERT_TRUE(outside) << outside.error().message;
+  EXPECT_TRUE(has_note(*outside));
+}
+
 TEST(PythonPlan, CpuProfileNeedsNoNvcc) {
   Harness h;
   h.fs.add_file("/pt/setup.py", "");
@@ -195,4 +271,69 @@ TEST(Emit, EnvCmakeAndDockerfile) {
   EXPECT_NE(docker.find("AS runtime"), std::string::npos);
   EXPECT_NE(docker.find("RUN kiln verify /opt/app --gpu 'H100 SXM'"), std::string::npos) << docker;
   EXPECT_FALSE(plan::emit(p, "yaml"));
+}
+
+// `kiln plan --emit env` is for the user's own build in a plain shell: nothing it exports may name
+// kiln's compiler links (they exist only under kiln build) or be read by kiln's launcher alone, and
+// every option that shaped the plan is kept (issue 21: the links were exported, --prune-archs dropped).
+TEST(Emit, EnvWorksInAPlainShellAndKeepsEveryOption) {
+  Harness h;
+  h.fs.add_file(
+      "/ext/setup.py",
+      "from torch.utils.cpp_extension import CUDAExtension\n"
+      "CUDAExtension('m', ['m.cu'], extra_compile_args={'nvcc': ['-gencode', 'arch=compute_70,code=sm_70']})\n");
+  h.fs.add_file("/usr/bin/c++", "", true);
+  auto p = h.plan("/ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln", .prune_archs = true}).value();
+  ASSERT_TRUE(p.wraps_compilers());
+  const auto env = plan::emit_env(p);
+  std::istringstream lines(env);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    EXPECT_EQ(line.find("/.kiln/"), std::string::npos) << line;
+    EXPECT_NE(line.rfind("KILN_", 0), 0u) << line;
+  }
+  EXPECT_NE(env.find("# kiln build /ext --gpu h100 --prune-archs\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("# needs kiln build: CXX=/ext/build-kiln/.kiln/bin/c++"), std::string::npos) << env;
+  EXPECT_NE(env.find("# needs kiln build: --prune-archs"), std::string::npos) << env;
+  EXPECT_NE(env.find("TORCH_CUDA_ARCH_LIST='9.0'\n"), std::string::npos) << env;
+}
+
+TEST(Emit, EnvGivesAPlainBuildTheMemoryBoundAndTheConfigureLine) {
+  Harness h;
+  h.machine.mem_total = h.machine.mem_available = 8ULL << 30;  // memory allows fewer jobs than 32 cores
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  auto p = h.plan("/cm", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln", .cmake_defines = {"X=1 2"}}).value();
+  ASSERT_TRUE(p.governed());
+  ASSERT_LT(p.jobs.by_memory, p.jobs.jobs);
+  const auto env = plan::emit_env(p);
+  EXPECT_NE(env.find("CMAKE_BUILD_PARALLEL_LEVEL='" + std::to_string(p.jobs.by_memory) + "'\n"), std::string::npos)
+      << env;
+  EXPECT_NE(env.find("# configure: cmake -S /cm -B /cm/build-kiln '-DX=1 2'\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("# kiln build /cm --gpu h100 -D 'X=1 2'\n"), std::string::npos) << env;
+}
+
+// Issue 21: a folder of a CMake project (no project() call, built through the root's
+// add_subdirectory, like examples/minitorch/cuda) is refused, naming the root; a sub-project that
+// calls project() itself may be built alone.
+TEST(PythonPlan, AFolderOfACMakeProjectIsRefusedNamingTheRoot) {
+  Harness h;
+  h.fs.add_file("/p/CMakeLists.txt",
+                "cmake_minimum_required(VERSION 3.24)\nProject(p LANGUAGES CXX CUDA)\n"
+                "add_subdirectory(src)\n");
+  h.fs.add_file("/p/src/CMakeLists.txt", "add_subdirectory(cuda)\n");
+  h.fs.add_file("/p/src/cuda/CMakeLists.txt", "add_library(k k.cu)  # project() in a comment is no call\n");
+  auto p = h.plan("/p/src/cuda", {.gpus = {"h100"}});
+  ASSERT_FALSE(p);
+  EXPECT_TRUE(p.error().usage);
+  EXPECT_NE(p.error().message.find("folder of the CMake project /p:"), std::string::npos) << p.error().message;
+  EXPECT_TRUE(h.plan("/p", {.gpus = {"h100"}}));
+  h.fs.add_file("/p/third_party/lib/CMakeLists.txt", "project(lib CXX)\n");
+  EXPECT_TRUE(h.plan("/p/third_party/lib", {.gpus = {"h100"}}));
+  // A package folder of a Python project: nothing to build there, and the message names the project.
+  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
+  h.fs.add_file("/ext/pkg/__init__.py", "");
+  auto q = h.plan("/ext/pkg", {.gpus = {"h100"}});
+  ASSERT_FALSE(q);
+  EXPECT_NE(q.error().message.find("inside /ext, which has setup.py: pass that folder"), std::string::npos)
+      << q.error().message;
 }

@@ -187,3 +187,17 @@ TEST(Libraries, VersionFromFileName) {
   EXPECT_FALSE(version_from_file_name("libcudnn_adv.so.9", "libcudnn.so"));
   EXPECT_FALSE(version_from_file_name("libcudnn.so.9.bak", "libcudnn.so"));
 }
+
+// Issue 21: CUDA 13's CUPTI_API_VERSION 130001 is 13.0.1 (cupti_version.h's xxyyzz); an older plain
+// API number stays as it is.
+TEST(Libraries, CuptiVersionIsReadAsItsHeaderDefinesIt) {
+  for (const auto& [define, shown] : {std::pair<std::string, std::string>{"130001", "13.0.1"}, {"28", "28"}}) {
+    doctest::FakeSeams t;
+    t.fs.add_file("/cuda/include/cupti_version.h", "#define CUPTI_API_VERSION " + define + "\n");
+    Findings f;
+    auto libs = detect_libraries(t.seams, fake_toolkit("/cuda"), {.sysroot = "/none", .self_exe = "/kiln"}, f);
+    const auto& c = lib(libs, "cupti");
+    ASSERT_TRUE(c.header_version);
+    EXPECT_EQ(c.header_version->str(), shown);
+  }
+}

@@ -2,7 +2,14 @@
 #include <gtest/gtest.h>
 
 #include "doctor_test_util.hpp"
+#include "probe/externally_managed.hpp"
 #include "probe/python_torch.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
 
 using namespace kiln;
 using namespace kiln::probe;
@@ -66,7 +73,9 @@ TEST(PythonTorch, PythonFlagWinsAndTheProbeRunsOnce) {
   auto p = detect_python(t.seams, toolkit("12.8"), {.python = "/venv/bin/python"});
   EXPECT_EQ(p.how, "--python");
   ASSERT_TRUE(p.torch);
-  EXPECT_EQ(t.proc.calls().size(), 1u);
+  EXPECT_EQ(std::count_if(t.proc.calls().begin(), t.proc.calls().end(),
+                          [](const io::ProcessSpec& c) { return c.argv.back() == python_probe_script(); }),
+            1);
   auto* f = find(p.findings, "python.torch-cuda-major-mismatch");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::error);
@@ -104,4 +113,43 @@ TEST(PythonTorch, MissingPythonFlagTargetIsAnError) {
   auto p = detect_python(t.seams, CudaToolkit{}, {.python = "/nope/python"});
   EXPECT_EQ(find(p.findings, "python.not-found")->severity, Severity::error);
   EXPECT_NE(find(p.findings, "python.none"), nullptr);
+}
+
+// Issue 21: Debian's python3 (PEP 668) is found before anything compiles, with the venv that fixes it.
+TEST(PythonTorch, ExternallyManagedInterpreterIsAWarningWithTheVenvFix) {
+  doctest::FakeSeams t;
+  t.fs.add_file("/usr/bin/python3", "", true);
+  t.proc.on(std::string("/usr/bin/python3 -c ") + python_probe_script(), io::ran(kTorchJson));
+  t.proc.on(std::string("/usr/bin/python3 -I -c ") + externally_managed_script(),
+            io::ran("/usr/lib/python3.12/EXTERNALLY-MANAGED\n"));
+  auto p = detect_python(t.seams, toolkit("12.8"), {.python = "/usr/bin/python3"});
+  auto* f = find(p.findings, "python.externally-managed");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::warning);
+  EXPECT_NE(f->cause.find("/usr/lib/python3.12/EXTERNALLY-MANAGED"), std::string::npos) << f->cause;
+  EXPECT_NE(f->fix.find("-m venv --system-site-packages"), std::string::npos) << f->fix;
+  // pip told to ignore the marker installs anyway: nothing to say.
+  t.env.set("PIP_BREAK_SYSTEM_PACKAGES", "1");
+  EXPECT_FALSE(externally_managed(t.seams, "/usr/bin/python3"));
+}
+
+// The real interpreter and the real pip agree with kiln: marked outside a venv, not inside one.
+TEST(PythonTorch, ExternallyManagedAsTheRealPipSeesIt) {
+  io::RealFilesystem fs;
+  io::RealProcessRunner proc;
+  io::RealClock clock;
+  io::FakeEnvironment env;
+  std::ostringstream out, err;
+  io::Seams s{fs, proc, clock, env, out, err};
+  const auto marker = externally_managed(s, "/usr/bin/python3");
+  if (!marker) GTEST_SKIP() << "/usr/bin/python3 is not externally managed here";
+  auto pip = proc.run({.argv = {"/usr/bin/python3", "-m", "pip", "install", "--no-index", "--no-deps", "/none.whl"}});
+  if (pip.started && pip.err.find("No module named pip") == std::string::npos)
+    EXPECT_NE(pip.err.find("externally-managed-environment"), std::string::npos) << pip.err;
+  const auto venv = std::filesystem::temp_directory_path() / ("kiln-pep668-" + std::to_string(::getpid()));
+  auto made =
+      proc.run({.argv = {"/usr/bin/python3", "-m", "venv", "--without-pip", "--system-site-packages", venv.string()}});
+  ASSERT_TRUE(made.ok()) << made.err;
+  EXPECT_FALSE(externally_managed(s, (venv / "bin/python").string()));
+  std::filesystem::remove_all(venv);
 }

@@ -1,0 +1,34 @@
+#pragma once
+// Which kiln.toml a command reads, and which of its sections. `kiln plan` and `kiln build` work on a
+// project, so they read that project's kiln.toml (DIR/kiln.toml), wherever kiln runs from; the other
+// commands read ./kiln.toml. `kiln plan` reads [build] under its own [plan], so that the plan shown is
+// the build's plan.
+#include <CLI/CLI.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/config_file.hpp"
+#include "io/seams.hpp"
+
+namespace kiln::cli {
+
+// The config file `command` reads when no --config is given: DIR/kiln.toml for a command that takes a
+// project (DIR read from `args` by a first parse that reads no setting), else "kiln.toml".
+std::string default_config_path(const std::vector<std::string>& args, const std::string& command, const io::Seams& s);
+
+// CLI11's TOML reader, plus the sections rule: the keys of every section `command` reads that its own
+// options accept are given to it, the most specific section winning.
+class SectionsConfig final : public CLI::ConfigTOML {
+public:
+  SectionsConfig(std::string command, std::set<std::string> keys)
+      : command_(std::move(command)), keys_(std::move(keys)) {}
+  std::vector<CLI::ConfigItem> from_config(std::istream& input) const override;
+
+private:
+  std::string command_;
+  std::set<std::string> keys_;
+};
+
+}  // namespace kiln::cli

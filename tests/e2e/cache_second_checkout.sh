@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The same project checked out at two paths of different depth (issue 21), each built into its
+# default build folder with one shared ccache folder: the second checkout's compiles are all cache
+# hits, headers found through an absolute -I included (CCACHE_BASEDIR, CCACHE_NOHASHDIR: plan.cpp).
+set -euo pipefail
+kiln=$1
+. "$2/tests/e2e/lib/cuda_project.sh"
+require_cuda_build_tools
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+one=$work/one/p; two=$work/two/deeper/still/p
+write_tiny_cuda_project "$one"
+mkdir -p "$one/include"
+echo '#pragma once
+#define K_SCALE 2.f' > "$one/include/k.h"
+echo 'target_include_directories(k PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include)' >> "$one/CMakeLists.txt"
+sed -i '1i #include "k.h"' "$one/b.cu"
+sed -i 's/\*= 2.f/*= K_SCALE/' "$one/b.cu"
+mkdir -p "$(dirname "$two")" && cp -r "$one" "$two"
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['outcome']['cache'][sys.argv[2]])" "$1" "$2"; }
+"$kiln" build "$one" --archs 80-real --cache-dir "$work/cc" --json > "$work/one.json"
+[ "$(field "$work/one.json" misses)" -ge 2 ] || { echo "the first checkout did not fill the cache"; exit 1; }
+"$kiln" build "$two" --archs 80-real --cache-dir "$work/cc" --json > "$work/two.json"
+hits=$(field "$work/two.json" hits); misses=$(field "$work/two.json" misses)
+echo "second checkout: $hits hits, $misses misses"
+[ "$misses" -eq 0 ] && [ "$hits" -ge 3 ] || { echo "FAIL: another checkout path missed the cache"; exit 1; }
+echo PASS
