@@ -241,15 +241,25 @@ TEST(TorchExtensionDriver, ABackendThatNamesNoWheelFailsTheBuildWithoutInstallin
   EXPECT_NE(r.log.str().find("the backend reported no wheel"), std::string::npos);
 }
 
+// A torch extension whose wheel the cache already keeps ("wheel bytes"), for the kept-wheel tests.
+struct KeptWheelRig : Rig {
+  launch::WheelKey key;
+  std::string root;
+  KeptWheelRig() : Rig(read::ProjectKind::extension) {
+    plan.wheel_cache = true;
+    plan.cache_dir = "/cache";
+    fs.add_file("/p/setup.py", "from torch.utils.cpp_extension import CppExtension\n");
+    fs.add_file("/tmp/ext-1.0-cp311-linux_x86_64.whl", "wheel bytes");
+    key = launch::wheel_key(plan, seams);
+    root = launch::wheel_cache_root(plan, env);
+    stored = launch::store_wheel(fs, root, key, "/tmp/ext-1.0-cp311-linux_x86_64.whl");
+  }
+  bool stored = false;
+};
+
 TEST(TorchExtensionDriver, AKeptWheelIsInstalledAndUnpackedWithoutRunningTheBackend) {
-  Rig r(read::ProjectKind::extension);
-  r.plan.wheel_cache = true;
-  r.plan.cache_dir = "/cache";
-  r.fs.add_file("/p/setup.py", "from torch.utils.cpp_extension import CppExtension\n");
-  r.fs.add_file("/tmp/ext-1.0-cp311-linux_x86_64.whl", "wheel bytes");
-  const auto key = launch::wheel_key(r.plan, r.seams);
-  const auto root = launch::wheel_cache_root(r.plan, r.env);
-  ASSERT_TRUE(launch::store_wheel(r.fs, root, key, "/tmp/ext-1.0-cp311-linux_x86_64.whl"));
+  KeptWheelRig r;
+  ASSERT_TRUE(r.stored);
   const std::string wheel = "/p/build-kiln/wheel/ext-1.0-cp311-linux_x86_64.whl";
   r.answer(plan::wheel_install_argv(r.plan.python, wheel), io::ran(""));
   const auto unpack = drive::wheel_unpack_argv(r.plan.python, wheel, "/p/build-kiln/wheel/contents");
@@ -268,14 +278,10 @@ TEST(TorchExtensionDriver, AKeptWheelIsInstalledAndUnpackedWithoutRunningTheBack
 // Issue 23: pip failed on a kept wheel ("Bad CRC-32") and the diagnosis never named the cache.
 // The log says which kept wheel pip refused, the entry is dropped, and the next build misses.
 TEST(TorchExtensionDriver, PipFailingOnAKeptWheelNamesTheCacheAndDropsTheEntry) {
-  Rig r(read::ProjectKind::extension);
-  r.plan.wheel_cache = true;
-  r.plan.cache_dir = "/cache";
-  r.fs.add_file("/p/setup.py", "from torch.utils.cpp_extension import CppExtension\n");
-  r.fs.add_file("/tmp/ext-1.0-cp311-linux_x86_64.whl", "wheel bytes");
-  const auto key = launch::wheel_key(r.plan, r.seams);
-  const auto root = launch::wheel_cache_root(r.plan, r.env);
-  ASSERT_TRUE(launch::store_wheel(r.fs, root, key, "/tmp/ext-1.0-cp311-linux_x86_64.whl"));
+  KeptWheelRig r;
+  ASSERT_TRUE(r.stored);
+  const auto& key = r.key;
+  const auto& root = r.root;
   const auto kept = launch::find_cached_wheel(r.fs, root, key);
   ASSERT_TRUE(kept);
   const std::string wheel = "/p/build-kiln/wheel/ext-1.0-cp311-linux_x86_64.whl";
