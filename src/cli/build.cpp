@@ -54,7 +54,7 @@ class BuildCommand final : public Command {
 public:
   const char* name() const override { return "build"; }
   const char* summary() const override {
-    return "Plan, build and verify a CMake CUDA project (default: the bundled example)";
+    return "Plan, build and verify a CUDA project: CMake project, PyTorch checkout or torch extension";
   }
   void setup(CLI::App& app) override {
     app.add_option("dir", dir_,

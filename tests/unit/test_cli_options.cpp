@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "test_support.hpp"
 
 extern char** environ;
@@ -124,4 +125,30 @@ TEST(CliOptions, HelpVersionAndOwnErrors) {
   EXPECT_EQ(cli.err.str(), "kiln report: error: --top: '0': give a whole number 1 or more\n");
   EXPECT_EQ(cli.run({"cache", "show", "extra"}), 2);
   EXPECT_EQ(cli.err.str(), "kiln cache: error: unexpected argument 'extra'; see kiln cache --help\n");
+}
+
+// --help names the schema the command's --json output carries (doctor's said /1 while it printed
+// /2), and the build summary says what it builds (issue 21 item 9).
+TEST(CliDocs, HelpNamesTheSchemaTheOutputCarries) {
+  Cli cli;
+  for (auto& c : cli::all_commands()) {
+    if (cli.run({c->name(), "--help"}) != 0) ADD_FAILURE() << c->name() << " --help: " << cli.err.str();
+    const std::string help = cli.out.str();
+    if (help.find("--json") == std::string::npos) continue;
+    EXPECT_NE(help.find("(schema " + cli::schema_for(c->name()) + ","), std::string::npos) << c->name() << help;
+    EXPECT_EQ(help.find("(schema in"), std::string::npos) << c->name();
+  }
+  // What the output carries is what --help says (doctor's own run is in e2e cli_hygiene: it
+  // re-executes the binary, here the test binary).
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"archs", "9.0", "--json"}, {"gpus", "h100", "--json"}}) {
+    ASSERT_EQ(cli.run(args), 0) << cli.err.str();
+    const std::string schema = cli.parsed()["schema"];
+    Cli help;
+    ASSERT_EQ(help.run({args[0], "--help"}), 0);
+    EXPECT_NE(help.out.str().find("(schema " + schema + ","), std::string::npos) << schema;
+  }
+  ASSERT_EQ(cli.run({"build", "--help"}), 0);
+  EXPECT_NE(cli.out.str().find("PyTorch checkout or torch extension"), std::string::npos);
+  EXPECT_EQ(cli.out.str().find("a CMake CUDA project"), std::string::npos);
 }
