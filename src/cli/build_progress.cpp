@@ -139,6 +139,7 @@ drive::ProgressSink BuildProgress::sink() {
     last_eta_ = eta_.update(st, elapsed);
     last_status_ = st;
     status_at_ = s_.clock.now();
+    if (st.done == st.total) running_.reset();  // nothing runs after the last step
     draw(current_line(status_at_), st.done == st.total);
   };
   return sink;

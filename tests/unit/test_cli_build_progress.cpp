@@ -78,14 +78,16 @@ TEST(BuildProgress, TheTickerAsksWhatRunsAndDrawsIt) {
         });
     auto sink = p.sink();
     sink.on_step("build", true);
-    sink.on_status({1, 10, "Building CUDA object CMakeFiles/k.dir/done.cu.o"}, std::chrono::milliseconds(1000));
+    sink.on_status({1, 10, "Building CUDA object CMakeFiles/k.dir/done.cu.o", "pkg.b (1/3 extensions)"},
+                   std::chrono::milliseconds(1000));
     // The second question comes after the first answer was drawn.
     for (int i = 0; i < 100 && asked < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     p.finish();
   }
   ASSERT_GE(asked.load(), 2);
   const std::string text = err.str();
-  const auto drawn = text.rfind("softmax.cu.o running 1m05s (+2 more)");
+  // The project's scope stays; the step is the running one.
+  const auto drawn = text.rfind("pkg.b (1/3 extensions): CMakeFiles/k.dir/softmax.cu.o running 1m05s (+2 more)");
   ASSERT_NE(drawn, std::string::npos) << text;
   EXPECT_NE(text.substr(drawn - 40, 40).find("1/10"), std::string::npos) << text;
 }
