@@ -40,11 +40,21 @@ constexpr std::chrono::seconds kStopGrace{5}, kAfterKill{5};
 
 std::string seconds(std::chrono::milliseconds ms) { return fmt::format("{:.1f}s", ms.count() / 1000.0); }
 
+// What the launcher says runs now (launch/running_units); nothing when no launcher runs.
+RunningSource running_source(io::Seams& s, const plan::Plan& plan) {
+  if (!plan.governed()) return {};
+  return [&fs = s.fs, dir = plan.running_dir()] {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    return longest_running(launch::running_units(fs, dir, io::system_processes()),
+                           std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+  };
+}
+
 class BuildCommand final : public Command {
 public:
   const char* name() const override { return "build"; }
   const char* summary() const override {
-    return "Plan, build and verify a CMake CUDA project (default: the bundled example)";
+    return "Plan, build and verify a CUDA project: CMake project, PyTorch checkout or torch extension";
   }
   void setup(CLI::App& app) override {
     app.add_option("dir", dir_,
@@ -72,7 +82,7 @@ public:
     if (!json_) {
       progress.emplace(
           s, [&s] { return io::terminal_for(STDERR_FILENO, s.env); },
-          drive::EtaModel(std::move(learned), plan.jobs.jobs));
+          drive::EtaModel(std::move(learned), plan.jobs.jobs), running_source(s, plan));
       sink = progress->sink();
     }
     // SIGINT, SIGTERM and SIGHUP stop the whole build tree (Ninja and every compile under it),

@@ -13,9 +13,31 @@ std::string configure_line(std::chrono::seconds elapsed, const std::string& last
   return width == 0 ? line : fit_columns(line, width > 1 ? width - 1 : 0);
 }
 
-std::string starting_line(std::chrono::seconds elapsed, size_t width) {
-  const std::string line = fmt::format("building {}  (first steps running)", duration_text(elapsed));
-  return width == 0 ? line : fit_columns(line, width > 1 ? width - 1 : 0);
+std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>& units, long long now_ms) {
+  if (units.empty()) return std::nullopt;
+  const auto oldest = std::min_element(units.begin(), units.end(),
+                                       [](const auto& a, const auto& b) { return a.start_ms < b.start_ms; });
+  // A clock set back makes a negative time; it reads as just started.
+  const long long ms = std::max(0LL, now_ms - oldest->start_ms);
+  return RunningNow{oldest->output, std::chrono::seconds(ms / 1000), units.size()};
+}
+
+std::string running_text(const RunningNow& r) {
+  std::string text = fmt::format("{} running {}", r.output, duration_text(r.elapsed));
+  if (r.count > 1) text += fmt::format(" (+{} more)", r.count - 1);
+  return text;
+}
+
+std::string starting_line(std::chrono::seconds elapsed, size_t width, const std::optional<RunningNow>& running) {
+  const std::string head = fmt::format("building {}  ", duration_text(elapsed));
+  if (!running) {
+    const std::string line = head + "(first steps running)";
+    return width == 0 ? line : fit_columns(line, width > 1 ? width - 1 : 0);
+  }
+  if (width == 0) return head + running_text(*running);
+  const size_t room = width > 1 ? width - 1 : 0;
+  if (head.size() >= room) return fit_columns(head, room);
+  return head + fit_keeping_end(running_text(*running), room - head.size());
 }
 
 std::optional<std::chrono::seconds> eta_after(std::optional<std::chrono::seconds> eta, std::chrono::seconds since) {
@@ -32,12 +54,16 @@ std::string BuildProgress::current_line(std::chrono::steady_clock::time_point no
   const size_t width = line_width(terminal_());
   const auto elapsed = duration_cast<seconds>(now - step_start_);
   if (configuring_) return configure_line(elapsed, last_output_, width);
-  if (!last_status_) return starting_line(elapsed, width);
-  return progress_line(*last_status_, eta_after(last_eta_, duration_cast<seconds>(now - status_at_)), width, elapsed);
+  if (!last_status_) return starting_line(elapsed, width, running_);
+  // Ninja's description names the last step that finished; the launcher's files what runs now.
+  drive::NinjaStatus shown = *last_status_;
+  if (running_) shown.description = running_text(*running_);
+  return progress_line(shown, eta_after(last_eta_, duration_cast<seconds>(now - status_at_)), width, elapsed);
 }
 
-BuildProgress::BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, drive::EtaModel eta)
-    : s_(s), terminal_(std::move(terminal)), eta_(std::move(eta)) {
+BuildProgress::BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, drive::EtaModel eta,
+                             RunningSource running)
+    : s_(s), terminal_(std::move(terminal)), eta_(std::move(eta)), running_source_(std::move(running)) {
   last_plain_ = s_.clock.now() - std::chrono::hours(1);
   ticker_ = std::thread([this] { tick_loop(); });
 }
@@ -74,6 +100,17 @@ void BuildProgress::tick_loop() {
   while (!stop_) {
     cv_.wait_for(lock, std::chrono::seconds(1));
     if (stop_ || !(configuring_ || building_)) continue;
+    if (building_ && running_source_) {
+      // Read without the lock: the thread passing on Ninja's lines never waits for these files.
+      lock.unlock();
+      std::optional<RunningNow> now;
+      try {
+        now = running_source_();
+      } catch (...) {}
+      lock.lock();
+      if (stop_ || !building_) continue;
+      running_ = std::move(now);
+    }
     draw(current_line(s_.clock.now()), false);
   }
 }
@@ -88,6 +125,7 @@ drive::ProgressSink BuildProgress::sink() {
     last_output_.clear();
     last_status_.reset();
     last_eta_.reset();
+    running_.reset();
     // Something from the first second of every step: Ninja says nothing until a step finishes.
     if (begin) draw(current_line(step_start_), true);
   };
@@ -102,6 +140,7 @@ drive::ProgressSink BuildProgress::sink() {
     last_eta_ = eta_.update(st, elapsed);
     last_status_ = st;
     status_at_ = s_.clock.now();
+    if (st.done == st.total) running_.reset();  // nothing runs after the last step
     draw(current_line(status_at_), st.done == st.total);
   };
   return sink;

@@ -15,23 +15,38 @@
 #include "io/terminal.hpp"
 #include "drive/build.hpp"
 #include "drive/eta.hpp"
+#include "launch/running_units.hpp"
 
 namespace kiln::cli {
 
 // "configuring (CMake) 7s  -- Detecting CUDA compiler ABI info", cut to the width (0: not cut).
 std::string configure_line(std::chrono::seconds elapsed, const std::string& last_output, size_t width);
+// The compile that has run longest now, and how many run (from the launcher's files).
+struct RunningNow {
+  std::string output;
+  std::chrono::seconds elapsed{0};
+  size_t count = 0;
+};
+std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>& units, long long now_ms);
+// "CMakeFiles/x.dir/softmax.cu.o running 1m05s (+3 more)": the output first, so that a line cut
+// keeping its end (fit_keeping_end) keeps the file name and the time.
+std::string running_text(const RunningNow& r);
 // Before Ninja's first status line (Ninja reports a step when it finishes): "building 4s  (first
-// steps running)".
-std::string starting_line(std::chrono::seconds elapsed, size_t width);
+// steps running)", or what runs when the launcher says.
+std::string starting_line(std::chrono::seconds elapsed, size_t width, const std::optional<RunningNow>& running = {});
 // The time left `since` seconds after the estimate `eta` was made, never below zero ("finishing").
 std::optional<std::chrono::seconds> eta_after(std::optional<std::chrono::seconds> eta, std::chrono::seconds since);
 // Lines for a terminal are cut to its width; lines for a log (a pipe, a file) are not.
 size_t line_width(const io::Terminal& t);
 
+// Asked once a second, off the thread that reads the build's output: what runs now.
+using RunningSource = std::function<std::optional<RunningNow>()>;
+
 class BuildProgress {
 public:
-  // `terminal` is asked at each redraw (the window may be resized).
-  BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, drive::EtaModel eta);
+  // `terminal` is asked at each redraw (the window may be resized). Without `running` (no
+  // launcher), the line names Ninja's last finished step.
+  BuildProgress(io::Seams& s, std::function<io::Terminal()> terminal, drive::EtaModel eta, RunningSource running = {});
   ~BuildProgress();
   BuildProgress(const BuildProgress&) = delete;
   BuildProgress& operator=(const BuildProgress&) = delete;
@@ -46,6 +61,8 @@ private:
   io::Seams& s_;
   std::function<io::Terminal()> terminal_;
   drive::EtaModel eta_;
+  RunningSource running_source_;
+  std::optional<RunningNow> running_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread ticker_;

@@ -4,26 +4,107 @@
 //   zsh:  source <(kiln completion zsh)       (or save it as _kiln in a folder on $fpath)
 #include <fmt/format.h>
 
+#include <cctype>
+#include <functional>
+#include <map>
+#include <set>
+
 #include "cli/command.hpp"
+#include "core/gpu_table.hpp"
 
 namespace kiln::cli {
 namespace {
 
+std::string gpu_word(const std::string& name);
+
+// Values offered after options whose choices the commands check in their own words (rather than
+// through CLI11's IsMember). Test CompletionValues.EveryOfferedValueIsAccepted runs each one.
+const std::map<std::string, std::function<std::vector<std::string>()>> kOptionValues{
+    {"--gpu",
+     [] {
+       std::set<std::string> words;
+       for (const auto& g : core::GpuTable::get().all()) words.insert(gpu_word(g.name));
+       return std::vector<std::string>(words.begin(), words.end());
+     }},
+    {"--emit",
+     [] {
+       return std::vector<std::string>{"text", "env", "cmake", "json", "dockerfile"};
+     }},
+    {"--to",
+     [] {
+       return std::vector<std::string>{"torch", "cmake", "nvcc"};
+     }},
+    {"--from",
+     [] {
+       return std::vector<std::string>{"torch", "cmake", "nvcc", "auto"};
+     }},
+    {"--build-type",
+     [] {
+       return std::vector<std::string>{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
+     }},
+    {"--profile",
+     [] {
+       return std::vector<std::string>{"production", "distribution", "dev", "cpu"};
+     }},
+};
+
+struct OptionInfo {
+  std::string name, help;           // "--jobs" / "-j"
+  bool takes_value = false;         // a flag takes none
+  std::vector<std::string> values;  // what to offer after it; empty: any (files)
+};
+
 struct CommandInfo {
   std::string name, summary;
-  std::vector<std::pair<std::string, std::string>> options;  // "--jobs" / "-j", help
+  std::vector<OptionInfo> options;
+  std::vector<std::string> positional_values;  // cache's show/clear/config; empty: files
 };
+
+// A GPU as one word the lookup takes back ("rtx-4090", "h100-sxm"): no quoting in a shell.
+std::string gpu_word(const std::string& name) {
+  std::string w;
+  for (char c : name) w += c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return w;
+}
+
+// The values CLI11 checks an option against (IsMember: "{show,clear,config}"), else none.
+std::vector<std::string> member_values(CLI::Option* o) {
+  std::string desc;
+  try {
+    desc = o->get_validator(0)->get_description();
+  } catch (const CLI::Error&) {
+    return {};
+  }
+  if (desc.size() < 2 || desc.front() != '{' || desc.back() != '}') return {};
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : desc.substr(1, desc.size() - 2)) {
+    if (c == ',') {
+      out.push_back(cur), cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
 
 std::vector<CommandInfo> describe() {
   std::vector<CommandInfo> out;
   for (auto& c : all_commands()) {
     CLI::App app{c->summary(), c->name()};
     declare(*c, app);
-    CommandInfo info{c->name(), c->summary(), {}};
-    for (const CLI::Option* o : app.get_options()) {
+    CommandInfo info{c->name(), c->summary(), {}, {}};
+    for (CLI::Option* o : app.get_options([](CLI::Option*) { return true; })) {
       if (o->get_group().empty()) continue;  // hidden
-      for (const auto& l : o->get_lnames()) info.options.emplace_back("--" + l, o->get_description());
-      for (const auto& s : o->get_snames()) info.options.emplace_back("-" + s, o->get_description());
+      auto values = kOptionValues.count(o->get_name()) ? kOptionValues.at(o->get_name())() : member_values(o);
+      if (!o->nonpositional()) {
+        if (info.positional_values.empty()) info.positional_values = values;
+        continue;
+      }
+      const bool takes = o->get_type_size() != 0;
+      for (const auto& l : o->get_lnames()) info.options.push_back({"--" + l, o->get_description(), takes, values});
+      for (const auto& s : o->get_snames()) info.options.push_back({"-" + s, o->get_description(), takes, values});
     }
     out.push_back(std::move(info));
   }
@@ -32,21 +113,30 @@ std::vector<CommandInfo> describe() {
 
 std::string join_names(const CommandInfo& c) {
   std::string s;
-  for (const auto& [name, _] : c.options) s += (s.empty() ? "" : " ") + name;
+  for (const auto& o : c.options) s += (s.empty() ? "" : " ") + o.name;
+  return s;
+}
+
+std::string words(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& w : v) s += (s.empty() ? "" : " ") + w;
   return s;
 }
 
 std::string bash_script(const std::vector<CommandInfo>& cmds) {
-  std::string names, cases;
+  std::string names, cases, value_cases;
   for (const auto& c : cmds) {
     names += (names.empty() ? "" : " ") + c.name;
-    if (c.name != "completion")  // its argument is a shell name, below
-      cases += fmt::format("    {}) opts=\"{}\" ;;\n", c.name, join_names(c));
+    cases += fmt::format("    {}) opts=\"{}\"; pos=\"{}\" ;;\n", c.name, join_names(c), words(c.positional_values));
+    for (const auto& o : c.options)
+      if (!o.values.empty())
+        value_cases += fmt::format("    \"{} {}\") vals=\"{}\" ;;\n", c.name, o.name, words(o.values));
   }
   return fmt::format(R"(# bash completion for kiln (generated by `kiln completion bash`)
 _kiln() {{
-  local cur cmd="" opts i
+  local cur prev cmd="" opts pos vals="" i
   cur="${{COMP_WORDS[COMP_CWORD]}}"
+  prev="${{COMP_WORDS[COMP_CWORD-1]}}"
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "${{COMP_WORDS[i]}}" in
       --config) ((i++)) ;;
@@ -59,11 +149,17 @@ _kiln() {{
     return 0
   fi
   case "$cmd" in
-{}    completion) opts="bash zsh" ;;
-    *) opts="" ;;
+{}    *) opts=""; pos="" ;;
   esac
-  if [[ "$cur" == -* || "$cmd" == completion ]]; then
+  # The value of an option that takes one of a few (a GPU, a spelling, a format).
+  case "$cmd $prev" in
+{}  esac
+  if [[ -n "$vals" ]]; then
+    COMPREPLY=($(compgen -W "$vals" -- "$cur"))
+  elif [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
+  elif [[ -n "$pos" ]]; then
+    COMPREPLY=($(compgen -W "$pos" -- "$cur"))
   else
     COMPREPLY=($(compgen -f -- "$cur"))
   fi
@@ -71,7 +167,7 @@ _kiln() {{
 }}
 complete -o default -o bashdefault -F _kiln kiln
 )",
-                     names, cases);
+                     names, cases, value_cases);
 }
 
 // Inside a zsh single-quoted _arguments spec: no ' (closed and reopened), and [ ] : would end the
@@ -97,10 +193,17 @@ std::string zsh_script(const std::vector<CommandInfo>& cmds) {
   std::string list, cases;
   for (const auto& c : cmds) {
     list += fmt::format("    '{}:{}'\n", c.name, zsh_text(c.summary));
-    if (c.name == "completion") continue;  // its argument is a shell name, below
     std::string specs;
-    for (const auto& [name, help] : c.options) specs += fmt::format(" \\\n        '{}[{}]'", name, zsh_text(help));
-    cases += fmt::format("    {})\n      _arguments{} \\\n        '*:file:_files' ;;\n", c.name, specs);
+    for (const auto& o : c.options) {
+      // ':value:(a b c)' offers the choices; ':value:_files' a path; a flag takes no argument.
+      const std::string arg = !o.values.empty() ? ":value:(" + words(o.values) + ")"
+                              : o.takes_value   ? ":value:_files"
+                                                : "";
+      specs += fmt::format(" \\\n        '{}[{}]{}'", o.name, zsh_text(o.help), arg);
+    }
+    const std::string rest =
+        c.positional_values.empty() ? "'*:file:_files'" : "'1:argument:(" + words(c.positional_values) + ")'";
+    cases += fmt::format("    {})\n      _arguments{} \\\n        {} ;;\n", c.name, specs, rest);
   }
   return fmt::format(R"(#compdef kiln
 # zsh completion for kiln (generated by `kiln completion zsh`)
@@ -113,8 +216,7 @@ _kiln() {{
     return
   fi
   case $words[2] in
-{}    completion) _values 'shell' bash zsh ;;
-  esac
+{}  esac
 }}
 if [[ "${{funcstack[1]}}" == _kiln ]]; then
   _kiln "$@"

@@ -26,7 +26,7 @@ public:
   void setup(CLI::App& app) override {
     app.add_option("log", log_, "Build log to read; - or nothing reads stdin")->default_val("-");
     app.add_flag("--all", all_, "List every distinct finding, not only the root cause");
-    app.add_flag("--json", json_, "Print JSON (schema kiln.diagnose/1)");
+    app.add_flag("--json", json_, "Print JSON");
     app.add_option("--project", project_,
                    "The project the log is from (default: the current folder when it has a "
                    "setup.py): fixes name its own switches, e.g. its force-build variable");

@@ -19,7 +19,7 @@ public:
   const char* name() const override { return "doctor"; }
   const char* summary() const override { return "Check the toolchain, libraries, GPUs and machine a build will use"; }
   void setup(CLI::App& app) override {
-    app.add_flag("--json", json_, "Print the report as JSON (schema kiln.doctor/1)");
+    app.add_flag("--json", json_, "Print the report as JSON");
     app.add_flag("--deep", deep_, "Also compile a C++17 file and a tiny CUDA kernel to confirm the compilers");
     app.add_option("--cmake-cache", cmake_cache_, "Audit this CMakeCache.txt (or the one in this build folder)");
     app.add_option("--python", python_, "Python interpreter to inspect (default: $PYTHON, $VIRTUAL_ENV, python3)");

@@ -27,7 +27,7 @@ public:
   }
   void setup(CLI::App& app) override {
     app.add_option("paths", paths_, "Files or folders: .so, executables, .o, .a, .cubin, .fatbin, .whl")->required();
-    app.add_flag("--json", json_, "Print JSON (schema in docs/cli/inspect.md)");
+    app.add_flag("--json", json_, "Print JSON");
     app.add_flag("--sizes", render_.sizes, "Size breakdown per architecture: bytes in the file, share, uncompressed");
     app.add_flag("--kernels", render_.kernels,
                  "Kernels per entry: names, registers, shared memory, stack; PTX entries");

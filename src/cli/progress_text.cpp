@@ -84,9 +84,10 @@ std::string progress_line(const drive::NinjaStatus& s, std::optional<std::chrono
            std::string(bar - filled - (filled < bar ? 1 : 0), ' ') + "] ";
   }
   line += counts;
-  if (width == 0) return line + "  " + s.description;
+  const std::string step = s.scope.empty() ? s.description : s.scope + ": " + s.description;
+  if (width == 0) return line + "  " + step;
   if (columns_of(line) + 2 >= room) return fit_columns(line, room);
-  return line + "  " + fit_keeping_end(s.description, room - columns_of(line) - 2);
+  return line + "  " + fit_keeping_end(step, room - columns_of(line) - 2);
 }
 
 }  // namespace kiln::cli

@@ -1,4 +1,5 @@
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "core/text.hpp"
 
 #include <fmt/format.h>
@@ -43,6 +44,9 @@ void declare(Command& c, CLI::App& app) {
   // (inspect's paths) still takes many.
   for (CLI::Option* o : app.get_options())
     if (o->nonpositional() && o->get_allow_extra_args()) o->allow_extra_args(false);
+  // --help names the schema the output carries, from the one list of versions (cli/json_out).
+  if (CLI::Option* j = app.get_option_no_throw("--json"))
+    j->description(fmt::format("{} (schema {}, docs/cli/{}.md)", j->get_description(), schema_for(c.name()), c.name()));
 }
 
 CLI::Validator number_in(double lo, double hi, bool whole) {

@@ -39,7 +39,7 @@ public:
                  "Inside folders, check object files (.o) too; they are skipped as build intermediates");
     app.add_flag("--union", union_,
                  "Judge each file by the union of its architectures only, not kernel by kernel (faster)");
-    app.add_flag("--json", json_, "Print JSON (schema in docs/cli/verify.md)");
+    app.add_flag("--json", json_, "Print JSON");
   }
 
   int run(io::Seams& s) override {

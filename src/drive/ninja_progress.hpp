@@ -12,6 +12,9 @@ struct NinjaStatus {
   int done = 0;
   int total = 0;
   std::string description;
+  // What a project adds before it, "pkg.b (0/3 extensions)" (drive/project_progress); "" for a
+  // lone Ninja. Kept apart so that the progress line can replace the step and keep the scope.
+  std::string scope;
 };
 
 // nullopt for lines that are not Ninja status lines (compiler output, FAILED: blocks, ...).

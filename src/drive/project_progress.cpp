@@ -32,7 +32,8 @@ NinjaStatus ProjectProgress::total(std::string_view name, std::string_view descr
     s.done += e.finished ? e.total : e.done;
     s.total += e.total;
   }
-  s.description = fmt::format("{} ({}/{} extensions): {}", name, extensions_done(), extensions(), description);
+  s.scope = fmt::format("{} ({}/{} extensions)", name, extensions_done(), extensions());
+  s.description = std::string(description);
   return s;
 }
 

@@ -20,6 +20,7 @@
 #include "launch/gencode_rewrite.hpp"
 #include "launch/exec_record.hpp"
 #include "launch/governor.hpp"
+#include "launch/running_units.hpp"
 #include "launch/slurm_step.hpp"
 #include "launch/thread_grant.hpp"
 
@@ -319,6 +320,20 @@ static void learn_history(const std::vector<std::string>& argv, const io::Seams&
                          : expected_peak_kib(s.fs, history, argv);
 }
 
+// kiln build's progress line names the compiles running now (launch/running_units); "" when there
+// is nothing to show or the file could not be written.
+static std::string show_running(io::Seams& s, const ExecRecord& rec) {
+  try {
+    const auto dir = s.env.get("KILN_RUNNING");
+    if (!dir || dir->empty() || rec.output.empty()) return "";
+    const long pid = static_cast<long>(::getpid());
+    const auto started = io::system_processes().start_time(pid);
+    return mark_running(s.fs, *dir, {pid, started.value_or(0), rec.start_ms, rec.output});
+  } catch (...) {
+    return "";
+  }
+}
+
 int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   // On a Slurm node, inside a step this launcher started: run the compiler and report (slurm_step).
   if (auto report = s.env.get("KILN_STEP_REPORT"); report && !report->empty())
@@ -352,6 +367,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   }
 
   rec.start_ms = epoch_ms();
+  const std::string running = show_running(s, rec);
   io::ProcessSpec spec{.argv = argv, .env = child_env};
   spec.inherit_stdio = true;
   spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
@@ -364,6 +380,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     result = s.proc.run(spec);
   }
   try {
+    if (!running.empty()) s.fs.remove(running);
     if (l.reserved) l.ledger->release(static_cast<long>(::getpid()));
     rec.wall_ms = result.wall.count();
     rec.cpu_ms = result.cpu.count();

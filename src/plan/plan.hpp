@@ -76,6 +76,8 @@ struct Plan {
   std::string real_cxx;                // the compiler behind the c++ wrapper
   std::string ccache_basedir() const;  // the deepest folder holding both project and build folder
   std::string exec_log_path() const { return build_dir + "/kiln-exec.jsonl"; }
+  // One file per compile running now, written by the launcher (launch/running_units).
+  std::string running_dir() const { return build_dir + "/.kiln/running"; }
   // The launcher chain for one compile, before the compiler: kiln exec --, then ccache.
   std::vector<std::string> launcher() const;
 

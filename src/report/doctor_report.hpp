@@ -1,5 +1,5 @@
 #pragma once
-// Renders a probe::DoctorReport: as JSON (schema "kiln.doctor/1", documented in docs/cli/doctor.md)
+// Renders a probe::DoctorReport: as JSON (schema "kiln.doctor/2", documented in docs/cli/doctor.md)
 // and as the text report grouped by area.
 #include <nlohmann/json.hpp>
 #include <string>

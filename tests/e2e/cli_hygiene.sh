@@ -38,6 +38,10 @@ grep -q "pipe: skipped: a FIFO" "$work/err" || fail "verify note: $(cat "$work/e
 ( cd "$work" && printf '[gpus]\nlocall = true\n' > kiln.toml && "$KILN" gpus > /dev/null 2> err ); rc=$?
 [ $rc -eq 2 ] && grep -q "kiln.toml:2: key 'locall'" "$work/err" || fail "kiln.toml: exit $rc: $(cat "$work/err")"
 
+# --help names the schema the --json output carries (doctor's said /1 while it printed /2).
+schema=$("$KILN" doctor --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['schema'])")
+"$KILN" doctor --help | grep -qF "(schema $schema," || fail "doctor --help does not name $schema"
+
 # bash loads the completion and completes a command.
 out=$(bash --norc -c 'source <("$1" completion bash); COMP_WORDS=(kiln insp); COMP_CWORD=1; _kiln; echo "${COMPREPLY[*]}"' _ "$KILN")
 [ "$out" = "inspect" ] || fail "bash completion: '$out'"

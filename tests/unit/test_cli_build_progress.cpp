@@ -3,7 +3,12 @@
 // are never cut to 80 columns.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <sstream>
+#include <thread>
+
 #include "cli/build_progress.hpp"
+#include "io/process.hpp"
 
 using namespace kiln;
 using std::chrono::seconds;
@@ -31,4 +36,58 @@ TEST(BuildProgress, LogsGetWholeLinesTerminalsTheirWidth) {
   const std::string cmake(120, 'c');
   EXPECT_NE(cli::configure_line(seconds(7), cmake, cli::line_width(pipe)).find(cmake), std::string::npos);
   EXPECT_LT(cli::configure_line(seconds(7), cmake, cli::line_width(tty)).size(), 100u);
+}
+
+// The line names the compile that runs longest now with its time, not the last step Ninja finished.
+TEST(BuildProgress, TheRunningUnitIsShownWithItsTime) {
+  const std::vector<launch::RunningUnit> units{{11, 1, 40'000, "CMakeFiles/k.dir/late.cu.o"},
+                                               {10, 1, 5'000, "CMakeFiles/k.dir/softmax.cu.o"}};
+  const auto r = cli::longest_running(units, 70'500);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(cli::running_text(*r), "CMakeFiles/k.dir/softmax.cu.o running 1m05s (+1 more)");
+  EXPECT_FALSE(cli::longest_running({}, 70'500));
+  EXPECT_EQ(cli::longest_running(units, 0)->elapsed, seconds(0));  // a clock set back
+  // Cut to a terminal's width, the file name and the time stay.
+  const auto line = cli::starting_line(seconds(4), 60, r);
+  EXPECT_LT(line.size(), 60u);
+  EXPECT_NE(line.find("softmax.cu.o running 1m05s (+1 more)"), std::string::npos) << line;
+  EXPECT_EQ(line.rfind("building 4s  ", 0), 0u);
+}
+
+TEST(BuildProgress, TheTickerAsksWhatRunsAndDrawsIt) {
+  io::FakeFilesystem fs;
+  io::FakeProcessRunner proc;
+  io::FakeClock clock;
+  io::FakeEnvironment env;
+  std::ostringstream out, err;
+  io::Seams s{fs, proc, clock, env, out, err};
+  std::atomic<int> asked{0};
+  {
+    cli::BuildProgress p(
+        s,
+        [] {
+          io::Terminal t;
+          t.tty = true;
+          t.columns = 200;
+          return t;
+        },
+        drive::EtaModel({}, 2),
+        [&] {
+          ++asked;
+          return cli::RunningNow{"CMakeFiles/k.dir/softmax.cu.o", seconds(65), 3};
+        });
+    auto sink = p.sink();
+    sink.on_step("build", true);
+    sink.on_status({1, 10, "Building CUDA object CMakeFiles/k.dir/done.cu.o", "pkg.b (1/3 extensions)"},
+                   std::chrono::milliseconds(1000));
+    // The second question comes after the first answer was drawn.
+    for (int i = 0; i < 100 && asked < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    p.finish();
+  }
+  ASSERT_GE(asked.load(), 2);
+  const std::string text = err.str();
+  // The project's scope stays; the step is the running one.
+  const auto drawn = text.rfind("pkg.b (1/3 extensions): CMakeFiles/k.dir/softmax.cu.o running 1m05s (+2 more)");
+  ASSERT_NE(drawn, std::string::npos) << text;
+  EXPECT_NE(text.substr(drawn - 40, 40).find("1/10"), std::string::npos) << text;
 }

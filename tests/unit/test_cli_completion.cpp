@@ -7,6 +7,8 @@
 #include "binary_fixtures.hpp"
 #include "cli/command.hpp"
 #include "io/process.hpp"
+#include "core/arch_spec.hpp"
+#include "core/gpu_table.hpp"
 #include "plan/emit.hpp"
 #include "test_support.hpp"
 
@@ -51,11 +53,73 @@ TEST(Completion, BashLoadsItAndCompletesCommandsAndOptions) {
   EXPECT_NE(bash(". " + script + "; complete -p kiln").find("-F _kiln kiln"), std::string::npos);
 }
 
+// Values after options that take one of a few, and cache's actions (issue 21 item 9).
+TEST(Completion, BashOffersValuesForGpusSpellingsFormatsAndCacheActions) {
+  kiln::testing::TempDir dir;
+  auto script = dir.write("kiln.bash", kiln_out({"completion", "bash"}));
+  auto complete = [&](const std::string& words) {
+    return bash(". " + script + "; COMP_WORDS=(" + words +
+                "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _kiln; echo \"${COMPREPLY[*]}\"");
+  };
+  EXPECT_EQ(complete("kiln archs 9.0 --to ''"), "torch cmake nvcc\n");
+  EXPECT_EQ(complete("kiln archs --from a"), "auto\n");
+  EXPECT_EQ(complete("kiln plan . --emit d"), "dockerfile\n");
+  EXPECT_EQ(complete("kiln cache c"), "clear config\n");
+  EXPECT_EQ(complete("kiln cache --jso"), "--json\n");
+  EXPECT_EQ(complete("kiln completion z"), "zsh\n");
+  EXPECT_EQ(complete("kiln build --build-type R"), "Release RelWithDebInfo\n");
+  for (const char* cmd : {"plan", "build", "archs", "verify"}) {
+    const auto gpus = complete(std::string("kiln ") + cmd + " --gpu h1");
+    EXPECT_NE(gpus.find("h100"), std::string::npos) << cmd << ": " << gpus;
+  }
+}
+
+// What completion offers, the commands take: each GPU word looks up to its model, each value runs.
+TEST(Completion, EveryOfferedValueIsAccepted) {
+  const auto text = kiln_out({"completion", "bash"});
+  auto offered = [&](const std::string& key) {
+    const auto at = text.find("\"" + key + "\") vals=\"");
+    EXPECT_NE(at, std::string::npos) << key;
+    const auto from = text.find("vals=\"", at) + 6;
+    std::vector<std::string> v;
+    std::istringstream in(text.substr(from, text.find('"', from) - from));
+    for (std::string w; in >> w;) v.push_back(w);
+    return v;
+  };
+  const auto gpus = offered("plan --gpu");
+  EXPECT_GT(gpus.size(), 50u);
+  for (const auto& w : gpus) {
+    auto g = core::GpuTable::get().lookup(w);
+    ASSERT_TRUE(g) << w;
+    EXPECT_EQ(w.find(' '), std::string::npos);
+  }
+  EXPECT_EQ(offered("archs --gpu"), gpus);
+  for (const auto& to : offered("archs --to")) {
+    int rc = -1;
+    kiln_out({"archs", "9.0", "--to", to}, &rc);
+    EXPECT_EQ(rc, 0) << to;
+  }
+  for (const auto& from : offered("archs --from")) EXPECT_TRUE(core::parse_syntax(from)) << from;
+  const std::string example = kiln::testing::source_dir() + "/examples/minitorch";
+  for (const auto& [opt, key] : std::vector<std::pair<std::string, std::string>>{
+           {"--emit", "plan --emit"}, {"--build-type", "plan --build-type"}, {"--profile", "plan --profile"}})
+    for (const auto& v : offered(key)) {
+      int rc = -1;
+      kiln_out({"plan", example, "--archs", "9.0", opt, v}, &rc);
+      EXPECT_EQ(rc, 0) << opt << " " << v;
+    }
+}
+
 TEST(Completion, ZshScriptIsValidAndNamesEveryCommand) {
   const auto text = kiln_out({"completion", "zsh"});
   EXPECT_EQ(text.rfind("#compdef kiln\n", 0), 0u);
   EXPECT_NE(text.find("'--jobs["), std::string::npos);
   EXPECT_NE(text.find("'verify:"), std::string::npos);
+  EXPECT_NE(
+      text.find("'--to[Print the set in one spelling on one line  torch, cmake or nvcc]:value:(torch cmake nvcc)'"),
+      std::string::npos);
+  EXPECT_NE(text.find("'1:argument:(show clear config)'"), std::string::npos);
+  EXPECT_NE(text.find("'--build-dir["), std::string::npos);
   io::RealProcessRunner proc;
   kiln::testing::TempDir dir;
   auto script = dir.write("_kiln", text);

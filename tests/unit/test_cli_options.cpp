@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "test_support.hpp"
 
 extern char** environ;
@@ -111,4 +115,113 @@ TEST(CliOptions, HelpVersionAndOwnErrors) {
   EXPECT_EQ(cli.err.str(), "kiln report: error: --top: '0': give a whole number 1 or more\n");
   EXPECT_EQ(cli.run({"cache", "show", "extra"}), 2);
   EXPECT_EQ(cli.err.str(), "kiln cache: error: unexpected argument 'extra'; see kiln cache --help\n");
+}
+
+// --help names the schema the command's --json output carries (doctor's said /1 while it printed
+// /2), and the build summary says what it builds (issue 21 item 9).
+TEST(CliDocs, HelpNamesTheSchemaTheOutputCarries) {
+  Cli cli;
+  for (auto& c : cli::all_commands()) {
+    if (cli.run({c->name(), "--help"}) != 0) ADD_FAILURE() << c->name() << " --help: " << cli.err.str();
+    const std::string help = cli.out.str();
+    if (help.find("--json") == std::string::npos) continue;
+    EXPECT_NE(help.find("(schema " + cli::schema_for(c->name()) + ","), std::string::npos) << c->name() << help;
+    EXPECT_EQ(help.find("(schema in"), std::string::npos) << c->name();
+  }
+  // What the output carries is what --help says (doctor's own run is in e2e cli_hygiene: it
+  // re-executes the binary, here the test binary).
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"archs", "9.0", "--json"}, {"gpus", "h100", "--json"}}) {
+    ASSERT_EQ(cli.run(args), 0) << cli.err.str();
+    const std::string schema = cli.parsed()["schema"];
+    Cli help;
+    ASSERT_EQ(help.run({args[0], "--help"}), 0);
+    EXPECT_NE(help.out.str().find("(schema " + schema + ","), std::string::npos) << schema;
+  }
+  ASSERT_EQ(cli.run({"build", "--help"}), 0);
+  EXPECT_NE(cli.out.str().find("PyTorch checkout or torch extension"), std::string::npos);
+  EXPECT_EQ(cli.out.str().find("a CMake CUDA project"), std::string::npos);
+}
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The usage synopsis at the top of docs/cli/<cmd>.md: the lines from the first one that starts
+// with "kiln <cmd>" (not the title) to the next blank line.
+std::string synopsis(const std::string& page, const std::string& cmd) {
+  std::istringstream in(page);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    const auto first = line.find_first_not_of(' ');
+    if (out.empty()) {
+      if (first != std::string::npos && line.compare(first, 5 + cmd.size(), "kiln " + cmd) == 0) out = line + "\n";
+    } else if (first == std::string::npos) {
+      break;
+    } else {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// The other way: every option a page's synopsis names exists in the command's --help (the pages
+// also quote nvcc's, pip's and ccache's flags, so only the synopsis counts as kiln's own).
+TEST(CliDocs, EveryOptionInASynopsisExists) {
+  const std::regex flag(R"((^|[\s\[(|])(--?[a-zA-Z][a-zA-Z0-9-]*))");
+  for (auto& c : cli::all_commands()) {
+    CLI::App app{c->summary(), c->name()};
+    cli::declare(*c, app);
+    const std::string page = kiln::testing::source_dir() + "/docs/cli/" + c->name() + ".md";
+    const std::string syn = synopsis(read_text(page), c->name());
+    ASSERT_FALSE(syn.empty()) << page << " has no `kiln " << c->name() << "` synopsis";
+    int seen = 0;
+    for (std::sregex_iterator it(syn.begin(), syn.end(), flag), end; it != end; ++it) {
+      const std::string name = (*it)[2];
+      ++seen;
+      EXPECT_NE(app.get_option_no_throw(name), nullptr)
+          << page << " names " << name << ", which kiln " << c->name() << " does not take";
+    }
+    if (c->name() != std::string("completion")) EXPECT_GT(seen, 0) << page;
+  }
+}
+
+// Every KILN_ variable kiln reads is documented: a user's setting in the README (and on its
+// command's page), kiln's wiring to its launcher in docs/architecture.md (issue 21 item 9).
+TEST(CliDocs, EveryKilnVariableIsDocumented) {
+  const std::string src = kiln::testing::source_dir();
+  std::string docs = read_text(src + "/README.md");
+  for (const auto& e : std::filesystem::recursive_directory_iterator(src + "/docs"))
+    if (e.path().extension() == ".md") docs += read_text(e.path().string());
+  const std::regex var(R"re("(KILN_[A-Z0-9_]+)")re");
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(src + "/src")) {
+    const std::string text = read_text(e.path().string());
+    for (std::sregex_iterator it(text.begin(), text.end(), var), end; it != end; ++it) names.insert((*it)[1]);
+  }
+  EXPECT_GT(names.size(), 20u);
+  for (const auto& n : names) {
+    const std::regex word("\\b" + n + "\\b");
+    EXPECT_TRUE(std::regex_search(docs, word)) << n << " is read in src/ but documented nowhere";
+  }
+  // Options read from the environment: in the README, and on the page of each command taking them.
+  const std::string readme = read_text(src + "/README.md");
+  for (auto& c : cli::all_commands()) {
+    CLI::App app{c->summary(), c->name()};
+    cli::declare(*c, app);
+    const std::string page = read_text(src + "/docs/cli/" + c->name() + ".md");
+    for (const CLI::Option* o : app.get_options()) {
+      const std::string env = o->get_envname();
+      if (env.rfind("KILN_", 0) != 0) continue;
+      EXPECT_NE(readme.find(env), std::string::npos) << env << " (" << o->get_name() << ") not in README.md";
+      EXPECT_NE(page.find(env), std::string::npos) << env << " not in docs/cli/" << c->name() << ".md";
+    }
+  }
 }

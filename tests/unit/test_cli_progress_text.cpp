@@ -57,3 +57,8 @@ TEST(NinjaProgress, LogsAreNotCutAndNoZeroSecondsLeft) {
   EXPECT_EQ(eta_text(std::chrono::seconds(80)), "1m20s left");
   EXPECT_EQ(eta_text(std::nullopt), "");
 }
+
+TEST(ProgressText, AProjectsScopeComesBeforeTheStep) {
+  kiln::drive::NinjaStatus s{1, 7, "c++ -c b1.cpp", "pkg.b (0/3 extensions)"};
+  EXPECT_NE(progress_line(s, std::nullopt, 0).find("pkg.b (0/3 extensions): c++ -c b1.cpp"), std::string::npos);
+}

@@ -18,7 +18,8 @@ TEST(ProjectProgress, AddsTheUnitsOfEveryExtensionsNinja) {
   ASSERT_TRUE(s);
   EXPECT_EQ(s->done, 1);
   EXPECT_EQ(s->total, 7);
-  EXPECT_EQ(s->description, "pkg.b (0/3 extensions): c++ -c b1.cpp");
+  EXPECT_EQ(s->scope, "pkg.b (0/3 extensions)");
+  EXPECT_EQ(s->description, "c++ -c b1.cpp");
   auto done = p.feed("KILN-EXTENSION-DONE pkg.a");
   EXPECT_TRUE(done.consumed);
   ASSERT_TRUE(done.status);

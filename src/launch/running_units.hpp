@@ -1,0 +1,42 @@
+#pragma once
+// The compiles running now, for `kiln build`'s progress line. Ninja writing to a pipe prints a step
+// only when it finishes, so its last status names the last finished step; the launcher (kiln exec)
+// says what runs instead: one small file per compile, BUILD/.kiln/running/<pid>, written before
+// the compiler starts and removed when it ends. A file per compile, not a line in the governor's
+// ledger: it needs no lock (a reader never holds up a compile) and exists with --no-governor's
+// ledger absent too.
+//
+// Best effort both ways: a launcher that cannot write its file still runs the compiler, and a
+// reader reads a bounded number of small files and skips what it cannot parse.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/fs.hpp"
+#include "io/process_table.hpp"
+
+namespace kiln::launch {
+
+struct RunningUnit {
+  long pid = 0;
+  std::uint64_t proc_start = 0;  // the launcher's start time (/proc/PID/stat), with pid its identity
+  long long start_ms = 0;        // unix epoch ms when the compile started
+  std::string output;            // its -o, as the build gave it
+};
+
+// One line: "pid=4242 proc_start=123 start_ms=1790000000000 output=CMakeFiles/x.dir/a.cu.o".
+std::string format_running(const RunningUnit& u);
+std::optional<RunningUnit> parse_running(std::string_view text);
+
+// Writes the launcher's file into `dir`; returns its path, or "" when it could not (no matter).
+std::string mark_running(io::Filesystem& fs, const std::string& dir, const RunningUnit& u);
+
+// What runs now, the longest-running first. Reads at most `max_files` files of at most 4 KiB each;
+// a file whose process is gone (a launcher killed by SIGKILL) is removed, one still being written
+// (unparsable) is skipped.
+std::vector<RunningUnit> running_units(io::Filesystem& fs, const std::string& dir, const io::ProcessTable& procs,
+                                       size_t max_files = 256);
+
+}  // namespace kiln::launch
