@@ -276,7 +276,8 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
                  .serial_cpu_ms = std::nullopt,
                  .estimate = 0};
   if (l.history_before && l.history_before->cpu_ms >= 0) unit.serial_cpu_ms = l.history_before->cpu_ms;
-  if (split) unit.estimate = estimate_work(s.fs, rec.source, rec.archs);
+  // Host units too: the next nvcc unit weighs them (rule 5 of thread_grant).
+  if (s.env.get("KILN_SPLIT").value_or("") == "1") unit.estimate = estimate_work(s.fs, rec.source, rec.archs);
   ComingUnits coming(s, rec.output, rec.archs);
   const int cores = build_cores(s.env);
   const auto policy = GrantPolicy::from_data();

@@ -65,8 +65,12 @@ Share share_by_weight(const UnitShape& unit, const std::vector<Reservation>& run
   s.units = static_cast<int>(members.size());
   s.basis = weights.basis;
   s.part = total > 0 ? weights.w[me] / total : 1;
-  if (weights.w[me] >= per_core && long_work > 0)
-    s.threads = static_cast<int>(std::lround(policy.share_of_cores * cores * weights.w[me] / long_work));
+  // Its part of the cores by the critical work; twice that (share_of_cores) when it is more than
+  // one core's worth, so that it keeps the cores the short units leave. Units of equal work on a
+  // full machine get one thread each: a split would add its cost and gain nothing.
+  const double cores_worth = long_work > 0 ? cores * weights.w[me] / long_work : 0;
+  if (weights.w[me] >= per_core && cores_worth >= 1.5)
+    s.threads = static_cast<int>(std::lround(policy.share_of_cores * cores_worth));
   s.threads = std::clamp(s.threads, 1, cores);
   return s;
 }
@@ -144,7 +148,11 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   g.units = share.units;
   const int peers = share.units - 1;
   const int by_oversubscription = static_cast<int>(std::floor(policy.oversubscribe * cores)) - others_threads;
-  int n = std::min({share.threads, cores - peers, policy.max_threads, by_oversubscription});
+  // A core for each other unit, but never less than three quarters of the cores from that: with
+  // more units than cores (eight extensions' Ninjas at once) they time-share the CPU all the same
+  // (each in proportion to its threads), and the long ones must still get their share.
+  const int by_others = cores - std::min(peers, cores / 4);
+  int n = std::min({share.threads, by_others, policy.max_threads, by_oversubscription});
   if (n <= own_threads) {
     g.why = share.threads <= own_threads
                 ? fmt::format("its share: {:.0f}% of the work of {} units ({}) on {} cores", 100 * share.part,

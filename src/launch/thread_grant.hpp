@@ -21,11 +21,12 @@
 //      unit's source and headers, else equal) among the units running now, this one, and those
 //      the build's plan says start soon (launch/unit_plan: Ninja's -j per group). A unit whose
 //      work is at least the average per core, T = total work / cores, is on the critical path
-//      and gets share_of_cores x cores x its work / the work of all such units; the others get
-//      one thread. Threads beyond the cores are time-shared, so while all run each progresses in
-//      proportion to its work, and when the short ones end the long ones still hold the cores
+//      and gets share_of_cores x (cores x its work / the work of all such units) when that is at
+//      least 1.5 cores' worth; the others get one thread. Threads beyond the cores are time-shared, so while all run
+//      each progresses in proportion to its work, and when the short ones end the long ones still hold the cores
 //      (share_of_cores 2: at most about twice the cores in all, not the fixed cost of a split
-//      per thread everywhere). Each other unit keeps a core (at most cores - others), at most
+//      per thread everywhere). Each other unit keeps a core (at most cores - others, but at
+//      least 3/4 of the cores by this cap: more units than cores time-share anyway), at most
 //      max_threads, and the threads of all running compiles stay within oversubscribe x cores.
 //      A unit alone gets every core; one arriving late still gets its share, since a share does
 //      not depend on what the earlier ones took; a full build grants nothing.
