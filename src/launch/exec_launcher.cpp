@@ -203,6 +203,7 @@ std::optional<long> learned_cpu(const std::optional<UnitHistory>& h) {
 // each unit's work is worked out once per launch (the decision is retried while memory is short).
 class ComingUnits {
 public:
+  static constexpr size_t kMaxComingUnits = 256;
   ComingUnits(const io::Seams& s, const std::string& me, int targets) : s_(s), me_(me), targets_(targets) {
     if (auto path = s.env.get("KILN_UNIT_PLAN"); path && !path->empty())
       if (auto text = s.fs.read(*path)) plan_ = parse_unit_plan(*text);
@@ -214,6 +215,9 @@ public:
       if (keys.count(history_key(u.output))) running_outputs.insert(u.output);
     std::vector<UnitWork> out;
     for (const auto& u : starting_soon(plan_, running_outputs, me_)) {
+      // Eight extensions' Ninjas at -j 16 list a hundred units: a few times the cores say as much
+      // about the share, and each unit's estimate reads its source and headers.
+      if (out.size() >= kMaxComingUnits) break;
       auto [it, fresh] = memo_.try_emplace(u.output);
       if (fresh)
         it->second = {estimate_work(s_.fs, u.source, u.cuda ? targets_ : 0),
