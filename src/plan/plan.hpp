@@ -72,6 +72,8 @@ struct Plan {
   std::string real_cxx;                // the compiler behind the c++ wrapper
   std::string ccache_basedir() const;  // the deepest folder holding both project and build folder
   std::string exec_log_path() const { return build_dir + "/kiln-exec.jsonl"; }
+  // The units the build is about to compile (launch/unit_plan; written by the CMake driver).
+  std::string unit_plan_path() const { return build_dir + "/.kiln/units.plan"; }
   // The launcher chain for one compile, before the compiler: kiln exec --, then ccache.
   std::vector<std::string> launcher() const;
 

@@ -46,3 +46,25 @@ TEST(UnitPlan, StartingSoonHonoursEachNinjasJobs) {
   // A unit not in the plan (a link, another build) takes no slot.
   EXPECT_EQ(outputs(launch::starting_soon(plan, {}, "other.o")).size(), 4u);
 }
+
+TEST(UnitPlan, FromACMakeNinjaDryRun) {
+  // `ninja -n -v` of a CMake CUDA project after configure: what it would run, in its order.
+  const std::string dry =
+      "ninja: Entering directory `build'\n"
+      "[1/4] /k/kiln exec -- /usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -O3 "
+      "-gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80 -x cu -c /p/src/scan.cu "
+      "-o CMakeFiles/k.dir/src/scan.cu.o\n"
+      "[2/4] /k/kiln exec -- /usr/bin/c++ -O3 -o CMakeFiles/k.dir/src/host.cpp.o -c /p/src/host.cpp\n"
+      "[3/4] : && /usr/bin/c++ -shared -o libk.so CMakeFiles/k.dir/src/scan.cu.o && :\n"
+      "[4/4] cd /p/build && /usr/bin/cmake -E echo done\n";
+  auto plan = launch::parse_unit_plan(launch::plan_from_dry_run(dry, "build", 16));
+  ASSERT_EQ(plan.units.size(), 2u);  // the link and the custom command are not compiles
+  EXPECT_EQ(plan.units[0].output, "CMakeFiles/k.dir/src/scan.cu.o");
+  EXPECT_EQ(plan.units[0].source, "/p/src/scan.cu");
+  EXPECT_TRUE(plan.units[0].cuda);
+  EXPECT_EQ(plan.units[0].targets, 2);
+  EXPECT_EQ(plan.units[0].jobs, 16);
+  EXPECT_FALSE(plan.units[1].cuda);
+  EXPECT_EQ(plan.units[1].source, "/p/src/host.cpp");
+  EXPECT_TRUE(launch::parse_unit_plan(launch::plan_from_dry_run("ninja: no work to do.\n", "build", 16)).units.empty());
+}
