@@ -5,7 +5,7 @@
 #include "core/build_names.hpp"
 #include "drive/stale_step.hpp"
 #include "drive/step_runner.hpp"
-#include "launch/unit_plan.hpp"
+#include "drive/ninja_dry_run.hpp"
 
 namespace kiln::drive {
 
@@ -115,7 +115,7 @@ void write_unit_plan(BuildContext& ctx) {
   io::ProcessSpec dry{.argv = {plan.ninja, "-C", plan.build_dir, "-n", "-v", "-j", std::to_string(plan.jobs.jobs)},
                       .env = plan.child_env(ctx.s.env)};
   auto r = ctx.s.proc.run(dry);
-  if (r.ok()) ctx.s.fs.write(path, launch::plan_from_dry_run(r.out, "build", plan.jobs.jobs));
+  if (r.ok()) ctx.s.fs.write(path, unit_plan_from_dry_run(r.out, "build", plan.jobs.jobs));
 }
 
 }  // namespace

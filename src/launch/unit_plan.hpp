@@ -5,7 +5,7 @@
 // first five took 16/15/6/13/14 threads, the four longest one each).
 //
 // A driver that knows the build graph writes the plan (data/parallel_extensions.py, one group per
-// extension's Ninja; a CMake project's Ninja dry run, plan_from_dry_run), KILN_UNIT_PLAN names it, and `kiln exec`
+// extension's Ninja; a CMake project's Ninja dry run, drive/ninja_dry_run), KILN_UNIT_PLAN names it, and `kiln exec`
 // appends a `done` line when a unit ends. Tab-separated lines, unknown ones skipped:
 //   unit <group> <jobs> <cuda|cxx> <device targets> <output> <source>
 //   done <output>
@@ -31,10 +31,6 @@ struct UnitPlan {
 
 UnitPlan parse_unit_plan(const std::string& text);
 std::string plan_done_line(const std::string& output);
-
-// The plan of one Ninja from its dry run (`ninja -n -v`: "[k/N] command" per step it would run, in
-// its order): its compiles (a -c with an output and a source), nvcc ones as CUDA units.
-std::string plan_from_dry_run(const std::string& ninja_output, const std::string& group, int jobs);
 
 // The units expected to start soon beside `me`: in each group, the first units neither done nor
 // running, as many as that Ninja's -j leaves room for (me and its running units take their slots).

@@ -1,6 +1,7 @@
 // The plan of units a build is about to run (launch/unit_plan.hpp): what starts soon beside a unit.
 #include <gtest/gtest.h>
 
+#include "drive/ninja_dry_run.hpp"
 #include "launch/unit_plan.hpp"
 
 using namespace kiln;
@@ -57,7 +58,7 @@ TEST(UnitPlan, FromACMakeNinjaDryRun) {
       "[2/4] /k/kiln exec -- /usr/bin/c++ -O3 -o CMakeFiles/k.dir/src/host.cpp.o -c /p/src/host.cpp\n"
       "[3/4] : && /usr/bin/c++ -shared -o libk.so CMakeFiles/k.dir/src/scan.cu.o && :\n"
       "[4/4] cd /p/build && /usr/bin/cmake -E echo done\n";
-  auto plan = launch::parse_unit_plan(launch::plan_from_dry_run(dry, "build", 16));
+  auto plan = launch::parse_unit_plan(drive::unit_plan_from_dry_run(dry, "build", 16));
   ASSERT_EQ(plan.units.size(), 2u);  // the link and the custom command are not compiles
   EXPECT_EQ(plan.units[0].output, "CMakeFiles/k.dir/src/scan.cu.o");
   EXPECT_EQ(plan.units[0].source, "/p/src/scan.cu");
@@ -66,5 +67,6 @@ TEST(UnitPlan, FromACMakeNinjaDryRun) {
   EXPECT_EQ(plan.units[0].jobs, 16);
   EXPECT_FALSE(plan.units[1].cuda);
   EXPECT_EQ(plan.units[1].source, "/p/src/host.cpp");
-  EXPECT_TRUE(launch::parse_unit_plan(launch::plan_from_dry_run("ninja: no work to do.\n", "build", 16)).units.empty());
+  EXPECT_TRUE(
+      launch::parse_unit_plan(drive::unit_plan_from_dry_run("ninja: no work to do.\n", "build", 16)).units.empty());
 }
