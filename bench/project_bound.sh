@@ -9,7 +9,10 @@
 #      replaced by the real compilers.
 # Prints the bound, max(total compile CPU / cores, longest unit alone), both figures, and the ratio
 # cold wall / bound, as a Markdown row for docs/benchmarks.md. Writes OUT/{build.log,report.txt,
-# report.json,exec.jsonl,alone.log,row.md}.
+# report.json,exec.jsonl,alone.log,row.md,grants.txt} (grants.txt: what kiln exec gave each unit
+# and why, in launch order).
+# KILN_BENCH_DEADLINE (unix seconds), when set, bounds step 3: the unit alone is stopped there and
+# the row says "> N s (cut)" (bench/gpu_issue19.sh runs two projects in one device call).
 # usage: bench/project_bound.sh KILN PYTHON CHECKOUT OUT [GPU]
 #   e.g. bench/project_bound.sh ./kiln python3 ~/mamba /tmp/out-mamba
 # On the H100 host: mamba-style (one extension, ten .cu units) ~3 min; pytorch_scatter (8
@@ -31,6 +34,16 @@ tail -12 "$out/build.log"
 "$kiln" report "$proj" --json > "$out/report.json" 2>/dev/null
 cp "$proj/build-kiln/kiln-exec.jsonl" "$out/exec.jsonl" 2>/dev/null
 sed -n 1,12p "$out/report.txt"
+"$py" - "$out/exec.jsonl" > "$out/grants.txt" <<'PY'
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+t0 = min((r["start_ms"] for r in rs), default=0)
+print(f"{'start':>6} {'wall':>6} {'cpu':>6} {'cores':>5} {'split':>5}  {'unit':<40} why")
+for r in sorted(rs, key=lambda r: r["start_ms"]):
+    print(f"{(r['start_ms'] - t0) / 1000:6.1f} {r['wall_ms'] / 1000:6.1f} {max(0, r.get('cpu_ms', 0)) / 1000:6.1f} "
+          f"{r.get('cores', 1):5} {r.get('split', 0):5}  {'/'.join(r['output'].split('/')[-2:]):<40} {r.get('grant', '')}")
+PY
+cat "$out/grants.txt"
 
 # The longest unit (by CPU time in the launcher's records) and its command from its Ninja folder.
 read -r unit cores cpu makespan < <("$py" - "$out/report.json" <<'PY'
@@ -40,29 +53,42 @@ top = max(r["slowest_units"], key=lambda u: u.get("cpu_s") or u["duration_s"])
 print(top["name"], r["cores"], r["total_cpu_s"], r["makespan_s"])
 PY
 )
-cmd=""
-for d in $(find "$proj/build" -name .ninja_log -printf '%h\n'); do
+# Ninja ran in build_temp with -f kiln-ninja/<extension>/build.ninja (data/parallel_extensions.py);
+# a CMake or plain torch build runs in the Ninja file's own folder.
+cmd="" cwd=""
+for f in $(find "$proj/build" -name build.ninja); do
+  d=$(dirname "$f")
   c=$(ninja -C "$d" -t commands "$unit" 2>/dev/null | tail -1)
-  [ -n "$c" ] && { cmd=$c; break; }
+  [ -n "$c" ] || continue
+  cmd=$c
+  case $d in */kiln-ninja/*) cwd=${d%/kiln-ninja/*};; *) cwd=$d;; esac
+  break
 done
-[ -n "$cmd" ] || { echo "no Ninja folder builds $unit"; exit 1; }
+[ -n "$cmd" ] || { echo "no Ninja file under $proj/build builds $unit"; exit 1; }
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 cmd=${cmd//$proj\/build-kiln\/.kiln\/bin\/nvcc/$nvcc}
 cmd=${cmd//$proj\/build-kiln\/.kiln\/bin\/c++/c++}
-rm -f "$unit"
+(cd "$cwd" && rm -f "$unit")
+limit=100000
+[ -n "${KILN_BENCH_DEADLINE:-}" ] && limit=$((KILN_BENCH_DEADLINE - $(date +%s)))
+[ "$limit" -gt 5 ] || limit=5
 start=$(date +%s.%N)
-(cd "$proj/build" && NVCC_APPEND_FLAGS="--split-compile=$cores" bash -c "$cmd") > "$out/alone.log" 2>&1 \
-  || { echo "the unit alone failed: $out/alone.log"; exit 1; }
-alone=$(python3 -c "import sys; print(float(sys.argv[1]) - float(sys.argv[2]))" "$(date +%s.%N)" "$start")
+(cd "$cwd" && NVCC_APPEND_FLAGS="--split-compile=$cores" timeout "$limit" bash -c "$cmd") > "$out/alone.log" 2>&1
+arc=$?
+cut=""
+[ "$arc" = 124 ] && cut=cut
+[ "$arc" = 0 ] || [ -n "$cut" ] || { echo "the unit alone failed: $out/alone.log"; exit 1; }
+alone=$("$py" -c "import sys; print(float(sys.argv[1]) - float(sys.argv[2]))" "$(date +%s.%N)" "$start")
 
-"$py" - "$wall" "$cpu" "$cores" "$alone" "$makespan" "$unit" "$(basename "$src")" <<'PY' | tee "$out/row.md"
+"$py" - "$wall" "$cpu" "$cores" "$alone" "$makespan" "$unit" "$(basename "$src")" "$cut" <<'PY' | tee "$out/row.md"
 import sys
 wall, cpu, cores, alone, makespan = (float(x) for x in sys.argv[1:6])
-unit, name = sys.argv[6], sys.argv[7]
+unit, name, cut = sys.argv[6], sys.argv[7], sys.argv[8]
 bound = max(cpu / cores, alone)
 print("| project | cold wall (kiln build) | compiles (kiln report) | compile CPU / cores | longest unit alone (split) | bound | ratio |")
 print("|---|---|---|---|---|---|---|")
 print(f"| {name} | {wall:.0f} s | {makespan:.0f} s | {cpu:.0f} s / {cores:.0f} = {cpu / cores:.0f} s "
-      f"| {alone:.0f} s ({unit.rsplit('/', 1)[-1]}) | {bound:.0f} s | {wall / bound:.2f}x |")
+      f"| {'> ' if cut else ''}{alone:.0f} s ({unit.rsplit('/', 1)[-1]}{', cut at the deadline' if cut else ''}) "
+      f"| {'> ' if cut else ''}{bound:.0f} s | {'< ' if cut else ''}{wall / bound:.2f}x |")
 PY
 rm -rf "$work"

@@ -35,6 +35,7 @@ _local = threading.local()  # .ext: the extension this thread builds (None: not 
 _lock = threading.Lock()
 _running = {}  # extension name -> its Ninja (Popen)
 _stop = threading.Event()
+_plan = None  # the build's unit plan (KILN_UNIT_PLAN, see _write_plan), set per build
 
 
 def _say(msg):
@@ -126,6 +127,9 @@ def _run_ninja(ce, name, build_directory, verbose, error_prefix):
     command += ["-f", build_file]
     cwd = getattr(_local, "cwd", None) or build_directory
     env = dict(os.environ, NINJA_STATUS="KILN-EXT %s [%%f/%%t] " % name)
+    if _plan:
+        _write_plan(name, text, workers or 0)
+        env["KILN_UNIT_PLAN"] = _plan
     sys.stdout.flush()
     sys.stderr.flush()
     with _lock:
@@ -179,6 +183,34 @@ def _longest_first(name, text):
     return "\n".join(lines)
 
 
+def _write_plan(name, text, jobs):
+    # The units this Ninja is about to run, in its order, for kiln exec's thread grants: units that
+    # start in the same millisecond arrive one after another, and each must know the others to take
+    # only its share (launch/unit_plan.hpp has the format). An object newer than its source is
+    # taken as up to date, so Ninja will not run it.
+    targets = 1
+    for line in text.split("\n"):
+        if line.startswith("cuda_post_cflags ="):
+            targets = max(1, line.count("arch=compute_"))
+    lines = []
+    for line in text.split("\n"):
+        m = _UNIT.match(line)
+        if not m or "\t" in m.group(1) + m.group(3):
+            continue
+        out, src = m.group(1), m.group(3)
+        try:
+            if os.path.getmtime(out) >= os.path.getmtime(src):
+                continue
+        except OSError:
+            pass
+        cuda = m.group(2) == "cuda_compile"
+        lines.append("unit\t%s\t%d\t%s\t%d\t%s\t%s\n" % (name, jobs, "cuda" if cuda else "cxx",
+                                                          targets if cuda else 0, out, src))
+    with _lock:
+        with open(_plan, "a") as f:
+            f.write("".join(lines))
+
+
 def _stop_others(failed):
     with _lock:
         if _stop.is_set():
@@ -209,6 +241,13 @@ def _build_all(cmd, serial):
         _say("serial: could not check the extensions' objects (%s)" % e)
         return serial()
     _emit("KILN-EXTENSIONS %s\n" % " ".join(e.name for e in exts))
+    global _plan
+    try:
+        os.makedirs(cmd.build_temp, exist_ok=True)
+        _plan = os.path.join(os.path.abspath(cmd.build_temp), "kiln-units.plan")
+        open(_plan, "w").close()  # a new build: the last one's units and done lines are gone
+    except OSError:
+        _plan = None
     failures = []  # (extension, exception), in the order they happened
 
     def one(ext):

@@ -5,6 +5,7 @@
 #include "core/build_names.hpp"
 #include "drive/stale_step.hpp"
 #include "drive/step_runner.hpp"
+#include "drive/ninja_dry_run.hpp"
 
 namespace kiln::drive {
 
@@ -102,10 +103,25 @@ bool configure(BuildContext& ctx) {
   return true;
 }
 
+// What Ninja is about to compile, for kiln exec's thread grants (launch/unit_plan): its dry run
+// lists only the steps it will run, in its order. Best effort: without it the grants see only the
+// compiles already running.
+void write_unit_plan(BuildContext& ctx) {
+  const plan::Plan& plan = ctx.plan;
+  const std::string path = plan.unit_plan_path();
+  ctx.s.fs.remove(path);
+  if (!plan.governed() || !plan.split_threads || plan.generator != "Ninja") return;
+  io::ProcessSpec dry{.argv = {plan.ninja, "-C", plan.build_dir, "-n", "-v", "-j", std::to_string(plan.jobs.jobs)},
+                      .env = plan.child_env(ctx.s.env)};
+  auto r = ctx.s.proc.run(dry);
+  if (r.ok()) ctx.s.fs.write(path, unit_plan_from_dry_run(r.out, "build", plan.jobs.jobs));
+}
+
 }  // namespace
 
 void CMakeProjectDriver::build(BuildContext& ctx) {
   if (!apply_config_check(ctx) || !configure(ctx)) return;
+  write_unit_plan(ctx);
   auto r = ctx.steps.run("build", ctx.plan.build_argv(), true);
   ctx.o.build_time = r.took;
   if (!r.ok) return;

@@ -2,14 +2,28 @@
 
 #include <algorithm>
 
+#include "launch/exec_record.hpp"
+
 namespace kiln::drive {
 
 std::string output_of(const std::string& description) {
+  // A command line (Ninja -v, as a torch extension's Ninja runs): the word after its last -o.
+  if (auto o = description.rfind(" -o "); o != std::string::npos) {
+    const auto start = description.find_first_not_of(' ', o + 4);
+    if (start != std::string::npos) return description.substr(start, description.find(' ', start) - start);
+  }
   const auto end = description.find_last_not_of(' ');
   if (end == std::string::npos) return {};
   const auto start = description.find_last_of(' ', end);
   return description.substr(start == std::string::npos ? 0 : start + 1,
                             end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+std::map<std::string, long> learned_from_exec_log(const std::string& text) {
+  std::map<std::string, long> out;
+  for (const auto& r : launch::parse_exec_log(text).records)
+    if (!r.output.empty() && r.exit == 0 && r.wall_ms > 0) out[r.output] = r.wall_ms;  // the last run counts
+  return out;
 }
 
 EtaModel::EtaModel(std::map<std::string, long> learned_ms, int jobs)

@@ -37,7 +37,13 @@ private:
   std::optional<double> smoothed_end_ms_;
 };
 
-// The output a status line names: its last word ("Building CUDA object CMakeFiles/k.dir/k.cu.o").
+// The output a status line names: its last word ("Building CUDA object CMakeFiles/k.dir/k.cu.o"),
+// or in a command line (Ninja -v) the word after its last "-o".
 std::string output_of(const std::string& description);
+
+// What each output took in the last build whose compiles went through `kiln exec` (kiln-exec.jsonl,
+// absolute paths as the compiler got them): a torch extension build has no .ninja_log in kiln's
+// build folder, and its extensions' Ninja logs do not survive a fresh copy of the build folder.
+std::map<std::string, long> learned_from_exec_log(const std::string& text);
 
 }  // namespace kiln::drive

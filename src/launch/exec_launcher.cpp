@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -23,6 +25,8 @@
 #include "launch/running_units.hpp"
 #include "launch/slurm_step.hpp"
 #include "launch/thread_grant.hpp"
+#include "launch/unit_plan.hpp"
+#include "launch/unit_weight.hpp"
 
 namespace kiln::launch {
 namespace {
@@ -173,6 +177,62 @@ io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& sp
 
 namespace {
 
+// What a unit cost last time: in this build folder, else (KILN_UNIT_HISTORY) in any checkout of the
+// project, keyed by its path inside the project and its source's content.
+struct Learned {
+  std::optional<UnitHistory> history;
+  std::string units_dir, unit_id;
+};
+Learned learned_cost(const io::Seams& s, const std::string& output, const std::string& source) {
+  Learned l;
+  l.history = read_history(s.fs, s.env.get("KILN_MEM_HISTORY").value_or(""), output);
+  l.units_dir = s.env.get("KILN_UNIT_HISTORY").value_or("");
+  if (!l.units_dir.empty())
+    l.unit_id = portable_unit_id(s.fs, s.env.get("KILN_PROJECT_DIR").value_or(""), output, source);
+  if (!l.history && !l.unit_id.empty()) l.history = read_history(s.fs, l.units_dir, l.unit_id);
+  return l;
+}
+
+std::optional<long> learned_cpu(const std::optional<UnitHistory>& h) {
+  return h && h->cpu_ms > 0 ? std::optional<long>(h->cpu_ms) : std::nullopt;
+}
+
+// The units the build's plan (KILN_UNIT_PLAN) says start soon beside this one, with their work;
+// each unit's work is worked out once per launch (the decision is retried while memory is short).
+class ComingUnits {
+public:
+  static constexpr size_t kMaxComingUnits = 256;
+  ComingUnits(const io::Seams& s, const std::string& me, int targets) : s_(s), me_(me), targets_(targets) {
+    if (auto path = s.env.get("KILN_UNIT_PLAN"); path && !path->empty())
+      if (auto text = s.fs.read(*path)) plan_ = parse_unit_plan(*text);
+  }
+  std::vector<UnitWork> work(const std::vector<Reservation>& running) {
+    std::set<std::string> keys, running_outputs;
+    for (const auto& r : running) keys.insert(r.field("unit"));
+    for (const auto& u : plan_.units)
+      if (keys.count(history_key(u.output))) running_outputs.insert(u.output);
+    std::vector<UnitWork> out;
+    for (const auto& u : starting_soon(plan_, running_outputs, me_)) {
+      // Eight extensions' Ninjas at -j 16 list a hundred units: a few times the cores say as much
+      // about the share, and each unit's estimate reads its source and headers.
+      if (out.size() >= kMaxComingUnits) break;
+      auto [it, fresh] = memo_.try_emplace(u.output);
+      if (fresh)
+        it->second = {estimate_work(s_.fs, u.source, u.cuda ? targets_ : 0),
+                      learned_cpu(learned_cost(s_, u.output, u.source).history)};
+      out.push_back(it->second);
+    }
+    return out;
+  }
+
+private:
+  const io::Seams& s_;
+  std::string me_;
+  int targets_;
+  UnitPlan plan_;
+  std::map<std::string, UnitWork> memo_;
+};
+
 // What one launch holds between admission and the record: the ledger it reserved in, the time
 // file nvcc writes, and what the unit did last time.
 struct Launch {
@@ -215,8 +275,12 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
                  .device_targets = rec.archs,
                  .project = project_threads(argv, user_append),
                  .base_kib = rec.expected_kib,
-                 .serial_cpu_ms = std::nullopt};
+                 .serial_cpu_ms = std::nullopt,
+                 .estimate = 0};
   if (l.history_before && l.history_before->cpu_ms >= 0) unit.serial_cpu_ms = l.history_before->cpu_ms;
+  // Host units too: the next nvcc unit weighs them (rule 5 of thread_grant).
+  if (s.env.get("KILN_SPLIT").value_or("") == "1") unit.estimate = estimate_work(s.fs, rec.source, rec.archs);
+  ComingUnits coming(s, rec.output, rec.archs);
   const int cores = build_cores(s.env);
   const auto policy = GrantPolicy::from_data();
   Grant grant;
@@ -226,10 +290,14 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
       *l.ledger, s.clock, pid,
       [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
         const long long now = epoch_ms();
-        grant = split ? decide_grant(unit, running, cores, budget, now, policy) : Grant{.kib = rec.expected_kib};
+        grant = split ? decide_grant(unit, running, cores, budget, now, policy, coming.work(running))
+                      : Grant{.kib = rec.expected_kib};
         if (!split) grant.why.clear();
         if (!admits(running, grant.kib, budget)) return std::nullopt;
         Reservation r{pid, grant.kib, grant.cores, 0};
+        // What the next launches weigh this one by (rule 5 of thread_grant).
+        if (!rec.output.empty()) r.extra.emplace_back("unit", history_key(rec.output));
+        set_work(r, unit.work());
         // Expected end: the learned CPU time spread over its cores (optimistic, so later units
         // are not denied threads by a pessimistic guess).
         if (unit.serial_cpu_ms) r.until_ms = now + *unit.serial_cpu_ms / std::max(1, grant.cores);
@@ -249,6 +317,9 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
     rec.threads = grant.threads;
     rec.cores = grant.cores;
     rec.grant = grant.why;
+    rec.grant_basis = grant.basis;
+    rec.grant_share = grant.share;
+    rec.grant_units = grant.units;
   }
   return flags;
 }
@@ -297,6 +368,9 @@ void record(const io::ProcessResult& result, io::Seams& s, Launch& l) {
     if (!l.unit_id.empty() && s.fs.make_dirs(l.units_dir))
       s.fs.write(l.units_dir + "/" + history_key(l.unit_id), format_history(h));
   }
+  // The plan's units still to come are those not done (ComingUnits).
+  if (auto plan = s.env.get("KILN_UNIT_PLAN"); plan && !plan->empty() && !rec.output.empty())
+    append_line(*plan, plan_done_line(rec.output));
   // Version probes and the like (no output, no source) are not units of the build.
   if (auto log = s.env.get("KILN_EXEC_LOG");
       log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))
@@ -309,15 +383,13 @@ void record(const io::ProcessResult& result, io::Seams& s, Launch& l) {
 // the project; and so what the governor expects of it.
 static void learn_history(const std::vector<std::string>& argv, const io::Seams& s, Launch& l) {
   ExecRecord& rec = l.rec;
-  const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
-  l.history_before = read_history(s.fs, history, rec.output);
-  l.units_dir = s.env.get("KILN_UNIT_HISTORY").value_or("");
-  if (!l.units_dir.empty())
-    l.unit_id = portable_unit_id(s.fs, s.env.get("KILN_PROJECT_DIR").value_or(""), rec.output, rec.source);
-  if (!l.history_before && !l.unit_id.empty()) l.history_before = read_history(s.fs, l.units_dir, l.unit_id);
+  auto learned = learned_cost(s, rec.output, rec.source);
+  l.history_before = learned.history;
+  l.units_dir = learned.units_dir;
+  l.unit_id = learned.unit_id;
   rec.expected_kib = l.history_before && l.history_before->peak_kib > 0
                          ? static_cast<std::uint64_t>(l.history_before->peak_kib * 1.1)
-                         : expected_peak_kib(s.fs, history, argv);
+                         : expected_peak_kib(s.fs, s.env.get("KILN_MEM_HISTORY").value_or(""), argv);
 }
 
 // kiln build's progress line names the compiles running now (launch/running_units); "" when there

@@ -30,6 +30,11 @@ std::string record_json_line(const ExecRecord& r) {
     j["cores"] = r.cores;
     j["grant"] = r.grant;
   }
+  if (!r.grant_basis.empty()) {
+    j["grant_basis"] = r.grant_basis;
+    j["grant_share"] = std::round(r.grant_share * 1000) / 1000;
+    j["grant_units"] = r.grant_units;
+  }
   if (!r.phases.empty()) {
     nlohmann::ordered_json archs = nlohmann::ordered_json::object();
     for (const auto& [a, p] : r.phases.archs)
@@ -95,6 +100,10 @@ ExecLog parse_exec_log(const std::string& text) {
     r.threads = static_cast<int>(num("threads", false));
     r.cores = std::max(1, static_cast<int>(num("cores", false, 1)));
     r.grant = text_field("grant");
+    r.grant_basis = text_field("grant_basis");
+    r.grant_units = static_cast<int>(num("grant_units", false));
+    if (auto sh = j.find("grant_share"); sh != j.end() && sh->is_number() && sh->get<double>() >= 0)
+      r.grant_share = std::min(1.0, sh->get<double>());
     r.warning = text_field("warning");
     r.node = text_field("node");
     r.attempts = std::max(1, static_cast<int>(num("attempts", false, 1)));

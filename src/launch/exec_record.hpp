@@ -6,7 +6,8 @@
 //    "wall_ms": N, "cpu_ms": N, "peak_rss_kib": N, "exit": N, "waited_ms": N, "archs": N,
 //    "expected_kib": N, "pruned": bool,
 //    optional: "warning": "...", "node": "...", "attempts": N (kiln build --slurm), "split": N, "threads": N, "cores":
-//    N, "grant": "why" (the thread grant), "phases": {"front_end_ms", "host_ms", "link_ms", "other_ms", "archs": {"90":
+//    N, "grant": "why" (the thread grant), "grant_basis": "...", "grant_share": 0-1, "grant_units": N, "phases":
+//    {"front_end_ms", "host_ms", "link_ms", "other_ms", "archs": {"90":
 //    {"device_ms", "ptxas_ms"}}}}
 // A build folder without the file is profiled from .ninja_log alone.
 #include <cstdint>
@@ -29,10 +30,14 @@ struct ExecRecord {
   int split = 0, threads = 0;      // what kiln's launcher granted (0: nothing)
   int cores = 1;                   // the cores its ledger entry counted
   std::string grant;               // why it got (or did not get) extra threads; empty: not considered
-  NvccPhases phases;               // nvcc --time, when recorded
-  std::string warning;             // the governor could not be used (the compile ran anyway)
-  std::string node;                // kiln build --slurm: the node it ran on (or failed on)
-  int attempts = 0;                // kiln build --slurm: steps it took (more than 1: retried)
+  // The share by weight behind the grant (launch/thread_grant rule 5); empty/0: not reached.
+  std::string grant_basis;  // what the weights were: "learned CPU time", "estimate", ...
+  double grant_share = 0;   // its part of the work of the units sharing the cores
+  int grant_units = 0;      // how many units shared them, itself included
+  NvccPhases phases;        // nvcc --time, when recorded
+  std::string warning;      // the governor could not be used (the compile ran anyway)
+  std::string node;         // kiln build --slurm: the node it ran on (or failed on)
+  int attempts = 0;         // kiln build --slurm: steps it took (more than 1: retried)
 };
 
 // The record as one line of JSON, newline included. Paths are bytes: never throws on them.

@@ -40,6 +40,43 @@ void scan(const std::vector<std::string>& args, ProjectThreads& out) {
 
 std::string seconds(long ms) { return fmt::format("{:.0f} s", ms / 1000.0); }
 
+struct Share {
+  int threads = 1;
+  double part = 1;  // this unit's part of the work
+  int units = 1;
+  std::string basis;
+};
+
+// Rule 5's share: the units running, this one and those coming, weighted on one scale.
+Share share_by_weight(const UnitShape& unit, const std::vector<Reservation>& running,
+                      const std::vector<UnitWork>& coming, int cores, const GrantPolicy& policy) {
+  std::vector<UnitWork> members;
+  for (const auto& r : running) members.push_back(work_of(r));
+  const size_t me = members.size();
+  members.push_back(unit.work());
+  members.insert(members.end(), coming.begin(), coming.end());
+  const auto weights = unit_weights(members);
+  double total = 0;
+  for (double w : weights.w) total += w;
+  // On the critical path: at least the average work per core.
+  const double per_core = total / cores;
+  double long_work = 0;
+  for (double w : weights.w)
+    if (w >= per_core) long_work += w;
+  Share s;
+  s.units = static_cast<int>(members.size());
+  s.basis = weights.basis;
+  s.part = total > 0 ? weights.w[me] / total : 1;
+  // Its part of the cores by the critical work; twice that (share_of_cores) when it is more than
+  // one core's worth, so that it keeps the cores the short units leave. Units of equal work on a
+  // full machine get one thread each: a split would add its cost and gain nothing.
+  const double cores_worth = long_work > 0 ? cores * weights.w[me] / long_work : 0;
+  if (weights.w[me] >= per_core && cores_worth >= 1.5)
+    s.threads = static_cast<int>(std::lround(policy.share_of_cores * cores_worth));
+  s.threads = std::clamp(s.threads, 1, cores);
+  return s;
+}
+
 }  // namespace
 
 ProjectThreads project_threads(const std::vector<std::string>& args, const std::string& nvcc_append_flags) {
@@ -62,12 +99,13 @@ GrantPolicy GrantPolicy::from_data() {
     p.oversubscribe = s["oversubscribe"].value_or(4.0);
     p.thread_memory_fraction = s["thread_memory_fraction"].value_or(0.25);
     p.memory_share = s["memory_share"].value_or(0.5);
+    p.share_of_cores = s["share_of_cores"].value_or(2.0);
   } catch (...) {}
   return p;
 }
 
 Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores, std::uint64_t budget_kib,
-                   long long now_ms, const GrantPolicy& policy) {
+                   long long now_ms, const GrantPolicy& policy, const std::vector<UnitWork>& coming) {
   Grant g;
   g.kib = unit.base_kib;
   cores = std::max(1, cores);
@@ -106,11 +144,24 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
     return g;
   }
   const int others = static_cast<int>(running.size());
-  int n = std::min(cores - others, policy.max_threads);
-  n = std::min(n, static_cast<int>(std::floor(policy.oversubscribe * cores)) - others_threads);
+  const auto share = share_by_weight(unit, running, coming, cores, policy);
+  g.basis = share.basis;
+  g.share = share.part;
+  g.units = share.units;
+  const int peers = share.units - 1;
+  const int by_oversubscription = static_cast<int>(std::floor(policy.oversubscribe * cores)) - others_threads;
+  // A core for each other unit, but never less than three quarters of the cores from that: with
+  // more units than cores (eight extensions' Ninjas at once) they time-share the CPU all the same
+  // (each in proportion to its threads), and the long ones must still get their share.
+  const int by_others = cores - std::min(peers, cores / 4);
+  int n = std::min({share.threads, by_others, policy.max_threads, by_oversubscription});
   if (n <= own_threads) {
-    g.why = fmt::format("no free cores: {} other compile{} ({} threads) on {} cores", others, others == 1 ? "" : "s",
-                        others_threads, cores);
+    g.why = share.threads <= own_threads
+                ? fmt::format("its share: {:.0f}% of the work of {} units ({}) on {} cores", 100 * share.part,
+                              share.units, share.basis, cores)
+                : fmt::format("no free cores: {} other compile{} ({} threads){} on {} cores", others,
+                              others == 1 ? "" : "s", others_threads,
+                              peers > others ? fmt::format(" and {} starting", peers - others) : "", cores);
     return g;
   }
   const std::uint64_t left = budget_kib > used + unit.base_kib ? budget_kib - used - unit.base_kib : 0;
@@ -135,10 +186,29 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   if (split > 1) g.split = split;
   g.cores = threads * std::max(1, split);
   g.kib = unit.base_kib + per_thread_kib * static_cast<std::uint64_t>(g.cores - own_threads);
-  g.why = fmt::format("{} cores free of {} ({} other compile{} running){}", cores - others, cores, others,
-                      others == 1 ? "" : "s",
-                      n < by_cores ? fmt::format("; memory allows {} threads of {}", n, by_cores) : std::string());
+  g.why = share.units == 1 ? fmt::format("alone: {} cores", cores)
+                           : fmt::format("its share: {:.0f}% of the work of {} units ({}) on {} cores",
+                                         100 * share.part, share.units, share.basis, cores);
+  if (by_cores < share.threads)
+    g.why += fmt::format("; {} of its {} (a core for each other unit, at most {:g} x the cores in all)", by_cores,
+                         share.threads, policy.oversubscribe);
+  if (n < by_cores) g.why += fmt::format("; memory allows {} threads of {}", n, by_cores);
   return g;
+}
+
+UnitWork work_of(const Reservation& r) {
+  UnitWork w;
+  try {
+    if (auto e = r.field("est"); !e.empty()) w.estimate = std::max(0.0, std::stod(e));
+    if (auto c = r.field("cpu"); !c.empty() && std::stol(c) > 0) w.cpu_ms = std::stol(c);
+  } catch (...) {}  // another version's field: unknown
+  return w;
+}
+
+void set_work(Reservation& r, const UnitWork& w) {
+  std::erase_if(r.extra, [](const auto& kv) { return kv.first == "est" || kv.first == "cpu"; });
+  if (w.estimate > 0) r.extra.emplace_back("est", fmt::format("{:.0f}", w.estimate));
+  if (w.cpu_ms) r.extra.emplace_back("cpu", std::to_string(*w.cpu_ms));
 }
 
 std::string grant_flags(const Grant& g) {

@@ -17,11 +17,19 @@
 //      a torch extension's nvcc unit is rarely short, and memory is still bounded.
 //   4. A unit that a running compile will outlast anyway (its serial time is below the longest
 //      expected remaining time of the others) gets nothing: it is not on the critical path.
-//   5. Cores: every other running compile holds at least one core; the unit may take the rest
-//      (total threads n = cores - others), up to max_threads, and while the threads of all
-//      running compiles stay within oversubscribe x cores. Early arrivals in a small build thus
-//      overlap (the kernel time-shares; when the short ones end, the long one has the cores),
-//      and a full build (every core busy with its own compile) grants nothing.
+//   5. Cores, shared by weight (launch/unit_weight: learned CPU time, else an estimate from the
+//      unit's source and headers, else equal) among the units running now, this one, and those
+//      the build's plan says start soon (launch/unit_plan: Ninja's -j per group). A unit whose
+//      work is at least the average per core, T = total work / cores, is on the critical path
+//      and gets share_of_cores x (cores x its work / the work of all such units) when that is at
+//      least 1.5 cores' worth; the others get one thread. Threads beyond the cores are time-shared, so while all run
+//      each progresses in proportion to its work, and when the short ones end the long ones still hold the cores
+//      (share_of_cores 2: at most about twice the cores in all, not the fixed cost of a split
+//      per thread everywhere). Each other unit keeps a core (at most cores - others, but at
+//      least 3/4 of the cores by this cap: more units than cores time-share anyway), at most
+//      max_threads, and the threads of all running compiles stay within oversubscribe x cores.
+//      A unit alone gets every core; one arriving late still gets its share, since a share does
+//      not depend on what the earlier ones took; a full build grants nothing.
 //   6. Memory: each extra thread reserves thread_memory_fraction x the unit's expected peak; the
 //      extra may use at most memory_share of what the budget has left beside the running
 //      reservations and the unit's own base, so the total always fits the budget.
@@ -31,6 +39,7 @@
 #include <vector>
 
 #include "launch/governor.hpp"
+#include "launch/unit_weight.hpp"
 
 namespace kiln::launch {
 
@@ -47,6 +56,7 @@ struct GrantPolicy {
   double oversubscribe = 4.0;
   double thread_memory_fraction = 0.25;
   double memory_share = 0.5;
+  double share_of_cores = 2.0;
   static GrantPolicy from_data();  // data/build_jobs.toml [split]
 };
 
@@ -56,6 +66,8 @@ struct UnitShape {
   ProjectThreads project;
   std::uint64_t base_kib = 0;         // expected peak with one thread
   std::optional<long> serial_cpu_ms;  // learned CPU time of a real compile of this unit
+  double estimate = 0;                // estimate_work's figure; 0: unknown
+  UnitWork work() const { return {estimate, serial_cpu_ms}; }
 };
 
 struct Grant {
@@ -64,12 +76,22 @@ struct Grant {
   int cores = 1;          // cores the compile may keep busy (its ledger thread count)
   std::uint64_t kib = 0;  // what to reserve: the base plus the extra threads' memory
   std::string why;
+  // The share by weight, when rule 5 was reached: the basis of the weights, this unit's part of
+  // the work of the units sharing the cores, and how many they were (this one included).
+  std::string basis;
+  double share = 0;
+  int units = 0;
   bool granted() const { return split > 1 || threads > 1; }
 };
 
-// `running`: the other live reservations (not this compile); `now_ms`: the clock their until_ms use.
+// `running`: the other live reservations (not this compile); `now_ms`: the clock their until_ms use;
+// `coming`: the units the plan says start soon (not running yet).
 Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores, std::uint64_t budget_kib,
-                   long long now_ms, const GrantPolicy& policy);
+                   long long now_ms, const GrantPolicy& policy, const std::vector<UnitWork>& coming = {});
+
+// A running compile's work, as its reservation carries it (fields est= and cpu=; unknown without).
+UnitWork work_of(const Reservation& r);
+void set_work(Reservation& r, const UnitWork& w);
 
 // The flags to append for a grant ("--split-compile=4 --threads=2"), empty when none.
 std::string grant_flags(const Grant& g);

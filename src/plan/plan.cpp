@@ -116,6 +116,8 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
     if (prune_archs) e["KILN_PRUNE_ARCHS"] = core::format_cmake(targets);
     e["KILN_CORES"] = std::to_string(cores);
     if (split_threads) e["KILN_SPLIT"] = "1";
+    // What comes next, for the thread grants; a torch extension's helper names its own per Ninja.
+    if (split_threads) e["KILN_UNIT_PLAN"] = unit_plan_path();
     if (nvcc_time) e["KILN_NVCC_TIME"] = build_dir + "/.kiln/time";
   }
   // ccache hashes the working directory of a compile with -g (hash_dir), and Python's own CFLAGS

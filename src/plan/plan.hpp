@@ -78,6 +78,8 @@ struct Plan {
   std::string exec_log_path() const { return build_dir + "/kiln-exec.jsonl"; }
   // One file per compile running now, written by the launcher (launch/running_units).
   std::string running_dir() const { return build_dir + "/.kiln/running"; }
+  // The units the build is about to compile (launch/unit_plan; written by the CMake driver).
+  std::string unit_plan_path() const { return build_dir + "/.kiln/units.plan"; }
   // The launcher chain for one compile, before the compiler: kiln exec --, then ccache.
   std::vector<std::string> launcher() const;
 

@@ -353,6 +353,9 @@ void attach_exec_records(const ProfileInput& in, Profile& p, const UnitOf& unit_
     u.threads = r->threads;
     u.cores = r->cores;
     u.grant = r->grant;
+    u.grant_basis = r->grant_basis;
+    u.grant_share = r->grant_share;
+    u.grant_units = r->grant_units;
     u.node = r->node;
   }
   p.exec_matched = static_cast<int>(rec.size());

@@ -38,7 +38,10 @@ struct Unit {
   double per_arch_estimate_ms = 0;        // without nvcc --time: (duration - waited) / archs
   launch::NvccPhases phases;              // per unit, recorded by kiln exec (nvcc --time)
   int split = 0, threads = 0, cores = 1;  // the launcher's thread grant
-  std::string grant;
+  std::string grant;                      // why (launch/thread_grant)
+  std::string grant_basis;                // the share by weight behind it, when reached
+  double grant_share = 0;
+  int grant_units = 0;
   std::string node;  // kiln build --slurm: the node it ran on ("" here, or not recorded)
   // With its device phases spread over every core: what splitting could make of this unit.
   long ideal_ms(int cores) const;

@@ -48,7 +48,10 @@ json unit_json(const Unit& u) {
            {{"split", u.split},
             {"threads", u.threads},
             {"cores", u.cores},
-            {"why", u.grant.empty() ? json(nullptr) : json(u.grant)}}},
+            {"why", u.grant.empty() ? json(nullptr) : json(u.grant)},
+            {"basis", u.grant_basis.empty() ? json(nullptr) : json(u.grant_basis)},
+            {"share", u.grant_basis.empty() ? json(nullptr) : json(u.grant_share)},
+            {"units", u.grant_basis.empty() ? json(nullptr) : json(u.grant_units)}}},
           {"phases", phases_json(u.phases)}};
 }
 

@@ -2,6 +2,8 @@
 
 #include "report/render.hpp"
 
+#include <algorithm>
+
 namespace kiln::report {
 
 std::string human_ms(double ms) {
@@ -25,6 +27,24 @@ namespace {
 std::string arch_name(int a) { return fmt::format("sm_{}", a); }
 
 std::string shorten(const std::string& s, size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - (n - 3)); }
+
+// What kiln exec gave each nvcc unit and why (launch/thread_grant), longest first.
+std::string grants_text(const Profile& p, size_t top) {
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < p.units.size(); ++i)
+    if (!p.units[i].grant.empty() && p.units[i].grant != "host compile") rows.push_back(i);
+  if (rows.empty()) return "";
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](size_t a, size_t b) { return p.units[a].duration_ms() > p.units[b].duration_ms(); });
+  std::string o =
+      fmt::format("\nthread grants (kiln exec, nvcc --split-compile / --threads)\n  {:>8} {:>5}  {:<40} {}\n", "time",
+                  "cores", "unit", "why");
+  for (size_t k = 0; k < rows.size() && k < std::max<size_t>(top, 10); ++k) {
+    const Unit& u = p.units[rows[k]];
+    o += fmt::format("  {:>8} {:>5}  {:<40} {}\n", human_ms(u.duration_ms()), u.cores, shorten(u.name, 40), u.grant);
+  }
+  return o;
+}
 
 }  // namespace
 
@@ -136,6 +156,7 @@ std::string render_text(const Profile& p, size_t top) {
       }
     }
   }
+  o += grants_text(p, top);
   if (!p.exec_problems.empty())
     o += fmt::format("\nkiln-exec.jsonl: skipped {} line{} ({})\n", p.exec_problems.size(),
                      p.exec_problems.size() == 1 ? "" : "s", p.exec_problems.front());

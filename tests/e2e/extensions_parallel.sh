@@ -77,6 +77,10 @@ for e in alpha beta gamma; do
   ls "$p"/build/temp.*/kiln-ninja/multiext.$e/build.ninja >/dev/null 2>&1 || fail "no Ninja folder of its own for $e"
 done
 ls "$p"/build/temp.*/build.ninja >/dev/null 2>&1 && fail "a build.ninja shared by the extensions was written"
+# The build's unit plan (for kiln exec's thread grants): every unit listed, each marked done.
+plan=$(ls "$p"/build/temp.*/kiln-units.plan) || fail "no unit plan was written"
+[ "$(grep -c '^unit' "$plan")" = 9 ] && [ "$(grep -c '^done' "$plan")" = 9 ] \
+  || fail "the unit plan does not list and close the 9 units: $(cat "$plan")"
 echo "$out" | grep -q "9/9 .*(3/3 extensions)" || fail "the progress line does not count the units of all extensions"
 (cd / && "$py" -c "
 import multiext.alpha as a, multiext.beta as b, multiext.gamma as g

@@ -29,6 +29,28 @@ TEST(Eta, OutputOfAStatusLine) {
   EXPECT_EQ(output_of("Building CUDA object CMakeFiles/k.dir/k.cu.o"), "CMakeFiles/k.dir/k.cu.o");
   EXPECT_EQ(output_of("Linking CXX shared library libmt.so  "), "libmt.so");
   EXPECT_EQ(output_of(""), "");
+  // Ninja -v, as a torch extension's Ninja runs (the project progress line keeps the command).
+  EXPECT_EQ(output_of("ext.a (1/3 extensions): /usr/bin/nvcc -c /p/a.cu -o /p/build/temp/a.o -O3 --use_fast_math"),
+            "/p/build/temp/a.o");
+}
+
+TEST(Eta, LearnsEveryExtensionsUnitsFromTheExecLog) {
+  // Two extensions' units, one rebuilt (the last record counts), one failed (not learned).
+  const std::string log = R"({"output":"/p/t/a.o","source":"/p/a.cu","start_ms":1,"wall_ms":90000,"exit":0})"
+                          "\n"
+                          R"({"output":"/p/t/b.o","source":"/p/b.cpp","start_ms":1,"wall_ms":3000,"exit":0})"
+                          "\n"
+                          R"({"output":"/p/t/a.o","source":"/p/a.cu","start_ms":2,"wall_ms":60000,"exit":0})"
+                          "\n"
+                          R"({"output":"/p/t/c.o","source":"/p/c.cu","start_ms":2,"wall_ms":5000,"exit":1})"
+                          "\n";
+  auto learned = learned_from_exec_log(log);
+  EXPECT_EQ(learned, (std::map<std::string, long>{{"/p/t/a.o", 60000}, {"/p/t/b.o", 3000}}));
+  // The whole build's time left, from the first status line on: b done, a (60 s) left, one job.
+  EtaModel model(learned, 1);
+  auto eta = model.update({1, 2, "ext.b (0/2 extensions): c++ -c /p/b.cpp -o /p/t/b.o -O2"}, milliseconds(3000));
+  ASSERT_TRUE(eta);
+  EXPECT_EQ(eta->count(), 60);
 }
 
 TEST(Eta, LearnedDurationsGiveAnHonestEstimateEarly) {

@@ -1,0 +1,66 @@
+#include "launch/unit_plan.hpp"
+
+#include <charconv>
+#include <map>
+#include <sstream>
+
+namespace kiln::launch {
+namespace {
+
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
+    out.push_back(line.substr(start, tab - start));
+  out.push_back(line.substr(start));
+  return out;
+}
+
+bool to_int(const std::string& s, int& n) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  return ec == std::errc() && p == s.data() + s.size() && n >= 0;
+}
+
+}  // namespace
+
+UnitPlan parse_unit_plan(const std::string& text) {
+  UnitPlan plan;
+  std::set<std::string> listed;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto f = fields(line);
+    if (f.size() == 2 && f[0] == "done") {
+      plan.done.insert(f[1]);
+      continue;
+    }
+    PlannedUnit u;
+    if (f.size() != 7 || f[0] != "unit" || !to_int(f[2], u.jobs) || !to_int(f[4], u.targets) || f[5].empty()) continue;
+    u.group = f[1];
+    u.cuda = f[3] == "cuda";
+    u.output = f[5];
+    u.source = f[6];
+    if (listed.insert(u.output).second) plan.units.push_back(std::move(u));
+  }
+  return plan;
+}
+
+std::string plan_done_line(const std::string& output) { return "done\t" + output + "\n"; }
+
+std::vector<PlannedUnit> starting_soon(const UnitPlan& plan, const std::set<std::string>& running_outputs,
+                                       const std::string& me) {
+  std::map<std::string, int> room;  // group -> slots its Ninja has left
+  for (const auto& u : plan.units)
+    if (!room.count(u.group)) room[u.group] = u.jobs > 0 ? u.jobs : 1 << 20;
+  for (const auto& u : plan.units)
+    if ((running_outputs.count(u.output) || u.output == me) && !plan.done.count(u.output)) --room[u.group];
+  std::vector<PlannedUnit> out;
+  for (const auto& u : plan.units) {
+    if (u.output == me || running_outputs.count(u.output) || plan.done.count(u.output)) continue;
+    if (room[u.group] <= 0) continue;
+    --room[u.group];
+    out.push_back(u);
+  }
+  return out;
+}
+
+}  // namespace kiln::launch

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Thread grants share the cores by weight (issue 19), through Ninja and `kiln exec` with a fake nvcc:
+# ten units of one architecture start at once on 16 (declared) cores, and the four long ones reach
+# kiln 0.5 s after the six short ones (mamba e9594ce's shape on the H100, where the longest came
+# last; bench/gen_longest_last.sh is the real-nvcc version). The fake nvcc sleeps 1 ms per byte of
+# its source, records the --split-compile it was given, and divides by it the time of a long unit
+# (4.8 s of device code) but not of a short one (1.2 s of front end, which a split does not shorten):
+# the first arrivals then hold their threads while the long ones come, as on a real machine.
+#  1. With the build's plan (KILN_UNIT_PLAN, as data/parallel_extensions.py writes it): each long
+#     unit gets several threads, each short one one; the records say why (grant_basis, grant_units)
+#     and `kiln report` shows the grants; the build ends in a fraction of a long unit's serial time.
+#  2. Without a plan, the same build as before this change: the first arrivals take the cores.
+set -euo pipefail
+kiln=$1
+command -v ninja >/dev/null || { echo "skip: ninja missing"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+mkdir -p "$work/bin" "$work/src" "$work/b"
+cat > "$work/bin/nvcc" <<'NVCC'
+#!/usr/bin/env bash
+out= src=
+while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift;; *.cu) src=$1;; esac; shift; done
+split=1
+for f in $NVCC_APPEND_FLAGS; do case $f in --split-compile=*) split=${f#--split-compile=};; esac; done
+bytes=$(wc -c < "$src")
+ms=$bytes
+head -c 6 "$src" | grep -q '^device' && ms=$(( bytes / split ))
+sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+echo "$(basename "$src") $split" >> "$(dirname "$out")/splits"
+: > "$out"
+NVCC
+chmod +x "$work/bin/nvcc"
+{
+  echo "rule cuda_compile"
+  echo "  command = sleep \$delay && $kiln exec -- $work/bin/nvcc -gencode arch=compute_90,code=sm_90 -c \$in -o \$out"
+} > "$work/build.ninja"
+: > "$work/plan.template"
+for i in $(seq 0 9); do
+  bytes=$([ "$i" -ge 6 ] && echo 4800 || echo 1200)
+  { [ "$i" -ge 6 ] && printf device || printf front; head -c "$((bytes - 6))" /dev/zero | tr '\0' 'x'; } > "$work/src/scan_$i.cu"
+  printf 'build %s: cuda_compile %s\n  delay = %s\n' "$work/b/scan_$i.o" "$work/src/scan_$i.cu" \
+    "$([ "$i" -ge 6 ] && echo 0.5 || echo 0)" >> "$work/build.ninja"
+  printf 'unit\tscan\t16\tcuda\t1\t%s\t%s\n' "$work/b/scan_$i.o" "$work/src/scan_$i.cu" >> "$work/plan.template"
+done
+
+build() {  # $1: with or without the plan; prints the build's wall time in ms
+  rm -rf "$work/b" "$work/.ninja_log" "$work/.ninja_deps" "$work/ledger" "$work/kiln-exec.jsonl"
+  mkdir -p "$work/b"
+  cp "$work/plan.template" "$work/plan"
+  local start end
+  start=$(date +%s%3N)
+  env KILN_LEDGER="$work/ledger" KILN_MEM_BUDGET_KIB=$((1024 * 1024 * 1024)) KILN_SPLIT=1 KILN_CORES=16 \
+    KILN_EXEC_LOG="$work/kiln-exec.jsonl" ${1:+KILN_UNIT_PLAN="$work/plan"} \
+    ninja -C "$work" -j 16 > "$work/ninja.log" 2>&1 || fail "ninja: $(cat "$work/ninja.log")"
+  end=$(date +%s%3N)
+  echo $((end - start))
+}
+split_of() { awk -v u="$1" '$1 == u { print $2 }' "$work/b/splits"; }
+
+ms=$(build plan)
+echo "1. with the plan: $ms ms; splits: $(sort "$work/b/splits" | tr '\n' ' ')"
+for i in 6 7 8 9; do
+  s=$(split_of "scan_$i.cu")
+  [ "$s" -ge 4 ] || fail "long unit scan_$i.cu got $s thread(s): $(grep "scan_$i" "$work/kiln-exec.jsonl")"
+done
+for i in 0 1 2 3 4 5; do
+  [ "$(split_of "scan_$i.cu")" = 1 ] || fail "short unit scan_$i.cu got threads: $(grep "scan_$i" "$work/kiln-exec.jsonl")"
+done
+grep "scan_9.o" "$work/kiln-exec.jsonl" | grep -q '"grant_basis":"estimate".*"grant_units":10' \
+  || fail "the record does not say what the share was based on: $(grep scan_9.o "$work/kiln-exec.jsonl")"
+[ "$(grep -c '^done' "$work/plan")" = 10 ] || fail "kiln exec did not mark its units done in the plan"
+# A long unit alone is 4800 ms serial; with its share of the cores the whole build is well below.
+[ "$ms" -lt 3000 ] || fail "the build took $ms ms with the plan (a long unit on one thread is 5300 ms)"
+"$kiln" report "$work" > "$work/report.txt" 2>&1 || fail "kiln report: $(cat "$work/report.txt")"
+grep -q "thread grants" "$work/report.txt" || fail "kiln report shows no grants: $(cat "$work/report.txt")"
+grep -A12 "thread grants" "$work/report.txt" | grep "scan_9" | grep -q "of the work of 10 units" \
+  || fail "kiln report does not say why scan_9 got its threads: $(cat "$work/report.txt")"
+
+ms=$(build)
+echo "2. without a plan: $ms ms; splits: $(sort "$work/b/splits" | tr '\n' ' ')"
+least=$(for i in 6 7 8 9; do split_of "scan_$i.cu"; done | sort -n | head -1)
+# The fixture reproduces the starvation: the short units took the cores before the long ones came.
+[ "$least" -le 3 ] || fail "without a plan every long unit still got $least+ threads: the fixture does not force the order"
+echo "   the first arrivals took the cores: a long unit got $least thread(s)"
