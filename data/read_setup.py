@@ -69,7 +69,8 @@ class Reader:
         self.seen = set()
         self.by_path = {}
         self.out = {"version": 1, "files": [], "sightings": [], "probes": [], "ops": [], "extensions": [],
-                    "cuda_evidence": "", "hardcoded_archs": "", "calls_cmake": "", "undecided": []}
+                    "cuda_evidence": "", "hardcoded_archs": "", "calls_cmake": "", "undecided": [],
+                    "arch_parsers": []}
         self.helpers = {}  # function name -> (key param index, default param index or None, default text)
         self.indirect = None  # (default, true value) of a read whose name is a variable (a table of names)
 
@@ -308,6 +309,60 @@ class Reader:
     def undecided(self, m, node, why):
         self.out["undecided"].append({"where": m.where(node), "text": m.text(node.lineno), "why": why})
 
+    # --- the project's own reading of the architecture list ------------------------------------
+    def scan_arch_parsers(self, m):
+        """A function that reads TORCH_CUDA_ARCH_LIST and converts parts of its entries with int()
+        (DeepSpeed's op builders): such a parser fails on 9.0a / 10.0f, so kiln must pass it plain
+        X.Y entries. The value is followed by name through assignments, loops, comprehensions and
+        lambdas given it (sorted(ccs, key=lambda cc: ...)) within the function that reads it."""
+        for fn in m.nodes:
+            if not isinstance(fn, (ast.FunctionDef, ast.Module)):
+                continue
+            scope = list(ast.walk(fn))
+            reads = [n for n in scope if self.env_read(n, m) and self.key_names(self.env_read(n, m)[0], m, n) == ["TORCH_CUDA_ARCH_LIST"]]
+            if isinstance(fn, ast.Module):  # module level: reads outside any function
+                reads = [n for n in reads if self.in_function(n, m) is None]
+            if not reads:
+                continue
+            read_ids = set(id(n) for n in reads)
+            tainted = set()
+
+            def mentions(expr):
+                return any(id(x) in read_ids or isinstance(x, ast.Name) and x.id in tainted for x in ast.walk(expr))
+
+            def names(target):
+                return [x.id for x in ast.walk(target) if isinstance(x, ast.Name)]
+
+            for _ in range(8):  # to a fixed point; names only grow
+                before = len(tainted)
+                for n in scope:
+                    if isinstance(n, ast.Assign) and mentions(n.value):
+                        for t in n.targets:
+                            tainted.update(names(t))
+                    elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and n.value is not None and mentions(n.value):
+                        tainted.update(names(n.target))
+                    elif isinstance(n, (ast.For, ast.comprehension)) and mentions(n.iter):
+                        tainted.update(names(n.target))
+                    elif isinstance(n, ast.Call) and any(mentions(a) for a in n.args):
+                        for a in list(n.args) + [k.value for k in n.keywords]:
+                            if isinstance(a, ast.Lambda):
+                                tainted.update(x.arg for x in a.args.args)
+                if len(tainted) == before:
+                    break
+            sites, plus_ok = [], False
+            for n in scope:
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("int", "float") and n.args and mentions(n.args[0]):
+                    sites.append(n)
+                    for x in ast.walk(n.args[0]):  # int(part.split('+')[0]): "+PTX" is cut off first
+                        if isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and x.func.attr in ("split", "rstrip", "replace") \
+                                and x.args and const_str(x.args[0]) in ("+", "+PTX"):
+                            plus_ok = True
+            if sites:
+                sites.sort(key=lambda n: n.lineno)
+                self.out["arch_parsers"].append({"var": "TORCH_CUDA_ARCH_LIST", "read": m.where(min(reads, key=lambda n: n.lineno)),
+                                                 "sites": [m.where(n) for n in sites],
+                                                 "text": m.text(sites[-1].lineno), "plus_ok": plus_ok})
+
     # --- what the build does -----------------------------------------------------------------
     def scan_build(self, m, is_setup):
         alias = {}  # from torch.utils.cpp_extension import CUDAExtension as ExtensionBuilder
@@ -390,10 +445,12 @@ class Reader:
             op = {"name": attrs.get("NAME", (c.name, 0))[0], "var": attrs["BUILD_VAR"][0],
                   "where": "%s:%d" % (m.rel, attrs["BUILD_VAR"][1]), "class": c.name,
                   "cuda": any("CUDA" in n for n in chain), "libraries": [], "min_cc": 0, "checks": ""}
+            op["torch"], op["open"] = [], []
             for fn in c.body:
                 if isinstance(fn, ast.FunctionDef) and fn.name == "is_compatible":
                     op["checks"] = m.where(fn)
                     self.op_checks(fn, op)
+                    self.op_other_checks(m, c, fn, op)
             if all(o["var"] != op["var"] for o in self.out["ops"]):  # another accelerator's copy of an op
                 self.out["ops"].append(op)
 
@@ -407,6 +464,81 @@ class Reader:
                 if "capab" in left.lower() and isinstance(v, ast.Constant) and isinstance(v.value, int):
                     op["min_cc"] = max(op["min_cc"], v.value * 10 if v.value < 20 else v.value)
 
+    def torch_parts(self, m, fn):
+        """Names bound to int(torch.__version__.split(".")[i]) (major, minor) or to
+        int(torch.version.cuda.split(".")[0]) (cuda_major), in fn or at the module's top level."""
+        parts = {}
+        for n in list(ast.walk(fn)) + list(m.tree.body):
+            if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
+                continue
+            v = n.value
+            if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "int" and v.args):
+                continue
+            sub = v.args[0]
+            if not (isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Call)):
+                continue
+            idx = sub.slice.value if isinstance(sub.slice, ast.Index) else sub.slice  # 3.8 wraps it
+            src = dotted(sub.value.func) or ""
+            if not isinstance(idx, ast.Constant) or idx.value not in (0, 1) or not src.endswith(".split"):
+                continue
+            if src == "torch.__version__.split":
+                parts[n.targets[0].id] = "major" if idx.value == 0 else "minor"
+            elif src == "torch.version.cuda.split" and idx.value == 0:
+                parts[n.targets[0].id] = "cuda_major"
+        return parts
+
+    def op_other_checks(self, m, cls, fn, op):
+        """What else is_compatible checks. Comparisons of torch's version (or its CUDA's) with a
+        number, where it is clear whether they must hold: `X = (A and B)` (returned) must, `if A:
+        return False` / `if A or B: ok = False` must not. The rest (environment reads such as
+        CUTLASS_PATH, imports such as triton, a torch comparison of another shape) is named."""
+        parts = self.torch_parts(m, fn)
+
+        def cmp_of(node):
+            if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Name) \
+                    and node.left.id in parts and isinstance(node.comparators[0], ast.Constant) \
+                    and isinstance(node.comparators[0].value, int):
+                return [parts[node.left.id], type(node.ops[0]).__name__, node.comparators[0].value]
+            return None
+
+        used = set()
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign):
+                vals = n.value.values if isinstance(n.value, ast.BoolOp) and isinstance(n.value.op, ast.And) else [n.value]
+                cmps = [cmp_of(v) for v in vals]
+                if cmps and all(cmps):
+                    op["torch"].append({"all": cmps, "need": True, "where": m.where(n), "text": m.text(n.lineno)})
+                    used.update(id(v) for v in vals)
+            if isinstance(n, ast.If):
+                fails = any(isinstance(b, ast.Return) and isinstance(b.value, ast.Constant) and b.value.value is False
+                            or isinstance(b, ast.Assign) and isinstance(b.value, ast.Constant) and b.value.value is False
+                            for b in ast.walk(n) if b is not n.test)
+                tests = n.test.values if isinstance(n.test, ast.BoolOp) and isinstance(n.test.op, ast.Or) else [n.test]
+                for t in tests:
+                    c = cmp_of(t)
+                    if c and fails:
+                        op["torch"].append({"all": [c], "need": False, "where": m.where(t), "text": m.text(t.lineno)})
+                        used.add(id(t))
+        for n in ast.walk(fn):
+            if cmp_of(n) and id(n) not in used:
+                op["open"].append({"where": m.where(n), "text": m.text(n.lineno),
+                                   "why": "a comparison of torch's version kiln cannot place"})
+        scopes = [fn] + [f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"]
+        for sc in scopes:
+            for n in ast.walk(sc):
+                r = self.env_read(n, m)
+                names = self.key_names(r[0], m, n) if r else None
+                if names and names[0].endswith(("_PATH", "_HOME", "_DIR", "_ROOT")):  # a folder it needs
+                    op["open"].append({"where": m.where(n), "text": m.text(n.lineno),
+                                       "why": "needs %s (a folder it reads); what must be there is not decided statically" % names[0]})
+        for n in ast.walk(fn):
+            mods = [a.name for a in n.names] if isinstance(n, ast.Import) else \
+                [n.module or ""] if isinstance(n, ast.ImportFrom) else []
+            for mod in mods:
+                if mod.split(".")[0] not in ("torch", "os", "sys", "subprocess", "shutil", "pathlib", "glob"):
+                    op["open"].append({"where": m.where(n), "text": m.text(n.lineno),
+                                       "why": "imports %s, whose presence at build time kiln does not check" % mod})
+
     def run(self, setup_py):
         first = self.load(setup_py)
         if first is None:
@@ -415,6 +547,7 @@ class Reader:
         for m in list(self.modules):
             if m.depth <= 1:  # deeper modules are the package's run time, not its build
                 self.scan_reads(m)
+                self.scan_arch_parsers(m)
             self.scan_build(m, m is first)
             if m.depth == 1:  # the op-builder package setup.py imports, not other accelerators' copies
                 self.scan_ops(m)

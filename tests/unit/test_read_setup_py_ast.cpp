@@ -3,6 +3,8 @@
 // what cannot be read statically, and the JSON seam with its failures.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -155,6 +157,34 @@ TEST(SetupPyAst, ASetupPyThatRunsCMakeReadsCMakeOptions) {
   ASSERT_EQ(kp.knobs.size(), 2u);
   EXPECT_TRUE(kp.knobs[0].cmake);
   EXPECT_EQ(kp.knobs[0].value, "ON");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(SetupPyAst, TheProjectsOwnIntParseOfTheArchList) {
+  // tests/fixtures/projects/deepspeed reproduces DeepSpeed's compute_capability_args.
+  io::RealProcessRunner proc;
+  auto r = read::read_setup_py_ast(proc, "python3", kiln::testing::source_dir() + "/tests/fixtures/projects/deepspeed");
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_EQ(r->arch_parsers.size(), 1u);
+  const auto& a = r->arch_parsers[0];
+  EXPECT_EQ(a.var, "TORCH_CUDA_ARCH_LIST");
+  EXPECT_EQ(a.read, "op_builder/builder.py:28");
+  EXPECT_EQ(a.sites, (std::vector<std::string>{"op_builder/builder.py:32", "op_builder/builder.py:36",
+                                               "op_builder/builder.py:37"}));
+  EXPECT_TRUE(a.plus_ok);  // int(p.split("+")[0])
+
+  // A list read and split but never converted with int() is no such parser; neither is an int() of
+  // another variable beside it.
+  Project p;
+  p.write("setup.py",
+          "import os\n"
+          "archs = os.environ.get('TORCH_CUDA_ARCH_LIST', '9.0').split(';')\n"
+          "flags = ['-arch=sm_' + a.replace('.', '') for a in archs]\n"
+          "jobs = int(os.environ.get('MAX_JOBS', '4'))\n");
+  EXPECT_TRUE(p.read().arch_parsers.empty());
 }
 
 }  // namespace
