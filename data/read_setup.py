@@ -222,7 +222,9 @@ class Reader:
         return None, False
 
     def use_of(self, node, m):
-        """How the value read at node is used: ("compare", true value, negated) or ("value", default)."""
+        """How the value read at node is used: ("compare", true value, negated, default, at) or
+        ("value", ..., default, None); `at` is the compared value, whose line is where the comparison
+        is when the read spans lines (detectron2: os.getenv(\n "FORCE_CUDA", "0"\n) == "1")."""
         cur, default, truthy = node, None, False
         while True:
             p = m.parent.get(cur)
@@ -243,15 +245,15 @@ class Reader:
                 if isinstance(op, (ast.Eq, ast.NotEq)):
                     v = const_str(other)
                     if v is not None:
-                        return ("compare", v, isinstance(op, ast.NotEq), default)
+                        return ("compare", v, isinstance(op, ast.NotEq), default, other)
                 if isinstance(op, (ast.In, ast.NotIn)) and p.left is cur and isinstance(other, (ast.Tuple, ast.List, ast.Set)):
                     vals = [const_str(e) for e in other.elts if const_str(e) is not None]
                     if vals:
-                        return ("compare", vals[0], isinstance(op, ast.NotIn), default)
+                        return ("compare", vals[0], isinstance(op, ast.NotIn), default, other)
             if truthy or isinstance(p, (ast.If, ast.While, ast.IfExp)) and getattr(p, "test", None) is cur:
-                return ("compare", "1", isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not), default)
+                return ("compare", "1", isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not), default, None)
             if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not):
-                return ("compare", "1", True, default)
+                return ("compare", "1", True, default, None)
             # VAR = <read>; later `VAR == "1"` in the same module
             if isinstance(p, ast.Assign) and len(p.targets) == 1 and isinstance(p.targets[0], ast.Name):
                 var = p.targets[0].id
@@ -259,8 +261,8 @@ class Reader:
                     if len(n.ops) == 1 and isinstance(n.ops[0], (ast.Eq, ast.NotEq)):
                         v = const_str(n.comparators[0])
                         if v is not None:
-                            return ("compare", v, isinstance(n.ops[0], ast.NotEq), default)
-            return ("value", None, False, default)
+                            return ("compare", v, isinstance(n.ops[0], ast.NotEq), default, None)
+            return ("value", None, False, default, None)
 
     def scan_reads(self, m):
         for node in m.nodes:
@@ -275,7 +277,7 @@ class Reader:
             up = m.parent.get(node)
             if kind == "index" and isinstance(up, (ast.Assign, ast.AugAssign)) and node in getattr(up, "targets", [getattr(up, "target", None)]):
                 continue  # os.environ["X"] = ...: the project sets it for itself
-            use, true_value, negated, or_default = self.use_of(node, m)
+            use, true_value, negated, or_default, at = self.use_of(node, m)
             dflt, known = self.default_text(d, m)
             if or_default is not None:
                 dflt, known = or_default, True
@@ -293,7 +295,8 @@ class Reader:
             if not known and d is not None:
                 self.undecided(m, node, "the default of %s is computed; kiln cannot read it statically" % names[0])
             for n in names:
-                self.sight(m, node, n, use, true_value, negated, dflt, d is not None and known or or_default is not None)
+                self.sight(m, node, n, use, true_value, negated, dflt, d is not None and known or or_default is not None,
+                           at=at)
 
     def in_function(self, node, m):
         up = m.parent.get(node)
@@ -301,8 +304,10 @@ class Reader:
             up = m.parent.get(up)
         return up
 
-    def sight(self, m, node, name, use, true_value, negated, dflt, has_default, flag=""):
-        self.out["sightings"].append({"name": name, "file": m.rel, "line": node.lineno, "text": m.text(node.lineno),
+    def sight(self, m, node, name, use, true_value, negated, dflt, has_default, flag="", at=None):
+        line = max(node.lineno, at.lineno) if at is not None else node.lineno  # the comparison's line
+        text = " ".join(m.text(i) for i in range(node.lineno, line + 1))  # the read's lines up to it
+        self.out["sightings"].append({"name": name, "file": m.rel, "line": line, "text": text,
                                       "use": use, "true_value": true_value or "", "negated": bool(negated),
                                       "default": dflt or "", "has_default": bool(has_default), "flag": flag})
 
@@ -397,7 +402,7 @@ class Reader:
                         self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
                 if is_setup and short == "setup" and any(kw.arg == "ext_modules" and not (isinstance(kw.value, (ast.List, ast.Tuple)) and not kw.value.elts) for kw in node.keywords):
                     self.out["extensions"].append({"kind": "ext_modules", "where": m.where(node), "text": m.text(node.lineno)})
-                if is_setup and f.endswith("cuda.is_available") and not self.out["probes"]:
+                if is_setup and f.endswith("cuda.is_available") and not self.out["probes"] and self.gates_cuda(node, m, alias):
                     self.out["probes"].append({"where": m.where(node), "text": m.text(node.lineno)})
             if isinstance(node, ast.Dict):
                 self.flag_table(m, node)
@@ -410,6 +415,37 @@ class Reader:
                 self.out["hardcoded_archs"] = "%s %s" % (m.where(node), m.text(node.lineno))
             if is_setup and not self.out["calls_cmake"] and s == "cmake" and isinstance(m.parent.get(node), (ast.List, ast.Call)):
                 self.out["calls_cmake"] = "%s %s" % (m.where(node), m.text(node.lineno))
+
+    def gates_cuda(self, probe, m, alias):
+        """Whether torch.cuda.is_available() at `probe` decides if CUDA code is built: it is (or is
+        assigned to a name that is) in the test of an `if` whose body makes a CUDAExtension, adds .cu
+        sources or nvcc flags, or names CUDA. A probe that only picks a flag (DeepSpeed's bf16
+        check, setup.py:288) is not a gate."""
+        cuda_calls = {"CUDAExtension"} | {k for k, v in alias.items() if v == "CUDAExtension"}
+
+        def cuda_body(stmts):
+            for st in stmts:
+                for n in ast.walk(st):
+                    if isinstance(n, ast.Name) and (n.id in cuda_calls or "cuda" in n.id.lower() and n.id != "torch"):
+                        return True
+                    if isinstance(n, ast.Constant) and isinstance(n.value, str) and (
+                            n.value.endswith((".cu", ".cuh")) or n.value == "nvcc" or "WITH_CUDA" in n.value):
+                        return True
+            return False
+
+        tests = []
+        up, cur = m.parent.get(probe), probe
+        while up is not None and not isinstance(up, (ast.stmt,)):
+            cur, up = up, m.parent.get(up)
+        if isinstance(up, (ast.If, ast.While)) and up.test is cur:
+            tests.append(up)
+        elif isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
+            var = up.targets[0].id  # USE_CUDA = torch.cuda.is_available() ... if USE_CUDA:
+            tests += [n for n in m.nodes if isinstance(n, (ast.If, ast.IfExp))
+                      and any(isinstance(x, ast.Name) and x.id == var for x in ast.walk(n.test))]
+        # a conditional expression: CUDAExtension if torch.cuda.is_available() else CppExtension
+        tests += [n for n in m.nodes if isinstance(n, ast.IfExp) and any(x is probe for x in ast.walk(n.test))]
+        return any(cuda_body([ast.Expr(t.body)] if isinstance(t, ast.IfExp) else t.body) for t in tests)
 
     def flag_table(self, m, node):
         """{"APEX_CPP_EXT": "--cpp_ext", ...}: variables turned into setup.py flags."""

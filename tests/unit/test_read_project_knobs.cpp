@@ -158,7 +158,7 @@ TEST(ProjectKnobsFixtures, ApexTurnsFlagVariablesOnAndReportsTheOnesItCannotClas
       EXPECT_EQ(k.flag.substr(0, 2), "--") << k.name;
     }
   EXPECT_EQ(unknown, 3);  // the contrib extensions: optional, not kiln's to choose
-  EXPECT_EQ(kp.probes.size(), 1u);
+  EXPECT_TRUE(kp.probes.empty());  // its probe picks architectures (setup.py:21), it gates no CUDA code
   EXPECT_TRUE(kp.undecided.empty()) << kp.undecided[0];  // the loop's variable name is the table's
 }
 
@@ -200,8 +200,8 @@ TEST(ProjectKnobsFixtures, Detectron2GateSpanningThreeLinesIsTurnedOn) {
   // INSTALL.md: FORCE_CUDA=1 builds the CUDA code where torch sees no GPU (a Docker build).
   EXPECT_EQ(kind_of("detectron2"), read::ProjectKind::extension);  // `extension = CUDAExtension`
   auto kp = plan_for("detectron2");
-  std::map<std::string, Decided> want = {{"FORCE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:16"}}};
-  EXPECT_EQ(gates(kp), want);
+  std::map<std::string, Decided> want = {{"FORCE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:18"}}};
+  EXPECT_EQ(gates(kp), want);  // the line of `) == "1"`, where the comparison is
   EXPECT_EQ(kp.probes.size(), 1u);
 }
 
@@ -209,7 +209,7 @@ TEST(ProjectKnobsFixtures, MmcvWithOpsComparedWithZeroAndAContinuedGate) {
   // docs/en/get_started/build.md: MMCV_WITH_OPS=1 (and FORCE_CUDA=1 without a GPU).
   auto kp = plan_for("mmcv");
   std::map<std::string, Decided> want = {{"MMCV_WITH_OPS", {"cuda-enable", "1", "kiln", "setup.py:13"}},
-                                         {"FORCE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:16"}}};
+                                         {"FORCE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:17"}}};
   EXPECT_EQ(gates(kp), want);
 }
 

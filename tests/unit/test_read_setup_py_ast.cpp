@@ -67,7 +67,7 @@ TEST(SetupPyAst, WrappersAroundEnvironmentReads) {
   EXPECT_EQ(s["C_PATH"].use, KnobSighting::Use::value);
   EXPECT_EQ(s["D_BUILD_CUDA"].true_value, "1");
   EXPECT_EQ(s["D_BUILD_CUDA"].default_value, "0");
-  EXPECT_EQ(s["E_USE_CUDA"].line, 9);  // the call's line, the comparison two lines below
+  EXPECT_EQ(s["E_USE_CUDA"].line, 12);  // the comparison's line, three below the call's
   EXPECT_EQ(s["E_USE_CUDA"].true_value, "1");
   EXPECT_EQ(s["F_ONE"].true_value, "1");  // a loop over literal names
   EXPECT_EQ(s["F_TWO"].true_value, "1");
@@ -185,6 +185,36 @@ TEST(SetupPyAst, TheProjectsOwnIntParseOfTheArchList) {
           "flags = ['-arch=sm_' + a.replace('.', '') for a in archs]\n"
           "jobs = int(os.environ.get('MAX_JOBS', '4'))\n");
   EXPECT_TRUE(p.read().arch_parsers.empty());
+}
+
+}  // namespace
+
+namespace {
+
+TEST(SetupPyAst, OnlyProbesThatGateCudaCountAndSplitReadsPointAtTheComparison) {
+  Project p;
+  p.write("setup.py",
+          "import os, torch\n"
+          "from torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+          "bf16 = False\n"
+          "if hasattr(torch.cuda, 'is_bf16_supported') and torch.cuda.is_available():\n"  // DeepSpeed setup.py:288
+          "    bf16 = torch.cuda.is_bf16_supported()\n"
+          "sources = ['a.cpp']\n"
+          "if torch.cuda.is_available() or os.getenv(\n"  // detectron2's gate over three lines
+          "    'FORCE_CUDA', '0'\n"
+          ") == '1':\n"
+          "    sources += ['a.cu']\n"
+          "setup(ext_modules=[CppExtension('a', sources)])\n");
+  auto r = p.read();
+  std::vector<KnobSighting> probes;
+  for (const auto& s : r.sightings)
+    if (s.use == KnobSighting::Use::probe) probes.push_back(s);
+  ASSERT_EQ(probes.size(), 1u);
+  EXPECT_EQ(probes[0].line, 7);  // the gate, not the bf16 flag at line 4
+  auto s = by_name(r);
+  EXPECT_EQ(s["FORCE_CUDA"].line, 9);  // where `== '1'` is
+  EXPECT_EQ(s["FORCE_CUDA"].text, "if torch.cuda.is_available() or os.getenv( 'FORCE_CUDA', '0' ) == '1':");
+  EXPECT_EQ(s["FORCE_CUDA"].true_value, "1");
 }
 
 }  // namespace
