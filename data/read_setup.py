@@ -575,6 +575,38 @@ class Reader:
                     op["open"].append({"where": m.where(n), "text": m.text(n.lineno),
                                        "why": "imports %s, whose presence at build time kiln does not check" % mod})
 
+    def scan_setup_cfg(self, first):
+        """setup.cfg's command sections ([build_ext] cuda_arch = sm_52) set the options a command
+        class in setup.py declares in user_options (pycudasift's build_ext: --cuda-arch, then
+        CUDA_ARCH from the environment when unset): such a value beats the variable. Named with both
+        lines; kiln does not edit setup.cfg."""
+        options = {}
+        for node in first.nodes:
+            if isinstance(node, ast.ClassDef):
+                for st in node.body:
+                    if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "user_options" for t in st.targets):
+                        for e in ast.walk(st.value):
+                            if isinstance(e, ast.Tuple) and e.elts and const_str(e.elts[0]):
+                                name = const_str(e.elts[0]).rstrip("=")
+                                options[name.replace("-", "_")] = (name, first.where(e))
+        path = os.path.join(self.root, "setup.cfg")
+        if not options or not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
+            return
+        section = None
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for i, line in enumerate(f, 1):
+                t = line.strip()
+                if t.startswith("[") and t.endswith("]"):
+                    section = t[1:-1].strip()
+                    continue
+                key = t.split("=", 1)[0].split(":", 1)[0].strip().replace("-", "_")
+                if section and ("=" in t or ":" in t) and not t.startswith(("#", ";")) and key in options:
+                    name, where = options[key]
+                    self.out["undecided"].append({
+                        "where": "setup.cfg:%d" % i, "text": "[%s] %s" % (section, t),
+                        "why": "sets option --%s of a setup.py command (%s), which wins over any environment "
+                               "variable it falls back to; kiln leaves setup.cfg as it is" % (name, where)})
+
     def run(self, setup_py):
         first = self.load(setup_py)
         if first is None:
@@ -587,6 +619,7 @@ class Reader:
             self.scan_build(m, m is first)
             if m.depth == 1:  # the op-builder package setup.py imports, not other accelerators' copies
                 self.scan_ops(m)
+        self.scan_setup_cfg(first)
         flags = [s for s in self.out["sightings"] if s["flag"]]
         if self.indirect and not flags and not self.out["ops"] and self.indirect[2].startswith("setup.py:"):
             w = self.indirect[2]

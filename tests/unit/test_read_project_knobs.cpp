@@ -157,7 +157,7 @@ TEST(ProjectKnobsFixtures, ApexTurnsFlagVariablesOnAndReportsTheOnesItCannotClas
       EXPECT_EQ(k.origin, "") << k.name << " must be left alone";
       EXPECT_EQ(k.flag.substr(0, 2), "--") << k.name;
     }
-  EXPECT_EQ(unknown, 3);  // the contrib extensions: optional, not kiln's to choose
+  EXPECT_EQ(unknown, 3);           // the contrib extensions: optional, not kiln's to choose
   EXPECT_TRUE(kp.probes.empty());  // its probe picks architectures (setup.py:21), it gates no CUDA code
   EXPECT_TRUE(kp.undecided.empty()) << kp.undecided[0];  // the loop's variable name is the table's
 }
@@ -488,3 +488,19 @@ TEST(ProjectKnobsRead, CmakeArchOverride) {
                                       "CMakeLists.txt"),
             "");
 }
+
+namespace {
+
+TEST(ProjectKnobsFixtures, PycudasiftOptionSetInSetupCfg) {
+  // setup.py's build_ext takes --cuda-arch (default sm_52), or CUDA_ARCH from the environment when
+  // the option is unset; setup.cfg's [build_ext] cuda_arch sets the option, so the variable loses.
+  EXPECT_EQ(kind_of("pycudasift"), read::ProjectKind::extension);
+  auto kp = plan_for("pycudasift");
+  const auto cfg = std::find_if(kp.undecided.begin(), kp.undecided.end(),
+                                [](const std::string& u) { return u.rfind("setup.cfg:7 ", 0) == 0; });
+  ASSERT_NE(cfg, kp.undecided.end()) << ::testing::PrintToString(kp.undecided);
+  EXPECT_NE(cfg->find("--cuda-arch"), std::string::npos) << *cfg;
+  EXPECT_NE(cfg->find("setup.py:14"), std::string::npos) << *cfg;
+}
+
+}  // namespace
