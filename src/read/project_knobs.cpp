@@ -208,8 +208,9 @@ void decide_ops(const ProjectReading& reading, const KnobContext& ctx, KnobPlan&
     if (k.value == "1") {
       for (const auto& c : op.torch_checks)
         if (!torch_check_holds(c, ctx))
-          kp.undecided.push_back(fmt::format("{} {}: op {} compares torch's version; the torch here is unknown",
-                                             c.where, c.text, op.name));
+          kp.undecided.push_back(
+              fmt::format("{} {}: op {} compares torch's version or its CUDA's, which kiln does not know here", c.where,
+                          c.text, op.name));
       for (const auto& u : op.open)
         kp.undecided.push_back(fmt::format("{} {}: op {} {}", u.where, u.text, op.name, u.why));
     }
