@@ -69,7 +69,8 @@ class Reader:
         self.seen = set()
         self.by_path = {}
         self.out = {"version": 1, "files": [], "sightings": [], "probes": [], "ops": [], "extensions": [],
-                    "cuda_evidence": "", "hardcoded_archs": "", "calls_cmake": "", "undecided": []}
+                    "cuda_evidence": "", "hardcoded_archs": "", "calls_cmake": "", "undecided": [],
+                    "arch_parsers": []}
         self.helpers = {}  # function name -> (key param index, default param index or None, default text)
         self.indirect = None  # (default, true value) of a read whose name is a variable (a table of names)
 
@@ -221,7 +222,9 @@ class Reader:
         return None, False
 
     def use_of(self, node, m):
-        """How the value read at node is used: ("compare", true value, negated) or ("value", default)."""
+        """How the value read at node is used: ("compare", true value, negated, default, at) or
+        ("value", ..., default, None); `at` is the compared value, whose line is where the comparison
+        is when the read spans lines (detectron2: os.getenv(\n "FORCE_CUDA", "0"\n) == "1")."""
         cur, default, truthy = node, None, False
         while True:
             p = m.parent.get(cur)
@@ -242,15 +245,15 @@ class Reader:
                 if isinstance(op, (ast.Eq, ast.NotEq)):
                     v = const_str(other)
                     if v is not None:
-                        return ("compare", v, isinstance(op, ast.NotEq), default)
+                        return ("compare", v, isinstance(op, ast.NotEq), default, other)
                 if isinstance(op, (ast.In, ast.NotIn)) and p.left is cur and isinstance(other, (ast.Tuple, ast.List, ast.Set)):
                     vals = [const_str(e) for e in other.elts if const_str(e) is not None]
                     if vals:
-                        return ("compare", vals[0], isinstance(op, ast.NotIn), default)
+                        return ("compare", vals[0], isinstance(op, ast.NotIn), default, other)
             if truthy or isinstance(p, (ast.If, ast.While, ast.IfExp)) and getattr(p, "test", None) is cur:
-                return ("compare", "1", isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not), default)
+                return ("compare", "1", isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not), default, None)
             if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not):
-                return ("compare", "1", True, default)
+                return ("compare", "1", True, default, None)
             # VAR = <read>; later `VAR == "1"` in the same module
             if isinstance(p, ast.Assign) and len(p.targets) == 1 and isinstance(p.targets[0], ast.Name):
                 var = p.targets[0].id
@@ -258,8 +261,8 @@ class Reader:
                     if len(n.ops) == 1 and isinstance(n.ops[0], (ast.Eq, ast.NotEq)):
                         v = const_str(n.comparators[0])
                         if v is not None:
-                            return ("compare", v, isinstance(n.ops[0], ast.NotEq), default)
-            return ("value", None, False, default)
+                            return ("compare", v, isinstance(n.ops[0], ast.NotEq), default, None)
+            return ("value", None, False, default, None)
 
     def scan_reads(self, m):
         for node in m.nodes:
@@ -274,7 +277,7 @@ class Reader:
             up = m.parent.get(node)
             if kind == "index" and isinstance(up, (ast.Assign, ast.AugAssign)) and node in getattr(up, "targets", [getattr(up, "target", None)]):
                 continue  # os.environ["X"] = ...: the project sets it for itself
-            use, true_value, negated, or_default = self.use_of(node, m)
+            use, true_value, negated, or_default, at = self.use_of(node, m)
             dflt, known = self.default_text(d, m)
             if or_default is not None:
                 dflt, known = or_default, True
@@ -292,7 +295,8 @@ class Reader:
             if not known and d is not None:
                 self.undecided(m, node, "the default of %s is computed; kiln cannot read it statically" % names[0])
             for n in names:
-                self.sight(m, node, n, use, true_value, negated, dflt, d is not None and known or or_default is not None)
+                self.sight(m, node, n, use, true_value, negated, dflt, d is not None and known or or_default is not None,
+                           at=at)
 
     def in_function(self, node, m):
         up = m.parent.get(node)
@@ -300,13 +304,69 @@ class Reader:
             up = m.parent.get(up)
         return up
 
-    def sight(self, m, node, name, use, true_value, negated, dflt, has_default, flag=""):
-        self.out["sightings"].append({"name": name, "file": m.rel, "line": node.lineno, "text": m.text(node.lineno),
+    def sight(self, m, node, name, use, true_value, negated, dflt, has_default, flag="", at=None):
+        line = max(node.lineno, at.lineno) if at is not None else node.lineno  # the comparison's line
+        text = " ".join(m.text(i) for i in range(node.lineno, line + 1))  # the read's lines up to it
+        self.out["sightings"].append({"name": name, "file": m.rel, "line": line, "text": text,
                                       "use": use, "true_value": true_value or "", "negated": bool(negated),
                                       "default": dflt or "", "has_default": bool(has_default), "flag": flag})
 
     def undecided(self, m, node, why):
         self.out["undecided"].append({"where": m.where(node), "text": m.text(node.lineno), "why": why})
+
+    # --- the project's own reading of the architecture list ------------------------------------
+    def scan_arch_parsers(self, m):
+        """A function that reads TORCH_CUDA_ARCH_LIST and converts parts of its entries with int()
+        (DeepSpeed's op builders): such a parser fails on 9.0a / 10.0f, so kiln must pass it plain
+        X.Y entries. The value is followed by name through assignments, loops, comprehensions and
+        lambdas given it (sorted(ccs, key=lambda cc: ...)) within the function that reads it."""
+        for fn in m.nodes:
+            if not isinstance(fn, (ast.FunctionDef, ast.Module)):
+                continue
+            scope = list(ast.walk(fn))
+            reads = [n for n in scope if self.env_read(n, m) and self.key_names(self.env_read(n, m)[0], m, n) == ["TORCH_CUDA_ARCH_LIST"]]
+            if isinstance(fn, ast.Module):  # module level: reads outside any function
+                reads = [n for n in reads if self.in_function(n, m) is None]
+            if not reads:
+                continue
+            read_ids = set(id(n) for n in reads)
+            tainted = set()
+
+            def mentions(expr):
+                return any(id(x) in read_ids or isinstance(x, ast.Name) and x.id in tainted for x in ast.walk(expr))
+
+            def names(target):
+                return [x.id for x in ast.walk(target) if isinstance(x, ast.Name)]
+
+            for _ in range(8):  # to a fixed point; names only grow
+                before = len(tainted)
+                for n in scope:
+                    if isinstance(n, ast.Assign) and mentions(n.value):
+                        for t in n.targets:
+                            tainted.update(names(t))
+                    elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and n.value is not None and mentions(n.value):
+                        tainted.update(names(n.target))
+                    elif isinstance(n, (ast.For, ast.comprehension)) and mentions(n.iter):
+                        tainted.update(names(n.target))
+                    elif isinstance(n, ast.Call) and any(mentions(a) for a in n.args):
+                        for a in list(n.args) + [k.value for k in n.keywords]:
+                            if isinstance(a, ast.Lambda):
+                                tainted.update(x.arg for x in a.args.args)
+                if len(tainted) == before:
+                    break
+            sites, plus_ok = [], False
+            for n in scope:
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("int", "float") and n.args and mentions(n.args[0]):
+                    sites.append(n)
+                    for x in ast.walk(n.args[0]):  # int(part.split('+')[0]): "+PTX" is cut off first
+                        if isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and x.func.attr in ("split", "rstrip", "replace") \
+                                and x.args and const_str(x.args[0]) in ("+", "+PTX"):
+                            plus_ok = True
+            if sites:
+                sites.sort(key=lambda n: n.lineno)
+                self.out["arch_parsers"].append({"var": "TORCH_CUDA_ARCH_LIST", "read": m.where(min(reads, key=lambda n: n.lineno)),
+                                                 "sites": [m.where(n) for n in sites],
+                                                 "text": m.text(sites[-1].lineno), "plus_ok": plus_ok})
 
     # --- what the build does -----------------------------------------------------------------
     def scan_build(self, m, is_setup):
@@ -342,7 +402,7 @@ class Reader:
                         self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
                 if is_setup and short == "setup" and any(kw.arg == "ext_modules" and not (isinstance(kw.value, (ast.List, ast.Tuple)) and not kw.value.elts) for kw in node.keywords):
                     self.out["extensions"].append({"kind": "ext_modules", "where": m.where(node), "text": m.text(node.lineno)})
-                if is_setup and f.endswith("cuda.is_available") and not self.out["probes"]:
+                if is_setup and f.endswith("cuda.is_available") and not self.out["probes"] and self.gates_cuda(node, m, alias):
                     self.out["probes"].append({"where": m.where(node), "text": m.text(node.lineno)})
             if isinstance(node, ast.Dict):
                 self.flag_table(m, node)
@@ -355,6 +415,37 @@ class Reader:
                 self.out["hardcoded_archs"] = "%s %s" % (m.where(node), m.text(node.lineno))
             if is_setup and not self.out["calls_cmake"] and s == "cmake" and isinstance(m.parent.get(node), (ast.List, ast.Call)):
                 self.out["calls_cmake"] = "%s %s" % (m.where(node), m.text(node.lineno))
+
+    def gates_cuda(self, probe, m, alias):
+        """Whether torch.cuda.is_available() at `probe` decides if CUDA code is built: it is (or is
+        assigned to a name that is) in the test of an `if` whose body makes a CUDAExtension, adds .cu
+        sources or nvcc flags, or names CUDA. A probe that only picks a flag (DeepSpeed's bf16
+        check, setup.py:288) is not a gate."""
+        cuda_calls = {"CUDAExtension"} | {k for k, v in alias.items() if v == "CUDAExtension"}
+
+        def cuda_body(stmts):
+            for st in stmts:
+                for n in ast.walk(st):
+                    if isinstance(n, ast.Name) and (n.id in cuda_calls or "cuda" in n.id.lower() and n.id != "torch"):
+                        return True
+                    if isinstance(n, ast.Constant) and isinstance(n.value, str) and (
+                            n.value.endswith((".cu", ".cuh")) or n.value == "nvcc" or "WITH_CUDA" in n.value):
+                        return True
+            return False
+
+        tests = []
+        up, cur = m.parent.get(probe), probe
+        while up is not None and not isinstance(up, (ast.stmt,)):
+            cur, up = up, m.parent.get(up)
+        if isinstance(up, (ast.If, ast.While)) and up.test is cur:
+            tests.append(up)
+        elif isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
+            var = up.targets[0].id  # USE_CUDA = torch.cuda.is_available() ... if USE_CUDA:
+            tests += [n for n in m.nodes if isinstance(n, (ast.If, ast.IfExp))
+                      and any(isinstance(x, ast.Name) and x.id == var for x in ast.walk(n.test))]
+        # a conditional expression: CUDAExtension if torch.cuda.is_available() else CppExtension
+        tests += [n for n in m.nodes if isinstance(n, ast.IfExp) and any(x is probe for x in ast.walk(n.test))]
+        return any(cuda_body([ast.Expr(t.body)] if isinstance(t, ast.IfExp) else t.body) for t in tests)
 
     def flag_table(self, m, node):
         """{"APEX_CPP_EXT": "--cpp_ext", ...}: variables turned into setup.py flags."""
@@ -390,10 +481,12 @@ class Reader:
             op = {"name": attrs.get("NAME", (c.name, 0))[0], "var": attrs["BUILD_VAR"][0],
                   "where": "%s:%d" % (m.rel, attrs["BUILD_VAR"][1]), "class": c.name,
                   "cuda": any("CUDA" in n for n in chain), "libraries": [], "min_cc": 0, "checks": ""}
+            op["torch"], op["open"] = [], []
             for fn in c.body:
                 if isinstance(fn, ast.FunctionDef) and fn.name == "is_compatible":
                     op["checks"] = m.where(fn)
                     self.op_checks(fn, op)
+                    self.op_other_checks(m, c, fn, op)
             if all(o["var"] != op["var"] for o in self.out["ops"]):  # another accelerator's copy of an op
                 self.out["ops"].append(op)
 
@@ -407,6 +500,113 @@ class Reader:
                 if "capab" in left.lower() and isinstance(v, ast.Constant) and isinstance(v.value, int):
                     op["min_cc"] = max(op["min_cc"], v.value * 10 if v.value < 20 else v.value)
 
+    def torch_parts(self, m, fn):
+        """Names bound to int(torch.__version__.split(".")[i]) (major, minor) or to
+        int(torch.version.cuda.split(".")[0]) (cuda_major), in fn or at the module's top level."""
+        parts = {}
+        for n in list(ast.walk(fn)) + list(m.tree.body):
+            if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
+                continue
+            v = n.value
+            if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "int" and v.args):
+                continue
+            sub = v.args[0]
+            if not (isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Call)):
+                continue
+            idx = sub.slice.value if isinstance(sub.slice, ast.Index) else sub.slice  # 3.8 wraps it
+            src = dotted(sub.value.func) or ""
+            if not isinstance(idx, ast.Constant) or idx.value not in (0, 1) or not src.endswith(".split"):
+                continue
+            if src == "torch.__version__.split":
+                parts[n.targets[0].id] = "major" if idx.value == 0 else "minor"
+            elif src == "torch.version.cuda.split" and idx.value == 0:
+                parts[n.targets[0].id] = "cuda_major"
+        return parts
+
+    def op_other_checks(self, m, cls, fn, op):
+        """What else is_compatible checks. Comparisons of torch's version (or its CUDA's) with a
+        number, where it is clear whether they must hold: `X = (A and B)` (returned) must, `if A:
+        return False` / `if A or B: ok = False` must not. The rest (environment reads such as
+        CUTLASS_PATH, imports such as triton, a torch comparison of another shape) is named."""
+        parts = self.torch_parts(m, fn)
+
+        def cmp_of(node):
+            if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Name) \
+                    and node.left.id in parts and isinstance(node.comparators[0], ast.Constant) \
+                    and isinstance(node.comparators[0].value, int):
+                return [parts[node.left.id], type(node.ops[0]).__name__, node.comparators[0].value]
+            return None
+
+        used = set()
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign):
+                vals = n.value.values if isinstance(n.value, ast.BoolOp) and isinstance(n.value.op, ast.And) else [n.value]
+                cmps = [cmp_of(v) for v in vals]
+                if cmps and all(cmps):
+                    op["torch"].append({"all": cmps, "need": True, "where": m.where(n), "text": m.text(n.lineno)})
+                    used.update(id(v) for v in vals)
+            if isinstance(n, ast.If):
+                fails = any(isinstance(b, ast.Return) and isinstance(b.value, ast.Constant) and b.value.value is False
+                            or isinstance(b, ast.Assign) and isinstance(b.value, ast.Constant) and b.value.value is False
+                            for b in ast.walk(n) if b is not n.test)
+                tests = n.test.values if isinstance(n.test, ast.BoolOp) and isinstance(n.test.op, ast.Or) else [n.test]
+                for t in tests:
+                    c = cmp_of(t)
+                    if c and fails:
+                        op["torch"].append({"all": [c], "need": False, "where": m.where(t), "text": m.text(t.lineno)})
+                        used.add(id(t))
+        for n in ast.walk(fn):
+            if cmp_of(n) and id(n) not in used:
+                op["open"].append({"where": m.where(n), "text": m.text(n.lineno),
+                                   "why": "a comparison of torch's version kiln cannot place"})
+        scopes = [fn] + [f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"]
+        for sc in scopes:
+            for n in ast.walk(sc):
+                r = self.env_read(n, m)
+                names = self.key_names(r[0], m, n) if r else None
+                if names and names[0].endswith(("_PATH", "_HOME", "_DIR", "_ROOT")):  # a folder it needs
+                    op["open"].append({"where": m.where(n), "text": m.text(n.lineno),
+                                       "why": "needs %s (a folder it reads); what must be there is not decided statically" % names[0]})
+        for n in ast.walk(fn):
+            mods = [a.name for a in n.names] if isinstance(n, ast.Import) else \
+                [n.module or ""] if isinstance(n, ast.ImportFrom) else []
+            for mod in mods:
+                if mod.split(".")[0] not in ("torch", "os", "sys", "subprocess", "shutil", "pathlib", "glob"):
+                    op["open"].append({"where": m.where(n), "text": m.text(n.lineno),
+                                       "why": "imports %s, whose presence at build time kiln does not check" % mod})
+
+    def scan_setup_cfg(self, first):
+        """setup.cfg's command sections ([build_ext] cuda_arch = sm_52) set the options a command
+        class in setup.py declares in user_options (pycudasift's build_ext: --cuda-arch, then
+        CUDA_ARCH from the environment when unset): such a value beats the variable. Named with both
+        lines; kiln does not edit setup.cfg."""
+        options = {}
+        for node in first.nodes:
+            if isinstance(node, ast.ClassDef):
+                for st in node.body:
+                    if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "user_options" for t in st.targets):
+                        for e in ast.walk(st.value):
+                            if isinstance(e, ast.Tuple) and e.elts and const_str(e.elts[0]):
+                                name = const_str(e.elts[0]).rstrip("=")
+                                options[name.replace("-", "_")] = (name, first.where(e))
+        path = os.path.join(self.root, "setup.cfg")
+        if not options or not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
+            return
+        section = None
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for i, line in enumerate(f, 1):
+                t = line.strip()
+                if t.startswith("[") and t.endswith("]"):
+                    section = t[1:-1].strip()
+                    continue
+                key = t.split("=", 1)[0].split(":", 1)[0].strip().replace("-", "_")
+                if section and ("=" in t or ":" in t) and not t.startswith(("#", ";")) and key in options:
+                    name, where = options[key]
+                    self.out["undecided"].append({
+                        "where": "setup.cfg:%d" % i, "text": "[%s] %s" % (section, t),
+                        "why": "sets option --%s of a setup.py command (%s), which wins over any environment "
+                               "variable it falls back to; kiln leaves setup.cfg as it is" % (name, where)})
+
     def run(self, setup_py):
         first = self.load(setup_py)
         if first is None:
@@ -415,9 +615,11 @@ class Reader:
         for m in list(self.modules):
             if m.depth <= 1:  # deeper modules are the package's run time, not its build
                 self.scan_reads(m)
+                self.scan_arch_parsers(m)
             self.scan_build(m, m is first)
             if m.depth == 1:  # the op-builder package setup.py imports, not other accelerators' copies
                 self.scan_ops(m)
+        self.scan_setup_cfg(first)
         flags = [s for s in self.out["sightings"] if s["flag"]]
         if self.indirect and not flags and not self.out["ops"] and self.indirect[2].startswith("setup.py:"):
             w = self.indirect[2]

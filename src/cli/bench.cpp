@@ -59,7 +59,7 @@ public:
     if (!axes) throw UsageError(axes.error());
     const auto configs = report::expand(*axes);
     const std::string project = resolve_project_dir(dir_, s).dir;
-    const auto kind = read::detect_project_kind(s.fs, project);
+    const auto kind = read::read_project_kind(s, project, python_).kind;  // as kiln plan reads it
     if (kind == read::ProjectKind::pytorch)
       throw UsageError(
           fmt::format("{} is a PyTorch checkout; kiln bench compares CMake projects and torch extensions", project));

@@ -60,14 +60,15 @@ ProjectDir resolve_project_dir(const std::string& dir, const io::Seams& s, bool 
     return {ex, example ? "the bundled example (--example)"
                         : "the bundled example: run from the kiln repository with no DIR"};
   }
-  if (read::detect_project_kind(s.fs, cwd) != read::ProjectKind::unknown)
-    return {cwd, "the current folder (no DIR given)"};
+  // The same reading as a named DIR (setup.py read with Python's ast), not a search for words.
+  auto reading = read::read_project_kind(s, cwd);
+  if (reading.kind != read::ProjectKind::unknown) return {cwd, "the current folder (no DIR given)"};
   if (const auto root = read::enclosing_project(s.fs, cwd, false))
     throw UsageError("no DIR given and the current folder " + cwd + " is not a project, but it is inside " + root->dir +
                      " (" + root->why + "): pass that folder");
-  throw UsageError("no DIR given and the current folder " + cwd +
-                   " is not a project (no CMakeLists.txt, setup.py or pyproject.toml): pass the project directory, "
-                   "or --example for the bundled example");
+  throw UsageError("no DIR given and the current folder " + cwd + " is not a project (" +
+                   read::describe_folder(s.fs, cwd, &reading.setup) +
+                   "): pass the project directory, or --example for the bundled example");
 }
 
 }  // namespace kiln::cli

@@ -61,6 +61,8 @@ Diagnoser::Diagnoser(Options options, const SignatureSet& signatures)
       keyword_sigs_[idx].push_back(i);
     }
   finding_of_.assign(all.size(), -1);
+  for (uint32_t i : order)
+    if (all[i].traceback) traceback_sigs_.push_back(i);
 }
 
 void Diagnoser::feed(std::string_view line) {
@@ -96,6 +98,7 @@ void Diagnoser::feed_block(std::string_view block) {
   bytes_ += block.size();
   const uint64_t base = lines_;  // lines before this block
   if (!pending_.empty()) take_following(pending_, block, 0, base + 1);
+  if (traceback_) feed_traceback(block, 0, base + 1);
 
   hits_.clear();
   prefilter_.scan(block, hits_);
@@ -177,6 +180,13 @@ void Diagnoser::process_line(std::string_view block, size_t start, size_t end, s
   }
   std::cmatch m;
   for (uint32_t sig : *cands) {
+    if (sigs_.all()[sig].traceback) {
+      // The header: read the frames that follow, then match the whole traceback.
+      if (traceback_ || line.find(kTracebackHeader) == std::string_view::npos) continue;
+      traceback_.emplace(line, number);
+      if (end < block.size()) feed_traceback(block, end + 1, number + 1);
+      return;
+    }
     for (const Pattern& p : sigs_.all()[sig].patterns) {
       if (std::regex_search(line.data(), line.data() + line.size(), m, p.re)) {
         record(sig, p, m, line, number, block, start, end);
@@ -189,16 +199,9 @@ void Diagnoser::process_line(std::string_view block, size_t start, size_t end, s
 void Diagnoser::record(size_t sig, const Pattern& p, const std::cmatch& m, std::string_view line, uint64_t number,
                        std::string_view block, size_t start, size_t end) {
   const Signature& s = sigs_.all()[sig];
-  bool first = finding_of_[sig] < 0;
-  if (first) {
-    finding_of_[sig] = static_cast<int>(findings_.size());
-    Finding f;
-    f.signature = &s;
-    f.first_line = number;
-    findings_.push_back(std::move(f));
-  }
+  const bool first = finding_of_[sig] < 0;
+  Finding& f = finding_for(sig, number);
   const size_t fi = static_cast<size_t>(finding_of_[sig]);
-  Finding& f = findings_[fi];
   ++f.count;
   for (size_t g = 0; g < p.names.size(); ++g) {
     if (p.names[g].empty() || !m[g + 1].matched) continue;
@@ -239,6 +242,93 @@ void Diagnoser::record(size_t sig, const Pattern& p, const std::cmatch& m, std::
   if (s.follow > 0) after.push_back({fi, true, s.follow});
   if (end < block.size()) take_following(after, block, end + 1, number + 1);
   pending_.insert(pending_.end(), after.begin(), after.end());
+}
+
+void Diagnoser::feed_traceback(std::string_view block, size_t from, uint64_t first_number) {
+  size_t pos = from;
+  uint64_t number = first_number;
+  while (traceback_ && pos < block.size()) {
+    size_t end = block.find('\n', pos);
+    if (end == std::string_view::npos) end = block.size();
+    std::string_view line = trim_cr(block.substr(pos, end - pos)).substr(0, kMaxRegexLine);
+    std::string plain;
+    if (line.find('\x1b') != std::string_view::npos) line = plain = strip_ansi(line);
+    if (line.find(kTracebackHeader) != std::string_view::npos) {
+      traceback_.reset();  // a new traceback before this one's exception: the hit loop opens it
+      return;
+    }
+    if (!traceback_->feed(line, number)) {
+      if (traceback_->complete()) match_traceback(traceback_->traceback());
+      traceback_.reset();
+    }
+    pos = end + 1;
+    ++number;
+  }
+}
+
+Finding& Diagnoser::finding_for(size_t sig, uint64_t number) {
+  if (finding_of_[sig] < 0) {
+    finding_of_[sig] = static_cast<int>(findings_.size());
+    Finding f;
+    f.signature = &sigs_.all()[sig];
+    f.first_line = number;
+    findings_.push_back(std::move(f));
+  }
+  return findings_[static_cast<size_t>(finding_of_[sig])];
+}
+
+void Diagnoser::match_traceback(const Traceback& tb) {
+  const std::string& exc = tb.exception;
+  std::cmatch m;
+  for (uint32_t sig : traceback_sigs_) {
+    const Signature& s = sigs_.all()[sig];
+    std::vector<std::pair<std::string, std::string>> caps;
+    auto take = [&](const Pattern& p) {
+      for (size_t g = 0; g < p.names.size(); ++g)
+        if (!p.names[g].empty() && m[g + 1].matched) caps.emplace_back(p.names[g], m[g + 1].str());
+    };
+    const Pattern* hit = nullptr;
+    for (const Pattern& p : s.patterns)
+      if (std::regex_search(exc.data(), exc.data() + exc.size(), m, p.re)) {
+        hit = &p;
+        take(p);
+        break;
+      }
+    if (!hit) continue;
+    bool frames_ok = s.frames.empty();
+    for (const auto& f : tb.frames) {
+      for (const Pattern& p : s.frames) {
+        for (const std::string* t : {&f.function, &f.code})
+          if (!frames_ok && std::regex_search(t->data(), t->data() + t->size(), m, p.re)) {
+            frames_ok = true;
+            take(p);
+          }
+      }
+    }
+    if (!frames_ok) continue;
+    const TracebackFrame* own = project_frame(tb);
+    const TracebackFrame& last = tb.frames.back();
+    caps.emplace_back("exception", exc);
+    caps.emplace_back("frame", own->file + ":" + std::to_string(own->line));
+    caps.emplace_back("function", own->function);
+    caps.emplace_back("code", own->code);
+    caps.emplace_back("raised_at", last.file + ":" + std::to_string(last.line));
+
+    Finding& f = finding_for(sig, tb.header_line);
+    ++f.count;
+    for (auto& [k, v] : caps)
+      if (!f.capture(k)) f.captures.emplace_back(k, std::move(v));
+    auto add = [&](uint64_t n, std::string text) {
+      bool have = std::any_of(f.evidence.begin(), f.evidence.end(), [&](const LogLine& l) { return l.number == n; });
+      if (!have && f.evidence.size() < opts_.max_evidence) f.evidence.push_back({n, std::move(text)});
+    };
+    for (const TracebackFrame* fr : {own, &last}) {
+      add(fr->log_line, "File \"" + fr->file + "\", line " + std::to_string(fr->line) + ", in " + fr->function);
+      if (!fr->code.empty()) add(fr->log_line + 1, fr->code);
+    }
+    add(tb.exception_line, exc);
+    return;  // one signature per traceback: the highest-ranked that matches
+  }
 }
 
 Diagnosis Diagnoser::finish() {

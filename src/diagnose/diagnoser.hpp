@@ -13,6 +13,7 @@
 #include "diagnose/diagnosis.hpp"
 #include "diagnose/prefilter.hpp"
 #include "diagnose/signature.hpp"
+#include "diagnose/traceback.hpp"
 
 namespace kiln::diagnose {
 
@@ -45,6 +46,10 @@ private:
   void record(size_t sig, const Pattern& p, const std::cmatch& m, std::string_view line, uint64_t number,
               std::string_view block, size_t start, size_t end);
   void take_following(std::vector<Pending>& pending, std::string_view block, size_t from, uint64_t first_number);
+  // Hands the lines from block[from] to the open traceback until it ends, then matches it.
+  void feed_traceback(std::string_view block, size_t from, uint64_t first_number);
+  void match_traceback(const Traceback& tb);
+  Finding& finding_for(size_t sig, uint64_t number);
 
   Options opts_;
   const SignatureSet& sigs_;
@@ -54,7 +59,9 @@ private:
   std::vector<int> finding_of_;                      // signature index -> finding index or -1
   std::vector<Finding> findings_;
   std::vector<Pending> pending_;
-  std::deque<std::string> tail_;  // the last `context` lines of earlier blocks
+  std::optional<TracebackReader> traceback_;  // open while a traceback's frames are being read
+  std::vector<uint32_t> traceback_sigs_;      // traceback signatures, by rank
+  std::deque<std::string> tail_;              // the last `context` lines of earlier blocks
   uint64_t lines_ = 0, bytes_ = 0;
   std::vector<LiteralPrefilter::Hit> hits_;
   std::string scratch_;

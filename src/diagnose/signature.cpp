@@ -151,6 +151,15 @@ tl::expected<SignatureSet, std::string> SignatureSet::parse(std::string_view tex
       if (!p) return tl::unexpected(where(p.error()));
       s.patterns.push_back(std::move(*p));
     }
+    s.traceback = (*t)["traceback"].value_or(false);
+    for (const auto& src : strings(*t, "frames")) {
+      auto p = compile_pattern(src);
+      if (!p) return tl::unexpected(where(p.error()));
+      s.frames.push_back(std::move(*p));
+    }
+    if (!s.frames.empty() && !s.traceback) return tl::unexpected(where("frames need traceback = true"));
+    if (s.traceback && std::find(s.keywords.begin(), s.keywords.end(), kTracebackHeader) == s.keywords.end())
+      return tl::unexpected(where(fmt::format("a traceback signature needs the keyword '{}'", kTracebackHeader)));
     set.sigs_.push_back(std::move(s));
   }
   return set;

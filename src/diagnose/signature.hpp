@@ -11,6 +11,9 @@ namespace kiln::diagnose {
 
 enum class Severity { error, warning };
 
+// The line that opens a Python traceback: the keyword every traceback signature lists.
+inline constexpr std::string_view kTracebackHeader = "Traceback (most recent call last)";
+
 // One ECMAScript pattern with (?<name>...) groups translated to numbered ones (std::regex has no
 // named groups); names[i] names group i+1, empty for an unnamed group.
 struct Pattern {
@@ -28,6 +31,12 @@ struct Signature {
   std::vector<std::string> keywords;
   std::vector<Pattern> patterns;
   int follow = 0;  // lines after a match kept as evidence
+  // A Python traceback (traceback.hpp): `patterns` match its exception line, once the frames after
+  // the "Traceback (most recent call last)" keyword are read; `frames`, when given, must match a
+  // frame's function or code line too. Captures: exception, frame (the project's file:line),
+  // function, code, raised_at (the innermost frame's file:line).
+  bool traceback = false;
+  std::vector<Pattern> frames;
   std::string cause, fix, fix_plan, docs;
 };
 

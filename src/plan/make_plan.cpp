@@ -17,6 +17,7 @@
 #include "probe/ccache_folder.hpp"
 #include "probe/externally_managed.hpp"
 #include "probe/nvcc.hpp"
+#include "probe/torch_install.hpp"
 #include "read/enclosing_project.hpp"
 #include "read/pytorch_options.hpp"
 #include "read/setup_py_ast.hpp"
@@ -76,11 +77,9 @@ tl::expected<Plan, PlanError> start_plan(const BuildRequest& req, const io::Seam
   p.project_dir = req.project_dir;
   p.project_reason = req.project_reason;
   p.build_dir = req.build_dir.empty() ? req.project_dir + "/build-kiln" : req.build_dir;
-  const std::string py_name = !req.python.empty() ? req.python : s.env.get("PYTHON").value_or("python3");
-  const auto py = io::which(s, py_name);
-  setup = tl::unexpected(py_name + " not found");
-  if (py && s.fs.exists(p.project_dir + "/setup.py")) setup = read::read_setup_py_ast(s.proc, *py, p.project_dir);
-  p.kind = read::detect_project_kind(s.fs, p.project_dir, &setup);
+  auto reading = read::read_project_kind(s, p.project_dir, req.python);
+  setup = std::move(reading.setup);
+  p.kind = reading.kind;
   if (p.kind == read::ProjectKind::unknown) {
     const auto root = read::enclosing_project(s.fs, p.project_dir, false);
     return usage(fmt::format(
@@ -336,6 +335,12 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   kc.overrides = *overrides;
   kc.env = &s.env;
   kc.has_library = [&s](const std::string& name) { return linker_finds(s.fs, name); };
+  kc.torch_version = p.torch_version;
+  if (!p.torch_package.empty())
+    if (auto text = s.fs.read(p.torch_package + "/version.py")) {
+      probe::TorchInfo t;
+      if (probe::parse_torch_version_py(*text, t)) kc.torch_cuda = t.cuda;
+    }
   // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
   if (p.kind == read::ProjectKind::pytorch) return {};
   p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
@@ -435,7 +440,12 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
         return env_error(fmt::format("{} is externally managed ({}, PEP 668): pip will refuse to install the build; {}",
                                      p.python, *marker, probe::externally_managed_fix(p.python)));
     p.torch_version = torch_version_for(p, s);
-    auto env = python_build_env(p, *sets);
+    // The project's own parser of the architecture list (data/read_setup.py), if it has one.
+    const read::ArchParser* parser = nullptr;
+    if (setup)
+      for (const auto& a : setup->arch_parsers)
+        if (a.var == "TORCH_CUDA_ARCH_LIST") parser = &a;
+    auto env = python_build_env(p, *sets, parser, &p.notes);
     if (!env) return usage(env.error());
     p.env = *env;
   }

@@ -1,5 +1,7 @@
 #include "plan/python_env.hpp"
 
+#include <fmt/format.h>
+
 #include "core/arch_spec.hpp"
 #include "probe/torch_install.hpp"
 #include "probe/version_text.hpp"
@@ -22,8 +24,62 @@ std::string torch_version_for(const Plan& p, const io::Seams& s) {
   return probe::parse_torch_version_py(*text, t) ? t.version : "";
 }
 
+FittedArchList fit_to_parser(const core::TargetSet& spellable, const read::ArchParser& parser) {
+  FittedArchList out;
+  for (const auto& t : spellable) {
+    if (t.arch.variant != core::Variant::none) {
+      out.extra.add(t);
+      out.passed.add(core::Target{core::Arch{t.arch.number, core::Variant::none}, t.kind});
+    } else if (t.kind == core::CodeKind::ptx && !parser.plus_ok) {
+      out.extra.add(t);
+    } else {
+      out.passed.add(t);
+    }
+  }
+  // PTX the list keeps needs its SASS beside it (X.Y+PTX); a suffixed PTX alone leaves only its SASS.
+  core::TargetSet checked;
+  for (const auto& t : out.passed)
+    if (t.kind == core::CodeKind::sass || out.passed.contains(core::Target{t.arch, core::CodeKind::sass}))
+      checked.add(t);
+  out.passed = checked;
+  return out;
+}
+
+namespace {
+
+std::string sites_text(const read::ArchParser& a) {
+  std::string out;
+  for (const auto& w : a.sites) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+// Narrows the list torch gets to what the project's parser reads; the rest goes to the launcher,
+// or, with no launcher, is left out, and the note says which.
+void fit_for_project(const Plan& p, const read::ArchParser& parser, core::TargetSet& spellable, core::TargetSet& rest,
+                     std::vector<std::string>* notes) {
+  auto fitted = fit_to_parser(spellable, parser);
+  spellable = fitted.passed;
+  if (fitted.extra.empty()) return;
+  const bool added = p.wraps_compilers();
+  if (added) rest.add(fitted.extra);
+  if (!notes) return;
+  const std::string cannot =
+      core::format_torch(fitted.extra, p.torch_version).value_or(core::format_cmake(fitted.extra));
+  notes->push_back(fmt::format(
+      "the project reads {} itself ({}) and converts parts of each entry with int() ({}: {}), which cannot read "
+      "{}: kiln passes {}={}{}",
+      parser.var, parser.read, sites_text(parser), parser.text, cannot, parser.var,
+      core::format_torch(spellable, p.torch_version).value_or(""),
+      added ? " and its nvcc launcher adds " + core::format_cmake(fitted.extra) + " to each device compile"
+            : "; " + core::format_cmake(fitted.extra) +
+                  " is left out (kiln's compiler launcher is off, which would add it)"));
+}
+
+}  // namespace
+
 tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
-    const Plan& p, const std::map<std::string, std::string>& sets) {
+    const Plan& p, const std::map<std::string, std::string>& sets, const read::ArchParser* parser,
+    std::vector<std::string>* notes) {
   std::map<std::string, std::string> env;
   // Both setup.py and cpp_extension read MAX_JOBS for their Ninja -j.
   env["MAX_JOBS"] = std::to_string(p.jobs.jobs);
@@ -31,6 +87,7 @@ tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
     // torch gets what its TORCH_CUDA_ARCH_LIST grammar spells; the rest (`f` variants,
     // architectures its table lacks) kiln's nvcc launcher adds to each device compile.
     auto [spellable, rest] = core::split_for_torch(p.targets, p.torch_version);
+    if (parser && !sets.count("TORCH_CUDA_ARCH_LIST")) fit_for_project(p, *parser, spellable, rest, notes);
     if (spellable.empty())
       return tl::unexpected("TORCH_CUDA_ARCH_LIST cannot spell any of " + core::format_cmake(p.targets) +
                             " (torch refuses them); add an architecture torch knows, e.g. " +

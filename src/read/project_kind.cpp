@@ -67,6 +67,16 @@ ProjectKind detect_project_kind(const io::Filesystem& fs, const std::string& dir
   return ProjectKind::unknown;
 }
 
+KindReading read_project_kind(const io::Seams& s, const std::string& dir, const std::string& python) {
+  KindReading r;
+  const std::string py_name = !python.empty() ? python : s.env.get("PYTHON").value_or("python3");
+  const auto py = io::which(s, py_name);
+  r.setup = tl::unexpected(py_name + " not found");
+  if (py && s.fs.exists(dir + "/setup.py")) r.setup = read_setup_py_ast(s.proc, *py, dir);
+  r.kind = detect_project_kind(s.fs, dir, &r.setup);
+  return r;
+}
+
 std::string describe_folder(const io::Filesystem& fs, const std::string& dir,
                             const tl::expected<SetupPyReading, std::string>* setup) {
   std::vector<std::string> found;

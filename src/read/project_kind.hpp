@@ -7,6 +7,7 @@
 #include <tl/expected.hpp>
 
 #include "io/fs.hpp"
+#include "io/seams.hpp"
 #include "read/setup_py_ast.hpp"
 
 namespace kiln::read {
@@ -29,6 +30,15 @@ inline constexpr ProjectKind kProjectKinds[] = {ProjectKind::cmake, ProjectKind:
 // cpp_extension / CUDAExtension in it decide.
 ProjectKind detect_project_kind(const io::Filesystem& fs, const std::string& dir,
                                 const tl::expected<SetupPyReading, std::string>* setup = nullptr);
+
+// The kind as every command decides it: setup.py read with Python's ast (setup_py_ast.hpp) by
+// `python` (a name on PATH or a path; "" means $PYTHON, else python3), then detect_project_kind.
+// `setup` keeps the reading (or why there is none) for the plan's later steps.
+struct KindReading {
+  ProjectKind kind = ProjectKind::unknown;
+  tl::expected<SetupPyReading, std::string> setup = tl::unexpected(std::string());
+};
+KindReading read_project_kind(const io::Seams& s, const std::string& dir, const std::string& python = "");
 
 // For the error of a folder that is no project: what kiln found there ("setup.py, which builds no
 // extension (read with Python's ast: no Extension call in setup.py or the 2 modules it imports)").

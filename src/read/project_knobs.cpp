@@ -170,6 +170,37 @@ void apply_choice(Knob& k, const std::string& value, const KnobContext& ctx) {
   }
 }
 
+// The leading number of part `i` (0, 1) of a dotted version: "2.11.0+cu130" -> 2, 11.
+std::optional<int> version_part(const std::string& v, int i) {
+  size_t pos = 0;
+  for (int k = 0; k < i; ++k) {
+    pos = v.find('.', pos);
+    if (pos == std::string::npos) return std::nullopt;
+    ++pos;
+  }
+  if (pos >= v.size() || !std::isdigit(static_cast<unsigned char>(v[pos]))) return std::nullopt;
+  return std::atoi(v.c_str() + pos);
+}
+
+// Whether a torch check holds here: nullopt when a version it compares is unknown.
+std::optional<bool> torch_check_holds(const TorchCheck& c, const KnobContext& ctx) {
+  for (const auto& cmp : c.all) {
+    auto v = cmp.part == "cuda_major" ? version_part(ctx.torch_cuda, 0)
+                                      : version_part(ctx.torch_version, cmp.part == "major" ? 0 : 1);
+    if (!v) return std::nullopt;
+    const int x = *v, y = cmp.value;
+    const bool ok = cmp.op == "Eq"      ? x == y
+                    : cmp.op == "NotEq" ? x != y
+                    : cmp.op == "Lt"    ? x < y
+                    : cmp.op == "LtE"   ? x <= y
+                    : cmp.op == "Gt"    ? x > y
+                    : cmp.op == "GtE"   ? x >= y
+                                        : false;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 // Why an op cannot build here for the planned targets, or "" when it can.
 std::string op_blocker(const OpSwitch& op, const KnobContext& ctx) {
   if (op.cuda && !ctx.cuda) return "a CUDA op and CUDA is off in this plan";
@@ -182,6 +213,10 @@ std::string op_blocker(const OpSwitch& op, const KnobContext& ctx) {
       if (a < op.min_cc)
         return fmt::format("it accepts compute capability {}.{} and above ({}); sm_{} is planned", op.min_cc / 10,
                            op.min_cc % 10, op.checks, a);
+  for (const auto& c : op.torch_checks)
+    if (auto holds = torch_check_holds(c, ctx); holds && *holds != c.need)
+      return fmt::format("its check {} ({}) rules out the torch here ({}{})", c.where, c.text, ctx.torch_version,
+                         ctx.torch_cuda.empty() ? "" : ", CUDA " + ctx.torch_cuda);
   return {};
 }
 
@@ -201,6 +236,16 @@ void decide_ops(const ProjectReading& reading, const KnobContext& ctx, KnobPlan&
                                      op.name, op.var)
                                : fmt::format("optional op {} left off: {}", op.name, blocker);
     apply_choice(k, blocker.empty() ? "1" : "0", ctx);
+    // What kiln could not decide about an op that is on: named with file:line, for the user to check.
+    if (k.value == "1") {
+      for (const auto& c : op.torch_checks)
+        if (!torch_check_holds(c, ctx))
+          kp.undecided.push_back(
+              fmt::format("{} {}: op {} compares torch's version or its CUDA's, which kiln does not know here", c.where,
+                          c.text, op.name));
+      for (const auto& u : op.open)
+        kp.undecided.push_back(fmt::format("{} {}: op {} {}", u.where, u.text, op.name, u.why));
+    }
     kp.knobs.push_back(std::move(k));
   }
 }

@@ -36,18 +36,43 @@ struct KnobSighting {
 };
 
 // A pre-built op of an op-builder project (DeepSpeed's pattern): a class with BUILD_VAR.
-struct OpSwitch {
-  std::string name;                    // fused_adam
-  std::string var;                     // DS_BUILD_FUSED_ADAM
-  std::string where;                   // op_builder/fused_adam.py:12 (the BUILD_VAR line)
-  std::string checks;                  // where its is_compatible is, or ""
-  bool cuda = false;                   // its class chain is a CUDA builder
-  std::vector<std::string> libraries;  // linked libraries its is_compatible checks for (aio)
-  int min_cc = 0;                      // the lowest compute capability it accepts (70), 0 when it does not say
+// A comparison of torch's version in an op's is_compatible: every `all` entry holding is what the
+// op needs (`need` true) or what rules it out (`need` false).
+struct TorchCheck {
+  struct Cmp {
+    std::string part;  // major, minor, cuda_major
+    std::string op;    // Python's ast name: Eq, NotEq, Lt, LtE, Gt, GtE
+    int value = 0;
+  };
+  std::vector<Cmp> all;
+  bool need = true;
+  std::string where, text;
 };
 
 struct Undecided {
   std::string where, text, why;
+};
+
+struct OpSwitch {
+  std::string name;                      // fused_adam
+  std::string var;                       // DS_BUILD_FUSED_ADAM
+  std::string where;                     // op_builder/fused_adam.py:12 (the BUILD_VAR line)
+  std::string checks;                    // where its is_compatible is, or ""
+  bool cuda = false;                     // its class chain is a CUDA builder
+  std::vector<std::string> libraries;    // linked libraries its is_compatible checks for (aio)
+  int min_cc = 0;                        // the lowest compute capability it accepts (70), 0 when it does not say
+  std::vector<TorchCheck> torch_checks;  // torch version comparisons its is_compatible makes
+  std::vector<Undecided> open;           // other checks (a folder variable, an import), named only
+};
+
+// A project's own parser of TORCH_CUDA_ARCH_LIST (DeepSpeed's op_builder/builder.py): the value is
+// split and parts of each entry go through int(), which fails on 9.0a or 10.0f.
+struct ArchParser {
+  std::string var;                 // TORCH_CUDA_ARCH_LIST
+  std::string read;                // op_builder/builder.py:714, where it is read
+  std::vector<std::string> sites;  // op_builder/builder.py:742, each int() of a part
+  std::string text;                // the last site's line
+  bool plus_ok = false;            // it cuts "+PTX" off before int() (part.split('+')[0])
 };
 
 // What data/read_setup.py found (setup_py_ast.hpp runs it).
@@ -56,6 +81,7 @@ struct SetupPyReading {
   std::vector<OpSwitch> ops;
   std::vector<std::string> extensions;  // "op_builder/builder.py:829 CUDAExtension"
   std::vector<Undecided> undecided;
+  std::vector<ArchParser> arch_parsers;
   std::vector<std::string> files;  // setup.py and the modules followed
   std::string cuda_evidence, hardcoded_archs, calls_cmake;
 };

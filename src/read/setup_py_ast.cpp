@@ -62,12 +62,34 @@ tl::expected<SetupPyReading, std::string> parse_setup_reading(std::string_view t
       op.min_cc = o.value("min_cc", 0);
       for (const auto& l : o.value("libraries", json::array()))
         if (l.is_string()) op.libraries.push_back(l.get<std::string>());
+      for (const auto& t : o.value("torch", json::array())) {
+        TorchCheck c;
+        c.need = t.value("need", true);
+        c.where = str(t, "where");
+        c.text = str(t, "text");
+        for (const auto& a : t.value("all", json::array()))
+          if (a.is_array() && a.size() == 3 && a[0].is_string() && a[1].is_string() && a[2].is_number_integer())
+            c.all.push_back({a[0].get<std::string>(), a[1].get<std::string>(), a[2].get<int>()});
+        if (!c.all.empty()) op.torch_checks.push_back(std::move(c));
+      }
+      for (const auto& u : o.value("open", json::array()))
+        op.open.push_back({str(u, "where"), str(u, "text"), str(u, "why")});
       if (!op.var.empty()) r.ops.push_back(std::move(op));
     }
     for (const auto& e : j.value("extensions", json::array()))
       r.extensions.push_back(str(e, "where") + " " + str(e, "kind"));
     for (const auto& u : j.value("undecided", json::array()))
       r.undecided.push_back({str(u, "where"), str(u, "text"), str(u, "why")});
+    for (const auto& a : j.value("arch_parsers", json::array())) {
+      ArchParser ap;
+      ap.var = str(a, "var");
+      ap.read = str(a, "read");
+      ap.text = str(a, "text");
+      ap.plus_ok = a.value("plus_ok", false);
+      for (const auto& w : a.value("sites", json::array()))
+        if (w.is_string()) ap.sites.push_back(w.get<std::string>());
+      if (!ap.var.empty() && !ap.sites.empty()) r.arch_parsers.push_back(std::move(ap));
+    }
     for (const auto& f : j.value("files", json::array()))
       if (f.is_string()) r.files.push_back(f.get<std::string>());
   } catch (const json::exception& e) {

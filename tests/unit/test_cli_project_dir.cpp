@@ -5,6 +5,7 @@
 
 #include "cli/command.hpp"
 #include "cli/project_dir.hpp"
+#include "core/data.hpp"
 #include "test_support.hpp"
 
 using namespace kiln;
@@ -19,6 +20,32 @@ TEST(ProjectDir, TheCurrentFolderWhenItIsAProject) {
   auto r = cli::resolve_project_dir("", h.seams, false, "/work/proj");
   EXPECT_EQ(r.dir, "/work/proj");
   EXPECT_EQ(r.reason, "the current folder (no DIR given)");
+}
+
+TEST(ProjectDir, TheCurrentFolderIsReadAsANamedDirIs) {
+  // A setup.py whose extensions come from its own op-builder package names no torch word: with no
+  // DIR, the folder is still found by the ast reading (the interpreter's answer is faked here).
+  Harness h;
+  h.env.set("PATH", "/usr/bin");
+  h.fs.add_file("/usr/bin/python3", "", true);
+  h.fs.add_file("/work/ds/setup.py", "from op_builder.all_ops import ALL_OPS\n");
+  const std::string reader(*kiln::data::file("read_setup.py"));
+  h.proc.on("/usr/bin/python3 -I -S -c " + reader + " /work/ds",
+            io::ran(R"({"version": 1, "files": ["setup.py", "op_builder/fused_adam.py"],
+                        "ops": [{"name": "fused_adam", "var": "DS_BUILD_FUSED_ADAM", "cuda": true,
+                                 "where": "op_builder/fused_adam.py:6"}]})"));
+  auto r = cli::resolve_project_dir("", h.seams, false, "/work/ds");
+  EXPECT_EQ(r.dir, "/work/ds");
+  ASSERT_EQ(h.proc.calls().size(), 1u);  // the reader ran, on this folder
+  // Without a reading (the interpreter said nothing kiln can use), the words decide: none here.
+  h.proc.on("/usr/bin/python3 -I -S -c " + reader + " /work/ds", io::ran("not json"));
+  try {
+    cli::resolve_project_dir("", h.seams, false, "/work/ds");
+    FAIL() << "expected a usage error";
+  } catch (const cli::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("found setup.py, which names no torch extension"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ProjectDir, TheBundledExampleFromTheKilnRepository) {

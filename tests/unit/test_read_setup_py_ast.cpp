@@ -3,6 +3,8 @@
 // what cannot be read statically, and the JSON seam with its failures.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -65,7 +67,7 @@ TEST(SetupPyAst, WrappersAroundEnvironmentReads) {
   EXPECT_EQ(s["C_PATH"].use, KnobSighting::Use::value);
   EXPECT_EQ(s["D_BUILD_CUDA"].true_value, "1");
   EXPECT_EQ(s["D_BUILD_CUDA"].default_value, "0");
-  EXPECT_EQ(s["E_USE_CUDA"].line, 9);  // the call's line, the comparison two lines below
+  EXPECT_EQ(s["E_USE_CUDA"].line, 12);  // the comparison's line, three below the call's
   EXPECT_EQ(s["E_USE_CUDA"].true_value, "1");
   EXPECT_EQ(s["F_ONE"].true_value, "1");  // a loop over literal names
   EXPECT_EQ(s["F_TWO"].true_value, "1");
@@ -155,6 +157,64 @@ TEST(SetupPyAst, ASetupPyThatRunsCMakeReadsCMakeOptions) {
   ASSERT_EQ(kp.knobs.size(), 2u);
   EXPECT_TRUE(kp.knobs[0].cmake);
   EXPECT_EQ(kp.knobs[0].value, "ON");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(SetupPyAst, TheProjectsOwnIntParseOfTheArchList) {
+  // tests/fixtures/projects/deepspeed reproduces DeepSpeed's compute_capability_args.
+  io::RealProcessRunner proc;
+  auto r = read::read_setup_py_ast(proc, "python3", kiln::testing::source_dir() + "/tests/fixtures/projects/deepspeed");
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_EQ(r->arch_parsers.size(), 1u);
+  const auto& a = r->arch_parsers[0];
+  EXPECT_EQ(a.var, "TORCH_CUDA_ARCH_LIST");
+  EXPECT_EQ(a.read, "op_builder/builder.py:28");
+  EXPECT_EQ(a.sites, (std::vector<std::string>{"op_builder/builder.py:32", "op_builder/builder.py:36",
+                                               "op_builder/builder.py:37"}));
+  EXPECT_TRUE(a.plus_ok);  // int(p.split("+")[0])
+
+  // A list read and split but never converted with int() is no such parser; neither is an int() of
+  // another variable beside it.
+  Project p;
+  p.write("setup.py",
+          "import os\n"
+          "archs = os.environ.get('TORCH_CUDA_ARCH_LIST', '9.0').split(';')\n"
+          "flags = ['-arch=sm_' + a.replace('.', '') for a in archs]\n"
+          "jobs = int(os.environ.get('MAX_JOBS', '4'))\n");
+  EXPECT_TRUE(p.read().arch_parsers.empty());
+}
+
+}  // namespace
+
+namespace {
+
+TEST(SetupPyAst, OnlyProbesThatGateCudaCountAndSplitReadsPointAtTheComparison) {
+  Project p;
+  p.write("setup.py",
+          "import os, torch\n"
+          "from torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+          "bf16 = False\n"
+          "if hasattr(torch.cuda, 'is_bf16_supported') and torch.cuda.is_available():\n"  // DeepSpeed setup.py:288
+          "    bf16 = torch.cuda.is_bf16_supported()\n"
+          "sources = ['a.cpp']\n"
+          "if torch.cuda.is_available() or os.getenv(\n"  // detectron2's gate over three lines
+          "    'FORCE_CUDA', '0'\n"
+          ") == '1':\n"
+          "    sources += ['a.cu']\n"
+          "setup(ext_modules=[CppExtension('a', sources)])\n");
+  auto r = p.read();
+  std::vector<KnobSighting> probes;
+  for (const auto& s : r.sightings)
+    if (s.use == KnobSighting::Use::probe) probes.push_back(s);
+  ASSERT_EQ(probes.size(), 1u);
+  EXPECT_EQ(probes[0].line, 7);  // the gate, not the bf16 flag at line 4
+  auto s = by_name(r);
+  EXPECT_EQ(s["FORCE_CUDA"].line, 9);  // where `== '1'` is
+  EXPECT_EQ(s["FORCE_CUDA"].text, "if torch.cuda.is_available() or os.getenv( 'FORCE_CUDA', '0' ) == '1':");
+  EXPECT_EQ(s["FORCE_CUDA"].true_value, "1");
 }
 
 }  // namespace

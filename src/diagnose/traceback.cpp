@@ -1,0 +1,102 @@
+#include "diagnose/traceback.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace kiln::diagnose {
+namespace {
+
+// A traceback longer than this is not one (or is not worth reading further): the reader gives up.
+constexpr int kMaxLines = 4000;
+
+size_t indent_of(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return i;
+}
+
+std::string_view trim(std::string_view s) {
+  s.remove_prefix(indent_of(s));
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// `File "path", line N, in function` (the indentation already removed).
+bool parse_frame(std::string_view s, TracebackFrame& f) {
+  if (s.rfind("File \"", 0) != 0) return false;
+  const size_t close = s.find("\", line ", 6);
+  if (close == std::string_view::npos) return false;
+  f.file = std::string(s.substr(6, close - 6));
+  f.line = std::atoi(std::string(s.substr(close + 8, 12)).c_str());
+  const size_t in = s.find(", in ", close);
+  f.function = in == std::string_view::npos ? std::string() : std::string(s.substr(in + 5));
+  return true;
+}
+
+// Python 3.11's markers under a code line (   ~~~^^^^^).
+bool is_marker(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c == '^' || c == '~' || c == ' '; });
+}
+
+}  // namespace
+
+TracebackReader::TracebackReader(std::string_view header, uint64_t number) {
+  indent_ = indent_of(header);
+  tb_.header_line = number;
+}
+
+bool TracebackReader::feed(std::string_view line, uint64_t number) {
+  if (state_ != State::frames) return false;
+  if (++lines_ > kMaxLines) {
+    state_ = State::abandoned;
+    return false;
+  }
+  const std::string_view text = trim(line);
+  if (text.empty()) return true;  // a blank line a build tool put between frames
+  const size_t indent = indent_of(line);
+  if (indent < indent_) {  // the log went on without an exception line: a cut traceback
+    state_ = State::abandoned;
+    return false;
+  }
+  if (indent == indent_) {
+    // Back at the header's indentation: the exception (or a frame printed without its indent).
+    TracebackFrame f;
+    if (parse_frame(text, f)) {
+      f.log_line = number;
+      tb_.frames.push_back(std::move(f));
+      return true;
+    }
+    tb_.exception = std::string(text);
+    tb_.exception_line = number;
+    state_ = tb_.frames.empty() ? State::abandoned : State::done;
+    return false;
+  }
+  TracebackFrame f;
+  if (parse_frame(text, f)) {
+    f.log_line = number;
+    tb_.frames.push_back(std::move(f));
+  } else if (!tb_.frames.empty() && tb_.frames.back().code.empty() && !is_marker(text) && text.front() != '[') {
+    tb_.frames.back().code = std::string(text);  // "[Previous line repeated 996 more times]" is not code
+  }
+  return true;
+}
+
+bool is_library_frame(std::string_view file) {
+  if (file.empty() || file.front() == '<') return true;  // <string>, <frozen runpy>, <pip-setuptools-caller>
+  for (std::string_view part : {"/site-packages/", "/dist-packages/", "/pip/_internal/", "/pip/_vendor/",
+                                "/setuptools/", "/distutils/", "/pyproject_hooks/"})
+    if (file.find(part) != std::string_view::npos) return true;
+  // The standard library: .../lib/python3.12/x.py
+  const size_t lib = file.find("/lib/python");
+  if (lib != std::string_view::npos && lib + 11 < file.size() && file[lib + 11] >= '0' && file[lib + 11] <= '9')
+    return true;
+  return false;
+}
+
+const TracebackFrame* project_frame(const Traceback& tb) {
+  for (auto it = tb.frames.rbegin(); it != tb.frames.rend(); ++it)
+    if (!is_library_frame(it->file)) return &*it;
+  return tb.frames.empty() ? nullptr : &tb.frames.back();
+}
+
+}  // namespace kiln::diagnose
