@@ -6,10 +6,10 @@
 #      log and the launcher's records);
 #   3. the longest unit compiled alone on the now idle machine, with --split-compile=<cores>
 #      (measured, not estimated): its command from its Ninja folder, kiln's compiler wrappers
-#      replaced by the real compilers.
+#      replaced by the real compilers, nvcc's architectures pruned by `kiln exec` as in the build.
 # Prints the bound, max(total compile CPU / cores, longest unit alone), both figures, and the ratio
 # cold wall / bound, as a Markdown row for docs/benchmarks.md. Writes OUT/{build.log,report.txt,
-# report.json,exec.jsonl,alone.log,row.md,grants.txt} (grants.txt: what kiln exec gave each unit
+# report.json,exec.jsonl,alone.log,alone.cmd,row.md,grants.txt} (grants.txt: what kiln exec gave each unit
 # and why, in launch order).
 # KILN_BENCH_DEADLINE (unix seconds), when set, bounds step 3: the unit alone is stopped there and
 # the row says "> N s (cut)" (bench/gpu_issue19.sh runs two projects in one device call).
@@ -22,7 +22,9 @@ kiln=$(readlink -f "$1"); py=$2; src=$(readlink -f "$3"); out=$(readlink -f "$4"
 mkdir -p "$out"
 measure="$(cd "$(dirname "$0")" && pwd)/measure.py"
 work=$(mktemp -d /tmp/kiln-bound-XXXX)
-export CCACHE_DIR=$work/ccache XDG_CACHE_HOME=$work/xdg
+# KILN_BENCH_XDG: a kiln user cache to keep between runs (what kiln learned of each unit), for a
+# second cold build from a fresh path (bench/history_second_build.sh); ccache always starts empty.
+export CCACHE_DIR=$work/ccache XDG_CACHE_HOME=${KILN_BENCH_XDG:-$work/xdg}
 proj=$work/$(basename "$src")
 cp -r "$src" "$proj" && rm -rf "$proj/build" "$proj/build-kiln" "$proj"/*.egg-info
 
@@ -68,6 +70,13 @@ done
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 cmd=${cmd//$proj\/build-kiln\/.kiln\/bin\/nvcc/$nvcc}
 cmd=${cmd//$proj\/build-kiln\/.kiln\/bin\/c++/c++}
+# The same architectures as the build compiled: a project that hard-codes its -gencode list (mamba:
+# nine) had them pruned by kiln exec to the planned ones (--prune-archs), so the unit alone runs
+# through kiln exec with the plan's list too, and no governor split of its own (NVCC_APPEND_FLAGS).
+archs=$("$kiln" plan "$proj" --gpu "$gpu" --prune-archs --python "$py" --json 2>/dev/null |
+  "$py" -c "import json, sys; print(json.load(sys.stdin)['archs']['cmake'])" 2>/dev/null)
+case $cmd in "$nvcc "*) [ -n "$archs" ] && cmd="KILN_PRUNE_ARCHS='$archs' $(printf '%q' "$kiln") exec -- $cmd";; esac
+echo "unit alone: ${cmd:0:300}" > "$out/alone.cmd"
 (cd "$cwd" && rm -f "$unit")
 limit=100000
 [ -n "${KILN_BENCH_DEADLINE:-}" ] && limit=$((KILN_BENCH_DEADLINE - $(date +%s)))
