@@ -453,8 +453,8 @@ class Reader:
             if not isinstance(n, ast.Call) or isinstance(n.func, ast.Name) and n.func.id in ("int", "float"):
                 continue
             callee = n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(n.func, ast.Attribute) else None
-            if depth >= 3 or callee not in self.fns:
-                continue
+            if depth >= 3 or callee not in self.fns or isinstance(n.func, ast.Attribute) and mentions(n.func.value):
+                continue  # ccs.append(x) is the list's own method, not the project's function
             for m2, fn2 in self.fns[callee]:
                 params = [a.arg for a in fn2.args.args]
                 skip = 1 if params and params[0] in ("self", "cls") and isinstance(n.func, ast.Attribute) else 0

@@ -29,8 +29,10 @@ void route_suffixed_targets_of_project_lists(Plan& p, const std::vector<read::Ar
         "the project takes its architectures from {} ({}){} and kiln sets it to {} in its default's spelling, which "
         "has no place for {}: {}",
         k.name, k.where, parsed, k.value, core::format_cmake(suffixed),
-        added ? "kiln's nvcc launcher adds them to each device compile"
-              : "they are left out (kiln's compiler launcher is off, which would add them)"));
+        added ? std::string("kiln's nvcc launcher adds them to each device compile")
+              : fmt::format("kiln cannot add them to this build; give {} in the project's spelling with --knob to "
+                            "build them",
+                            k.name)));
   }
 }
 
