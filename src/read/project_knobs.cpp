@@ -219,12 +219,12 @@ std::string op_blocker(const OpSwitch& op, const KnobContext& ctx) {
                          ctx.torch_cuda.empty() ? "" : ", CUDA " + ctx.torch_cuda);
   for (const auto& u : op.open) {
     if (!u.module.empty() && u.required && ctx.has_module && ctx.has_module(u.module) == std::optional<bool>(false))
-      return fmt::format("its check {} ({}) needs the Python module {}, which the build's interpreter does not find; "
-                         "install it",
-                         u.where, u.text, u.module);
+      return fmt::format(
+          "its check {} ({}) needs the Python module {}, which the build's interpreter does not find; "
+          "install it",
+          u.where, u.text, u.module);
     if (!u.folder_var.empty() && ctx.folder_exists && ctx.folder_exists(u.folder_var) == std::optional<bool>(false))
-      return fmt::format("its check reads {} ({}), which names no folder here; fix or unset it", u.folder_var,
-                         u.where);
+      return fmt::format("its check reads {} ({}), which names no folder here; fix or unset it", u.folder_var, u.where);
   }
   return {};
 }

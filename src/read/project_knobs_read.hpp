@@ -89,7 +89,7 @@ struct SetupPyReading {
   std::vector<Undecided> undecided;
   std::vector<ArchParser> arch_parsers;
   std::vector<Undecided> build_options;  // setup.cfg's [build_ext]/[build] options that change the build
-  std::vector<std::string> files;  // setup.py and the modules followed
+  std::vector<std::string> files;        // setup.py and the modules followed
   std::string cuda_evidence, hardcoded_archs, calls_cmake;
 };
 

@@ -73,8 +73,8 @@ tl::expected<SetupPyReading, std::string> parse_setup_reading(std::string_view t
         if (!c.all.empty()) op.torch_checks.push_back(std::move(c));
       }
       for (const auto& u : o.value("open", json::array())) {
-        Undecided d{str(u, "where"), str(u, "text"), str(u, "why"), str(u, "module"), str(u, "folder_var"),
-                    u.value("required", false)};
+        Undecided d{str(u, "where"),  str(u, "text"),       str(u, "why"),
+                    str(u, "module"), str(u, "folder_var"), u.value("required", false)};
         op.open.push_back(std::move(d));
       }
       if (!op.var.empty()) r.ops.push_back(std::move(op));

@@ -290,8 +290,9 @@ TEST(ProjectKnobsFixtures, DeepSpeedOpsDecidedOnTheModulesAndFoldersTheirChecksN
   ctx.has_module = [](const std::string& m) { return std::optional<bool>(m != "triton"); };
   auto without = plan_for("deepspeed", ctx);
   EXPECT_EQ(find(without, "DS_BUILD_SPARSE_ATTN")->value, "0");
-  EXPECT_NE(find(without, "DS_BUILD_SPARSE_ATTN")->reason.find("op_builder/sparse_attn.py:16 (import triton) needs the "
-                                                                 "Python module triton"),
+  EXPECT_NE(find(without, "DS_BUILD_SPARSE_ATTN")
+                ->reason.find("op_builder/sparse_attn.py:16 (import triton) needs the "
+                              "Python module triton"),
             std::string::npos)
       << find(without, "DS_BUILD_SPARSE_ATTN")->reason;
   EXPECT_TRUE(named(without, "needs CUTLASS_PATH"));  // unset: the project may look elsewhere

@@ -340,7 +340,8 @@ TEST(SetupPyAst, OpChecksSayWhichModuleAndFolderTheyNeed) {
 
   // An import the check survives without (no handler that fails it) is not required.
   Project p;
-  p.write("setup.py", "from torch.utils.cpp_extension import CUDAExtension\nimport ops\nx = CUDAExtension('x', ['x.cu'])\n");
+  p.write("setup.py",
+          "from torch.utils.cpp_extension import CUDAExtension\nimport ops\nx = CUDAExtension('x', ['x.cu'])\n");
   p.write("ops/__init__.py", "");
   p.write("ops/a.py",
           "class ABuilder:\n"
