@@ -362,7 +362,7 @@ class Reader:
             unsafe = [x for x in f["sites"] if not x[2]]
             kept = unsafe or f["sites"]
             home = kept[0][0].rel  # the file where the value is first converted: its last site is shown
-            sites = sorted(kept, key=lambda x: (x[0].rel != home, x[0].rel, x[1].lineno))
+            sites = sorted(kept, key=lambda x: (x[0].rel, x[1].lineno))
             uniq = []
             for x in sites:
                 if x[0].where(x[1]) not in [u[0].where(u[1]) for u in uniq]:

@@ -288,8 +288,8 @@ TEST(SetupPyAst, TransformerEngineHandsItsListToAParserThatReadsSuffixes) {
   ASSERT_TRUE(r) << r.error();
   ASSERT_EQ(r->arch_parsers.size(), 1u);
   EXPECT_EQ(r->arch_parsers[0].var, "NVTE_CUDA_ARCHS");
-  EXPECT_EQ(r->arch_parsers[0].read, "build_tools/utils.py:19");  // cuda_archs(), returned to setup.py
-  EXPECT_EQ(r->arch_parsers[0].sites, std::vector<std::string>{"build_tools/utils.py:29"});
+  EXPECT_EQ(r->arch_parsers[0].read, "build_tools/utils.py:17");  // cuda_archs(), returned to setup.py
+  EXPECT_EQ(r->arch_parsers[0].sites, std::vector<std::string>{"build_tools/utils.py:28"});
   EXPECT_TRUE(r->arch_parsers[0].suffix_ok);  // e.rstrip("af").isdigit() and int(e.rstrip("af"))
 }
 
