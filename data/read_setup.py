@@ -346,14 +346,24 @@ class Reader:
                     self.fns.setdefault(n.name, []).append((m, n))
         found = {}  # var -> {"read", "sites": [(m, node, safe)], "plus_ok"}
         sources = {}  # name of a project function that returns the list -> var
+        env_reads = {}  # module -> [(node, (var, where))]: the environment reads, found once
+        for m in self.modules:
+            if m.depth <= 1:
+                env_reads[m.rel] = [(n, v) for n in m.nodes for v in [self.arch_var(n, m, {})] if v]
         for _ in range(3):  # a function returning the list makes its calls reads too
             before = len(sources)
             for m in self.modules:
                 if m.depth > 1:
                     continue
-                for scope in m.nodes:
-                    if isinstance(scope, (ast.FunctionDef, ast.Module)):
-                        self.arch_scope(m, scope, found, sources)
+                scopes = {}  # the innermost function (or the module) of each read
+                calls = [(n, sources[f]) for n in m.nodes if isinstance(n, ast.Call)
+                         for f in [n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(n.func, ast.Attribute) else None]
+                         if f in sources] if sources else []
+                for n, v in env_reads[m.rel] + calls:
+                    scope = self.in_function(n, m) or m.tree
+                    scopes.setdefault(id(scope), (scope, {}))[1].setdefault(v[0], []).append((n, v[1]))
+                for scope, reads in scopes.values():
+                    self.arch_scope(m, scope, reads, found, sources)
             if len(sources) == before:
                 break
         for var, f in found.items():
@@ -387,13 +397,8 @@ class Reader:
             return sources.get(name)
         return None
 
-    def arch_scope(self, m, scope, found, sources):
+    def arch_scope(self, m, scope, reads, found, sources):
         walked = list(ast.walk(scope))
-        reads = {}
-        for n in walked:
-            v = self.arch_var(n, m, sources)
-            if v and (not isinstance(scope, ast.Module) or self.in_function(n, m) is None):
-                reads.setdefault(v[0], []).append((n, v[1]))
         for var, nodes in reads.items():
             f = found.setdefault(var, {"read": None, "sites": [], "plus_ok": False, "seen": set()})
             had = len(f["sites"])
@@ -511,7 +516,7 @@ class Reader:
                 self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
             if is_setup and not self.out["hardcoded_archs"] and ("arch=compute_" in s or s in ("-gencode", "--generate-code")):
                 self.out["hardcoded_archs"] = "%s %s" % (m.where(node), m.text(node.lineno))
-            if is_setup and not self.out["calls_cmake"] and s == "cmake" and isinstance(m.parent.get(node), (ast.List, ast.Call)):
+            if m.depth <= 1 and not self.out["calls_cmake"] and s == "cmake" and isinstance(m.parent.get(node), (ast.List, ast.Call)):
                 self.out["calls_cmake"] = "%s %s" % (m.where(node), m.text(node.lineno))
 
     def gates_cuda(self, probe, m, alias):

@@ -366,7 +366,8 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
   if (p.kind == read::ProjectKind::pytorch) return {};
   p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
-  route_suffixed_targets_of_project_lists(p, setup ? setup->arch_parsers : std::vector<read::ArchParser>{});
+  route_suffixed_targets_of_project_lists(p, setup ? setup->arch_parsers : std::vector<read::ArchParser>{},
+                                          setup ? setup->calls_cmake : std::string());
   if (p.cuda() && !p.knobs.cmake_archs.empty())
     p.notes.push_back("the project sets its own architectures (" + p.knobs.cmake_archs +
                       "), which beat the planned CMAKE_CUDA_ARCHITECTURES for what it covers");

@@ -6,7 +6,8 @@
 
 namespace kiln::plan {
 
-void route_suffixed_targets_of_project_lists(Plan& p, const std::vector<read::ArchParser>& parsers) {
+void route_suffixed_targets_of_project_lists(Plan& p, const std::vector<read::ArchParser>& parsers,
+                                             const std::string& cmake_call) {
   if (!p.cuda()) return;
   core::TargetSet suffixed;
   for (const auto& t : p.targets)
@@ -18,7 +19,7 @@ void route_suffixed_targets_of_project_lists(Plan& p, const std::vector<read::Ar
     for (const auto& a : parsers)
       if (a.var == k.name && !a.suffix_ok && !a.sites.empty())
         parsed = fmt::format(", converts parts of each entry with int() ({}: {}),", a.sites.front(), a.text);
-    const bool added = p.wraps_compilers();
+    const bool added = p.wraps_compilers() && cmake_call.empty();
     if (added) {
       core::TargetSet extra = suffixed;
       if (auto had = p.env.find("KILN_EXTRA_ARCHS"); had != p.env.end())
@@ -29,9 +30,12 @@ void route_suffixed_targets_of_project_lists(Plan& p, const std::vector<read::Ar
         "the project takes its architectures from {} ({}){} and kiln sets it to {} in its default's spelling, which "
         "has no place for {}: {}",
         k.name, k.where, parsed, k.value, core::format_cmake(suffixed),
-        added ? std::string("kiln's nvcc launcher adds them to each device compile")
-              : fmt::format("kiln cannot add them to this build; give {} in the project's spelling with --knob to "
+        added ? "kiln's nvcc launcher adds " + core::format_cmake(suffixed) + " to each device compile"
+              : fmt::format("kiln cannot add them to this build{}; give {} in the project's spelling with --knob to "
                             "build them",
+                            cmake_call.empty()
+                                ? ""
+                                : " (the build runs CMake itself, " + cmake_call + ", which picks its own nvcc)",
                             k.name)));
   }
 }

@@ -11,6 +11,9 @@
 
 namespace kiln::plan {
 
-void route_suffixed_targets_of_project_lists(Plan& p, const std::vector<read::ArchParser>& parsers);
+// `cmake_call`: where setup.py or a module it imports runs CMake ("" when it does not): that build picks its own nvcc,
+// which kiln's launcher does not reach.
+void route_suffixed_targets_of_project_lists(Plan& p, const std::vector<read::ArchParser>& parsers,
+                                             const std::string& cmake_call = "");
 
 }  // namespace kiln::plan

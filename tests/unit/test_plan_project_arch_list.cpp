@@ -40,7 +40,14 @@ TEST(ProjectArchList, SuffixedTargetsGoThroughTheLauncherAndTheParserIsNamed) {
                             "(setup.py:244: if int(bare) >= 90:)"),
             std::string::npos)
       << p.notes[0];
-  EXPECT_NE(p.notes[0].find("nvcc launcher adds them"), std::string::npos);
+  EXPECT_NE(p.notes[0].find("nvcc launcher adds 90a-real to each device compile"), std::string::npos) << p.notes[0];
+
+  // setup.py runs CMake itself: that build picks its own nvcc, so nothing is routed, and the note says so.
+  auto c = extension_plan("90a-real");
+  plan::route_suffixed_targets_of_project_lists(c, {a}, "setup.py:14 cmake");
+  EXPECT_EQ(c.env.count("KILN_EXTRA_ARCHS"), 0u);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("the build runs CMake itself, setup.py:14 cmake"), std::string::npos) << c.notes[0];
 
   // A parser that reads suffixes is not named; without kiln's launcher the note says what to do.
   auto q = extension_plan("90a-real");
