@@ -10,6 +10,7 @@
 #include "core/fnv.hpp"
 #include "io/user_cache.hpp"
 #include "plan/ledger_place.hpp"
+#include "plan/project_arch_list.hpp"
 #include "plan/python_env.hpp"
 #include "plan/request_args.hpp"
 #include "plan/stale_config.hpp"
@@ -17,6 +18,7 @@
 #include "probe/ccache_folder.hpp"
 #include "probe/externally_managed.hpp"
 #include "probe/nvcc.hpp"
+#include "probe/python_modules.hpp"
 #include "probe/torch_install.hpp"
 #include "read/enclosing_project.hpp"
 #include "read/pytorch_options.hpp"
@@ -335,15 +337,37 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   kc.overrides = *overrides;
   kc.env = &s.env;
   kc.has_library = [&s](const std::string& name) { return linker_finds(s.fs, name); };
+  // What the ops' checks import (triton), looked up once in the build's interpreter.
+  std::vector<std::string> modules;
+  if (setup)
+    for (const auto& op : setup->ops)
+      for (const auto& u : op.open)
+        if (!u.module.empty()) modules.push_back(u.module);
+  const auto found = modules.empty() ? std::map<std::string, bool>() : probe::find_python_modules(s, p.python, modules);
+  kc.has_module = [&found](const std::string& m) -> std::optional<bool> {
+    auto it = found.find(m);
+    return it == found.end() ? std::nullopt : std::optional<bool>(it->second);
+  };
+  kc.folder_exists = [&s, &sets](const std::string& var) -> std::optional<bool> {
+    auto set = sets.find(var);
+    auto value = set != sets.end() ? std::optional<std::string>(set->second) : s.env.get(var);
+    if (!value || value->empty()) return std::nullopt;
+    return s.fs.is_directory(*value);
+  };
   kc.torch_version = p.torch_version;
   if (!p.torch_package.empty())
     if (auto text = s.fs.read(p.torch_package + "/version.py")) {
       probe::TorchInfo t;
       if (probe::parse_torch_version_py(*text, t)) kc.torch_cuda = t.cuda;
     }
+  if (setup)
+    for (const auto& o : setup->build_options)
+      p.notes.push_back(fmt::format("{} {}: {}; kiln leaves setup.cfg as it is", o.where, o.text, o.why));
   // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
   if (p.kind == read::ProjectKind::pytorch) return {};
   p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
+  route_suffixed_targets_of_project_lists(p, setup ? setup->arch_parsers : std::vector<read::ArchParser>{},
+                                          setup ? setup->calls_cmake : std::string());
   if (p.cuda() && !p.knobs.cmake_archs.empty())
     p.notes.push_back("the project sets its own architectures (" + p.knobs.cmake_archs +
                       "), which beat the planned CMAKE_CUDA_ARCHITECTURES for what it covers");
@@ -444,7 +468,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     const read::ArchParser* parser = nullptr;
     if (setup)
       for (const auto& a : setup->arch_parsers)
-        if (a.var == "TORCH_CUDA_ARCH_LIST") parser = &a;
+        if (a.var == "TORCH_CUDA_ARCH_LIST" && !a.suffix_ok) parser = &a;
     auto env = python_build_env(p, *sets, parser, &p.notes);
     if (!env) return usage(env.error());
     p.env = *env;
