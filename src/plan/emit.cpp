@@ -171,16 +171,21 @@ std::string emit_dockerfile(const Plan& p) {
       "python3-pip "
       "&& rm -rf /var/lib/apt/lists/*\n";
   out += "COPY kiln /usr/local/bin/kiln\nCOPY . /src\nWORKDIR /src\n";
-  std::string args;
-  for (const auto& g : p.gpus) args += " --gpu '" + g.name + "'";
-  if (p.gpus.empty() && p.cuda()) args += " --archs '" + core::format_cmake(p.targets) + "' --from cmake";
-  if (!p.profile.empty()) args += " --profile " + p.profile;
-  for (const auto& o : p.options)
-    if (o.origin == "--set" || o.origin == "library") args += fmt::format(" --set {}={}", o.name, o.on ? 1 : 0);
-  out += fmt::format(
-      "RUN --mount=type=cache,target=/root/.cache/ccache kiln build /src --build-dir /src/build-kiln "
-      "--build-type {} --cache-dir /root/.cache/ccache{}\n",
-      p.build_type, args);
+  // The options that shaped the plan (the same list as --emit env's `kiln build` line), less what
+  // names this machine: the image has its own build folder, cache and python.
+  std::vector<std::string> left_out;
+  auto args = portable_args(p.kiln_args, p.project_dir, "/src", left_out);
+  for (const auto& a : left_out) out += one_line("# left out, a path on this machine: " + a) + "\n";
+  // Targets this machine chose (its GPUs, its TORCH_CUDA_ARCH_LIST or CUDAARCHS) are not in the
+  // options; the image has neither, so they are pinned.
+  if (p.cuda() &&
+      (p.arch_source == "local GPUs" || p.arch_source == "TORCH_CUDA_ARCH_LIST" || p.arch_source == "CUDAARCHS")) {
+    out += one_line("# --archs: chosen here from " + p.arch_source + ", pinned for the image") + "\n";
+    args.insert(args.end(), {"--archs", core::format_cmake(p.targets), "--from", "cmake"});
+  }
+  out += "RUN --mount=type=cache,target=/root/.cache/ccache " +
+         shell_args({"kiln", "build", "/src", "--build-dir", "/src/build-kiln", "--cache-dir", "/root/.cache/ccache"}) +
+         (args.empty() ? "" : " ") + shell_args(args) + "\n";
   // Runtime libraries the enabled features load at run time (the CUPTI lesson: the devel image has
   // them, the runtime image may not).
   out +=
