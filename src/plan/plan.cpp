@@ -48,6 +48,7 @@ std::string Plan::build_record_json() const {
   nlohmann::ordered_json j = {
       {"schema", 1},
       {"kiln_build_dir", build_dir},
+      {"project_dir", project_dir},  // report: the project of a build folder anywhere (its kiln.toml, its Ninjas)
       {"cores", cores},
       {"jobs", jobs.jobs},
       {"mem_budget_kib", governed() ? nlohmann::ordered_json(mem_budget_kib) : nlohmann::ordered_json(nullptr)},
