@@ -91,10 +91,12 @@ std::string emit_env(const Plan& p) {
       for (const char* lang : {"C", "CXX", "CUDA"})
         vars[std::string("CMAKE_") + lang + "_COMPILER_LAUNCHER"] = p.ccache;
     // Cache entries have no environment spelling: the configure line carries them.
-    std::vector<std::string> configure{"cmake", "-S", p.project_dir, "-B", p.build_dir};
+    std::vector<std::string> configure{"cmake", "-S", p.configure_source(), "-B", p.build_dir};
     if (p.libtorch()) configure.push_back("-DTorch_DIR=" + p.torch_dir);
     for (const auto& d : p.cmake_defines) configure.push_back("-D" + d);
-    out += one_line("# configure: " + shell_args(configure)) + "\n";
+    const std::string link =
+        p.source_link.empty() ? "" : shell_args({"ln", "-sfn", p.project_dir, p.source_link}) + " && ";
+    out += one_line("# configure: " + link + shell_args(configure)) + "\n";
   }
   if (!p.ccache.empty()) {
     // As kiln build runs ccache (Plan::child_env): paths relative to the base, so another checkout hits.

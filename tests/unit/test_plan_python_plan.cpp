@@ -220,9 +220,28 @@ TEST(PythonPlan, ABuildFolderOutsideTheProjectIsNotedForCacheSharing) {
   auto inside = h.plan("/src/p", {.gpus = {"h100"}});
   ASSERT_TRUE(inside) << inside.error().message;
   EXPECT_FALSE(has_note(*inside));
+  EXPECT_EQ(inside->source_link, "");
   auto outside = h.plan("/src/p", {.build_dir = "/builds/p", .gpus = {"h100"}});
   ASSERT_TRUE(outside) << outside.error().message;
   EXPECT_TRUE(has_note(*outside));
+  // Configured through BUILD/.s -> DIR, ccache's base the build folder: the same paths in any checkout.
+  EXPECT_EQ(outside->source_link, "/builds/p/.s");
+  const auto argv = outside->configure_argv();
+  ASSERT_GE(argv.size(), 5u);
+  EXPECT_EQ(argv[1], "-S");
+  EXPECT_EQ(argv[2], "/builds/p/.s");
+  EXPECT_EQ(outside->ccache_basedir(), "/builds/p");
+  EXPECT_NE(plan::emit_env(*outside).find("# configure: ln -sfn /src/p /builds/p/.s && cmake -S /builds/p/.s"),
+            std::string::npos);
+  // Without ccache there is nothing to share: DIR as it is.
+  EXPECT_EQ(h.plan("/src/p", {.build_dir = "/builds/p", .gpus = {"h100"}, .ccache = false})->source_link, "");
+  // A build folder CMake configured from DIR itself keeps it (CMake refuses another source folder).
+  h.fs.add_file("/builds/p/CMakeCache.txt", "CMAKE_HOME_DIRECTORY:INTERNAL=/src/p\n");
+  auto old = h.plan("/src/p", {.build_dir = "/builds/p", .gpus = {"h100"}});
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_EQ(old->source_link, "");
+  EXPECT_EQ(old->configure_argv()[2], "/src/p");
+  EXPECT_TRUE(has_note(*old));
 }
 
 TEST(PythonPlan, CpuProfileNeedsNoNvcc) {
