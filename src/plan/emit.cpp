@@ -217,7 +217,12 @@ tl::expected<std::string, std::string> emit(const Plan& p, const std::string& fo
   if (format == "cmake") return emit_cmake(p);
   if (format == "json") return core::dump_json(plan_to_json(p), 2) + "\n";
   if (format == "dockerfile") return emit_dockerfile(p);
-  return tl::unexpected("--emit '" + format + "': expected text, env, cmake, json or dockerfile");
+  return tl::unexpected(fmt::format("--emit '{}': expected {}", format, fmt::join(emit_formats(), ", ")));
+}
+
+const std::vector<std::string>& emit_formats() {
+  static const std::vector<std::string> formats{"text", "env", "cmake", "json", "dockerfile"};
+  return formats;
 }
 
 }  // namespace kiln::plan

@@ -38,8 +38,13 @@ struct Profile {
   std::map<std::string, std::string> set;
 };
 
-tl::expected<Profile, PlanError> load_profile(const std::string& name) {
+const toml::table& profiles_table() {
   static const toml::table t = data::load_toml("profiles.toml");
+  return t;
+}
+
+tl::expected<Profile, PlanError> load_profile(const std::string& name) {
+  const toml::table& t = profiles_table();
   const toml::table* p = t[name].as_table();
   if (!p) {
     std::string names;
@@ -405,6 +410,17 @@ void plan_source_link(Plan& p, const io::Filesystem& fs) {
 
 }  // namespace
 
+const std::vector<std::string>& build_types() {
+  static const std::vector<std::string> types{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
+  return types;
+}
+
+std::vector<std::string> profile_names() {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : profiles_table()) names.emplace_back(k.str());
+  return names;
+}
+
 tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpu_query,
                                         const probe::MachineInfo& machine) {
   SetupRead setup = tl::unexpected(std::string());
@@ -423,7 +439,8 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
                  : !profile.build_type.empty() ? profile.build_type
                                                : "Release";
   // CMake takes any word and builds it without optimisation flags: a typo would cost the whole speed.
-  static const std::set<std::string> kBuildTypes{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
+  const auto& types = build_types();
+  const std::set<std::string> kBuildTypes(types.begin(), types.end());
   if (!kBuildTypes.count(p.build_type))
     return usage(fmt::format("--build-type '{}': expected Release, RelWithDebInfo, Debug or MinSizeRel", p.build_type));
   auto sets = parse_assignments(req.sets, "--set", "KEY");
