@@ -391,7 +391,9 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
 // and "../" and a folder name is always longer. A build folder CMake already configured from DIR
 // itself keeps that (CMake refuses a second source folder), with a note.
 void plan_source_link(Plan& p, const io::Filesystem& fs) {
-  if (p.kind != read::ProjectKind::cmake || p.ccache.empty() || p.build_dir.rfind(p.project_dir + "/", 0) == 0) return;
+  if (p.kind != read::ProjectKind::cmake || p.ccache.empty() || p.build_dir == p.project_dir ||
+      p.build_dir.rfind(p.project_dir + "/", 0) == 0)
+    return;
   const std::string link = p.build_dir + "/.s";
   std::string home;
   if (auto cache = fs.read(p.build_dir + "/CMakeCache.txt"))
