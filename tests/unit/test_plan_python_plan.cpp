@@ -311,10 +311,13 @@ TEST(Emit, DockerfileBuildsWithTheOptionsThatShapedThePlan) {
   plan::BuildRequest r{.build_dir = "/tmp/out",
                        .gpus = {"h100", "a100"},
                        .jobs = 3,
+                       .kiln_exe = "/opt/kiln",
                        .prune_archs = true,
                        .cache_dir = "/home/u/cc",
                        .cmake_defines = {"MT_FAST=ON", "MT_DATA=/cm/data", "MT_SDK=/opt/sdk"}};
-  auto p = h.plan("/cm", r).value();
+  auto planned = h.plan("/cm", r);
+  ASSERT_TRUE(planned) << planned.error().message;
+  const auto& p = *planned;
   const auto env = plan::emit_env(p);
   const auto docker = plan::emit_dockerfile(p);
   const std::string env_args = kiln_build_args(env, "# kiln build ", "/cm");
