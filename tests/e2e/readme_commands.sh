@@ -13,7 +13,7 @@ echo "README and .ci/run agree on both commands"
 
 # The README's usage examples that need no project, GPU or network (the `kiln archs` and `kiln gpus`
 # sections) run as written and exit as their comment says ("exit 1"), else 0.
-kiln_bin=$1
+kiln_bin=$(realpath "$1")  # the lines run from other folders
 kiln() { "$kiln_bin" "$@"; }
 export PATH=/usr/local/cuda/bin:$PATH
 examples=$(awk '/^### `kiln (archs|gpus)/ {on=1; next} /^### / {on=0} on && /^kiln / {print}' "$src/README.md")
