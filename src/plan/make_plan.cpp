@@ -16,6 +16,7 @@
 #include "plan/stale_config.hpp"
 #include "plan/targets.hpp"
 #include "probe/ccache_folder.hpp"
+#include "probe/cmake_cache.hpp"
 #include "probe/externally_managed.hpp"
 #include "probe/nvcc.hpp"
 #include "probe/python_modules.hpp"
@@ -39,8 +40,13 @@ struct Profile {
   std::map<std::string, std::string> set;
 };
 
-tl::expected<Profile, PlanError> load_profile(const std::string& name) {
+const toml::table& profiles_table() {
   static const toml::table t = data::load_toml("profiles.toml");
+  return t;
+}
+
+tl::expected<Profile, PlanError> load_profile(const std::string& name) {
+  const toml::table& t = profiles_table();
   const toml::table* p = t[name].as_table();
   if (!p) {
     std::string names;
@@ -400,7 +406,46 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   return {};
 }
 
+// ccache's base_dir rewrites absolute paths under it relative to the compile's folder, the build
+// folder (ccache's manual, "Compiling in different directories"), and no base_dir makes
+// ../../a/proj/x.cu of one checkout and ../../../b/c/proj/x.cu of another agree: 27 of 27 misses
+// for examples/minitorch. So a build folder outside the project configures through a link inside
+// it, BUILD/.s -> DIR, and every path is .s/x.cu in any checkout (e2e cache_outside_checkout). The
+// name is two characters because ccache spells a path the shortest way among it and its real path,
+// and "../" and a folder name is always longer. A build folder CMake already configured from DIR
+// itself keeps that (CMake refuses a second source folder), with a note.
+void plan_source_link(Plan& p, const io::Filesystem& fs) {
+  if (p.kind != read::ProjectKind::cmake || p.ccache.empty() || p.build_dir == p.project_dir ||
+      p.build_dir.rfind(p.project_dir + "/", 0) == 0)
+    return;
+  const std::string link = p.build_dir + "/.s";
+  std::string home;
+  if (auto cache = fs.read(p.build_dir + "/CMakeCache.txt"))
+    for (const auto& e : probe::parse_cmake_cache(*cache))
+      if (e.name == "CMAKE_HOME_DIRECTORY") home = e.value;
+  if (!home.empty() && home != link) {
+    p.notes.push_back("the build folder is outside the project and was configured from " + home +
+                      " itself: another checkout gets ccache hits only in a new build folder, which kiln "
+                      "configures through a link (BUILD/.s) so that every path is the same in any checkout");
+    return;
+  }
+  p.source_link = link;
+  p.notes.push_back("the build folder is outside the project: CMake configures " + link + ", a link to " +
+                    p.project_dir + ", so that another checkout built elsewhere shares ccache's hits");
+}
+
 }  // namespace
+
+const std::vector<std::string>& build_types() {
+  static const std::vector<std::string> types{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
+  return types;
+}
+
+std::vector<std::string> profile_names() {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : profiles_table()) names.emplace_back(k.str());
+  return names;
+}
 
 tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpu_query,
                                         const probe::MachineInfo& machine) {
@@ -420,7 +465,8 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
                  : !profile.build_type.empty() ? profile.build_type
                                                : "Release";
   // CMake takes any word and builds it without optimisation flags: a typo would cost the whole speed.
-  static const std::set<std::string> kBuildTypes{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
+  const auto& types = build_types();
+  const std::set<std::string> kBuildTypes(types.begin(), types.end());
   if (!kBuildTypes.count(p.build_type))
     return usage(fmt::format("--build-type '{}': expected Release, RelWithDebInfo, Debug or MinSizeRel", p.build_type));
   auto sets = parse_assignments(req.sets, "--set", "KEY");
@@ -437,14 +483,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     p.arch_reason = "CUDA is off";
   }
   if (auto ok = plan_jobs_and_launcher(p, req, s, machine, *nvcc); !ok) return tl::unexpected(ok.error());
-  // ccache rewrites paths relative to the compile's folder (the build folder): from a build folder
-  // outside the project they name the checkout's own folders (../../a/proj/x.cu), which another
-  // checkout does not share (measured: 27 of 27 misses for examples/minitorch at a second path).
-  if (!p.ccache.empty() && p.build_dir.rfind(p.project_dir + "/", 0) != 0)
-    p.notes.push_back(
-        "the build folder is outside the project: another checkout of it gets ccache hits only when "
-        "its build folder is at the same place relative to it (inside the project, as the default " +
-        p.project_dir.substr(p.project_dir.find_last_of('/') + 1) + "/build-kiln, always is)");
+  plan_source_link(p, s.fs);
   if (p.kind != read::ProjectKind::cmake) {
     p.wheel_cache = req.wheel_cache && p.kind == read::ProjectKind::extension;
     p.torch_package = torch_package_dir(p, s);
