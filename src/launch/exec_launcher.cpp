@@ -22,6 +22,7 @@
 #include "launch/gencode_rewrite.hpp"
 #include "launch/exec_record.hpp"
 #include "launch/governor.hpp"
+#include "launch/learned_cost.hpp"
 #include "launch/running_units.hpp"
 #include "launch/slurm_step.hpp"
 #include "launch/thread_grant.hpp"
@@ -177,26 +178,6 @@ io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& sp
 
 namespace {
 
-// What a unit cost last time: in this build folder, else (KILN_UNIT_HISTORY) in any checkout of the
-// project, keyed by its path inside the project and its source's content.
-struct Learned {
-  std::optional<UnitHistory> history;
-  std::string units_dir, unit_id;
-};
-Learned learned_cost(const io::Seams& s, const std::string& output, const std::string& source) {
-  Learned l;
-  l.history = read_history(s.fs, s.env.get("KILN_MEM_HISTORY").value_or(""), output);
-  l.units_dir = s.env.get("KILN_UNIT_HISTORY").value_or("");
-  if (!l.units_dir.empty())
-    l.unit_id = portable_unit_id(s.fs, s.env.get("KILN_PROJECT_DIR").value_or(""), output, source);
-  if (!l.history && !l.unit_id.empty()) l.history = read_history(s.fs, l.units_dir, l.unit_id);
-  return l;
-}
-
-std::optional<long> learned_cpu(const std::optional<UnitHistory>& h) {
-  return h && h->cpu_ms > 0 ? std::optional<long>(h->cpu_ms) : std::nullopt;
-}
-
 // The units the build's plan (KILN_UNIT_PLAN) says start soon beside this one, with their work;
 // each unit's work is worked out once per launch (the decision is retried while memory is short).
 class ComingUnits {
@@ -219,7 +200,7 @@ public:
       auto [it, fresh] = memo_.try_emplace(u.output);
       if (fresh)
         it->second = {estimate_work(s_.fs, u.source, u.cuda ? targets_ : 0),
-                      learned_cpu(learned_cost(s_, u.output, u.source).history)};
+                      learned_cpu(learned_cost(s_.fs, HistoryPlaces::from_env(s_.env), u.output, u.source).history)};
       out.push_back(it->second);
     }
     return out;
@@ -383,9 +364,10 @@ void record(const io::ProcessResult& result, io::Seams& s, Launch& l) {
 // the project; and so what the governor expects of it.
 static void learn_history(const std::vector<std::string>& argv, const io::Seams& s, Launch& l) {
   ExecRecord& rec = l.rec;
-  auto learned = learned_cost(s, rec.output, rec.source);
+  const auto places = HistoryPlaces::from_env(s.env);
+  auto learned = learned_cost(s.fs, places, rec.output, rec.source);
   l.history_before = learned.history;
-  l.units_dir = learned.units_dir;
+  l.units_dir = places.units_dir;
   l.unit_id = learned.unit_id;
   rec.expected_kib = l.history_before && l.history_before->peak_kib > 0
                          ? static_cast<std::uint64_t>(l.history_before->peak_kib * 1.1)
