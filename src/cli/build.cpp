@@ -87,7 +87,8 @@ public:
     if (!json_) {
       progress.emplace(
           s, [&s] { return io::terminal_for(STDERR_FILENO, s.env); },
-          drive::EtaModel(std::move(learned), plan.jobs.jobs, [&s, &plan] { return drive::learned_from_unit_history(s.fs, plan, s.env); }),
+          drive::EtaModel(std::move(learned), plan.jobs.jobs,
+                          [&s, &plan] { return drive::learned_from_unit_history(s.fs, plan, s.env); }),
           running_source(s, plan));
       sink = progress->sink();
     }

@@ -91,8 +91,8 @@ TEST(Eta, AFreshCloneLearnsFromWhatAnotherCheckoutLearned) {
   EXPECT_EQ(learned_from_unit_history(fs, plan, env),
             (std::map<std::string, long>{{"/clone/build/temp.x/a.o", 90000}, {"/clone/build/temp.x/b.o", 3000}}));
   // b done after 3 s: a's 90 s are left (the rate so far would say 3 s).
-  auto eta = model.update({1, 2, "ext (1/1 extensions): c++ -c /clone/b.cpp -o /clone/build/temp.x/b.o"},
-                          milliseconds(3000));
+  auto eta =
+      model.update({1, 2, "ext (1/1 extensions): c++ -c /clone/b.cpp -o /clone/build/temp.x/b.o"}, milliseconds(3000));
   EXPECT_TRUE(asked);
   ASSERT_TRUE(eta);
   EXPECT_EQ(eta->count(), 90);
