@@ -77,7 +77,8 @@ TEST(Eta, AFreshCloneLearnsFromWhatAnotherCheckoutLearned) {
   plan.build_dir = "/clone/build-kiln";
   plan.kiln_exe = "/bin/kiln";
   plan.governor = true;
-  kiln::io::FakeEnvironment env({{"XDG_CACHE_HOME", "/xdg"}});
+  kiln::io::FakeEnvironment env;
+  env.set("XDG_CACHE_HOME", "/xdg");
   bool asked = false;
   EtaModel model({}, 1, [&] {
     asked = true;

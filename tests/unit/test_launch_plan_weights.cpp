@@ -4,6 +4,7 @@
 
 #include "launch/exec_launcher.hpp"
 #include "launch/plan_weights.hpp"
+#include "launch/unit_weight.hpp"
 #include "test_support.hpp"
 
 using namespace kiln;
@@ -66,7 +67,7 @@ TEST(PlanWeights, WhatAnotherCheckoutLearnedOrdersAFreshClone) {
 }
 
 TEST(PlanWeights, TheCommandPrintsTheBasisThenEachUnitHeaviestFirst) {
-  testing::FakeSeams s;
+  kiln::testing::FakeSeams s;
   s.fs.add_file("/p/a.cpp", std::string(300, 'a'));
   s.fs.add_file("/p/b.cpp", std::string(100, 'b'));
   s.fs.add_file("/t/units.plan",
