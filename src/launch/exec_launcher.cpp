@@ -106,46 +106,6 @@ std::vector<std::string> ccache_friendly_nvcc_args(const std::vector<std::string
   return out;
 }
 
-std::string history_key(const std::string& output) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(core::fnv1a64(output)));
-  return buf;
-}
-
-std::string portable_unit_id(const io::Filesystem& fs, const std::string& project_dir, const std::string& output,
-                             const std::string& source) {
-  if (project_dir.empty() || output.empty() || source.empty()) return "";
-  auto text = fs.read(source.front() == '/' ? source : project_dir + "/" + source);
-  if (!text) return "";
-  const std::string prefix = project_dir + "/";
-  const std::string rel = output.rfind(prefix, 0) == 0 ? output.substr(prefix.size()) : output;
-  return rel + "\n" + history_key(*text);
-}
-
-std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir,
-                                        const std::string& output) {
-  if (history_dir.empty() || output.empty()) return std::nullopt;
-  auto text = fs.read(history_dir + "/" + history_key(output));
-  if (!text) return std::nullopt;
-  std::istringstream in(*text);
-  UnitHistory h;
-  long long peak = -1;
-  if (!(in >> peak) || peak < 0) return std::nullopt;
-  h.peak_kib = static_cast<std::uint64_t>(peak);
-  long long cpu = -1, wall = -1;
-  int cores = 1;
-  if (in >> cpu >> wall >> cores) {
-    h.cpu_ms = cpu >= 0 ? static_cast<long>(cpu) : -1;
-    h.wall_ms = wall >= 0 ? static_cast<long>(wall) : -1;
-    h.cores = std::max(1, cores);
-  }
-  return h;
-}
-
-std::string format_history(const UnitHistory& h) {
-  return fmt::format("{} {} {} {}\n", h.peak_kib, h.cpu_ms, h.wall_ms, h.cores);
-}
-
 std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir,
                                 const std::vector<std::string>& args) {
   // 10% headroom over what this unit peaked at last time.
