@@ -13,7 +13,8 @@
 # folder: one pool for the machine.
 #
 # A project of one extension takes the same path (one thread): its Ninja file gets the longest
-# units first (see _longest_first), which a lone extension with many CUDA units needs most.
+# units first, as kiln weighs them (see _longest_first), which a lone extension with many CUDA
+# units needs most.
 #
 # A failure in one extension stops the others (their Ninjas get SIGTERM, and Ninja stops its
 # compiles) and is raised as the serial build raises it. Anything unexpected (a torch without these
@@ -121,14 +122,15 @@ def _run_ninja(ce, name, build_directory, verbose, error_prefix):
     build_file = os.path.join(build_directory, "build.ninja")
     with open(build_file) as f:
         text = f.read()
-    text = _longest_first(name, text)
+    units = _plan_lines(name, text, workers or 0)
+    text, units = _longest_first(name, text, units, build_directory)
     with open(build_file, "w") as f:
         f.write("builddir = %s\n%s" % (build_directory, text))
     command += ["-f", build_file]
     cwd = getattr(_local, "cwd", None) or build_directory
     env = dict(os.environ, NINJA_STATUS="KILN-EXT %s [%%f/%%t] " % name)
     if _plan:
-        _write_plan(name, text, workers or 0)
+        _write_plan(units)
         env["KILN_UNIT_PLAN"] = _plan
     sys.stdout.flush()
     sys.stderr.flush()
@@ -152,47 +154,15 @@ def _run_ninja(ce, name, build_directory, verbose, error_prefix):
 _UNIT = re.compile(r"^build (\S+): (cuda_compile|compile) (\S+)$")
 
 
-def _longest_first(name, text):
-    # Ninja starts ready compiles in file order, and kiln exec grants nvcc threads to whoever
-    # launches first: the unit expected to take longest goes first, so it is not left one thread
-    # behind earlier, shorter ones. The estimate, before anything compiled: the source's size,
-    # times the device targets for a CUDA unit (each target compiles the device code again), a
-    # CUDA unit weighing ten host ones. Only the order of the build lines changes.
-    lines = text.split("\n")
-    targets = 1
-    for line in lines:
-        if line.startswith("cuda_post_cflags ="):
-            targets = max(1, line.count("arch=compute_"))
-    units = []  # (index, weight, source)
-    for i, line in enumerate(lines):
-        m = _UNIT.match(line)
-        if m:
-            try:
-                size = os.path.getsize(m.group(3))
-            except OSError:
-                size = 0
-            units.append((i, size * (10 * targets if m.group(2) == "cuda_compile" else 1), m.group(3)))
-    if len(units) < 2:
-        return text
-    ranked = sorted(units, key=lambda u: -u[1])  # stable: equal weights keep the project's order
-    texts = [lines[u[0]] for u in ranked]
-    for (i, _, _), t in zip(units, texts):
-        lines[i] = t
-    _say("%s: units longest first (estimate: source bytes x device targets): %s" %
-         (name, ", ".join("%s=%d" % (os.path.basename(u[2]), u[1]) for u in ranked)))
-    return "\n".join(lines)
-
-
-def _write_plan(name, text, jobs):
-    # The units this Ninja is about to run, in its order, for kiln exec's thread grants: units that
-    # start in the same millisecond arrive one after another, and each must know the others to take
-    # only its share (launch/unit_plan.hpp has the format). An object newer than its source is
-    # taken as up to date, so Ninja will not run it.
+def _plan_lines(name, text, jobs):
+    # The units this Ninja is about to run, in its file order (launch/unit_plan.hpp has the
+    # format), as (output, line). An object newer than its source is taken as up to date, so Ninja
+    # will not run it.
     targets = 1
     for line in text.split("\n"):
         if line.startswith("cuda_post_cflags ="):
             targets = max(1, line.count("arch=compute_"))
-    lines = []
+    units = []
     for line in text.split("\n"):
         m = _UNIT.match(line)
         if not m or "\t" in m.group(1) + m.group(3):
@@ -204,11 +174,58 @@ def _write_plan(name, text, jobs):
         except OSError:
             pass
         cuda = m.group(2) == "cuda_compile"
-        lines.append("unit\t%s\t%d\t%s\t%d\t%s\t%s\n" % (name, jobs, "cuda" if cuda else "cxx",
-                                                          targets if cuda else 0, out, src))
+        units.append((out, "unit\t%s\t%d\t%s\t%d\t%s\t%s\n" % (name, jobs, "cuda" if cuda else "cxx",
+                                                                 targets if cuda else 0, out, src)))
+    return units
+
+
+def _longest_first(name, text, units, folder):
+    # Ninja starts ready compiles in file order, and kiln exec grants nvcc threads by each unit's
+    # share of the work: the unit expected to take longest goes first, so it starts with the
+    # others. kiln weighs the units (`kiln exec --weigh`, launch/plan_weights.hpp) exactly as its
+    # thread grants do: learned CPU time in any checkout of the project, else the source and the
+    # project headers it includes. Only the order of the build lines changes; without kiln's answer
+    # the project's order stays.
+    kiln = os.environ.get("KILN_EXE")
+    if not kiln or len(units) < 2:
+        return text, units
+    path = os.path.join(folder, "units.plan")
+    try:
+        with open(path, "w") as f:
+            f.write("".join(line for _, line in units))
+        r = subprocess.run([kiln, "exec", "--weigh", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=120)
+    except (OSError, subprocess.SubprocessError) as e:
+        _say("%s: the project's order (kiln could not weigh the units: %s)" % (name, e))
+        return text, units
+    if r.returncode != 0:
+        _say("%s: the project's order (kiln could not weigh the units: %s)" % (name, r.stderr.strip()))
+        return text, units
+    basis, ranked = "", []
+    for line in r.stdout.splitlines():
+        key, _, value = line.partition("\t")
+        if key == "basis":
+            basis = value
+        elif value:
+            ranked.append((value, key))
+    rank = {out: i for i, (out, _) in enumerate(ranked)}
+    lines = text.split("\n")
+    slots = [i for i, line in enumerate(lines) if _UNIT.match(line) and _UNIT.match(line).group(1) in rank]
+    moved = sorted((lines[i] for i in slots), key=lambda line: rank[_UNIT.match(line).group(1)])
+    for i, line in zip(slots, moved):
+        lines[i] = line
+    _say("%s: units longest first (kiln's weights, %s): %s" %
+         (name, basis, ", ".join("%s=%s" % (os.path.basename(out), w) for out, w in ranked)))
+    units = sorted(units, key=lambda u: rank.get(u[0], len(rank)))
+    return "\n".join(lines), units
+
+
+def _write_plan(units):
+    # For kiln exec's thread grants: units that start in the same millisecond arrive one after
+    # another, and each must know the others to take only its share.
     with _lock:
         with open(_plan, "a") as f:
-            f.write("".join(lines))
+            f.write("".join(line for _, line in units))
 
 
 def _stop_others(failed):

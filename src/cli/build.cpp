@@ -26,6 +26,7 @@
 #include "probe/machine.hpp"
 #include "drive/build_lock.hpp"
 #include "drive/build.hpp"
+#include "drive/eta.hpp"
 #include "plan/plan.hpp"
 #include "plan/plan_report.hpp"
 
@@ -86,7 +87,9 @@ public:
     if (!json_) {
       progress.emplace(
           s, [&s] { return io::terminal_for(STDERR_FILENO, s.env); },
-          drive::EtaModel(std::move(learned), plan.jobs.jobs), running_source(s, plan));
+          drive::EtaModel(std::move(learned), plan.jobs.jobs,
+                          [&s, &plan] { return drive::learned_from_unit_history(s.fs, plan, s.env); }),
+          running_source(s, plan));
       sink = progress->sink();
     }
     // SIGINT, SIGTERM and SIGHUP stop the whole build tree (Ninja and every compile under it),

@@ -10,6 +10,7 @@
 #include "cli/project_config.hpp"
 #include "core/spelling.hpp"
 #include "launch/exec_launcher.hpp"
+#include "launch/plan_weights.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -130,6 +131,14 @@ std::optional<int> run_compile(int argc, const char* const* argv, io::Seams& s) 
   // `kiln exec -- compiler args...` is a compiler launcher: its arguments are the compiler's, so
   // they never go through the option parser.
   if (argc >= 2 && std::string_view(argv[1]) == "exec") {
+    // The order of an extension's units, for kiln's own helper (launch/plan_weights.hpp).
+    if (argc >= 3 && std::string_view(argv[2]) == "--weigh") {
+      if (argc != 4) {
+        s.err << "kiln exec --weigh: error: usage: kiln exec --weigh PLAN_FILE\n";
+        return kUsage;
+      }
+      return launch::weigh_plan_command(argv[3], s);
+    }
     std::vector<std::string> command;
     for (int i = 2; i < argc; ++i)
       if (!(command.empty() && std::string_view(argv[i]) == "--")) command.emplace_back(argv[i]);

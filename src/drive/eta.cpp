@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "launch/exec_record.hpp"
+#include "launch/learned_cost.hpp"
+#include "launch/unit_plan.hpp"
 
 namespace kiln::drive {
 
@@ -26,13 +28,42 @@ std::map<std::string, long> learned_from_exec_log(const std::string& text) {
   return out;
 }
 
-EtaModel::EtaModel(std::map<std::string, long> learned_ms, int jobs)
-    : learned_(std::move(learned_ms)), jobs_(std::max(1, jobs)) {
+std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
+                                                      const io::Environment& env) {
+  auto child = plan.child_env(env);
+  const launch::HistoryPlaces at{child["KILN_MEM_HISTORY"], child["KILN_UNIT_HISTORY"], child["KILN_PROJECT_DIR"]};
+  if (at.units_dir.empty()) return {};
+  std::vector<std::string> plans{plan.unit_plan_path()};
+  const std::string temp_root = plan.project_dir + "/build";
+  for (const auto& name : fs.list(temp_root))
+    if (name.rfind("temp.", 0) == 0) plans.push_back(temp_root + "/" + name + "/kiln-units.plan");
+  std::map<std::string, long> out;
+  for (const auto& path : plans)
+    if (auto text = fs.read(path)) out.merge(launch::learned_walls(fs, at, launch::parse_unit_plan(*text)));
+  return out;
+}
+
+EtaModel::EtaModel(std::map<std::string, long> learned_ms, int jobs) : jobs_(std::max(1, jobs)) {
+  learn(std::move(learned_ms));
+}
+
+EtaModel::EtaModel(std::map<std::string, long> learned_ms, int jobs, std::function<std::map<std::string, long>()> late)
+    : EtaModel(std::move(learned_ms), jobs) {
+  if (learned_.empty()) late_ = std::move(late);
+}
+
+void EtaModel::learn(std::map<std::string, long> learned_ms) {
+  learned_ = std::move(learned_ms);
+  unseen_ms_ = 0;
   for (const auto& [_, ms] : learned_) unseen_ms_ += static_cast<double>(ms);
   if (!learned_.empty()) mean_ms_ = unseen_ms_ / static_cast<double>(learned_.size());
 }
 
 std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::chrono::milliseconds elapsed) {
+  if (late_) {
+    learn(late_());
+    late_ = nullptr;
+  }
   if (learned_.empty()) return estimate_remaining(s, elapsed);
   const std::string out = output_of(s.description);
   if (auto it = learned_.find(out); it != learned_.end() && seen_.insert(out).second) {

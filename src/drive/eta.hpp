@@ -6,12 +6,16 @@
 // this build's finished steps compare with their last durations (ccache hits, a busier machine),
 // gives an estimate that holds still.
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "drive/ninja_progress.hpp"
+#include "io/environment.hpp"
+#include "io/fs.hpp"
+#include "plan/plan.hpp"
 
 namespace kiln::drive {
 
@@ -20,6 +24,10 @@ public:
   // `learned_ms`: output path (relative to the build folder, as .ninja_log writes it) -> duration.
   // `jobs`: how many steps run at once.
   EtaModel(std::map<std::string, long> learned_ms, int jobs);
+  // `late`: asked once, at the first status line, when nothing was learned before the build: a
+  // fresh clone's history is keyed by its units (launch/learned_cost), which only the build's unit
+  // plan names, and that plan is written once the build has started.
+  EtaModel(std::map<std::string, long> learned_ms, int jobs, std::function<std::map<std::string, long>()> late);
 
   // Feed every status line as it arrives (ninja prints it when a step finishes); returns the time
   // left, or nullopt while there is nothing to go on yet.
@@ -28,6 +36,8 @@ public:
   bool learned() const { return !learned_.empty(); }
 
 private:
+  void learn(std::map<std::string, long> learned_ms);
+  std::function<std::map<std::string, long>()> late_;
   std::map<std::string, long> learned_;
   int jobs_;
   std::set<std::string> seen_;
@@ -45,5 +55,12 @@ std::string output_of(const std::string& description);
 // absolute paths as the compiler got them): a torch extension build has no .ninja_log in kiln's
 // build folder, and its extensions' Ninja logs do not survive a fresh copy of the build folder.
 std::map<std::string, long> learned_from_exec_log(const std::string& text);
+
+// What each unit of the build's unit plan took when it last compiled in any checkout of the project
+// (the user's history, launch/learned_cost): a fresh clone's ETA. The plan is kiln's own
+// (BUILD/.kiln/units.plan) or a torch extension's (build/temp.*/kiln-units.plan, written by
+// data/parallel_extensions.py); empty when there is none yet.
+std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
+                                                      const io::Environment& env);
 
 }  // namespace kiln::drive

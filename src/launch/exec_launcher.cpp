@@ -22,6 +22,7 @@
 #include "launch/gencode_rewrite.hpp"
 #include "launch/exec_record.hpp"
 #include "launch/governor.hpp"
+#include "launch/learned_cost.hpp"
 #include "launch/running_units.hpp"
 #include "launch/slurm_step.hpp"
 #include "launch/thread_grant.hpp"
@@ -105,46 +106,6 @@ std::vector<std::string> ccache_friendly_nvcc_args(const std::vector<std::string
   return out;
 }
 
-std::string history_key(const std::string& output) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(core::fnv1a64(output)));
-  return buf;
-}
-
-std::string portable_unit_id(const io::Filesystem& fs, const std::string& project_dir, const std::string& output,
-                             const std::string& source) {
-  if (project_dir.empty() || output.empty() || source.empty()) return "";
-  auto text = fs.read(source.front() == '/' ? source : project_dir + "/" + source);
-  if (!text) return "";
-  const std::string prefix = project_dir + "/";
-  const std::string rel = output.rfind(prefix, 0) == 0 ? output.substr(prefix.size()) : output;
-  return rel + "\n" + history_key(*text);
-}
-
-std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir,
-                                        const std::string& output) {
-  if (history_dir.empty() || output.empty()) return std::nullopt;
-  auto text = fs.read(history_dir + "/" + history_key(output));
-  if (!text) return std::nullopt;
-  std::istringstream in(*text);
-  UnitHistory h;
-  long long peak = -1;
-  if (!(in >> peak) || peak < 0) return std::nullopt;
-  h.peak_kib = static_cast<std::uint64_t>(peak);
-  long long cpu = -1, wall = -1;
-  int cores = 1;
-  if (in >> cpu >> wall >> cores) {
-    h.cpu_ms = cpu >= 0 ? static_cast<long>(cpu) : -1;
-    h.wall_ms = wall >= 0 ? static_cast<long>(wall) : -1;
-    h.cores = std::max(1, cores);
-  }
-  return h;
-}
-
-std::string format_history(const UnitHistory& h) {
-  return fmt::format("{} {} {} {}\n", h.peak_kib, h.cpu_ms, h.wall_ms, h.cores);
-}
-
 std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir,
                                 const std::vector<std::string>& args) {
   // 10% headroom over what this unit peaked at last time.
@@ -177,26 +138,6 @@ io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& sp
 
 namespace {
 
-// What a unit cost last time: in this build folder, else (KILN_UNIT_HISTORY) in any checkout of the
-// project, keyed by its path inside the project and its source's content.
-struct Learned {
-  std::optional<UnitHistory> history;
-  std::string units_dir, unit_id;
-};
-Learned learned_cost(const io::Seams& s, const std::string& output, const std::string& source) {
-  Learned l;
-  l.history = read_history(s.fs, s.env.get("KILN_MEM_HISTORY").value_or(""), output);
-  l.units_dir = s.env.get("KILN_UNIT_HISTORY").value_or("");
-  if (!l.units_dir.empty())
-    l.unit_id = portable_unit_id(s.fs, s.env.get("KILN_PROJECT_DIR").value_or(""), output, source);
-  if (!l.history && !l.unit_id.empty()) l.history = read_history(s.fs, l.units_dir, l.unit_id);
-  return l;
-}
-
-std::optional<long> learned_cpu(const std::optional<UnitHistory>& h) {
-  return h && h->cpu_ms > 0 ? std::optional<long>(h->cpu_ms) : std::nullopt;
-}
-
 // The units the build's plan (KILN_UNIT_PLAN) says start soon beside this one, with their work;
 // each unit's work is worked out once per launch (the decision is retried while memory is short).
 class ComingUnits {
@@ -219,7 +160,7 @@ public:
       auto [it, fresh] = memo_.try_emplace(u.output);
       if (fresh)
         it->second = {estimate_work(s_.fs, u.source, u.cuda ? targets_ : 0),
-                      learned_cpu(learned_cost(s_, u.output, u.source).history)};
+                      learned_cpu(learned_cost(s_.fs, HistoryPlaces::from_env(s_.env), u.output, u.source).history)};
       out.push_back(it->second);
     }
     return out;
@@ -383,9 +324,10 @@ void record(const io::ProcessResult& result, io::Seams& s, Launch& l) {
 // the project; and so what the governor expects of it.
 static void learn_history(const std::vector<std::string>& argv, const io::Seams& s, Launch& l) {
   ExecRecord& rec = l.rec;
-  auto learned = learned_cost(s, rec.output, rec.source);
+  const auto places = HistoryPlaces::from_env(s.env);
+  auto learned = learned_cost(s.fs, places, rec.output, rec.source);
   l.history_before = learned.history;
-  l.units_dir = learned.units_dir;
+  l.units_dir = places.units_dir;
   l.unit_id = learned.unit_id;
   rec.expected_kib = l.history_before && l.history_before->peak_kib > 0
                          ? static_cast<std::uint64_t>(l.history_before->peak_kib * 1.1)

@@ -20,20 +20,10 @@
 #include <vector>
 
 #include "io/seams.hpp"
+#include "launch/learned_cost.hpp"  // UnitHistory, read_history, history_key, portable_unit_id
 #include "launch/nvcc_phases.hpp"
 
 namespace kiln::launch {
-
-// What a unit's last real compile (not a cache hit) cost, kept in the history folder as one line
-// "peak_kib cpu_ms wall_ms cores" (older files hold the peak alone).
-struct UnitHistory {
-  std::uint64_t peak_kib = 0;
-  long cpu_ms = -1, wall_ms = -1;
-  int cores = 1;
-};
-std::optional<UnitHistory> read_history(const io::Filesystem& fs, const std::string& history_dir,
-                                        const std::string& output);
-std::string format_history(const UnitHistory& h);
 
 // The compile's output (-o) and first source file, and how many device targets an nvcc call has.
 std::string output_of(const std::vector<std::string>& args);
@@ -44,14 +34,6 @@ int device_targets_of(const std::vector<std::string>& args);
 // conservative default of data/build_jobs.toml for its kind.
 std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& history_dir,
                                 const std::vector<std::string>& args);
-std::string history_key(const std::string& output);  // file name under the history folder
-// A unit's name that holds in any checkout of the project: its output's path inside `project_dir`
-// and a hash of its source's content (an edited source is another unit). "" when the source cannot
-// be read. The history folder of the user's cache (KILN_UNIT_HISTORY) is keyed by it, so a fresh
-// clone at another path starts with what an earlier build learned.
-std::string portable_unit_id(const io::Filesystem& fs, const std::string& project_dir, const std::string& output,
-                             const std::string& source);
-
 // nvcc's long dependency flags as torch.utils.cpp_extension writes them
 // (--generate-dependencies-with-compile --dependency-output X) make ccache 4.x give up
 // ("Unsupported source extension: X.d"); the equivalent short forms -MD -MF X are cached.

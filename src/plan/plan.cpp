@@ -105,6 +105,7 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
   }
   if (governed()) {
     e["KILN_EXEC_LOG"] = exec_log_path();
+    e["KILN_EXE"] = kiln_exe;  // for data/parallel_extensions.py: `kiln exec --weigh` orders its units
     e["KILN_RUNNING"] = running_dir();
     e["KILN_LEDGER"] = ledger.empty() ? build_dir + "/.kiln/ledger" : ledger;
     e["KILN_MEM_HISTORY"] = build_dir + "/.kiln/mem";

@@ -85,6 +85,11 @@ echo "$out" | grep -q "^installed $work/b in .*: its wheel was built before from
 grep -q "Successfully installed wheeldemo-0.1" "$work/bb/kiln-build.log" || fail "pip did not replace the installed copy"
 echo "$out" | grep -q "^  $work/bb/wheel/contents/wheeldemo/_C.so" || fail "the checks did not read the kept wheel's library"
 (cd / && "$py" -c "import wheeldemo; assert wheeldemo.lib.demo_answer() == 42") || fail "the module from the kept wheel does not load"
+# kiln report on what that build printed says it compiled nothing and names the kept wheel's key.
+r=$("$kiln" report "$work/bb" 2>&1); rc=$?
+[ $rc -eq 1 ] || fail "kiln report after a wheel-cache hit exited $rc, want 1: $r"
+echo "$r" | grep -q "the last build compiled nothing: it installed a wheel kept by an earlier build from the same inputs (hit [0-9a-f]\{32\}" \
+  || fail "kiln report does not say the build was installed from the wheel cache: $r"
 
 # --no-wheel-cache: the backend runs, and its compile is a ccache hit.
 out=$(cp -r "$work/proj" "$work/c" && cd "$work/c" && "$kiln" build . --python "$py" --gpu h100 --no-wheel-cache --build-dir "$work/bc" 2>&1); rc=$?

@@ -5,7 +5,7 @@
 # Ninja keeps its own folder, so no build.ninja is shared; the progress line counts the units of
 # all extensions; kiln report on the project or on kiln's build folder profiles them together. The same folder built serially (KILN_PARALLEL_EXTENSIONS=0) gives byte-identical
 # objects and a wheel with the same members, byte for byte. Each extension's units are ordered
-# longest first by kiln's estimate (checked in the Ninja file and the launcher's records). A compile error in one extension stops
+# longest first by kiln's weights (checked in the Ninja file and the launcher's records). A compile error in one extension stops
 # the build with that error and names the extension.
 set -uo pipefail
 kiln=$1
@@ -48,8 +48,12 @@ static PyModuleDef module = {PyModuleDef_HEAD_INIT, "$e", nullptr, -1, methods};
 PyMODINIT_FUNC PyInit_$e() { return PyModule_Create(&module); }
 CPP
 done
-# alpha's last source is its largest: kiln's estimate puts it first in alpha's Ninja file.
-for i in $(seq 1 60); do echo "// padding line $i: the unit kiln estimates to be the longest of its extension" ; done >> "$p/src/alpha/u2.cpp"
+# alpha's last source is its largest file, but its first includes a larger project header: kiln
+# weighs a unit with its headers (launch/unit_weight, as its thread grants do), so u1 goes first in
+# alpha's Ninja file; by source bytes alone u2 would.
+for i in $(seq 1 60); do echo "// padding line $i: the largest source file of its extension" ; done >> "$p/src/alpha/u2.cpp"
+for i in $(seq 1 200); do echo "// padding line $i: a project header that makes u1 the heaviest unit of alpha"; done > "$p/src/alpha/heavy.h"
+sed -i '1i #include "heavy.h"' "$p/src/alpha/u1.cpp"
 cat > "$p/setup.py" <<'PY'
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CppExtension
@@ -98,14 +102,14 @@ overlaps = [(a, b) for a in units for b in units if a[0] < b[0] and a[1] < b[2] 
 print("units of different extensions overlapping:", len(overlaps))
 sys.exit(0 if overlaps else 1)
 PY
-grep -q "multiext.alpha: units longest first (estimate: source bytes x device targets): u2.cpp=" "$log" \
-  || fail "the order kiln gave alpha's units is not in the log"
-grep -m1 "^build " "$p"/build/temp.*/kiln-ninja/multiext.alpha/build.ninja | grep -q "src/alpha/u2.cpp$" \
-  || fail "alpha's largest unit is not first in its Ninja file"
-"$py" - "$p/build-kiln/kiln-exec.jsonl" <<'PY' || fail "alpha's largest unit did not launch among the first"
+grep -q "multiext.alpha: units longest first (kiln's weights, estimate): u1.o=" "$log" \
+  || fail "the order kiln gave alpha's units is not in the log: $(grep 'longest first' "$log")"
+grep -m1 "^build " "$p"/build/temp.*/kiln-ninja/multiext.alpha/build.ninja | grep -q "src/alpha/u1.cpp$" \
+  || fail "alpha's heaviest unit (with its header) is not first in its Ninja file"
+"$py" - "$p/build-kiln/kiln-exec.jsonl" <<'PY' || fail "alpha's heaviest unit did not launch among the first"
 import json, sys
 starts = sorted((r["start_ms"], r["source"]) for r in map(json.loads, open(sys.argv[1])) if "/src/alpha/" in r["source"])
-sys.exit(0 if any(s.endswith("/u2.cpp") for _, s in starts[:2]) else 1)
+sys.exit(0 if any(s.endswith("/u1.cpp") for _, s in starts[:2]) else 1)
 PY
 # kiln report on what kiln build printed (the project, kiln's build folder) profiles all extensions.
 for d in "$p/build-kiln" "$p"; do

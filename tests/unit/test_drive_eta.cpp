@@ -5,6 +5,10 @@
 
 #include "report/ninja_log.hpp"
 #include "drive/eta.hpp"
+#include "io/environment.hpp"
+#include "io/fs.hpp"
+#include "launch/exec_launcher.hpp"
+#include "plan/plan.hpp"
 
 using namespace kiln::drive;
 using std::chrono::milliseconds;
@@ -51,6 +55,48 @@ TEST(Eta, LearnsEveryExtensionsUnitsFromTheExecLog) {
   auto eta = model.update({1, 2, "ext.b (0/2 extensions): c++ -c /p/b.cpp -o /p/t/b.o -O2"}, milliseconds(3000));
   ASSERT_TRUE(eta);
   EXPECT_EQ(eta->count(), 60);
+}
+
+TEST(Eta, AFreshCloneLearnsFromWhatAnotherCheckoutLearned) {
+  // The first checkout at /first compiled a.cu (90 s) and b.cpp (3 s); a fresh clone at /clone has
+  // no build folder and no exec log: its units are known once the build's unit plan is written.
+  kiln::io::FakeFilesystem fs;
+  for (const std::string root : {"/first", "/clone"}) {
+    fs.add_file(root + "/a.cu", "__global__ void a() {}\n");
+    fs.add_file(root + "/b.cpp", "int b() { return 1; }\n");
+  }
+  const std::string units = "/xdg/kiln/units";
+  auto learn = [&](const std::string& out, const std::string& src, long wall_ms) {
+    const auto id = kiln::launch::portable_unit_id(fs, "/first", "/first/build/temp.x/" + out, "/first/" + src);
+    fs.add_file(units + "/" + kiln::launch::history_key(id), kiln::launch::format_history({1, wall_ms, wall_ms, 1}));
+  };
+  learn("a.o", "a.cu", 90000);
+  learn("b.o", "b.cpp", 3000);
+  kiln::plan::Plan plan;
+  plan.project_dir = "/clone";
+  plan.build_dir = "/clone/build-kiln";
+  plan.kiln_exe = "/bin/kiln";
+  plan.governor = true;
+  kiln::io::FakeEnvironment env;
+  env.set("XDG_CACHE_HOME", "/xdg");
+  bool asked = false;
+  EtaModel model({}, 1, [&] {
+    asked = true;
+    return learned_from_unit_history(fs, plan, env);
+  });
+  EXPECT_TRUE(learned_from_unit_history(fs, plan, env).empty());  // no plan yet
+  // The extension's helper writes the plan when its Ninja starts (data/parallel_extensions.py).
+  fs.add_file("/clone/build/temp.x/kiln-units.plan",
+              "unit\text\t1\tcuda\t1\t/clone/build/temp.x/a.o\t/clone/a.cu\n"
+              "unit\text\t1\tcxx\t0\t/clone/build/temp.x/b.o\t/clone/b.cpp\n");
+  EXPECT_EQ(learned_from_unit_history(fs, plan, env),
+            (std::map<std::string, long>{{"/clone/build/temp.x/a.o", 90000}, {"/clone/build/temp.x/b.o", 3000}}));
+  // b done after 3 s: a's 90 s are left (the rate so far would say 3 s).
+  auto eta =
+      model.update({1, 2, "ext (1/1 extensions): c++ -c /clone/b.cpp -o /clone/build/temp.x/b.o"}, milliseconds(3000));
+  EXPECT_TRUE(asked);
+  ASSERT_TRUE(eta);
+  EXPECT_EQ(eta->count(), 90);
 }
 
 TEST(Eta, LearnedDurationsGiveAnHonestEstimateEarly) {
