@@ -3,6 +3,7 @@
 # rounds of A then B, each a cold build of a fresh copy (empty ccache, empty kiln cache, `kiln build
 # COPY --gpu GPU --prune-archs`), one row each: the wall time and the compiles' span from kiln report.
 # usage: bench/ab_cold.sh KILN_A KILN_B PYTHON CHECKOUT [ROUNDS] [GPU]
+# AB_GREP=PATTERN prints the first two lines of each build's output that match it.
 set -u
 a=$(readlink -f "$1") b=$(readlink -f "$2") py=$3 src=$(readlink -f "$4") rounds=${5:-2} gpu=${6:-h100}
 printf '%-6s %-5s %8s %9s %8s\n' binary round wall compiles cpu
@@ -21,6 +22,7 @@ import json, sys
 r = json.load(sys.stdin)
 print(f\"{sys.argv[1]:<6} {sys.argv[2]:<5} {float(sys.argv[4]) - float(sys.argv[3]):7.1f}s {r['makespan_s']:8.1f}s {r['total_cpu_s']:7.0f}s\")
 " "$side" "$r" "$start" "$end"
+    [ -n "${AB_GREP:-}" ] && grep -m2 -- "$AB_GREP" "$work/build.log" | cut -c1-200
     rm -rf "$work"
   done
 done
