@@ -64,8 +64,10 @@ build() {  # MODE DEST: a clean build without ccache or the wheel cache; its whe
   (cd "$2/wheel" && "$py" -m zipfile -e "$p"/build-kiln/wheel/*.whl .) || fail "no wheel"
   (cd "$p"/build/temp.* && find . -name '*.o' | xargs -I{} cp --parents {} "$2/obj/")
 }
-code() {  # FILE: its bytes without debug info and build-id
-  objcopy --strip-debug --remove-section=.note.gnu.build-id "$1" "$work/code" && cat "$work/code"
+code() {  # FILE: its bytes without debug info and build-id (a file of its own: two run at once under cmp)
+  local out
+  out=$(mktemp "$work/code.XXXXXX")
+  objcopy --strip-debug --remove-section=.note.gnu.build-id "$1" "$out" && cat "$out"
 }
 
 build 1 "$work/parallel"
