@@ -17,8 +17,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$work/p"
 printf 'from torch.utils.cpp_extension import CUDAExtension, BuildExtension\n' > "$work/p/setup.py"
 # exec: the probe itself hangs. shim: the probe's child hangs, the probe waits for it.
-printf '#!/usr/bin/env bash\necho "$*" >> %s/calls\nexec -a %s-exec sleep 60\n' "$work" "$marker" > "$work/py-exec"
-printf '#!/usr/bin/env bash\necho "$*" >> %s/calls\n(exec -a %s-shim sleep 60)\n' "$work" "$marker" > "$work/py-shim"
+printf '#!/usr/bin/env bash\necho probe >> %s/calls\nexec -a %s-exec sleep 60\n' "$work" "$marker" > "$work/py-exec"
+printf '#!/usr/bin/env bash\necho probe >> %s/calls\n(exec -a %s-shim sleep 60)\n' "$work" "$marker" > "$work/py-shim"
 chmod +x "$work/py-exec" "$work/py-shim"
 
 # stop COMMAND SIGNAL PYTHON: runs `kiln COMMAND --json` on the project, stops it while the probe runs.
