@@ -2,7 +2,6 @@
 #include <signal.h>
 
 #include <chrono>
-#include <thread>
 
 #include "io/child_stop.hpp"
 #include "io/process.hpp"
@@ -25,12 +24,11 @@ TEST(ChildStop, NoChildStartsAfterAStopAndOneStartsAgainWhenAllowed) {
 TEST(ChildStop, TheChildRunningGetsTheSignal) {
   io::RealProcessRunner proc;
   const auto t0 = std::chrono::steady_clock::now();
-  std::thread stopper([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    io::stop_children(SIGTERM);
-  });
-  auto r = proc.run({.argv = {"sleep", "30"}});
-  stopper.join();
+  io::ProcessSpec spec{.argv = {"sh", "-c", "echo started; exec sleep 30"}};
+  spec.on_line = [](std::string_view line) {  // the child runs: stop now, as the handler would
+    if (line == "started") io::stop_children(SIGTERM);
+  };
+  auto r = proc.run(spec);
   io::allow_children();
   EXPECT_TRUE(r.started);
   EXPECT_EQ(r.term_signal, SIGTERM);
