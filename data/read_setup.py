@@ -14,6 +14,23 @@ MAX_DEPTH = 2  # setup.py is 0, what it imports 1, what those import 2; switches
 MAX_BYTES = 2000000  # a bigger file is not a build script
 TRUTH_WRAPPERS = {"int", "bool", "strtobool", "str2bool", "float"}
 CASE_METHODS = {"lower", "upper", "strip", "casefold"}
+# setuptools' own build / build_ext options (setup.cfg) that change what or how the build compiles.
+CFG_BUILD_OPTIONS = {
+    "parallel": "setuptools builds %(value)s extensions at once, each with its own MAX_JOBS compile jobs: "
+                "up to that many times the planned jobs run together",
+    "inplace": "the built extensions are also copied into the source tree, where an import of the project "
+               "finds them before the installed ones",
+    "debug": "extensions are compiled with debug information (a bigger, slower build)",
+    "force": "every extension is rebuilt each time, whatever is up to date: incremental builds recompile all",
+    "define": "defines %(value)s for every extension's compiles",
+    "undef": "undefines %(value)s for every extension's compiles",
+    "include_dirs": "adds %(value)s to every extension's include path",
+    "libraries": "links %(value)s into every extension",
+    "library_dirs": "adds %(value)s to every extension's library path",
+    "compiler": "asks for compiler type %(value)s",
+    "build_temp": "object files go to %(value)s instead of setuptools' build folder",
+    "plat_name": "builds for platform %(value)s",
+}
 EXT_CALLS = ("CUDAExtension", "CppExtension", "Extension", "Pybind11Extension", "CMakeExtension", "SYCLExtension")
 
 
@@ -70,7 +87,7 @@ class Reader:
         self.by_path = {}
         self.out = {"version": 1, "files": [], "sightings": [], "probes": [], "ops": [], "extensions": [],
                     "cuda_evidence": "", "hardcoded_archs": "", "calls_cmake": "", "undecided": [],
-                    "arch_parsers": []}
+                    "arch_parsers": [], "build_options": []}
         self.helpers = {}  # function name -> (key param index, default param index or None, default text)
         self.indirect = None  # (default, true value) of a read whose name is a variable (a table of names)
 
@@ -315,58 +332,144 @@ class Reader:
         self.out["undecided"].append({"where": m.where(node), "text": m.text(node.lineno), "why": why})
 
     # --- the project's own reading of the architecture list ------------------------------------
-    def scan_arch_parsers(self, m):
-        """A function that reads TORCH_CUDA_ARCH_LIST and converts parts of its entries with int()
-        (DeepSpeed's op builders): such a parser fails on 9.0a / 10.0f, so kiln must pass it plain
-        X.Y entries. The value is followed by name through assignments, loops, comprehensions and
-        lambdas given it (sorted(ccs, key=lambda cc: ...)) within the function that reads it."""
-        for fn in m.nodes:
-            if not isinstance(fn, (ast.FunctionDef, ast.Module)):
+    def scan_arch_parsers(self):
+        """Code that reads an architecture list (TORCH_CUDA_ARCH_LIST, a project's own *_CUDA_ARCHS)
+        and converts parts of its entries with int() (DeepSpeed's op builders): such a parser fails
+        on 9.0a / 10.0f, so kiln must pass it plain entries. The value is followed by name through
+        assignments, loops, comprehensions and lambdas given it (sorted(ccs, key=lambda cc: ...)),
+        into the project's functions it is passed to (a helper that receives the list), and out of
+        a function that returns it (TransformerEngine's cuda_archs(), build_tools/utils.py:275)."""
+        self.fns = {}
+        for m in self.modules:
+            for n in m.nodes:
+                if isinstance(n, ast.FunctionDef):
+                    self.fns.setdefault(n.name, []).append((m, n))
+        found = {}  # var -> {"read", "sites": [(m, node, safe)], "plus_ok"}
+        sources = {}  # name of a project function that returns the list -> var
+        env_reads = {}  # module -> [(node, (var, where))]: the environment reads, found once
+        for m in self.modules:
+            if m.depth <= 1:
+                env_reads[m.rel] = [(n, v) for n in m.nodes for v in [self.arch_var(n, m, {})] if v]
+        for _ in range(3):  # a function returning the list makes its calls reads too
+            before = len(sources)
+            for m in self.modules:
+                if m.depth > 1:
+                    continue
+                scopes = {}  # the innermost function (or the module) of each read
+                calls = [(n, sources[f]) for n in m.nodes if isinstance(n, ast.Call)
+                         for f in [n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(n.func, ast.Attribute) else None]
+                         if f in sources] if sources else []
+                for n, v in env_reads[m.rel] + calls:
+                    scope = self.in_function(n, m) or m.tree
+                    scopes.setdefault(id(scope), (scope, {}))[1].setdefault(v[0], []).append((n, v[1]))
+                for scope, reads in scopes.values():
+                    self.arch_scope(m, scope, reads, found, sources)
+            if len(sources) == before:
+                break
+        for var, f in found.items():
+            if not f["sites"] or f["read"] is None:
                 continue
-            scope = list(ast.walk(fn))
-            reads = [n for n in scope if self.env_read(n, m) and self.key_names(self.env_read(n, m)[0], m, n) == ["TORCH_CUDA_ARCH_LIST"]]
-            if isinstance(fn, ast.Module):  # module level: reads outside any function
-                reads = [n for n in reads if self.in_function(n, m) is None]
-            if not reads:
+            unsafe = [x for x in f["sites"] if not x[2]]
+            kept = unsafe or f["sites"]
+            home = kept[0][0].rel  # the file where the value is first converted: its last site is shown
+            sites = sorted(kept, key=lambda x: (x[0].rel, x[1].lineno))
+            uniq = []
+            for x in sites:
+                if x[0].where(x[1]) not in [u[0].where(u[1]) for u in uniq]:
+                    uniq.append(x)
+            last = [x for x in uniq if x[0].rel == home][-1]
+            self.out["arch_parsers"].append({"var": var, "read": f["read"], "sites": [x[0].where(x[1]) for x in uniq],
+                                             "text": last[0].text(last[1].lineno), "plus_ok": f["plus_ok"],
+                                             "suffix_ok": not unsafe})
+
+    def arch_var(self, node, m, sources):
+        """(variable, where it is read) when node reads an architecture list: an environment read,
+        or a call of a project function that returns one; else None."""
+        r = self.env_read(node, m)
+        if r:
+            names = self.key_names(r[0], m, node) or []
+            if names and (names[0] in ("TORCH_CUDA_ARCH_LIST", "CUDA_ARCHS", "CUDAARCHS")
+                          or names[0].endswith(("_CUDA_ARCHS", "_CUDA_ARCH_LIST"))):
+                return names[0], m.where(node)
+            return None
+        if isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else None
+            return sources.get(name)
+        return None
+
+    def arch_scope(self, m, scope, reads, found, sources):
+        walked = list(ast.walk(scope))
+        for var, nodes in reads.items():
+            f = found.setdefault(var, {"read": None, "sites": [], "plus_ok": False, "seen": set()})
+            had = len(f["sites"])
+            returns = self.follow_list(m, scope, walked, set(id(n) for n, _ in nodes), set(), f, 0)
+            first = min(nodes, key=lambda x: x[0].lineno)[1]
+            if len(f["sites"]) > had and f["read"] is None:
+                f["read"] = first  # the read whose value reaches an int()
+            if returns and isinstance(scope, ast.FunctionDef):
+                sources.setdefault(scope.name, (var, first))
+
+    def follow_list(self, m, scope, walked, read_ids, tainted, f, depth):
+        """Follows the list from read_ids / tainted names through scope, records each int()/float()
+        of it in f, and into the project's functions it is passed to. True when scope returns it."""
+        def mentions(expr):
+            return any(id(x) in read_ids or isinstance(x, ast.Name) and x.id in tainted for x in ast.walk(expr))
+
+        def names(target):
+            return [x.id for x in ast.walk(target) if isinstance(x, ast.Name)]
+
+        for _ in range(8):  # to a fixed point; names only grow
+            before = len(tainted)
+            for n in walked:
+                if isinstance(n, ast.Assign) and mentions(n.value):
+                    for t in n.targets:
+                        tainted.update(names(t))
+                elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and n.value is not None and mentions(n.value):
+                    tainted.update(names(n.target))
+                elif isinstance(n, (ast.For, ast.comprehension)) and mentions(n.iter):
+                    tainted.update(names(n.target))
+                elif isinstance(n, ast.Call) and any(mentions(a) for a in n.args):
+                    for a in list(n.args) + [k.value for k in n.keywords]:
+                        if isinstance(a, ast.Lambda):
+                            tainted.update(x.arg for x in a.args.args)
+            if len(tainted) == before:
+                break
+        for n in walked:
+            if not isinstance(n, ast.Call):
                 continue
-            read_ids = set(id(n) for n in reads)
-            tainted = set()
-
-            def mentions(expr):
-                return any(id(x) in read_ids or isinstance(x, ast.Name) and x.id in tainted for x in ast.walk(expr))
-
-            def names(target):
-                return [x.id for x in ast.walk(target) if isinstance(x, ast.Name)]
-
-            for _ in range(8):  # to a fixed point; names only grow
-                before = len(tainted)
-                for n in scope:
-                    if isinstance(n, ast.Assign) and mentions(n.value):
-                        for t in n.targets:
-                            tainted.update(names(t))
-                    elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and n.value is not None and mentions(n.value):
-                        tainted.update(names(n.target))
-                    elif isinstance(n, (ast.For, ast.comprehension)) and mentions(n.iter):
-                        tainted.update(names(n.target))
-                    elif isinstance(n, ast.Call) and any(mentions(a) for a in n.args):
-                        for a in list(n.args) + [k.value for k in n.keywords]:
-                            if isinstance(a, ast.Lambda):
-                                tainted.update(x.arg for x in a.args.args)
-                if len(tainted) == before:
-                    break
-            sites, plus_ok = [], False
-            for n in scope:
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("int", "float") and n.args and mentions(n.args[0]):
-                    sites.append(n)
-                    for x in ast.walk(n.args[0]):  # int(part.split('+')[0]): "+PTX" is cut off first
-                        if isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and x.func.attr in ("split", "rstrip", "replace") \
-                                and x.args and const_str(x.args[0]) in ("+", "+PTX"):
-                            plus_ok = True
-            if sites:
-                sites.sort(key=lambda n: n.lineno)
-                self.out["arch_parsers"].append({"var": "TORCH_CUDA_ARCH_LIST", "read": m.where(min(reads, key=lambda n: n.lineno)),
-                                                 "sites": [m.where(n) for n in sites],
-                                                 "text": m.text(sites[-1].lineno), "plus_ok": plus_ok})
+            if isinstance(n.func, ast.Name) and n.func.id in ("int", "float") and n.args and mentions(n.args[0]):
+                safe = False
+                for x in ast.walk(n.args[0]):
+                    if isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and x.args and const_str(x.args[0]) is not None:
+                        cut = const_str(x.args[0])
+                        if x.func.attr in ("split", "rstrip", "replace") and cut in ("+", "+PTX"):
+                            f["plus_ok"] = True  # int(part.split('+')[0]): "+PTX" is cut off first
+                        if x.func.attr in ("rstrip", "strip") and "a" in cut:
+                            safe = True  # int(t.rstrip("af")): the variant letters are cut off first
+                cur, up = n, m.parent.get(n)  # t.isdigit() and int(t) >= 90: not reached for 90a
+                while isinstance(up, (ast.Compare, ast.BinOp, ast.UnaryOp)):
+                    cur, up = up, m.parent.get(up)
+                if isinstance(up, ast.BoolOp) and isinstance(up.op, ast.And):
+                    for v in up.values[: up.values.index(cur) if cur in up.values else 0]:
+                        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("isdigit", "isnumeric", "isdecimal"):
+                            safe = True
+                f["sites"].append((m, n, safe))
+        for n in walked:  # then the functions it is handed to, so this scope's sites come first
+            if not isinstance(n, ast.Call) or isinstance(n.func, ast.Name) and n.func.id in ("int", "float"):
+                continue
+            callee = n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(n.func, ast.Attribute) else None
+            if depth >= 3 or callee not in self.fns or isinstance(n.func, ast.Attribute) and mentions(n.func.value):
+                continue  # ccs.append(x) is the list's own method, not the project's function
+            for m2, fn2 in self.fns[callee]:
+                params = [a.arg for a in fn2.args.args]
+                skip = 1 if params and params[0] in ("self", "cls") and isinstance(n.func, ast.Attribute) else 0
+                given = {params[i + skip] for i, a in enumerate(n.args) if i + skip < len(params) and mentions(a)}
+                given |= {k.arg for k in n.keywords if k.arg in params and mentions(k.value)}
+                key = (id(fn2), frozenset(given))
+                if given and key not in f["seen"]:
+                    f["seen"].add(key)
+                    self.follow_list(m2, fn2, list(ast.walk(fn2)), set(), set(given), f, depth + 1)
+        return any(isinstance(n, ast.Return) and n.value is not None and mentions(n.value) for n in walked)
 
     # --- what the build does -----------------------------------------------------------------
     def scan_build(self, m, is_setup):
@@ -413,7 +516,7 @@ class Reader:
                 self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
             if is_setup and not self.out["hardcoded_archs"] and ("arch=compute_" in s or s in ("-gencode", "--generate-code")):
                 self.out["hardcoded_archs"] = "%s %s" % (m.where(node), m.text(node.lineno))
-            if is_setup and not self.out["calls_cmake"] and s == "cmake" and isinstance(m.parent.get(node), (ast.List, ast.Call)):
+            if m.depth <= 1 and not self.out["calls_cmake"] and s == "cmake" and isinstance(m.parent.get(node), (ast.List, ast.Call)):
                 self.out["calls_cmake"] = "%s %s" % (m.where(node), m.text(node.lineno))
 
     def gates_cuda(self, probe, m, alias):
@@ -565,15 +668,61 @@ class Reader:
                 r = self.env_read(n, m)
                 names = self.key_names(r[0], m, n) if r else None
                 if names and names[0].endswith(("_PATH", "_HOME", "_DIR", "_ROOT")):  # a folder it needs
-                    op["open"].append({"where": m.where(n), "text": m.text(n.lineno),
+                    op["open"].append({"where": m.where(n), "text": m.text(n.lineno), "folder_var": names[0],
                                        "why": "needs %s (a folder it reads); what must be there is not decided statically" % names[0]})
         for n in ast.walk(fn):
             mods = [a.name for a in n.names] if isinstance(n, ast.Import) else \
-                [n.module or ""] if isinstance(n, ast.ImportFrom) else []
+                [n.module or ""] if isinstance(n, ast.ImportFrom) and not n.level else []
             for mod in mods:
                 if mod.split(".")[0] not in ("torch", "os", "sys", "subprocess", "shutil", "pathlib", "glob"):
-                    op["open"].append({"where": m.where(n), "text": m.text(n.lineno),
+                    op["open"].append({"where": m.where(n), "text": m.text(n.lineno), "module": mod.split(".")[0],
+                                       "required": self.import_required(m, n, fn),
                                        "why": "imports %s, whose presence at build time kiln does not check" % mod})
+
+    def import_required(self, m, node, fn):
+        """Whether is_compatible fails without the module: the import sits in a try whose
+        ImportError handler returns False or sets False (DeepSpeed op_builder/fp_quantizer.py:50-55)."""
+        up = m.parent.get(node)
+        while up is not None and up is not fn:
+            if isinstance(up, ast.Try) and any(node is x for st in up.body for x in ast.walk(st)):
+                for h in up.handlers:
+                    caught = [dotted(e) for e in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type])] if h.type else ["*"]
+                    if not any(c in ("*", "ImportError", "ModuleNotFoundError", "Exception") for c in caught):
+                        continue
+                    for b in h.body:
+                        for x in ast.walk(b):
+                            v = x.value if isinstance(x, (ast.Return, ast.Assign)) else None
+                            if isinstance(v, ast.Constant) and v.value is False:
+                                return True
+                return False
+            up = m.parent.get(up)
+        return False
+
+    def scan_cfg_build_options(self):
+        """setup.cfg's [build_ext] / [build] options of setuptools' own commands that change what or
+        how the build compiles ([build_ext] parallel = 8, inplace = 1): reported with file:line, since
+        every setup.py build reads them and kiln leaves setup.cfg as it is."""
+        path = os.path.join(self.root, "setup.cfg")
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
+            return
+        section = None
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for i, line in enumerate(f, 1):
+                t = line.strip()
+                if t.startswith("[") and t.endswith("]"):
+                    section = t[1:-1].strip()
+                    continue
+                if section not in ("build_ext", "build") or t.startswith(("#", ";")) or not ("=" in t or ":" in t):
+                    continue
+                sep = min(x for x in (t.find("="), t.find(":")) if x >= 0)
+                key, value = t[:sep].strip().replace("-", "_"), t[sep + 1:].strip()
+                key = {"j": "parallel", "i": "inplace", "g": "debug", "f": "force", "t": "build_temp"}.get(key, key)
+                why = CFG_BUILD_OPTIONS.get(key)
+                if key in ("inplace", "debug", "force") and value.lower() not in ("1", "true", "yes", "on"):
+                    why = None  # a flag set off is setuptools' default
+                if why and value:
+                    self.out["build_options"].append({"where": "setup.cfg:%d" % i, "text": "[%s] %s" % (section, t),
+                                                      "why": why % {"value": value}})
 
     def scan_setup_cfg(self, first):
         """setup.cfg's command sections ([build_ext] cuda_arch = sm_52) set the options a command
@@ -615,11 +764,12 @@ class Reader:
         for m in list(self.modules):
             if m.depth <= 1:  # deeper modules are the package's run time, not its build
                 self.scan_reads(m)
-                self.scan_arch_parsers(m)
             self.scan_build(m, m is first)
             if m.depth == 1:  # the op-builder package setup.py imports, not other accelerators' copies
                 self.scan_ops(m)
+        self.scan_arch_parsers()
         self.scan_setup_cfg(first)
+        self.scan_cfg_build_options()
         flags = [s for s in self.out["sightings"] if s["flag"]]
         if self.indirect and not flags and not self.out["ops"] and self.indirect[2].startswith("setup.py:"):
             w = self.indirect[2]

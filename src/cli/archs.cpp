@@ -62,11 +62,13 @@ public:
       if (spec.empty()) throw UsageError("no architecture list given and TORCH_CUDA_ARCH_LIST is not set");
     }
     auto from = core::parse_syntax(from_);
-    if (!from) throw UsageError("--from '" + from_ + "': expected torch, cmake, nvcc or auto");
+    if (!from)
+      throw UsageError(fmt::format("--from '{}': expected {}", from_, fmt::join(core::syntax_names(true), ", ")));
     std::optional<core::Syntax> to;
     if (!to_.empty()) {
       to = core::parse_syntax(to_);
-      if (!to || *to == core::Syntax::automatic) throw UsageError("--to '" + to_ + "': expected torch, cmake or nvcc");
+      if (!to || *to == core::Syntax::automatic)
+        throw UsageError(fmt::format("--to '{}': expected {}", to_, fmt::join(core::syntax_names(false), ", ")));
     }
     auto ctx = probe::spec_context_for(spec, s);
     ctx.torch_version = torch_version_;

@@ -54,6 +54,8 @@ public:
     app.add_option("--json-file", json_file_, "Also write the JSON results to FILE");
   }
 
+  std::optional<ProjectArg> project_arg() const override { return ProjectArg{dir_}; }
+
   int run(io::Seams& s) override {
     auto axes = report::parse_matrix(matrix_);
     if (!axes) throw UsageError(axes.error());

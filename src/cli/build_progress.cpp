@@ -40,6 +40,11 @@ std::string starting_line(std::chrono::seconds elapsed, size_t width, const std:
   return head + fit_keeping_end(running_text(*running), room - head.size());
 }
 
+std::string other_step_line(std::string_view step, std::chrono::seconds elapsed, size_t width) {
+  const std::string line = fmt::format("{} {}", step, duration_text(elapsed));
+  return width == 0 ? line : fit_columns(line, width > 1 ? width - 1 : 0);
+}
+
 std::optional<std::chrono::seconds> eta_after(std::optional<std::chrono::seconds> eta, std::chrono::seconds since) {
   if (!eta) return eta;
   return std::max(std::chrono::seconds(0), *eta - since);
@@ -54,6 +59,7 @@ std::string BuildProgress::current_line(std::chrono::steady_clock::time_point no
   const size_t width = line_width(terminal_());
   const auto elapsed = duration_cast<seconds>(now - step_start_);
   if (configuring_) return configure_line(elapsed, last_output_, width);
+  if (step_ != "build") return other_step_line(step_, elapsed, width);  // only "build" runs Ninja
   if (!last_status_) return starting_line(elapsed, width, running_);
   // Ninja's description names the last step that finished; the launcher's files what runs now.
   drive::NinjaStatus shown = *last_status_;
@@ -121,6 +127,7 @@ drive::ProgressSink BuildProgress::sink() {
     std::lock_guard lock(mu_);
     configuring_ = begin && step == "configure";
     building_ = begin && step != "configure";
+    step_ = std::string(step);
     step_start_ = s_.clock.now();
     last_output_.clear();
     last_status_.reset();

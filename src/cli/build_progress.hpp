@@ -34,6 +34,9 @@ std::string running_text(const RunningNow& r);
 // Before Ninja's first status line (Ninja reports a step when it finishes): "building 4s  (first
 // steps running)", or what runs when the launcher says.
 std::string starting_line(std::chrono::seconds elapsed, size_t width, const std::optional<RunningNow>& running = {});
+// A step that runs no Ninja (the wheel's install, its unpacking): "install 3s". Not "building ...
+// (first steps running)", which would say that compiles start after they finished.
+std::string other_step_line(std::string_view step, std::chrono::seconds elapsed, size_t width);
 // The time left `since` seconds after the estimate `eta` was made, never below zero ("finishing").
 std::optional<std::chrono::seconds> eta_after(std::optional<std::chrono::seconds> eta, std::chrono::seconds since);
 // Lines for a terminal are cut to its width; lines for a log (a pipe, a file) are not.
@@ -69,7 +72,7 @@ private:
   std::string current_line(std::chrono::steady_clock::time_point now) const;
 
   bool stop_ = false, drawn_ = false, configuring_ = false, building_ = false;
-  std::string last_output_;
+  std::string step_, last_output_;
   std::optional<drive::NinjaStatus> last_status_;
   std::optional<std::chrono::seconds> last_eta_;
   std::chrono::steady_clock::time_point step_start_{}, last_plain_{}, status_at_{};

@@ -37,11 +37,13 @@ public:
   // end-of-options marker `--` as it is; run_cli puts it in raw_tail instead of parsing it.
   virtual bool wants_raw_tail() const { return false; }
   std::vector<std::string> raw_tail;
-  // A command that works on a project (plan, build): the DIR and --example it was given, so that its
-  // config file is the project's own kiln.toml (project_config). nullopt for the others.
+  // A command that works on a project (plan, build, bench; report through a build folder): the DIR
+  // and --example it was given, so that its config file is the project's own kiln.toml
+  // (project_config). nullopt for the others.
   struct ProjectArg {
     std::string dir;
     bool example = false;
+    bool build_folder = false;  // DIR is a build folder (report): the project is the one its record names
   };
   virtual std::optional<ProjectArg> project_arg() const { return std::nullopt; }
   // Where each setting could come from (command line, config file, environment), set by run_cli.

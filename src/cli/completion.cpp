@@ -10,7 +10,10 @@
 #include <set>
 
 #include "cli/command.hpp"
+#include "core/arch_spec.hpp"
 #include "core/gpu_table.hpp"
+#include "plan/emit.hpp"
+#include "plan/make_plan.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -18,7 +21,8 @@ namespace {
 std::string gpu_word(const std::string& name);
 
 // Values offered after options whose choices the commands check in their own words (rather than
-// through CLI11's IsMember). Test CompletionValues.EveryOfferedValueIsAccepted runs each one.
+// through CLI11's IsMember), each list from the code that checks it. Test
+// CompletionValues.EveryOfferedValueIsAccepted runs each one.
 const std::map<std::string, std::function<std::vector<std::string>()>> kOptionValues{
     {"--gpu",
      [] {
@@ -26,26 +30,11 @@ const std::map<std::string, std::function<std::vector<std::string>()>> kOptionVa
        for (const auto& g : core::GpuTable::get().all()) words.insert(gpu_word(g.name));
        return std::vector<std::string>(words.begin(), words.end());
      }},
-    {"--emit",
-     [] {
-       return std::vector<std::string>{"text", "env", "cmake", "json", "dockerfile"};
-     }},
-    {"--to",
-     [] {
-       return std::vector<std::string>{"torch", "cmake", "nvcc"};
-     }},
-    {"--from",
-     [] {
-       return std::vector<std::string>{"torch", "cmake", "nvcc", "auto"};
-     }},
-    {"--build-type",
-     [] {
-       return std::vector<std::string>{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
-     }},
-    {"--profile",
-     [] {
-       return std::vector<std::string>{"production", "distribution", "dev", "cpu"};
-     }},
+    {"--emit", [] { return plan::emit_formats(); }},
+    {"--to", [] { return core::syntax_names(false); }},
+    {"--from", [] { return core::syntax_names(true); }},
+    {"--build-type", [] { return plan::build_types(); }},
+    {"--profile", [] { return plan::profile_names(); }},
 };
 
 struct OptionInfo {

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace kiln::cli {
 
@@ -68,6 +70,24 @@ std::string fit_keeping_end(std::string_view text, size_t columns) {
   return std::string(dots) + last_columns(text, columns - dots.size());
 }
 
+std::string step_text(std::string_view description) {
+  // CMake's descriptions are words ("Building CUDA object x.o"); a command holds a lone "-o".
+  std::vector<std::string_view> words;
+  for (size_t at = 0; at < description.size();) {
+    const size_t end = std::min(description.find(' ', at), description.size());
+    if (end > at) words.push_back(description.substr(at, end - at));
+    at = end + 1;
+  }
+  const auto o = std::find(words.begin(), words.end(), "-o");
+  if (o == words.end() || o + 1 == words.end()) return std::string(description);
+  std::string_view out = o[1];
+  if (out.size() >= 2 && (out.front() == '\'' || out.front() == '"') && out.back() == out.front())
+    out = out.substr(1, out.size() - 2);
+  const bool compile = std::find(words.begin(), words.end(), "-c") != words.end() ||
+                       std::find(words.begin(), words.end(), "--compile") != words.end();
+  return (compile ? "compiling " : "linking ") + std::string(out);
+}
+
 std::string progress_line(const drive::NinjaStatus& s, std::optional<std::chrono::seconds> eta, size_t width,
                           std::optional<std::chrono::seconds> elapsed) {
   // Never the last column: a row filled to the edge wraps on many terminals, and each \r redraw
@@ -84,7 +104,8 @@ std::string progress_line(const drive::NinjaStatus& s, std::optional<std::chrono
            std::string(bar - filled - (filled < bar ? 1 : 0), ' ') + "] ";
   }
   line += counts;
-  const std::string step = s.scope.empty() ? s.description : s.scope + ": " + s.description;
+  const std::string what = step_text(s.description);
+  const std::string step = s.scope.empty() ? what : s.scope + ": " + what;
   if (width == 0) return line + "  " + step;
   if (columns_of(line) + 2 >= room) return fit_columns(line, room);
   return line + "  " + fit_keeping_end(step, room - columns_of(line) - 2);

@@ -23,6 +23,11 @@ std::string progress_line(const drive::NinjaStatus& s, std::optional<std::chrono
 std::string eta_text(std::optional<std::chrono::seconds> eta);
 std::string duration_text(std::chrono::seconds d);  // "45s", "1m20s", "2h05m"
 
+// What a step description names. A rule with no description (cpp_extension's build.ninja) makes Ninja
+// show the whole command, hundreds of characters: that becomes "compiling OUTPUT" ("linking OUTPUT"
+// without -c), from its -o; any other description is kept. The log keeps the command.
+std::string step_text(std::string_view description);
+
 // `text` cut to at most `columns` characters, never inside a UTF-8 sequence.
 std::string fit_columns(std::string_view text, size_t columns);
 // A step description cut to `columns` keeping its end, the output's file name, which says what is

@@ -1,9 +1,20 @@
 #include "cli/project_config.hpp"
 
+#include <filesystem>
+
 #include "cli/command.hpp"
 #include "cli/project_dir.hpp"
+#include "report/build_folders.hpp"
 
 namespace kiln::cli {
+
+std::string absolute_folder(const std::string& dir) {
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(dir.empty() ? "." : dir, ec);
+  std::string out = ec ? dir : abs.lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
 
 std::string default_config_path(const std::vector<std::string>& args, const std::string& command, const io::Seams& s) {
   for (auto& c : all_commands()) {
@@ -23,6 +34,10 @@ std::string default_config_path(const std::vector<std::string>& args, const std:
     } catch (const std::exception&) {}
     const auto project = c->project_arg();
     if (!project) break;
+    if (project->build_folder) {
+      const auto dir = report::find_build_folders(s.fs, absolute_folder(project->dir)).project_dir;
+      return dir.empty() ? "kiln.toml" : dir + "/kiln.toml";
+    }
     try {
       return resolve_project_dir(project->dir, s, project->example).dir + "/kiln.toml";
     } catch (const std::exception&) {}

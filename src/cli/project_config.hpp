@@ -1,8 +1,9 @@
 #pragma once
-// Which kiln.toml a command reads, and which of its sections. `kiln plan` and `kiln build` work on a
-// project, so they read that project's kiln.toml (DIR/kiln.toml), wherever kiln runs from; the other
-// commands read ./kiln.toml. `kiln plan` reads [build] under its own [plan], so that the plan shown is
-// the build's plan.
+// Which kiln.toml a command reads, and which of its sections: the one owner of "the project's config".
+// A command that works on a project (Command::project_arg: plan, build, bench; report, whose build
+// folder's record names its project) reads that project's kiln.toml (DIR/kiln.toml), wherever kiln
+// runs from; the other commands read ./kiln.toml. `kiln plan` reads [build] under its own [plan], so
+// that the plan shown is the build's plan.
 #include <CLI/CLI.hpp>
 
 #include <set>
@@ -15,8 +16,12 @@
 namespace kiln::cli {
 
 // The config file `command` reads when no --config is given: DIR/kiln.toml for a command that takes a
-// project (DIR read from `args` by a first parse that reads no setting), else "kiln.toml".
+// project (DIR read from `args` by a first parse that reads no setting; for a build folder, the
+// project its record names), else "kiln.toml".
 std::string default_config_path(const std::vector<std::string>& args, const std::string& command, const io::Seams& s);
+
+// `dir` made absolute and normal, with no trailing '/' ("" is the current folder).
+std::string absolute_folder(const std::string& dir);
 
 // CLI11's TOML reader, plus the sections rule: the keys of every section `command` reads that its own
 // options accept are given to it, the most specific section winning.

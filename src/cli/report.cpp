@@ -6,6 +6,7 @@
 
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
+#include "cli/project_config.hpp"
 #include "probe/machine.hpp"
 #include "report/build_folders.hpp"
 #include "report/cluster.hpp"
@@ -46,6 +47,10 @@ public:
         ->check(CLI::NonNegativeNumber);
   }
 
+  std::optional<ProjectArg> project_arg() const override {
+    return ProjectArg{.dir = dir_, .build_folder = true};  // "": the current folder, as run() reads it
+  }
+
   int run(io::Seams& s) override {
     std::string dir = dir_;
     if (dir.empty()) {
@@ -53,12 +58,7 @@ public:
       const std::string cwd = std::filesystem::current_path(ec).string();
       dir = s.fs.exists(cwd + "/build-kiln/.ninja_log") ? cwd + "/build-kiln" : cwd;
     }
-    {
-      std::error_code ec;
-      auto abs = std::filesystem::absolute(dir, ec);
-      if (!ec) dir = abs.lexically_normal().string();
-    }
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    dir = absolute_folder(dir);
     // What kiln build printed (the project, kiln's build folder) or a Ninja folder: every Ninja
     // folder of the build, profiled together (report/build_folders).
     const auto found = report::find_build_folders(s.fs, dir);

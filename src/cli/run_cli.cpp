@@ -239,7 +239,8 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   bool version = false;
   app.add_flag("--version", version, "Print the version and exit");
   // One schema for flags, environment (each option's envname) and file: the project's kiln.toml for
-  // plan and build, ./kiln.toml for the others, or --config FILE, sets options by sub-command section
+  // the commands that work on a project (plan, build, bench, report), ./kiln.toml for the others, or --config FILE,
+  // sets options by sub-command section
   // ([build] jobs = 8); plan reads [build] too (project_config).
   const char* config_help = "Read options from a TOML file, one [section] per command (default: DIR/kiln.toml)";
   app.set_config("--config", "kiln.toml", config_help);

@@ -119,12 +119,22 @@ tl::expected<TargetSet, SpecError> nvcc_default_set(const std::string& token, co
 
 }  // namespace
 
+namespace {
+constexpr std::pair<std::string_view, Syntax> kSyntaxNames[] = {
+    {"torch", Syntax::torch}, {"cmake", Syntax::cmake}, {"nvcc", Syntax::nvcc}, {"auto", Syntax::automatic}};
+}  // namespace
+
 std::optional<Syntax> parse_syntax(std::string_view name) {
-  if (name == "torch") return Syntax::torch;
-  if (name == "cmake") return Syntax::cmake;
-  if (name == "nvcc") return Syntax::nvcc;
-  if (name == "auto") return Syntax::automatic;
+  for (const auto& [n, s] : kSyntaxNames)
+    if (n == name) return s;
   return std::nullopt;
+}
+
+std::vector<std::string> syntax_names(bool with_auto) {
+  std::vector<std::string> out;
+  for (const auto& [n, s] : kSyntaxNames)
+    if (with_auto || s != Syntax::automatic) out.emplace_back(n);
+  return out;
 }
 
 std::string to_string(Syntax s) {

@@ -15,6 +15,9 @@ namespace kiln::core {
 
 enum class Syntax { automatic, torch, cmake, nvcc };
 std::optional<Syntax> parse_syntax(std::string_view name);  // "torch", "cmake", "nvcc", "auto"
+// The names parse_syntax takes, in that order (completion offers them; "auto" reads a spec, never
+// writes one).
+std::vector<std::string> syntax_names(bool with_auto);
 std::string to_string(Syntax s);
 
 // What `all`, `all-major`, `native` and CMake's `OFF` resolve against, and whose grammar applies.

@@ -76,6 +76,27 @@ std::vector<std::string> linked_outputs(const io::Filesystem& fs, const std::str
 
 namespace {
 
+// The link CMake configures through (Plan::source_link, make_plan says why), made before configure.
+// It points at this checkout; when it pointed at another one (a checkout moved, or another project
+// built here), Ninja's mtimes and log belong to that one, so its log goes and every step runs again
+// (through ccache: hits where the sources are the same). Returns whether the link changed.
+bool link_source(BuildContext& ctx) {
+  const auto& plan = ctx.plan;
+  if (plan.source_link.empty()) return false;
+  const std::string record = plan.build_dir + "/.kiln/source-link";
+  auto& fs = ctx.s.fs;
+  const auto before = fs.read(record);
+  fs.make_dirs(plan.build_dir + "/.kiln");
+  if (!fs.symlink(plan.project_dir, plan.source_link))
+    ctx.log << "kiln: configure: could not link " << plan.source_link << " to " << plan.project_dir << "\n";
+  fs.write(record, plan.project_dir);
+  if (!before || *before == plan.project_dir) return false;
+  fs.remove(plan.build_dir + "/.ninja_log");
+  ctx.log << "kiln: configure: " << plan.build_dir << " was built from " << *before << ", now from " << plan.project_dir
+          << ": every step runs again\n";
+  return true;
+}
+
 // The fast no-op path: a folder CMake already configured with these very arguments is not
 // configured again (3 s on the example, against 0.03 s for ninja to say "no work to do").
 // Ninja's build.ninja re-runs CMake by itself when a CMakeLists.txt or a file it reads changed.
@@ -83,8 +104,9 @@ bool configure(BuildContext& ctx) {
   const auto& plan = ctx.plan;
   const std::string stamp_path = plan.build_dir + "/.kiln/configure-stamp";
   const std::string stamp = configure_stamp(plan, plan.child_env(ctx.s.env));
-  if (ctx.s.fs.exists(plan.build_dir + "/build.ninja") && ctx.s.fs.exists(plan.build_dir + "/CMakeCache.txt") &&
-      ctx.s.fs.read(stamp_path).value_or("") == stamp) {
+  const bool moved = link_source(ctx);
+  if (!moved && ctx.s.fs.exists(plan.build_dir + "/build.ninja") &&
+      ctx.s.fs.exists(plan.build_dir + "/CMakeCache.txt") && ctx.s.fs.read(stamp_path).value_or("") == stamp) {
     ctx.o.configure_skipped = true;
     ctx.log << "kiln: configure: skipped: " << plan.build_dir
             << " is configured with the same arguments (ninja re-runs CMake if its inputs changed)\n";

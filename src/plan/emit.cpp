@@ -91,10 +91,12 @@ std::string emit_env(const Plan& p) {
       for (const char* lang : {"C", "CXX", "CUDA"})
         vars[std::string("CMAKE_") + lang + "_COMPILER_LAUNCHER"] = p.ccache;
     // Cache entries have no environment spelling: the configure line carries them.
-    std::vector<std::string> configure{"cmake", "-S", p.project_dir, "-B", p.build_dir};
+    std::vector<std::string> configure{"cmake", "-S", p.configure_source(), "-B", p.build_dir};
     if (p.libtorch()) configure.push_back("-DTorch_DIR=" + p.torch_dir);
     for (const auto& d : p.cmake_defines) configure.push_back("-D" + d);
-    out += one_line("# configure: " + shell_args(configure)) + "\n";
+    const std::string link =
+        p.source_link.empty() ? "" : shell_args({"ln", "-sfn", p.project_dir, p.source_link}) + " && ";
+    out += one_line("# configure: " + link + shell_args(configure)) + "\n";
   }
   if (!p.ccache.empty()) {
     // As kiln build runs ccache (Plan::child_env): paths relative to the base, so another checkout hits.
@@ -171,16 +173,21 @@ std::string emit_dockerfile(const Plan& p) {
       "python3-pip "
       "&& rm -rf /var/lib/apt/lists/*\n";
   out += "COPY kiln /usr/local/bin/kiln\nCOPY . /src\nWORKDIR /src\n";
-  std::string args;
-  for (const auto& g : p.gpus) args += " --gpu '" + g.name + "'";
-  if (p.gpus.empty() && p.cuda()) args += " --archs '" + core::format_cmake(p.targets) + "' --from cmake";
-  if (!p.profile.empty()) args += " --profile " + p.profile;
-  for (const auto& o : p.options)
-    if (o.origin == "--set" || o.origin == "library") args += fmt::format(" --set {}={}", o.name, o.on ? 1 : 0);
-  out += fmt::format(
-      "RUN --mount=type=cache,target=/root/.cache/ccache kiln build /src --build-dir /src/build-kiln "
-      "--build-type {} --cache-dir /root/.cache/ccache{}\n",
-      p.build_type, args);
+  // The options that shaped the plan (the same list as --emit env's `kiln build` line), less what
+  // names this machine: the image has its own build folder, cache and python.
+  std::vector<std::string> left_out;
+  auto args = portable_args(p.kiln_args, p.project_dir, "/src", left_out);
+  for (const auto& a : left_out) out += one_line("# left out, a path on this machine: " + a) + "\n";
+  // Targets this machine chose (its GPUs, its TORCH_CUDA_ARCH_LIST or CUDAARCHS) are not in the
+  // options; the image has neither, so they are pinned.
+  if (p.cuda() &&
+      (p.arch_source == "local GPUs" || p.arch_source == "TORCH_CUDA_ARCH_LIST" || p.arch_source == "CUDAARCHS")) {
+    out += one_line("# --archs: chosen here from " + p.arch_source + ", pinned for the image") + "\n";
+    args.insert(args.end(), {"--archs", core::format_cmake(p.targets), "--from", "cmake"});
+  }
+  out += "RUN --mount=type=cache,target=/root/.cache/ccache " +
+         shell_args({"kiln", "build", "/src", "--build-dir", "/src/build-kiln", "--cache-dir", "/root/.cache/ccache"}) +
+         (args.empty() ? "" : " ") + shell_args(args) + "\n";
   // Runtime libraries the enabled features load at run time (the CUPTI lesson: the devel image has
   // them, the runtime image may not).
   out +=
@@ -210,7 +217,12 @@ tl::expected<std::string, std::string> emit(const Plan& p, const std::string& fo
   if (format == "cmake") return emit_cmake(p);
   if (format == "json") return core::dump_json(plan_to_json(p), 2) + "\n";
   if (format == "dockerfile") return emit_dockerfile(p);
-  return tl::unexpected("--emit '" + format + "': expected text, env, cmake, json or dockerfile");
+  return tl::unexpected(fmt::format("--emit '{}': expected {}", format, fmt::join(emit_formats(), ", ")));
+}
+
+const std::vector<std::string>& emit_formats() {
+  static const std::vector<std::string> formats{"text", "env", "cmake", "json", "dockerfile"};
+  return formats;
 }
 
 }  // namespace kiln::plan

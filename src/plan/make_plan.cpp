@@ -10,13 +10,16 @@
 #include "core/fnv.hpp"
 #include "io/user_cache.hpp"
 #include "plan/ledger_place.hpp"
+#include "plan/project_arch_list.hpp"
 #include "plan/python_env.hpp"
 #include "plan/request_args.hpp"
 #include "plan/stale_config.hpp"
 #include "plan/targets.hpp"
 #include "probe/ccache_folder.hpp"
+#include "probe/cmake_cache.hpp"
 #include "probe/externally_managed.hpp"
 #include "probe/nvcc.hpp"
+#include "probe/python_modules.hpp"
 #include "probe/torch_install.hpp"
 #include "read/enclosing_project.hpp"
 #include "read/pytorch_options.hpp"
@@ -37,8 +40,13 @@ struct Profile {
   std::map<std::string, std::string> set;
 };
 
-tl::expected<Profile, PlanError> load_profile(const std::string& name) {
+const toml::table& profiles_table() {
   static const toml::table t = data::load_toml("profiles.toml");
+  return t;
+}
+
+tl::expected<Profile, PlanError> load_profile(const std::string& name) {
+  const toml::table& t = profiles_table();
   const toml::table* p = t[name].as_table();
   if (!p) {
     std::string names;
@@ -335,15 +343,37 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   kc.overrides = *overrides;
   kc.env = &s.env;
   kc.has_library = [&s](const std::string& name) { return linker_finds(s.fs, name); };
+  // What the ops' checks import (triton), looked up once in the build's interpreter.
+  std::vector<std::string> modules;
+  if (setup)
+    for (const auto& op : setup->ops)
+      for (const auto& u : op.open)
+        if (!u.module.empty()) modules.push_back(u.module);
+  const auto found = modules.empty() ? std::map<std::string, bool>() : probe::find_python_modules(s, p.python, modules);
+  kc.has_module = [&found](const std::string& m) -> std::optional<bool> {
+    auto it = found.find(m);
+    return it == found.end() ? std::nullopt : std::optional<bool>(it->second);
+  };
+  kc.folder_exists = [&s, &sets](const std::string& var) -> std::optional<bool> {
+    auto set = sets.find(var);
+    auto value = set != sets.end() ? std::optional<std::string>(set->second) : s.env.get(var);
+    if (!value || value->empty()) return std::nullopt;
+    return s.fs.is_directory(*value);
+  };
   kc.torch_version = p.torch_version;
   if (!p.torch_package.empty())
     if (auto text = s.fs.read(p.torch_package + "/version.py")) {
       probe::TorchInfo t;
       if (probe::parse_torch_version_py(*text, t)) kc.torch_cuda = t.cuda;
     }
+  if (setup)
+    for (const auto& o : setup->build_options)
+      p.notes.push_back(fmt::format("{} {}: {}; kiln leaves setup.cfg as it is", o.where, o.text, o.why));
   // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
   if (p.kind == read::ProjectKind::pytorch) return {};
   p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
+  route_suffixed_targets_of_project_lists(p, setup ? setup->arch_parsers : std::vector<read::ArchParser>{},
+                                          setup ? setup->calls_cmake : std::string());
   if (p.cuda() && !p.knobs.cmake_archs.empty())
     p.notes.push_back("the project sets its own architectures (" + p.knobs.cmake_archs +
                       "), which beat the planned CMAKE_CUDA_ARCHITECTURES for what it covers");
@@ -376,7 +406,46 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   return {};
 }
 
+// ccache's base_dir rewrites absolute paths under it relative to the compile's folder, the build
+// folder (ccache's manual, "Compiling in different directories"), and no base_dir makes
+// ../../a/proj/x.cu of one checkout and ../../../b/c/proj/x.cu of another agree: 27 of 27 misses
+// for examples/minitorch. So a build folder outside the project configures through a link inside
+// it, BUILD/.s -> DIR, and every path is .s/x.cu in any checkout (e2e cache_outside_checkout). The
+// name is two characters because ccache spells a path the shortest way among it and its real path,
+// and "../" and a folder name is always longer. A build folder CMake already configured from DIR
+// itself keeps that (CMake refuses a second source folder), with a note.
+void plan_source_link(Plan& p, const io::Filesystem& fs) {
+  if (p.kind != read::ProjectKind::cmake || p.ccache.empty() || p.build_dir == p.project_dir ||
+      p.build_dir.rfind(p.project_dir + "/", 0) == 0)
+    return;
+  const std::string link = p.build_dir + "/.s";
+  std::string home;
+  if (auto cache = fs.read(p.build_dir + "/CMakeCache.txt"))
+    for (const auto& e : probe::parse_cmake_cache(*cache))
+      if (e.name == "CMAKE_HOME_DIRECTORY") home = e.value;
+  if (!home.empty() && home != link) {
+    p.notes.push_back("the build folder is outside the project and was configured from " + home +
+                      " itself: another checkout gets ccache hits only in a new build folder, which kiln "
+                      "configures through a link (BUILD/.s) so that every path is the same in any checkout");
+    return;
+  }
+  p.source_link = link;
+  p.notes.push_back("the build folder is outside the project: CMake configures " + link + ", a link to " +
+                    p.project_dir + ", so that another checkout built elsewhere shares ccache's hits");
+}
+
 }  // namespace
+
+const std::vector<std::string>& build_types() {
+  static const std::vector<std::string> types{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
+  return types;
+}
+
+std::vector<std::string> profile_names() {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : profiles_table()) names.emplace_back(k.str());
+  return names;
+}
 
 tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpu_query,
                                         const probe::MachineInfo& machine) {
@@ -396,7 +465,8 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
                  : !profile.build_type.empty() ? profile.build_type
                                                : "Release";
   // CMake takes any word and builds it without optimisation flags: a typo would cost the whole speed.
-  static const std::set<std::string> kBuildTypes{"Release", "RelWithDebInfo", "Debug", "MinSizeRel"};
+  const auto& types = build_types();
+  const std::set<std::string> kBuildTypes(types.begin(), types.end());
   if (!kBuildTypes.count(p.build_type))
     return usage(fmt::format("--build-type '{}': expected Release, RelWithDebInfo, Debug or MinSizeRel", p.build_type));
   auto sets = parse_assignments(req.sets, "--set", "KEY");
@@ -413,14 +483,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     p.arch_reason = "CUDA is off";
   }
   if (auto ok = plan_jobs_and_launcher(p, req, s, machine, *nvcc); !ok) return tl::unexpected(ok.error());
-  // ccache rewrites paths relative to the compile's folder (the build folder): from a build folder
-  // outside the project they name the checkout's own folders (../../a/proj/x.cu), which another
-  // checkout does not share (measured: 27 of 27 misses for examples/minitorch at a second path).
-  if (!p.ccache.empty() && p.build_dir.rfind(p.project_dir + "/", 0) != 0)
-    p.notes.push_back(
-        "the build folder is outside the project: another checkout of it gets ccache hits only when "
-        "its build folder is at the same place relative to it (inside the project, as the default " +
-        p.project_dir.substr(p.project_dir.find_last_of('/') + 1) + "/build-kiln, always is)");
+  plan_source_link(p, s.fs);
   if (p.kind != read::ProjectKind::cmake) {
     p.wheel_cache = req.wheel_cache && p.kind == read::ProjectKind::extension;
     p.torch_package = torch_package_dir(p, s);
@@ -444,7 +507,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
     const read::ArchParser* parser = nullptr;
     if (setup)
       for (const auto& a : setup->arch_parsers)
-        if (a.var == "TORCH_CUDA_ARCH_LIST") parser = &a;
+        if (a.var == "TORCH_CUDA_ARCH_LIST" && !a.suffix_ok) parser = &a;
     auto env = python_build_env(p, *sets, parser, &p.notes);
     if (!env) return usage(env.error());
     p.env = *env;

@@ -15,6 +15,11 @@
 
 namespace kiln::plan {
 
+// The --build-type values make_plan takes, and the profiles of data/profiles.toml (completion offers
+// them from here).
+const std::vector<std::string>& build_types();
+std::vector<std::string> profile_names();
+
 tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams& s, probe::GpuQuery& gpus,
                                         const probe::MachineInfo& machine);
 

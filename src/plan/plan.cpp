@@ -12,7 +12,7 @@
 namespace kiln::plan {
 
 std::vector<std::string> Plan::configure_argv() const {
-  std::vector<std::string> argv = {cmake, "-S", project_dir, "-B", build_dir, "-G", generator};
+  std::vector<std::string> argv = {cmake, "-S", configure_source(), "-B", build_dir, "-G", generator};
   if (generator == "Ninja") argv.push_back("-DCMAKE_MAKE_PROGRAM=" + ninja);
   argv.push_back("-DCMAKE_BUILD_TYPE=" + build_type);
   argv.push_back("-DCMAKE_CUDA_COMPILER=" + nvcc);
@@ -35,6 +35,9 @@ std::vector<std::string> Plan::configure_argv() const {
 }
 
 std::string Plan::ccache_basedir() const {
+  // Paths through the link are under the build folder; system headers stay absolute, as they are
+  // the same in every checkout.
+  if (!source_link.empty()) return build_dir;
   std::string a = project_dir + "/", b = build_dir + "/";
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
@@ -48,6 +51,7 @@ std::string Plan::build_record_json() const {
   nlohmann::ordered_json j = {
       {"schema", 1},
       {"kiln_build_dir", build_dir},
+      {"project_dir", project_dir},  // report: the project of a build folder anywhere (its kiln.toml, its Ninjas)
       {"cores", cores},
       {"jobs", jobs.jobs},
       {"mem_budget_kib", governed() ? nlohmann::ordered_json(mem_budget_kib) : nlohmann::ordered_json(nullptr)},

@@ -73,8 +73,14 @@ struct Plan {
   bool wraps_compilers() const {
     return kind == read::ProjectKind::extension && !kiln_exe.empty() && !launcher().empty();
   }
-  std::string real_cxx;                // the compiler behind the c++ wrapper
-  std::string ccache_basedir() const;  // the deepest folder holding both project and build folder
+  std::string real_cxx;  // the compiler behind the c++ wrapper
+  // A CMake project built outside its folder is configured through this link to it, BUILD/.s, so
+  // that every source path ccache sees is the same in any checkout (make_plan); "" configures DIR.
+  std::string source_link;
+  std::string configure_source() const { return source_link.empty() ? project_dir : source_link; }
+  // ccache's base_dir: the build folder when configured through source_link, else the deepest
+  // folder holding both project and build folder.
+  std::string ccache_basedir() const;
   std::string exec_log_path() const { return build_dir + "/kiln-exec.jsonl"; }
   // One file per compile running now, written by the launcher (launch/running_units).
   std::string running_dir() const { return build_dir + "/.kiln/running"; }

@@ -48,6 +48,52 @@ std::vector<std::string> request_args(const BuildRequest& req) {
   return a;
 }
 
+namespace {
+
+// The flags of request_args that take a value, and of those the ones whose value is a path on this
+// machine that another machine (an image) replaces with its own: one list beside request_args.
+bool takes_value(std::string_view flag) {
+  for (const char* f : {"--gpu", "--archs", "--from", "--profile", "--set", "--jobs", "--build-dir", "--build-type",
+                        "--cache-dir", "-D", "--python", "--mem-budget", "--knob"})
+    if (flag == f) return true;
+  return false;
+}
+bool host_place(std::string_view flag) { return flag == "--build-dir" || flag == "--cache-dir" || flag == "--python"; }
+
+}  // namespace
+
+std::vector<std::string> portable_args(const std::vector<std::string>& args, const std::string& project_dir,
+                                       const std::string& image_dir, std::vector<std::string>& left_out) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!takes_value(args[i]) || i + 1 == args.size()) {
+      out.push_back(args[i]);
+      continue;
+    }
+    const std::string& flag = args[i];
+    std::string value = args[++i];
+    if (host_place(flag)) {
+      left_out.push_back(flag + " " + value);
+      continue;
+    }
+    // KEY=/abs/path (-D, --set, --knob) or /abs/path: inside the project it moves with it, else it
+    // names this machine only.
+    const auto eq = value.find('=');
+    const size_t at = eq != std::string::npos && eq + 1 < value.size() && value[eq + 1] == '/' ? eq + 1 : 0;
+    if (value.size() > at && value[at] == '/') {
+      const std::string path = value.substr(at);
+      if (path == project_dir || path.rfind(project_dir + "/", 0) == 0) {
+        value = value.substr(0, at) + image_dir + path.substr(project_dir.size());
+      } else {
+        left_out.push_back(flag + " " + value);
+        continue;
+      }
+    }
+    out.insert(out.end(), {flag, value});
+  }
+  return out;
+}
+
 std::string shell_args(const std::vector<std::string>& args) {
   auto plain = [](const std::string& s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {

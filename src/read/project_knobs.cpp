@@ -217,7 +217,23 @@ std::string op_blocker(const OpSwitch& op, const KnobContext& ctx) {
     if (auto holds = torch_check_holds(c, ctx); holds && *holds != c.need)
       return fmt::format("its check {} ({}) rules out the torch here ({}{})", c.where, c.text, ctx.torch_version,
                          ctx.torch_cuda.empty() ? "" : ", CUDA " + ctx.torch_cuda);
+  for (const auto& u : op.open) {
+    if (!u.module.empty() && u.required && ctx.has_module && ctx.has_module(u.module) == std::optional<bool>(false))
+      return fmt::format(
+          "its check {} ({}) needs the Python module {}, which the build's interpreter does not find; "
+          "install it",
+          u.where, u.text, u.module);
+    if (!u.folder_var.empty() && ctx.folder_exists && ctx.folder_exists(u.folder_var) == std::optional<bool>(false))
+      return fmt::format("its check reads {} ({}), which names no folder here; fix or unset it", u.folder_var, u.where);
+  }
   return {};
+}
+
+// Whether kiln looked up what an op's open check needs and found it (a module, a folder that is set).
+bool open_check_met(const Undecided& u, const KnobContext& ctx) {
+  if (!u.module.empty()) return ctx.has_module && ctx.has_module(u.module) == std::optional<bool>(true);
+  if (!u.folder_var.empty()) return ctx.folder_exists && ctx.folder_exists(u.folder_var) == std::optional<bool>(true);
+  return false;
 }
 
 void decide_ops(const ProjectReading& reading, const KnobContext& ctx, KnobPlan& kp) {
@@ -243,8 +259,13 @@ void decide_ops(const ProjectReading& reading, const KnobContext& ctx, KnobPlan&
           kp.undecided.push_back(
               fmt::format("{} {}: op {} compares torch's version or its CUDA's, which kiln does not know here", c.where,
                           c.text, op.name));
-      for (const auto& u : op.open)
-        kp.undecided.push_back(fmt::format("{} {}: op {} {}", u.where, u.text, op.name, u.why));
+      for (const auto& u : op.open) {
+        if (open_check_met(u, ctx)) continue;
+        std::string why = u.why;
+        if (!u.module.empty() && ctx.has_module && ctx.has_module(u.module) == std::optional<bool>(false))
+          why = "imports " + u.module + ", which the build's interpreter does not find (the op may skip itself)";
+        kp.undecided.push_back(fmt::format("{} {}: op {} {}", u.where, u.text, op.name, why));
+      }
     }
     kp.knobs.push_back(std::move(k));
   }

@@ -76,6 +76,12 @@ struct KnobContext {
   const io::Environment* env = nullptr;          // what is already set wins
   // Whether the linker finds lib<name>.so here (an op's is_compatible checks); nullopt: cannot tell.
   std::function<std::optional<bool>(const std::string& name)> has_library;
+  // Whether the build's interpreter finds a Python module an op's check imports (triton), without
+  // importing it; nullopt: cannot tell.
+  std::function<std::optional<bool>(const std::string& module)> has_module;
+  // Whether a folder variable an op's check reads (CUTLASS_PATH) names a folder here; nullopt when
+  // it is unset (the project may look elsewhere).
+  std::function<std::optional<bool>(const std::string& var)> folder_exists;
   // The torch the build uses ("2.11.0+cu130") and its CUDA ("13.0"); "" when unknown: an op's
   // torch-version checks are then named, not decided.
   std::string torch_version, torch_cuda;

@@ -349,7 +349,7 @@ void read_cmake_tree(const io::Filesystem& fs, const std::string& dir, const std
   if (r.cmake_archs.empty()) r.cmake_archs = cmake_arch_override(*t, file);
   auto commands = cmake::parse(*t);
   if (!commands) {
-    r.undecided.push_back({file, "", commands.error()});
+    r.undecided.push_back({file, "", commands.error(), "", "", false});
     return;
   }
   for (const auto& c : *commands) {

@@ -51,6 +51,10 @@ struct TorchCheck {
 
 struct Undecided {
   std::string where, text, why;
+  // An op check's need kiln can look up (an op's `open` entries): a Python module it imports
+  // (`required`: is_compatible fails without it) or a folder variable it reads (CUTLASS_PATH).
+  std::string module, folder_var;
+  bool required = false;
 };
 
 struct OpSwitch {
@@ -73,6 +77,8 @@ struct ArchParser {
   std::vector<std::string> sites;  // op_builder/builder.py:742, each int() of a part
   std::string text;                // the last site's line
   bool plus_ok = false;            // it cuts "+PTX" off before int() (part.split('+')[0])
+  // Every int() cuts the variant letters off first or is guarded (t.isdigit() and int(t)): 90a is read.
+  bool suffix_ok = false;
 };
 
 // What data/read_setup.py found (setup_py_ast.hpp runs it).
@@ -82,7 +88,8 @@ struct SetupPyReading {
   std::vector<std::string> extensions;  // "op_builder/builder.py:829 CUDAExtension"
   std::vector<Undecided> undecided;
   std::vector<ArchParser> arch_parsers;
-  std::vector<std::string> files;  // setup.py and the modules followed
+  std::vector<Undecided> build_options;  // setup.cfg's [build_ext]/[build] options that change the build
+  std::vector<std::string> files;        // setup.py and the modules followed
   std::string cuda_evidence, hardcoded_archs, calls_cmake;
 };
 

@@ -72,20 +72,26 @@ tl::expected<SetupPyReading, std::string> parse_setup_reading(std::string_view t
             c.all.push_back({a[0].get<std::string>(), a[1].get<std::string>(), a[2].get<int>()});
         if (!c.all.empty()) op.torch_checks.push_back(std::move(c));
       }
-      for (const auto& u : o.value("open", json::array()))
-        op.open.push_back({str(u, "where"), str(u, "text"), str(u, "why")});
+      for (const auto& u : o.value("open", json::array())) {
+        Undecided d{str(u, "where"),  str(u, "text"),       str(u, "why"),
+                    str(u, "module"), str(u, "folder_var"), u.value("required", false)};
+        op.open.push_back(std::move(d));
+      }
       if (!op.var.empty()) r.ops.push_back(std::move(op));
     }
     for (const auto& e : j.value("extensions", json::array()))
       r.extensions.push_back(str(e, "where") + " " + str(e, "kind"));
     for (const auto& u : j.value("undecided", json::array()))
-      r.undecided.push_back({str(u, "where"), str(u, "text"), str(u, "why")});
+      r.undecided.push_back({str(u, "where"), str(u, "text"), str(u, "why"), "", "", false});
+    for (const auto& u : j.value("build_options", json::array()))
+      r.build_options.push_back({str(u, "where"), str(u, "text"), str(u, "why"), "", "", false});
     for (const auto& a : j.value("arch_parsers", json::array())) {
       ArchParser ap;
       ap.var = str(a, "var");
       ap.read = str(a, "read");
       ap.text = str(a, "text");
       ap.plus_ok = a.value("plus_ok", false);
+      ap.suffix_ok = a.value("suffix_ok", false);
       for (const auto& w : a.value("sites", json::array()))
         if (w.is_string()) ap.sites.push_back(w.get<std::string>());
       if (!ap.var.empty() && !ap.sites.empty()) r.arch_parsers.push_back(std::move(ap));

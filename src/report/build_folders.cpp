@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
 #include "drive/ninja_folders.hpp"
 
 namespace kiln::report {
@@ -28,6 +30,18 @@ std::string wheel_cache_hit_line(const io::Filesystem& fs, const std::string& ki
   return log->substr(at, log->find('\n', at) - at);
 }
 
+// The project kiln's record names (kiln-build.json "project_dir", written since issue 21): a build
+// folder outside the project (--build-dir /tmp/b) still finds it.
+std::optional<std::string> recorded_project(const io::Filesystem& fs, const std::string& kiln_dir) {
+  auto text = fs.read(kiln_dir + "/kiln-build.json");
+  if (!text) return std::nullopt;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object() || !j.contains("project_dir") || !j["project_dir"].is_string()) return std::nullopt;
+  auto dir = j["project_dir"].get<std::string>();
+  if (dir.empty() || dir.front() != '/') return std::nullopt;
+  return dir;
+}
+
 }  // namespace
 
 BuildFolders find_build_folders(const io::Filesystem& fs, const std::string& dir) {
@@ -44,6 +58,9 @@ BuildFolders find_build_folders(const io::Filesystem& fs, const std::string& dir
   } else if (f.ninja_dirs.empty()) {
     project = dir;
   }
+  if (!f.kiln_dir.empty())
+    if (auto named = recorded_project(fs, f.kiln_dir)) project = *named;
+  f.project_dir = project;
   if (f.ninja_dirs.empty() && !project.empty()) add_ninja_dirs_of_project(fs, project, f.ninja_dirs);
   std::sort(f.ninja_dirs.begin(), f.ninja_dirs.end());
   if (!f.kiln_dir.empty()) f.wheel_cache_hit = wheel_cache_hit_line(fs, f.kiln_dir);

@@ -19,6 +19,7 @@ namespace kiln::report {
 struct BuildFolders {
   std::vector<std::string> ninja_dirs;  // every Ninja folder of the build, sorted
   std::string kiln_dir;                 // kiln's build folder ("" none found)
+  std::string project_dir;              // the project built: as kiln's record names it, else guessed ("" none)
   std::string wheel_cache_hit;          // the last build installed a kept wheel: the log's line ("" no)
 };
 

@@ -91,3 +91,45 @@ TEST(BuildProgress, TheTickerAsksWhatRunsAndDrawsIt) {
   ASSERT_NE(drawn, std::string::npos) << text;
   EXPECT_NE(text.substr(drawn - 40, 40).find("1/10"), std::string::npos) << text;
 }
+
+// A log on the GPU host (issue 21): after the wheel's build step, the install step said "building 0s
+// (first steps running)" before "built ...". A step that runs no Ninja names itself; and a
+// cpp_extension status line, whose description is the nvcc command, shows the output it compiles.
+TEST(BuildProgress, ALogNamesStepsWithoutNinjaAndCompilesByTheirOutput) {
+  io::FakeFilesystem fs;
+  io::FakeProcessRunner proc;
+  io::FakeClock clock;
+  io::FakeEnvironment env;
+  std::ostringstream out, err;
+  io::Seams s{fs, proc, clock, env, out, err};
+  // cpp_extension's cuda_compile rule as its build.ninja writes it (torch/utils/cpp_extension.py):
+  // no description, so Ninja prints the command.
+  const std::string obj = "/w/ext/build/temp.linux-x86_64-cpython-311/csrc/softmax.o";
+  const std::string command =
+      "/usr/local/cuda/bin/nvcc --generate-dependencies-with-compile --dependency-output " + obj +
+      ".d -I/w/ext/csrc -I/venv/lib/python3.11/site-packages/torch/include " + std::string(300, 'I') +
+      " -c -c /w/ext/csrc/softmax.cu -o " + obj +
+      " -D__CUDA_NO_HALF_OPERATORS__ --expt-relaxed-constexpr -gencode=arch=compute_90,code=sm_90 "
+      "-DTORCH_EXTENSION_NAME=_C -std=c++17";
+  {
+    cli::BuildProgress p(
+        s, [] { return io::Terminal{}; }, drive::EtaModel({}, 2));
+    auto sink = p.sink();
+    sink.on_step("build", true);
+    sink.on_status({2, 2, command, ""}, std::chrono::milliseconds(1000));
+    sink.on_step("build", false);
+    sink.on_step("install", true);
+    sink.on_step("install", false);
+    p.finish();
+  }
+  const std::string text = err.str();
+  std::istringstream lines(text);
+  std::vector<std::string> seen;
+  for (std::string line; std::getline(lines, line);) seen.push_back(line);
+  ASSERT_EQ(seen.size(), 3u) << text;
+  EXPECT_EQ(seen[0], "building 0s  (first steps running)");
+  EXPECT_NE(seen[1].find("] 2/2  0s  "), std::string::npos) << seen[1];
+  EXPECT_TRUE(seen[1].ends_with("  compiling " + obj)) << seen[1];
+  EXPECT_LT(seen[1].size(), 120u);
+  EXPECT_EQ(seen[2], "install 0s");
+}

@@ -62,3 +62,15 @@ TEST(ProgressText, AProjectsScopeComesBeforeTheStep) {
   kiln::drive::NinjaStatus s{1, 7, "c++ -c b1.cpp", "pkg.b (0/3 extensions)"};
   EXPECT_NE(progress_line(s, std::nullopt, 0).find("pkg.b (0/3 extensions): c++ -c b1.cpp"), std::string::npos);
 }
+
+// A Ninja rule with no description shows its command: the step is named by its output instead.
+TEST(ProgressText, ACommandIsNamedByItsOutput) {
+  EXPECT_EQ(step_text("/usr/bin/c++ -MMD -MF x.o.d -I/a -c /w/x.cpp -o /w/b/x.o -O3"), "compiling /w/b/x.o");
+  EXPECT_EQ(step_text("c++ /w/b/x.o /w/b/y.o -shared -o '/w/b/_C.so'"), "linking /w/b/_C.so");
+  EXPECT_EQ(step_text("nvcc --compile k.cu -o k.o"), "compiling k.o");
+  // Descriptions that are words stay as they are; a lone -o at the end names nothing.
+  EXPECT_EQ(step_text("Building CUDA object CMakeFiles/k.dir/a.cu.o"), "Building CUDA object CMakeFiles/k.dir/a.cu.o");
+  EXPECT_EQ(step_text("cc -c a.c -o"), "cc -c a.c -o");
+  const NinjaStatus st{3, 9, "/usr/bin/c++ " + std::string(400, 'f') + " -c a.cpp -o /b/a.o", ""};
+  EXPECT_TRUE(progress_line(st, std::nullopt, 0).ends_with("] 3/9  compiling /b/a.o")) << progress_line(st, {}, 0);
+}

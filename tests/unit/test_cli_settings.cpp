@@ -13,6 +13,7 @@
 
 #include "cli/command.hpp"
 #include "cli/config_file.hpp"
+#include "cli/project_config.hpp"
 #include "cli/setting_source.hpp"
 #include "test_support.hpp"
 
@@ -146,4 +147,34 @@ TEST(Settings, PlanReadsTheProjectsKilnTomlAndItsBuildSection) {
   EXPECT_EQ(c.run({"plan", dir.string(), "--gpu", "h100"}), 2);
   EXPECT_NE(c.err.str().find("Fast"), std::string::npos) << c.err.str();
   std::filesystem::remove(toml);
+}
+
+// bench reads the project's kiln.toml as plan and build do, and report the kiln.toml of the project
+// whose build folder it profiles (kiln-build.json names it, even outside the project): one owner,
+// cli/project_config (issue 21: both read ./kiln.toml). A bad value shows which file was read.
+TEST(Settings, BenchAndReportReadTheProjectsKilnToml) {
+  Cli c;
+  const auto root = std::filesystem::path(temp_file("placeholder21b", "")).parent_path();
+  const auto dir = root / "proj21b";
+  const auto out = root / "out21b";  // a build folder outside the project
+  std::filesystem::create_directories(dir);
+  std::filesystem::create_directories(out);
+  std::ofstream(dir / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX)\n";
+  std::ofstream(out / "kiln-build.json") << "{\"schema\": 1, \"project_dir\": \"" << dir.string() << "\"}\n";
+  const auto toml = (dir / "kiln.toml").string();
+  std::ofstream(toml) << "[bench]\nrepeat = 0\n[report]\ntop = 0\n";
+  EXPECT_EQ(cli::default_config_path({"bench", dir.string()}, "bench", c.seams), toml);
+  EXPECT_EQ(cli::default_config_path({"report", out.string()}, "report", c.seams), toml);
+  EXPECT_EQ(cli::default_config_path({"report", dir.string()}, "report", c.seams), toml);  // the project folder
+  EXPECT_EQ(cli::default_config_path({"doctor"}, "doctor", c.seams), "kiln.toml");  // no project: the current folder
+  EXPECT_EQ(c.run({"bench", dir.string()}), 2);
+  EXPECT_NE(c.err.str().find(toml + ":2"), std::string::npos) << c.err.str();
+  EXPECT_EQ(c.run({"report", out.string()}), 2);
+  EXPECT_NE(c.err.str().find(toml + ":4"), std::string::npos) << c.err.str();
+  // A record from before project_dir was written: kiln's default build folder's project is its parent.
+  std::filesystem::create_directories(dir / "build-kiln");
+  std::ofstream(dir / "build-kiln" / "kiln-build.json") << "{\"schema\": 1}\n";
+  EXPECT_EQ(cli::default_config_path({"report", (dir / "build-kiln").string()}, "report", c.seams), toml);
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(out);
 }

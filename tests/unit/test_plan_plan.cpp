@@ -167,13 +167,18 @@ TEST(Plan, CcacheBasedirHoldsProjectAndBuildFolder) {
   Harness h;
   auto p = h.plan({.build_dir = "/proj/out/b1", .gpus = {"h100"}}).value();
   EXPECT_EQ(p.ccache_basedir(), "/proj");
+  // Outside the project: configured through BUILD/.s, whose paths are all under the build folder.
   auto q = h.plan({.build_dir = "/work/tmp/b2", .gpus = {"h100"}}).value();
+  EXPECT_EQ(q.ccache_basedir(), "/work/tmp/b2");
+  // A build folder CMake configured from the project itself keeps it: the deepest common folder.
   h.fs.add_file("/work/src/proj/CMakeLists.txt", "");
-  auto r = plan::make_plan({.project_dir = "/work/src/proj", .build_dir = "/work/tmp/b2", .gpus = {"h100"}}, h.seams,
+  h.fs.add_file("/work/tmp/b3/CMakeCache.txt", "CMAKE_HOME_DIRECTORY:INTERNAL=/work/src/proj\n");
+  auto r = plan::make_plan({.project_dir = "/work/src/proj", .build_dir = "/work/tmp/b3", .gpus = {"h100"}}, h.seams,
                            h.gpus, h.machine)
                .value();
   EXPECT_EQ(r.ccache_basedir(), "/work");
-  EXPECT_EQ(q.ccache_basedir(), "/");  // nothing in common but "/"
+  h.fs.add_file("/b4/CMakeCache.txt", "CMAKE_HOME_DIRECTORY:INTERNAL=/proj\n");
+  EXPECT_EQ(h.plan({.build_dir = "/b4", .gpus = {"h100"}})->ccache_basedir(), "/");  // nothing in common but "/"
 }
 
 TEST(Plan, MakefileGeneratorBuildsThroughCmakeAndNeedsMake) {

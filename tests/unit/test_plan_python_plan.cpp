@@ -220,9 +220,28 @@ TEST(PythonPlan, ABuildFolderOutsideTheProjectIsNotedForCacheSharing) {
   auto inside = h.plan("/src/p", {.gpus = {"h100"}});
   ASSERT_TRUE(inside) << inside.error().message;
   EXPECT_FALSE(has_note(*inside));
+  EXPECT_EQ(inside->source_link, "");
   auto outside = h.plan("/src/p", {.build_dir = "/builds/p", .gpus = {"h100"}});
   ASSERT_TRUE(outside) << outside.error().message;
   EXPECT_TRUE(has_note(*outside));
+  // Configured through BUILD/.s -> DIR, ccache's base the build folder: the same paths in any checkout.
+  EXPECT_EQ(outside->source_link, "/builds/p/.s");
+  const auto argv = outside->configure_argv();
+  ASSERT_GE(argv.size(), 5u);
+  EXPECT_EQ(argv[1], "-S");
+  EXPECT_EQ(argv[2], "/builds/p/.s");
+  EXPECT_EQ(outside->ccache_basedir(), "/builds/p");
+  EXPECT_NE(plan::emit_env(*outside).find("# configure: ln -sfn /src/p /builds/p/.s && cmake -S /builds/p/.s"),
+            std::string::npos);
+  // Without ccache there is nothing to share: DIR as it is.
+  EXPECT_EQ(h.plan("/src/p", {.build_dir = "/builds/p", .gpus = {"h100"}, .ccache = false})->source_link, "");
+  // A build folder CMake configured from DIR itself keeps it (CMake refuses another source folder).
+  h.fs.add_file("/builds/p/CMakeCache.txt", "CMAKE_HOME_DIRECTORY:INTERNAL=/src/p\n");
+  auto old = h.plan("/src/p", {.build_dir = "/builds/p", .gpus = {"h100"}});
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_EQ(old->source_link, "");
+  EXPECT_EQ(old->configure_argv()[2], "/src/p");
+  EXPECT_TRUE(has_note(*old));
 }
 
 TEST(PythonPlan, CpuProfileNeedsNoNvcc) {
@@ -271,6 +290,60 @@ TEST(Emit, EnvCmakeAndDockerfile) {
   EXPECT_NE(docker.find("AS runtime"), std::string::npos);
   EXPECT_NE(docker.find("RUN kiln verify /opt/app --gpu 'H100 SXM'"), std::string::npos) << docker;
   EXPECT_FALSE(plan::emit(p, "yaml"));
+}
+
+namespace {
+// The arguments after DIR on a line that runs `kiln build DIR ...` ("" when no such line).
+std::string kiln_build_args(const std::string& text, const std::string& start, const std::string& dir_and_fixed) {
+  auto at = text.find(start + dir_and_fixed);
+  if (at == std::string::npos) return "";
+  at += start.size() + dir_and_fixed.size();
+  return text.substr(at, text.find('\n', at) - at);
+}
+}  // namespace
+
+// The Dockerfile's `kiln build` takes the plan's one list of options (Plan::kiln_args), as --emit env
+// does, less what names this machine (issue 21: it rebuilt a partial list and dropped --prune-archs,
+// --knob, -D, --jobs).
+TEST(Emit, DockerfileBuildsWithTheOptionsThatShapedThePlan) {
+  Harness h;
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  plan::BuildRequest r{.build_dir = "/tmp/out",
+                       .gpus = {"h100", "a100"},
+                       .jobs = 3,
+                       .kiln_exe = "/opt/kiln",
+                       .prune_archs = true,
+                       .cache_dir = "/home/u/cc",
+                       .cmake_defines = {"MT_FAST=ON", "MT_DATA=/cm/data", "MT_SDK=/opt/sdk"}};
+  auto planned = h.plan("/cm", r);
+  ASSERT_TRUE(planned) << planned.error().message;
+  const auto& p = *planned;
+  const auto env = plan::emit_env(p);
+  const auto docker = plan::emit_dockerfile(p);
+  const std::string env_args = kiln_build_args(env, "# kiln build ", "/cm");
+  const std::string docker_args =
+      kiln_build_args(docker, "RUN --mount=type=cache,target=/root/.cache/ccache kiln build ",
+                      "/src --build-dir /src/build-kiln --cache-dir /root/.cache/ccache");
+  ASSERT_FALSE(env_args.empty()) << env;
+  EXPECT_EQ(env_args,
+            " --gpu h100 --gpu a100 --jobs 3 --build-dir /tmp/out --cache-dir /home/u/cc -D MT_FAST=ON -D "
+            "MT_DATA=/cm/data -D MT_SDK=/opt/sdk --prune-archs");
+  // The same list, with the project's path moved to /src and this machine's paths left out, each said.
+  EXPECT_EQ(docker_args, " --gpu h100 --gpu a100 --jobs 3 -D MT_FAST=ON -D MT_DATA=/src/data --prune-archs") << docker;
+  for (const char* said : {"--build-dir /tmp/out", "--cache-dir /home/u/cc", "-D MT_SDK=/opt/sdk"})
+    EXPECT_NE(docker.find(std::string("# left out, a path on this machine: ") + said), std::string::npos) << said;
+}
+
+// Targets this machine chose from its environment are pinned: the image has no GPU and no variable.
+TEST(Emit, DockerfilePinsTargetsThisMachineChose) {
+  Harness h;
+  h.fs.add_file("/cm/CMakeLists.txt", "");
+  h.env.set("CUDAARCHS", "80-real;90-real");
+  auto p = h.plan("/cm", {}).value();
+  ASSERT_EQ(p.arch_source, "CUDAARCHS");
+  EXPECT_EQ(kiln_build_args(plan::emit_dockerfile(p), "kiln build ",
+                            "/src --build-dir /src/build-kiln --cache-dir /root/.cache/ccache"),
+            " --archs '80-real;90-real' --from cmake");
 }
 
 // `kiln plan --emit env` is for the user's own build in a plain shell: nothing it exports may name

@@ -277,6 +277,48 @@ TEST(ProjectKnobsFixtures, DeepSpeedOpsTurnedOnWhereTheyCanBuild) {
   EXPECT_EQ(read::to_string(find(old, "DS_BUILD_FUSED_ADAM")->origin), "--knob");
 }
 
+TEST(ProjectKnobsFixtures, DeepSpeedOpsDecidedOnTheModulesAndFoldersTheirChecksNeed) {
+  // sparse_attn's check fails without triton (try: import triton / except ImportError: return False);
+  // evoformer_attn reads CUTLASS_PATH. kiln looks both up (fakes here; probe/python_modules asks the
+  // interpreter) and decides the op on them.
+  read::KnobContext ctx;
+  ctx.has_library = [](const std::string&) { return std::optional<bool>(true); };
+  auto named = [](const read::KnobPlan& kp, const std::string& what) {
+    return std::any_of(kp.undecided.begin(), kp.undecided.end(),
+                       [&](const std::string& u) { return u.find(what) != std::string::npos; });
+  };
+  ctx.has_module = [](const std::string& m) { return std::optional<bool>(m != "triton"); };
+  auto without = plan_for("deepspeed", ctx);
+  EXPECT_EQ(find(without, "DS_BUILD_SPARSE_ATTN")->value, "0");
+  EXPECT_NE(find(without, "DS_BUILD_SPARSE_ATTN")
+                ->reason.find("op_builder/sparse_attn.py:16 (import triton) needs the "
+                              "Python module triton"),
+            std::string::npos)
+      << find(without, "DS_BUILD_SPARSE_ATTN")->reason;
+  EXPECT_TRUE(named(without, "needs CUTLASS_PATH"));  // unset: the project may look elsewhere
+
+  ctx.has_module = [](const std::string&) { return std::optional<bool>(true); };
+  ctx.folder_exists = [](const std::string& var) { return std::optional<bool>(var == "CUTLASS_PATH"); };
+  auto with = plan_for("deepspeed", ctx);
+  EXPECT_EQ(find(with, "DS_BUILD_SPARSE_ATTN")->value, "1");
+  EXPECT_FALSE(named(with, "import triton")) << ::testing::PrintToString(with.undecided);
+  EXPECT_FALSE(named(with, "CUTLASS_PATH")) << ::testing::PrintToString(with.undecided);
+  EXPECT_EQ(find(with, "DS_BUILD_EVOFORMER_ATTN")->value, "1");
+
+  ctx.folder_exists = [](const std::string&) { return std::optional<bool>(false); };
+  auto missing = plan_for("deepspeed", ctx);
+  EXPECT_EQ(find(missing, "DS_BUILD_EVOFORMER_ATTN")->value, "0");
+  EXPECT_NE(find(missing, "DS_BUILD_EVOFORMER_ATTN")->reason.find("reads CUTLASS_PATH"), std::string::npos)
+      << find(missing, "DS_BUILD_EVOFORMER_ATTN")->reason;
+
+  // Unknown answers leave the op on and the check named, as before.
+  ctx.has_module = [](const std::string&) { return std::optional<bool>(); };
+  ctx.folder_exists = nullptr;
+  auto unknown = plan_for("deepspeed", ctx);
+  EXPECT_EQ(find(unknown, "DS_BUILD_SPARSE_ATTN")->value, "1");
+  EXPECT_TRUE(named(unknown, "op_builder/sparse_attn.py:16 import triton"));
+}
+
 TEST(ProjectKnobsFixtures, LlamaCppPythonOptionInAVendoredCMakeProject) {
   // README.md: CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python (scikit-build-core).
   EXPECT_EQ(kind_of("llama-cpp-python"), read::ProjectKind::cmake);

@@ -218,3 +218,146 @@ TEST(SetupPyAst, OnlyProbesThatGateCudaCountAndSplitReadsPointAtTheComparison) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(SetupPyAst, ArchListFollowedIntoTheFunctionsItIsHandedTo) {
+  // The split DeepSpeed edaa7221 shows: compute_capability_args (op_builder/builder.py:686) hands the
+  // entries to self.filter_ccs(ccs) (:726), which a subclass overrides and int()s
+  // (op_builder/evoformer_attn.py:44-49). Written for kiln: here the subclass converts the minor part,
+  // which fails on 9.0a, and a module helper gets the list by keyword.
+  Project p;
+  p.write("setup.py",
+          "from torch.utils.cpp_extension import CUDAExtension\n"
+          "from ops import base, fused\n"
+          "ext = CUDAExtension('x', ['x.cu'])\n");
+  p.write("ops/__init__.py", "");
+  p.write("ops/base.py",
+          "import os\n"
+          "def arch_list():\n"
+          "    return os.environ.get('TORCH_CUDA_ARCH_LIST', '8.0;9.0')\n"  // :3, returned to callers
+          "def gencode(entries=()):\n"
+          "    return ['-arch=sm_%d' % int(e.replace('.', '')) for e in entries]\n"  // :5
+          "class Builder:\n"
+          "    def filter_ccs(self, ccs):\n"
+          "        return ccs\n"
+          "    def nvcc_args(self):\n"
+          "        ccs = arch_list().split(';')\n"
+          "        ccs = self.filter_ccs(ccs)\n"
+          "        return gencode(entries=ccs)\n");
+  p.write("ops/fused.py",
+          "from .base import Builder\n"
+          "class Fused(Builder):\n"
+          "    def filter_ccs(self, ccs):\n"
+          "        kept = []\n"
+          "        for cc in ccs:\n"
+          "            major, minor = cc.split('.')\n"
+          "            if int(minor) >= 0:\n"  // :7
+          "                kept.append(cc)\n"
+          "        return kept\n");
+  auto r = p.read();
+  ASSERT_EQ(r.arch_parsers.size(), 1u);
+  const auto& a = r.arch_parsers[0];
+  EXPECT_EQ(a.var, "TORCH_CUDA_ARCH_LIST");
+  EXPECT_EQ(a.read, "ops/base.py:3");
+  EXPECT_EQ(a.sites, (std::vector<std::string>{"ops/base.py:5", "ops/fused.py:7"}));
+  EXPECT_FALSE(a.suffix_ok);
+  EXPECT_FALSE(a.plus_ok);
+
+  // A project's own variable, converted behind an isdigit() guard (TransformerEngine's
+  // nccl_ep_enabled, build_tools/utils.py:288-306): found, and 90a is read there.
+  Project q;
+  q.write("setup.py",
+          "import os\n"
+          "from torch.utils.cpp_extension import CUDAExtension\n"
+          "def hopper(archs):\n"
+          "    return any(a.isdigit() and int(a) >= 90 for a in archs.split(';'))\n"
+          "if hopper(os.getenv('MYPROJ_CUDA_ARCHS', '80;90')):\n"
+          "    ext = CUDAExtension('x', ['x.cu'])\n");
+  auto rq = q.read();
+  ASSERT_EQ(rq.arch_parsers.size(), 1u);
+  EXPECT_EQ(rq.arch_parsers[0].var, "MYPROJ_CUDA_ARCHS");
+  EXPECT_EQ(rq.arch_parsers[0].sites, std::vector<std::string>{"setup.py:4"});
+  EXPECT_TRUE(rq.arch_parsers[0].suffix_ok);
+}
+
+TEST(SetupPyAst, TransformerEngineHandsItsListToAParserThatReadsSuffixes) {
+  io::RealProcessRunner proc;
+  auto r = read::read_setup_py_ast(proc, "python3",
+                                   kiln::testing::source_dir() + "/tests/fixtures/projects/transformer-engine");
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_EQ(r->arch_parsers.size(), 1u);
+  EXPECT_EQ(r->arch_parsers[0].var, "NVTE_CUDA_ARCHS");
+  EXPECT_EQ(r->arch_parsers[0].read, "build_tools/utils.py:17");  // cuda_archs(), returned to setup.py
+  EXPECT_EQ(r->arch_parsers[0].sites, std::vector<std::string>{"build_tools/utils.py:28"});
+  EXPECT_TRUE(r->arch_parsers[0].suffix_ok);  // e.rstrip("af").isdigit() and int(e.rstrip("af"))
+}
+
+TEST(SetupPyAst, SetupCfgOptionsOfSetuptoolsBuildThatChangeTheBuild) {
+  Project p;
+  p.write("setup.py",
+          "from setuptools import setup\n"
+          "from torch.utils.cpp_extension import CUDAExtension\n"
+          "setup(ext_modules=[CUDAExtension('x', ['x.cu'])])\n");
+  p.write("setup.cfg",
+          "[metadata]\nname = x\n\n"
+          "[build_ext]\n"
+          "parallel = 8\n"  // :5
+          "inplace=1\n"     // :6
+          "debug = 0\n"     // off: setuptools' default, not reported
+          "# force = 1\n"
+          "\n[build]\n"
+          "build-temp : /tmp/bt\n"  // :11
+          "\n[flake8]\nparallel = 3\n");
+  auto r = p.read();
+  ASSERT_EQ(r.build_options.size(), 3u);
+  EXPECT_EQ(r.build_options[0].where, "setup.cfg:5");
+  EXPECT_EQ(r.build_options[0].text, "[build_ext] parallel = 8");
+  EXPECT_NE(r.build_options[0].why.find("8 extensions at once"), std::string::npos) << r.build_options[0].why;
+  EXPECT_EQ(r.build_options[1].where, "setup.cfg:6");
+  EXPECT_NE(r.build_options[1].why.find("source tree"), std::string::npos);
+  EXPECT_EQ(r.build_options[2].where, "setup.cfg:11");
+  EXPECT_NE(r.build_options[2].why.find("/tmp/bt"), std::string::npos);
+}
+
+TEST(SetupPyAst, OpChecksSayWhichModuleAndFolderTheyNeed) {
+  io::RealProcessRunner proc;
+  auto r = read::read_setup_py_ast(proc, "python3", kiln::testing::source_dir() + "/tests/fixtures/projects/deepspeed");
+  ASSERT_TRUE(r) << r.error();
+  std::map<std::string, read::OpSwitch> ops;
+  for (const auto& o : r->ops) ops[o.var] = o;
+  auto open_of = [&](const std::string& var, auto pred) {
+    for (const auto& u : ops[var].open)
+      if (pred(u)) return u;
+    return read::Undecided{};
+  };
+  auto triton = open_of("DS_BUILD_SPARSE_ATTN", [](const read::Undecided& u) { return !u.module.empty(); });
+  EXPECT_EQ(triton.module, "triton");
+  EXPECT_TRUE(triton.required);  // try: import triton / except ImportError: return False
+  auto cutlass = open_of("DS_BUILD_EVOFORMER_ATTN", [](const read::Undecided& u) { return !u.folder_var.empty(); });
+  EXPECT_EQ(cutlass.folder_var, "CUTLASS_PATH");
+  EXPECT_EQ(cutlass.where, "op_builder/evoformer_attn.py:14");
+
+  // An import the check survives without (no handler that fails it) is not required.
+  Project p;
+  p.write("setup.py",
+          "from torch.utils.cpp_extension import CUDAExtension\nimport ops\nx = CUDAExtension('x', ['x.cu'])\n");
+  p.write("ops/__init__.py", "");
+  p.write("ops/a.py",
+          "class ABuilder:\n"
+          "    BUILD_VAR = 'P_BUILD_A'\n"
+          "    NAME = 'a'\n"
+          "    def is_compatible(self):\n"
+          "        try:\n"
+          "            import packaging\n"
+          "        except ImportError:\n"
+          "            print('no packaging')\n"
+          "        return True\n");
+  auto rp = p.read();
+  ASSERT_EQ(rp.ops.size(), 1u);
+  ASSERT_EQ(rp.ops[0].open.size(), 1u);
+  EXPECT_EQ(rp.ops[0].open[0].module, "packaging");
+  EXPECT_FALSE(rp.ops[0].open[0].required);
+}
+
+}  // namespace

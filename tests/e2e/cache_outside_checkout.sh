@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Two checkouts of one project, each built into a folder outside it (issue 21): /w/x/p with
+# --build-dir /w/out/one and /w/y/deeper/p with /w/elsewhere/two, one shared ccache folder. ccache's
+# base_dir cannot make ../x/p/a.cu and ../../y/deeper/p/a.cu agree, so kiln configures through a
+# link in the build folder (BUILD/.s, make_plan): the second checkout's compiles are all hits. A
+# source edited afterwards is compiled again through the link (Ninja's depfile paths hold).
+set -euo pipefail
+kiln=$1
+. "$2/tests/e2e/lib/cuda_project.sh"
+require_cuda_build_tools
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+one=$work/x/p; two=$work/y/deeper/p
+write_tiny_cuda_project "$one"
+mkdir -p "$one/include"
+echo '#pragma once
+#define K_SCALE 2.f' > "$one/include/k.h"
+echo 'target_include_directories(k PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include)' >> "$one/CMakeLists.txt"
+sed -i '1i #include "k.h"' "$one/b.cu"
+sed -i 's/\*= 2.f/*= K_SCALE/' "$one/b.cu"
+mkdir -p "$(dirname "$two")" && cp -r "$one" "$two"
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['outcome']['cache'][sys.argv[2]])" "$1" "$2"; }
+"$kiln" build "$one" --build-dir "$work/out/one" --archs 80-real --cache-dir "$work/cc" --json > "$work/one.json"
+[ "$(field "$work/one.json" misses)" -ge 2 ] || { echo "the first checkout did not fill the cache"; exit 1; }
+[ -L "$work/out/one/.s" ] || { echo "FAIL: no source link in the build folder"; exit 1; }
+"$kiln" build "$two" --build-dir "$work/elsewhere/two" --archs 80-real --cache-dir "$work/cc" --json > "$work/two.json"
+hits=$(field "$work/two.json" hits); misses=$(field "$work/two.json" misses)
+echo "second checkout, build folder outside it: $hits hits, $misses misses"
+[ "$misses" -eq 0 ] && [ "$hits" -ge 3 ] || { echo "FAIL: another checkout built outside missed the cache"; exit 1; }
+# An edit in the second checkout is seen through the link: rebuilt, and a miss.
+echo '__global__ void kc(float* p) { p[0] = 3.f; }' >> "$two/b.cu"
+"$kiln" build "$two" --build-dir "$work/elsewhere/two" --archs 80-real --cache-dir "$work/cc" --json > "$work/three.json"
+[ "$(field "$work/three.json" misses)" -ge 1 ] || { echo "FAIL: an edited source was not compiled again"; exit 1; }
+echo PASS
