@@ -54,11 +54,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       for (const auto& k : kiln::launch::parse_wheel_index(text))
         if (!kiln::launch::is_wheel_key(k)) __builtin_trap();
       break;
-    case 8:
-      // A round-trip check (each record read, written back, reads as one record) found an input
-      // on its first run that does not hold; kept out until that is understood (issue 23 notes).
-      (void)kiln::launch::parse_exec_log(text);
+    case 8: {
+      // Each record read is written back as one line that reads as one record, which writes the
+      // same line again: what the launcher writes, `kiln report` reads whole.
+      const auto log = kiln::launch::parse_exec_log(text);
+      for (const auto& r : log.records) {
+        const auto line = kiln::launch::record_json_line(r);
+        const auto again = kiln::launch::parse_exec_log(line);
+        if (again.records.size() != 1 || !again.problems.empty()) __builtin_trap();
+        if (kiln::launch::record_json_line(again.records[0]) != line) __builtin_trap();
+      }
       break;
+    }
     case 9:
       (void)kiln::probe::parse_cmake_cache(text);
       break;

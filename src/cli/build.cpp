@@ -68,7 +68,13 @@ public:
 
   std::optional<ProjectArg> project_arg() const override { return ProjectArg{dir_, req_.example}; }
   int run(io::Seams& s) override {
-    plan::Plan plan = plan_or_throw(dir_, req_, s, origins);
+    // SIGINT, SIGTERM and SIGHUP stop the whole build tree (Ninja and every compile under it),
+    // not just kiln; kiln leaves only when none of it runs. Before the build, they end the plan's
+    // probes (plan_unless_stopped).
+    io::BuildInterrupts interrupts(kStopGrace);
+    auto planned = plan_unless_stopped(dir_, req_, s, origins, interrupts);
+    if (!planned) return stopped_while_planning(s, interrupts, name(), json_);
+    plan::Plan plan = std::move(*planned);
     // One build per folder: a second run would overwrite the first one's files and log.
     auto lock = drive::BuildLock::acquire(plan.build_dir, drive::own_command_line());
     if (!lock) throw Failure(lock.error());
@@ -92,9 +98,6 @@ public:
           running_source(s, plan));
       sink = progress->sink();
     }
-    // SIGINT, SIGTERM and SIGHUP stop the whole build tree (Ninja and every compile under it),
-    // not just kiln; kiln leaves only when none of it runs.
-    io::BuildInterrupts interrupts(kStopGrace);
     auto outcome = drive::run_build(plan, s, sink);
     if (progress) progress->finish();
     if (slurm_)  // nothing of this build may stay in Slurm, however it ended

@@ -53,7 +53,9 @@ json error_json(std::string_view command, int exit_code, std::string_view messag
   json j = json::object();
   j["schema"] = schema_for("error");
   j["command"] = command.empty() ? json(nullptr) : json(std::string(command));
-  j["error"] = {{"kind", exit_code == 2 ? "usage" : "failure"}, {"message", std::string(message)}};
+  // 128 + signal: a stop signal (SIGINT, SIGTERM, SIGHUP) ended the command before it had a result.
+  const char* kind = exit_code == 2 ? "usage" : exit_code > 128 ? "interrupted" : "failure";
+  j["error"] = {{"kind", kind}, {"message", std::string(message)}};
   j["exit_code"] = exit_code;
   return j;
 }

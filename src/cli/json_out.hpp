@@ -20,7 +20,7 @@ inline void print_json(std::ostream& out, std::string_view command, nlohmann::or
   out << json_text(command, std::move(body));
 }
 
-// {"schema": "kiln.error/1", "command": ..., "error": {"kind": "usage"|"failure", "message": ...},
+// {"schema": "kiln.error/1", "command": ..., "error": {"kind": "usage"|"failure"|"interrupted", "message": ...},
 //  "exit_code": N}: what --json prints instead of the command's object when it cannot run.
 nlohmann::ordered_json error_json(std::string_view command, int exit_code, std::string_view message);
 

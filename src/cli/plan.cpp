@@ -24,7 +24,11 @@ public:
   }
   std::optional<ProjectArg> project_arg() const override { return ProjectArg{dir_, req_.example}; }
   int run(io::Seams& s) override {
-    const plan::Plan plan = plan_or_throw(dir_, req_, s, origins);
+    // SIGINT, SIGTERM and SIGHUP end the probes and the plan, with the error document under --json.
+    io::BuildInterrupts interrupts(std::chrono::seconds(5));
+    const auto planned = plan_unless_stopped(dir_, req_, s, origins, interrupts);
+    if (!planned) return stopped_while_planning(s, interrupts, name(), json_ || emit_ == "json");
+    const plan::Plan& plan = *planned;
     if (json_ || emit_ == "json") {
       print_json(s.out, "plan", plan::plan_to_json(plan));
       return kOk;

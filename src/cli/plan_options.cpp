@@ -8,6 +8,7 @@
 
 #include "core/text.hpp"
 #include "cli/command.hpp"
+#include "cli/json_out.hpp"
 #include "cli/project_dir.hpp"
 #include "probe/cuda_toolkit.hpp"
 #include "probe/libraries.hpp"
@@ -160,6 +161,33 @@ plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s, c
     throw Failure(plan.error().message);
   }
   return *plan;
+}
+
+std::optional<plan::Plan> plan_unless_stopped(const std::string& dir, PlanOptions& o, io::Seams& s,
+                                              const SettingOrigins& origins, io::BuildInterrupts& interrupts) {
+  interrupts.planning(true);
+  try {
+    auto plan = plan_or_throw(dir, o, s, origins);
+    interrupts.planning(false);
+    if (io::BuildInterrupts::received()) return std::nullopt;
+    return plan;
+  } catch (...) {
+    // A probe ended by the stop reads as a missing tool: the stop is the cause, not the error.
+    interrupts.planning(false);
+    if (io::BuildInterrupts::received()) return std::nullopt;
+    throw;
+  }
+}
+
+int stopped_while_planning(io::Seams& s, const io::BuildInterrupts& interrupts, const std::string& command, bool json) {
+  const auto settled = interrupts.settle(std::chrono::seconds(5));
+  const int sig = io::BuildInterrupts::received();
+  std::string message = "stopped by " + io::signal_name(sig) + " while planning; nothing was built";
+  if (!settled.clean) message += "; " + std::to_string(settled.left) + " process(es) it started still run";
+  const int code = settled.clean ? 128 + sig : kFindings;
+  s.err << "kiln " << command << ": " << message << "\n";
+  if (json) print_json(s.out, "error", error_json(command, code, message));
+  return code;
 }
 
 }  // namespace kiln::cli

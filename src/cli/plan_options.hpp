@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/setting_source.hpp"
+#include "io/interrupt.hpp"
 #include "io/seams.hpp"
 #include "plan/make_plan.hpp"
 
@@ -30,5 +31,14 @@ void add_build_options(CLI::App& app, PlanOptions& o);
 // Resolves DIR, probes the machine and GPUs, and plans; throws UsageError / Failure on errors.
 // `origins` names where a bad or forcing setting came from.
 plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s, const SettingOrigins& origins = {});
+
+// plan_or_throw that honours a stop signal (SIGINT, SIGTERM, SIGHUP) caught by `interrupts`: the
+// probe running ends, no other starts, and the answer is nullopt, whatever planning made of it.
+std::optional<plan::Plan> plan_unless_stopped(const std::string& dir, PlanOptions& o, io::Seams& s,
+                                              const SettingOrigins& origins, io::BuildInterrupts& interrupts);
+
+// After a stop while planning: waits, bounded, until no child of kiln runs, then says so on stderr
+// and, with --json, as the error document. Returns 128 + signal, or 1 when something still runs.
+int stopped_while_planning(io::Seams& s, const io::BuildInterrupts& interrupts, const std::string& command, bool json);
 
 }  // namespace kiln::cli

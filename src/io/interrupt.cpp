@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "io/child_stop.hpp"
 #include "io/process.hpp"
 #include "io/tree_guard.hpp"
 
@@ -23,6 +24,7 @@ namespace {
 std::atomic<int> g_signal{0};
 unsigned g_grace_s = 5;
 std::atomic<int> g_alarm_killed{0};
+std::atomic<bool> g_planning{false};
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM};
 struct sigaction g_old[4];
 
@@ -31,6 +33,7 @@ void on_stop(int sig) {
   const bool first = g_signal.compare_exchange_strong(expected, sig);
   // The running tool's group: Ninja, which stops its jobs and waits for them; CMake and its tools.
   if (int pg = current_child_group(); pg > 0) ::kill(-pg, sig);
+  if (g_planning.load()) stop_children(sig);
   if (first) ::alarm(g_grace_s);
 }
 
@@ -67,6 +70,7 @@ std::vector<pid_t> children() {
 BuildInterrupts::BuildInterrupts(std::chrono::seconds grace) : grace_(grace) {
   g_signal = 0;
   g_alarm_killed = 0;
+  planning(false);
   g_grace_s = static_cast<unsigned>(std::max<long long>(1, grace.count()));
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   for (int i = 0; i < 4; ++i) {
@@ -80,6 +84,12 @@ BuildInterrupts::BuildInterrupts(std::chrono::seconds grace) : grace_(grace) {
 BuildInterrupts::~BuildInterrupts() {
   ::alarm(0);
   for (int i = 0; i < 4; ++i) ::sigaction(kSignals[i], &g_old[i], nullptr);
+  planning(false);
+}
+
+void BuildInterrupts::planning(bool on) {
+  g_planning.store(on);
+  if (!on) allow_children();
 }
 
 int BuildInterrupts::received() { return g_signal.load(); }

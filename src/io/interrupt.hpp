@@ -23,6 +23,11 @@ public:
   // The first stop signal received, 0 when none.
   static int received();
 
+  // While on (kiln plan, and kiln build until its plan is made), a stop signal also ends the probe
+  // running and no child starts after it (io/child_stop): probes run in kiln's own process group,
+  // which the signal does not reach when it was sent to kiln alone. Off again, children may start.
+  void planning(bool on);
+
   struct Settled {
     bool clean = false;  // nothing of the build runs any more
     int killed = 0;      // processes SIGKILLed after the grace period

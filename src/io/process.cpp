@@ -13,6 +13,7 @@
 #include <cstring>
 #include <optional>
 
+#include "io/child_stop.hpp"
 #include "io/tree_guard.hpp"
 
 extern char** environ;
@@ -112,6 +113,10 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
     r.spawn_error = "empty command";
     return r;
   }
+  if (children_stopped()) {  // a stop signal while planning: no further probe (io/child_stop)
+    r.spawn_error = spec.argv[0] + ": not started: kiln is stopping";
+    return r;
+  }
   Pipe out, err;
   if (!out.open() || !err.open()) {
     r.spawn_error = std::string("pipe: ") + std::strerror(errno);
@@ -169,7 +174,10 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
     return r;
   }
   r.started = true;
-  if (spec.new_process_group) g_child_group.store(pid);
+  if (spec.new_process_group)
+    g_child_group.store(pid);
+  else
+    note_running_child(pid);
   std::optional<TreeGuard> guard;  // released after the reaping below; a new group is out of the terminal's reach
   if (spec.die_with_caller || spec.new_process_group) guard.emplace(pid);  // so if kiln dies, the guard stops it
 
@@ -178,7 +186,10 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   int status = 0;
   rusage ru{};
   while (::wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {}
-  if (spec.new_process_group) g_child_group.store(0);
+  if (spec.new_process_group)
+    g_child_group.store(0);
+  else
+    note_running_child(0);
   guard.reset();
   r.wall = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
   r.cpu = std::chrono::milliseconds((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +

@@ -16,12 +16,17 @@
 namespace kiln::launch {
 
 std::string record_json_line(const ExecRecord& r) {
-  nlohmann::ordered_json j = {{"output", r.output},     {"source", r.source},
-                              {"start_ms", r.start_ms}, {"wall_ms", r.wall_ms},
-                              {"cpu_ms", r.cpu_ms},     {"peak_rss_kib", r.peak_rss_kib},
-                              {"exit", r.exit},         {"waited_ms", r.waited_ms},
-                              {"archs", r.archs},       {"expected_kib", r.expected_kib},
-                              {"pruned", r.pruned}};
+  nlohmann::ordered_json j = {
+      {"output", r.output}, {"source", r.source}, {"start_ms", r.start_ms}, {"wall_ms", r.wall_ms}};
+  // -1 is "not recorded": such a field is left out, since the reader takes only non-negative
+  // numbers (written as -1, the record did not read back: fuzz_text).
+  if (r.cpu_ms >= 0) j["cpu_ms"] = r.cpu_ms;
+  if (r.peak_rss_kib >= 0) j["peak_rss_kib"] = r.peak_rss_kib;
+  j["exit"] = r.exit;
+  j["waited_ms"] = r.waited_ms;
+  j["archs"] = r.archs;
+  j["expected_kib"] = r.expected_kib;
+  j["pruned"] = r.pruned;
   if (!r.warning.empty()) j["warning"] = r.warning;
   if (!r.node.empty()) j["node"] = r.node, j["attempts"] = r.attempts;
   if (!r.grant.empty()) {
@@ -67,52 +72,62 @@ ExecLog parse_exec_log(const std::string& text) {
       return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
     };
     bool bad = false;
-    auto num = [&](const char* k, bool required, long long missing = 0) -> long long {
+    // A non-negative number that fits the field's type; anything else marks the line bad. A float is
+    // converted only when it fits (1e30 into a long long is undefined: UBSan, fuzz_text), and an int
+    // field takes no more than INT_MAX (4294967295 as "exit" became -1 and was written back so).
+    auto num = [&](const char* k, bool required, long long missing = 0, long long most = LLONG_MAX) -> long long {
       auto it = j.find(k);
       if (it == j.end() || it->is_null()) {
         if (required) bad = true;
         return missing;
       }
-      // A float is converted only when it fits: 1e30 into a long long is undefined (UBSan, fuzz_text).
+      long long v = -1;
       if (it->is_number_float()) {
         const double d = it->get<double>();
-        if (d >= 0 && d < 9e18) return static_cast<long long>(d);
+        if (d >= 0 && d < 9e18) v = static_cast<long long>(d);
+      } else if (it->is_number_unsigned()) {
+        if (it->get<std::uint64_t>() <= static_cast<std::uint64_t>(LLONG_MAX)) v = it->get<long long>();
+      } else if (it->is_number_integer()) {
+        v = it->get<long long>();
+      }
+      if (v < 0 || v > most) {
         bad = true;
         return 0;
       }
-      if (!it->is_number() || it->get<long long>() < 0) {
-        bad = true;
-        return 0;
-      }
-      return it->get<long long>();
+      return v;
+    };
+    auto small = [&](const char* k, long long missing = 0) {
+      return static_cast<int>(num(k, false, missing, INT_MAX));
     };
     ExecRecord r;
     r.output = text_field("output");
     r.source = text_field("source");
     r.start_ms = num("start_ms", true);
-    r.wall_ms = static_cast<long>(num("wall_ms", true));
-    r.cpu_ms = static_cast<long>(num("cpu_ms", false, -1));
-    r.peak_rss_kib = static_cast<long>(num("peak_rss_kib", false, -1));
-    r.exit = static_cast<int>(num("exit", false));
-    r.waited_ms = static_cast<long>(num("waited_ms", false));
-    r.archs = static_cast<int>(num("archs", false));
-    r.split = static_cast<int>(num("split", false));
-    r.threads = static_cast<int>(num("threads", false));
-    r.cores = std::max(1, static_cast<int>(num("cores", false, 1)));
+    r.wall_ms = static_cast<long>(num("wall_ms", true, 0, LONG_MAX));
+    r.cpu_ms = static_cast<long>(num("cpu_ms", false, -1, LONG_MAX));
+    r.peak_rss_kib = static_cast<long>(num("peak_rss_kib", false, -1, LONG_MAX));
+    r.exit = small("exit");
+    r.waited_ms = static_cast<long>(num("waited_ms", false, 0, LONG_MAX));
+    r.archs = small("archs");
+    r.split = small("split");
+    r.threads = small("threads");
+    r.cores = std::max(1, small("cores", 1));
     r.grant = text_field("grant");
     r.grant_basis = text_field("grant_basis");
-    r.grant_units = static_cast<int>(num("grant_units", false));
+    r.grant_units = small("grant_units");
     if (auto sh = j.find("grant_share"); sh != j.end() && sh->is_number() && sh->get<double>() >= 0)
       r.grant_share = std::min(1.0, sh->get<double>());
     r.warning = text_field("warning");
     r.node = text_field("node");
-    r.attempts = std::max(1, static_cast<int>(num("attempts", false, 1)));
+    r.attempts = std::max(1, small("attempts", 1));
     r.expected_kib = static_cast<std::uint64_t>(num("expected_kib", false));
     if (auto pr = j.find("pruned"); pr != j.end() && pr->is_boolean()) r.pruned = pr->get<bool>();
     if (auto ph = j.find("phases"); ph != j.end() && ph->is_object()) {
+      // Up to 1e15 ms (31,000 years): the writer rounds with lround, which has no answer for 1e300.
       auto ms = [](const nlohmann::json& o, const char* k) {
         auto it = o.find(k);
-        return it != o.end() && it->is_number() && it->get<double>() >= 0 ? it->get<double>() : 0.0;
+        const double d = it != o.end() && it->is_number() ? it->get<double>() : 0.0;
+        return d >= 0 && d < 1e15 ? d : 0.0;
       };
       r.phases.front_end_ms = ms(*ph, "front_end_ms");
       r.phases.host_ms = ms(*ph, "host_ms");

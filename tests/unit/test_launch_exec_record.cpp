@@ -128,3 +128,46 @@ TEST(ExecRecord, WhatTheLauncherWritesTheReportReadsBack) {
   EXPECT_DOUBLE_EQ(b.phases.archs.at(90).device_ms, 30000);
   EXPECT_DOUBLE_EQ(b.phases.host_ms, 4000);
 }
+
+// fuzz_text's finding (issue 23): a record without peak_rss_kib ("not recorded", -1) was written
+// back with "peak_rss_kib": -1, which the reader refuses, so the record did not read back.
+TEST(ExecRecord, ARecordWithoutCpuOrRssReadsBackAsTheSameRecord) {
+  auto log = parse_exec_log(
+      R"({"output": "CMakeFiles/k.dir/a.cu.o", "source": "/p/a.cu", "start_ms": 1000, "wall_ms": 12000, "peakwall_mib": 900000, "exit": 0})");
+  ASSERT_EQ(log.records.size(), 1u);
+  ASSERT_EQ(log.records[0].peak_rss_kib, -1);
+  ASSERT_EQ(log.records[0].cpu_ms, -1);
+  const auto line = launch::record_json_line(log.records[0]);
+  EXPECT_EQ(line.find("peak_rss_kib"), std::string::npos) << line;
+  EXPECT_EQ(line.find("cpu_ms"), std::string::npos) << line;
+  auto again = parse_exec_log(line);
+  ASSERT_TRUE(again.problems.empty()) << again.problems[0];
+  ASSERT_EQ(again.records.size(), 1u);
+  EXPECT_EQ(again.records[0].peak_rss_kib, -1);
+  EXPECT_EQ(again.records[0].cpu_ms, -1);
+  EXPECT_EQ(launch::record_json_line(again.records[0]), line);
+}
+
+// A number too big for its field is a bad line, not a wrapped value: "exit": 4294967295 became -1,
+// which was then written back and refused. Huge phase times are dropped, not rounded to LONG_MIN.
+TEST(ExecLog, ANumberTooBigForItsFieldIsAProblem) {
+  auto log =
+      parse_exec_log(R"({"output": "a.o", "start_ms": 1, "wall_ms": 2, "exit": 4294967295})"
+                     "\n"
+                     R"({"output": "b.o", "start_ms": 1, "wall_ms": 2, "archs": 2147483648})"
+                     "\n"
+                     R"({"output": "c.o", "start_ms": 18446744073709551615, "wall_ms": 2})"
+                     "\n"
+                     R"({"output": "d.o", "start_ms": 1, "wall_ms": 2, "exit": 2147483647, "archs": 3.0})"
+                     "\n"
+                     R"({"output": "e.o", "start_ms": 1, "wall_ms": 2, "phases": {"host_ms": 1e300, "link_ms": 7}})");
+  ASSERT_EQ(log.problems.size(), 3u);
+  EXPECT_EQ(log.problems[2].rfind("line 3:", 0), 0u);
+  ASSERT_EQ(log.records.size(), 2u);
+  EXPECT_EQ(log.records[0].exit, 2147483647);
+  EXPECT_EQ(log.records[0].archs, 3);
+  EXPECT_DOUBLE_EQ(log.records[1].phases.host_ms, 0);
+  EXPECT_DOUBLE_EQ(log.records[1].phases.link_ms, 7);
+  const auto line = launch::record_json_line(log.records[1]);
+  EXPECT_EQ(launch::record_json_line(parse_exec_log(line).records.at(0)), line);
+}
