@@ -698,10 +698,9 @@ class Reader:
             up = m.parent.get(up)
         return False
 
-    def scan_cfg_build_options(self):
-        """setup.cfg's [build_ext] / [build] options of setuptools' own commands that change what or
-        how the build compiles ([build_ext] parallel = 8, inplace = 1): reported with file:line, since
-        every setup.py build reads them and kiln leaves setup.cfg as it is."""
+    def cfg_entries(self):
+        """setup.cfg's option lines: (line number, section, stripped line), comments and section
+        headers left out; nothing when there is no setup.cfg or it is too big to be one."""
         path = os.path.join(self.root, "setup.cfg")
         if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
             return
@@ -711,18 +710,25 @@ class Reader:
                 t = line.strip()
                 if t.startswith("[") and t.endswith("]"):
                     section = t[1:-1].strip()
-                    continue
-                if section not in ("build_ext", "build") or t.startswith(("#", ";")) or not ("=" in t or ":" in t):
-                    continue
-                sep = min(x for x in (t.find("="), t.find(":")) if x >= 0)
-                key, value = t[:sep].strip().replace("-", "_"), t[sep + 1:].strip()
-                key = {"j": "parallel", "i": "inplace", "g": "debug", "f": "force", "t": "build_temp"}.get(key, key)
-                why = CFG_BUILD_OPTIONS.get(key)
-                if key in ("inplace", "debug", "force") and value.lower() not in ("1", "true", "yes", "on"):
-                    why = None  # a flag set off is setuptools' default
-                if why and value:
-                    self.out["build_options"].append({"where": "setup.cfg:%d" % i, "text": "[%s] %s" % (section, t),
-                                                      "why": why % {"value": value}})
+                elif section and ("=" in t or ":" in t) and not t.startswith(("#", ";")):
+                    yield i, section, t
+
+    def scan_cfg_build_options(self):
+        """setup.cfg's [build_ext] / [build] options of setuptools' own commands that change what or
+        how the build compiles ([build_ext] parallel = 8, inplace = 1): reported with file:line, since
+        every setup.py build reads them and kiln leaves setup.cfg as it is."""
+        for i, section, t in self.cfg_entries():
+            if section not in ("build_ext", "build"):
+                continue
+            sep = min(x for x in (t.find("="), t.find(":")) if x >= 0)
+            key, value = t[:sep].strip().replace("-", "_"), t[sep + 1:].strip()
+            key = {"j": "parallel", "i": "inplace", "g": "debug", "f": "force", "t": "build_temp"}.get(key, key)
+            why = CFG_BUILD_OPTIONS.get(key)
+            if key in ("inplace", "debug", "force") and value.lower() not in ("1", "true", "yes", "on"):
+                why = None  # a flag set off is setuptools' default
+            if why and value:
+                self.out["build_options"].append({"where": "setup.cfg:%d" % i, "text": "[%s] %s" % (section, t),
+                                                  "why": why % {"value": value}})
 
     def scan_setup_cfg(self, first):
         """setup.cfg's command sections ([build_ext] cuda_arch = sm_52) set the options a command
@@ -738,23 +744,16 @@ class Reader:
                             if isinstance(e, ast.Tuple) and e.elts and const_str(e.elts[0]):
                                 name = const_str(e.elts[0]).rstrip("=")
                                 options[name.replace("-", "_")] = (name, first.where(e))
-        path = os.path.join(self.root, "setup.cfg")
-        if not options or not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
+        if not options:
             return
-        section = None
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for i, line in enumerate(f, 1):
-                t = line.strip()
-                if t.startswith("[") and t.endswith("]"):
-                    section = t[1:-1].strip()
-                    continue
-                key = t.split("=", 1)[0].split(":", 1)[0].strip().replace("-", "_")
-                if section and ("=" in t or ":" in t) and not t.startswith(("#", ";")) and key in options:
-                    name, where = options[key]
-                    self.out["undecided"].append({
-                        "where": "setup.cfg:%d" % i, "text": "[%s] %s" % (section, t),
-                        "why": "sets option --%s of a setup.py command (%s), which wins over any environment "
-                               "variable it falls back to; kiln leaves setup.cfg as it is" % (name, where)})
+        for i, section, t in self.cfg_entries():
+            key = t.split("=", 1)[0].split(":", 1)[0].strip().replace("-", "_")
+            if key in options:
+                name, where = options[key]
+                self.out["undecided"].append({
+                    "where": "setup.cfg:%d" % i, "text": "[%s] %s" % (section, t),
+                    "why": "sets option --%s of a setup.py command (%s), which wins over any environment "
+                           "variable it falls back to; kiln leaves setup.cfg as it is" % (name, where)})
 
     def run(self, setup_py):
         first = self.load(setup_py)

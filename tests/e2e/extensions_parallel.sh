@@ -11,12 +11,9 @@ set -uo pipefail
 kiln=$1
 fail() { echo "FAIL: $*"; exit 1; }
 for tool in c++ ninja; do command -v $tool >/dev/null || { echo "skip: $tool not found"; exit 77; }; done
-sys_py=/usr/bin/python3
-"$sys_py" -c "import torch.utils.cpp_extension, setuptools, wheel" 2>/dev/null \
-  || { echo "skip: $sys_py has no torch cpp_extension (Debian's python3-torch)"; exit 77; }
+. "$(dirname "$0")/lib/torch_venv.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-"$sys_py" -m venv --system-site-packages "$work/venv" >/dev/null 2>&1 || { echo "skip: venv does not work here"; exit 77; }
-py=$work/venv/bin/python
+torch_venv "$work"
 export XDG_CACHE_HOME=$work/xdg CCACHE_DIR=$work/ccache
 
 p=$work/proj
