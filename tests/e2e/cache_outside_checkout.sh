@@ -10,14 +10,7 @@ kiln=$1
 require_cuda_build_tools
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 one=$work/x/p; two=$work/y/deeper/p
-write_tiny_cuda_project "$one"
-mkdir -p "$one/include"
-echo '#pragma once
-#define K_SCALE 2.f' > "$one/include/k.h"
-echo 'target_include_directories(k PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include)' >> "$one/CMakeLists.txt"
-sed -i '1i #include "k.h"' "$one/b.cu"
-sed -i 's/\*= 2.f/*= K_SCALE/' "$one/b.cu"
-mkdir -p "$(dirname "$two")" && cp -r "$one" "$two"
+write_two_checkouts "$one" "$two"
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['outcome']['cache'][sys.argv[2]])" "$1" "$2"; }
 "$kiln" build "$one" --build-dir "$work/out/one" --archs 80-real --cache-dir "$work/cc" --json > "$work/one.json"
 [ "$(field "$work/one.json" misses)" -ge 2 ] || { echo "the first checkout did not fill the cache"; exit 1; }

@@ -22,3 +22,15 @@ CM
   echo '__global__ void kb(float* p) { p[threadIdx.x] *= 2.f; } void lb(float* p) { kb<<<1, 32>>>(p); }' > "$proj/b.cu"
   echo 'int main() { return 0; }' > "$proj/main.cpp"
 }
+
+# write_two_checkouts ONE TWO: the tiny project at ONE with a header of its own found through an
+# absolute -I (the case ccache's base_dir must rewrite), copied to TWO: one project at two paths.
+write_two_checkouts() {
+  write_tiny_cuda_project "$1"
+  mkdir -p "$1/include"
+  printf '#pragma once\n#define K_SCALE 2.f\n' > "$1/include/k.h"
+  echo 'target_include_directories(k PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include)' >> "$1/CMakeLists.txt"
+  sed -i '1i #include "k.h"' "$1/b.cu"
+  sed -i 's/\*= 2.f/*= K_SCALE/' "$1/b.cu"
+  mkdir -p "$(dirname "$2")" && cp -r "$1" "$2"
+}
