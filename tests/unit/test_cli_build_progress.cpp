@@ -9,6 +9,7 @@
 
 #include "cli/build_progress.hpp"
 #include "io/process.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 using std::chrono::seconds;
@@ -55,12 +56,8 @@ TEST(BuildProgress, TheRunningUnitIsShownWithItsTime) {
 }
 
 TEST(BuildProgress, TheTickerAsksWhatRunsAndDrawsIt) {
-  io::FakeFilesystem fs;
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams s{fs, proc, clock, env, out, err};
+  kiln::testing::FakeSeams rig;
+  io::Seams& s = rig.seams;
   std::atomic<int> asked{0};
   {
     cli::BuildProgress p(
@@ -85,7 +82,7 @@ TEST(BuildProgress, TheTickerAsksWhatRunsAndDrawsIt) {
     p.finish();
   }
   ASSERT_GE(asked.load(), 2);
-  const std::string text = err.str();
+  const std::string text = rig.err.str();
   // The project's scope stays; the step is the running one.
   const auto drawn = text.rfind("pkg.b (1/3 extensions): CMakeFiles/k.dir/softmax.cu.o running 1m05s (+2 more)");
   ASSERT_NE(drawn, std::string::npos) << text;
@@ -96,12 +93,8 @@ TEST(BuildProgress, TheTickerAsksWhatRunsAndDrawsIt) {
 // (first steps running)" before "built ...". A step that runs no Ninja names itself; and a
 // cpp_extension status line, whose description is the nvcc command, shows the output it compiles.
 TEST(BuildProgress, ALogNamesStepsWithoutNinjaAndCompilesByTheirOutput) {
-  io::FakeFilesystem fs;
-  io::FakeProcessRunner proc;
-  io::FakeClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams s{fs, proc, clock, env, out, err};
+  kiln::testing::FakeSeams rig;
+  io::Seams& s = rig.seams;
   // cpp_extension's cuda_compile rule as its build.ninja writes it (torch/utils/cpp_extension.py):
   // no description, so Ninja prints the command.
   const std::string obj = "/w/ext/build/temp.linux-x86_64-cpython-311/csrc/softmax.o";
@@ -122,7 +115,7 @@ TEST(BuildProgress, ALogNamesStepsWithoutNinjaAndCompilesByTheirOutput) {
     sink.on_step("install", false);
     p.finish();
   }
-  const std::string text = err.str();
+  const std::string text = rig.err.str();
   std::istringstream lines(text);
   std::vector<std::string> seen;
   for (std::string line; std::getline(lines, line);) seen.push_back(line);

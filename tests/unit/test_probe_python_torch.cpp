@@ -4,6 +4,7 @@
 #include "doctor_test_util.hpp"
 #include "probe/externally_managed.hpp"
 #include "probe/python_torch.hpp"
+#include "test_support.hpp"
 
 #include <unistd.h>
 
@@ -135,12 +136,9 @@ TEST(PythonTorch, ExternallyManagedInterpreterIsAWarningWithTheVenvFix) {
 
 // The real interpreter and the real pip agree with kiln: marked outside a venv, not inside one.
 TEST(PythonTorch, ExternallyManagedAsTheRealPipSeesIt) {
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  io::RealClock clock;
-  io::FakeEnvironment env;
-  std::ostringstream out, err;
-  io::Seams s{fs, proc, clock, env, out, err};
+  kiln::testing::RealSeams rig;
+  io::Seams& s = rig.seams;
+  auto& proc = rig.proc;
   const auto marker = externally_managed(s, "/usr/bin/python3");
   if (!marker) GTEST_SKIP() << "/usr/bin/python3 is not externally managed here";
   auto pip = proc.run({.argv = {"/usr/bin/python3", "-m", "pip", "install", "--no-index", "--no-deps", "/none.whl"}});
