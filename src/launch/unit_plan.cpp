@@ -4,17 +4,10 @@
 #include <map>
 #include <sstream>
 
+#include "core/text.hpp"
+
 namespace kiln::launch {
 namespace {
-
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
-    out.push_back(line.substr(start, tab - start));
-  out.push_back(line.substr(start));
-  return out;
-}
 
 bool to_int(const std::string& s, int& n) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
@@ -28,7 +21,7 @@ UnitPlan parse_unit_plan(const std::string& text) {
   std::set<std::string> listed;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    const auto f = fields(line);
+    const auto f = core::split(line, '\t');
     if (f.size() == 2 && f[0] == "done") {
       plan.done.insert(f[1]);
       continue;
