@@ -174,6 +174,11 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
     return r;
   }
   r.started = true;
+  if (spec.nice > 0) {
+    errno = 0;
+    const int own = ::getpriority(PRIO_PROCESS, 0);
+    if (errno == 0) ::setpriority(PRIO_PROCESS, static_cast<id_t>(pid), std::min(19, own + spec.nice));
+  }
   if (spec.new_process_group)
     g_child_group.store(pid);
   else

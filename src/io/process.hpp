@@ -26,6 +26,9 @@ struct ProcessSpec {
   // If kiln dies before the child ends (even by SIGKILL), a small guard process kills the child and
   // every process under it, so no compile outlives its launcher. Forks: single-threaded callers only.
   bool die_with_caller = false;
+  // Raise the child's nice value by this much (lower CPU priority), best effort: set right after
+  // it starts, before a compiler driver forks its stages, which inherit it.
+  int nice = 0;
 };
 
 struct ProcessResult {

@@ -27,6 +27,7 @@
 #include "launch/slurm_step.hpp"
 #include "launch/thread_grant.hpp"
 #include "launch/unit_plan.hpp"
+#include "launch/unit_priority.hpp"
 #include "launch/unit_weight.hpp"
 
 namespace kiln::launch {
@@ -185,6 +186,15 @@ struct Launch {
   std::string units_dir, unit_id;  // the user's history of this unit in any checkout (portable_unit_id)
 };
 
+// The compiles beside this one, for its priority: those running with the threads they were
+// granted, and those coming on one thread each.
+std::vector<PeerUnit> peers(const std::vector<Reservation>& running, const std::vector<UnitWork>& coming) {
+  std::vector<PeerUnit> out;
+  for (const auto& r : running) out.push_back({work_of(r), std::max(1, r.threads)});
+  for (const auto& c : coming) out.push_back({c, 1});
+  return out;
+}
+
 // kiln's own rewrites of the command: planned architectures only (--prune-archs), targets torch
 // cannot spell (plan/python_env), and dependency flags ccache understands.
 std::vector<std::string> rewrite_command(std::vector<std::string> argv, const io::Seams& s, ExecRecord& rec) {
@@ -225,15 +235,17 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
   const int cores = build_cores(s.env);
   const auto policy = GrantPolicy::from_data();
   Grant grant;
+  Priority priority;
   Reservation plain{pid, rec.expected_kib};
   Reservation decided = plain;
   auto g = acquire_decided(
       *l.ledger, s.clock, pid,
       [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
         const long long now = epoch_ms();
-        grant = split ? decide_grant(unit, running, cores, budget, now, policy, coming.work(running))
-                      : Grant{.kib = rec.expected_kib};
+        const auto soon = split ? coming.work(running) : std::vector<UnitWork>{};
+        grant = split ? decide_grant(unit, running, cores, budget, now, policy, soon) : Grant{.kib = rec.expected_kib};
         if (!split) grant.why.clear();
+        if (split) priority = decide_priority(unit.work(), grant.cores, peers(running, soon), policy.priority);
         if (!admits(running, grant.kib, budget)) return std::nullopt;
         Reservation r{pid, grant.kib, grant.cores, 0};
         // What the next launches weigh this one by (rule 5 of thread_grant).
@@ -261,6 +273,8 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
     rec.grant_basis = grant.basis;
     rec.grant_share = grant.share;
     rec.grant_units = grant.units;
+    rec.nice = priority.nice;
+    if (!priority.why.empty()) rec.grant += (rec.grant.empty() ? "" : "; ") + priority.why;
   }
   return flags;
 }
@@ -383,6 +397,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   rec.start_ms = epoch_ms();
   const std::string running = show_running(s, rec);
   io::ProcessSpec spec{.argv = argv, .env = child_env};
+  spec.nice = rec.nice;
   spec.inherit_stdio = true;
   spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
   const auto slurm = slurm_config(s.env);

@@ -40,6 +40,15 @@ void scan(const std::vector<std::string>& args, ProjectThreads& out) {
 
 std::string seconds(long ms) { return fmt::format("{:.0f} s", ms / 1000.0); }
 
+// The fewest threads with which `work` ends within `span` (Amdahl's law), at most the cores; 1 when
+// one thread does, or when no number would (its serial part alone is longer: the share decides).
+int threads_to_finish_within(double work, double span, int cores, const PriorityPolicy& p) {
+  if (work <= span || span <= 0 || work * p.serial_fraction >= span) return 1;
+  for (int t = 2; t <= cores; ++t)
+    if (unit_duration(work, t, p) <= span) return t;
+  return cores;
+}
+
 struct Share {
   int threads = 1;
   double part = 1;  // this unit's part of the work
@@ -73,6 +82,12 @@ Share share_by_weight(const UnitShape& unit, const std::vector<Reservation>& run
   const double cores_worth = long_work > 0 ? cores * weights.w[me] / long_work : 0;
   if (weights.w[me] >= per_core && cores_worth >= 1.5)
     s.threads = static_cast<int>(std::lround(policy.share_of_cores * cores_worth));
+  // Left one thread, a unit that one thread cannot finish within the average work per core (the
+  // bound of the whole) gets the threads that would, up to what 1.5 cores' worth gets above
+  // (mamba's forward units: just above the average, one thread each, were the first build's tail).
+  if (s.threads == 1 && weights.w[me] > per_core)
+    s.threads = std::min(threads_to_finish_within(weights.w[me], per_core, cores, policy.priority),
+                         static_cast<int>(std::lround(policy.share_of_cores * 1.5)));
   s.threads = std::clamp(s.threads, 1, cores);
   return s;
 }
@@ -101,6 +116,7 @@ GrantPolicy GrantPolicy::from_data() {
     p.memory_share = s["memory_share"].value_or(0.5);
     p.share_of_cores = s["share_of_cores"].value_or(2.0);
   } catch (...) {}
+  p.priority = PriorityPolicy::from_data();
   return p;
 }
 

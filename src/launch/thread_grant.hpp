@@ -5,7 +5,8 @@
 // compiles already running leave free. Only how nvcc schedules its work changes: the same targets
 // from the same code (kiln checked the device code of split and unsplit objects: same kernels,
 // registers and SASS size). The rule is a pure function of what is running, so it is unit-tested
-// with a fake clock and ledger; `kiln exec` applies it under the governor's lock.
+// with a fake clock and ledger; `kiln exec` applies it under the governor's lock, and then the
+// compile's CPU priority among the others (launch/unit_priority).
 //
 // The rule, in order:
 //   1. Host compiles (no device targets) get nothing: gcc/clang have no such lever.
@@ -22,7 +23,9 @@
 //      the build's plan says start soon (launch/unit_plan: Ninja's -j per group). A unit whose
 //      work is at least the average per core, T = total work / cores, is on the critical path
 //      and gets share_of_cores x (cores x its work / the work of all such units) when that is at
-//      least 1.5 cores' worth; the others get one thread. Threads beyond the cores are time-shared, so while all run
+//      least 1.5 cores' worth; the others get one thread, unless one thread cannot end them within
+//      T: then the threads that would (Amdahl's law with data/build_jobs.toml [priority]'s serial
+//      fraction), at most what 1.5 cores' worth gets. Threads beyond the cores are time-shared, so while all run
 //      each progresses in proportion to its work, and when the short ones end the long ones still hold the cores
 //      (share_of_cores 2: at most about twice the cores in all, not the fixed cost of a split
 //      per thread everywhere). Each other unit keeps a core (at most cores - others, but at
@@ -39,6 +42,7 @@
 #include <vector>
 
 #include "launch/governor.hpp"
+#include "launch/unit_priority.hpp"
 #include "launch/unit_weight.hpp"
 
 namespace kiln::launch {
@@ -57,6 +61,7 @@ struct GrantPolicy {
   double thread_memory_fraction = 0.25;
   double memory_share = 0.5;
   double share_of_cores = 2.0;
+  PriorityPolicy priority;         // its serial fraction: how far threads shorten a unit (rule 5)
   static GrantPolicy from_data();  // data/build_jobs.toml [split]
 };
 

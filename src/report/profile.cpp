@@ -356,6 +356,7 @@ void attach_exec_records(const ProfileInput& in, Profile& p, const UnitOf& unit_
     u.grant_basis = r->grant_basis;
     u.grant_share = r->grant_share;
     u.grant_units = r->grant_units;
+    u.nice = r->nice;
     u.node = r->node;
   }
   p.exec_matched = static_cast<int>(rec.size());

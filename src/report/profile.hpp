@@ -42,6 +42,7 @@ struct Unit {
   std::string grant_basis;                // the share by weight behind it, when reached
   double grant_share = 0;
   int grant_units = 0;
+  int nice = 0;      // how much kiln raised its nice value (launch/unit_priority)
   std::string node;  // kiln build --slurm: the node it ran on ("" here, or not recorded)
   // With its device phases spread over every core: what splitting could make of this unit.
   long ideal_ms(int cores) const;

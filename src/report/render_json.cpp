@@ -51,7 +51,8 @@ json unit_json(const Unit& u) {
             {"why", u.grant.empty() ? json(nullptr) : json(u.grant)},
             {"basis", u.grant_basis.empty() ? json(nullptr) : json(u.grant_basis)},
             {"share", u.grant_basis.empty() ? json(nullptr) : json(u.grant_share)},
-            {"units", u.grant_basis.empty() ? json(nullptr) : json(u.grant_units)}}},
+            {"units", u.grant_basis.empty() ? json(nullptr) : json(u.grant_units)},
+            {"nice", u.nice}}},
           {"phases", phases_json(u.phases)}};
 }
 

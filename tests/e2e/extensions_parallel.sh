@@ -48,8 +48,9 @@ done
 # alpha's last source is its largest file, but its first includes a larger project header: kiln
 # weighs a unit with its headers (launch/unit_weight, as its thread grants do), so u1 goes first in
 # alpha's Ninja file; by source bytes alone u2 would.
-for i in $(seq 1 60); do echo "// padding line $i: the largest source file of its extension" ; done >> "$p/src/alpha/u2.cpp"
-for i in $(seq 1 200); do echo "// padding line $i: a project header that makes u1 the heaviest unit of alpha"; done > "$p/src/alpha/heavy.h"
+# (Code, not comments: kiln's estimate leaves comments out.)
+for i in $(seq 1 60); do echo "static const int alpha_u2_pad_$i = $i;  // the largest source file of its extension"; done >> "$p/src/alpha/u2.cpp"
+for i in $(seq 1 200); do echo "static const int alpha_heavy_$i = $i;  // a project header that makes u1 the heaviest unit"; done > "$p/src/alpha/heavy.h"
 sed -i '1i #include "heavy.h"' "$p/src/alpha/u1.cpp"
 cat > "$p/setup.py" <<'PY'
 from setuptools import setup

@@ -221,6 +221,22 @@ TEST(ThreadGrant, UnitsArrivingAtOnceLeaveTheLongOnesTheMostThreads) {
   EXPECT_EQ(arrive_at_once(alone, est).at("scan_0.o"), 16);
 }
 
+TEST(ThreadGrant, AUnitJustAboveTheAverageGetsTheThreadsToEndWithinIt) {
+  // mamba (e9594ce) as data/unit_cost.toml estimates it: six backward units (143 s), three forward
+  // (75 s), the C++ binding (50 s): 71 s of work per core. The forward units' share is 1.1 cores'
+  // worth, which alone gave them one thread: 75 s, the first build's tail on the GPU host. Two
+  // threads end them within 71 s (75 x (0.3 + 0.7 / 2) = 49 s).
+  launch::UnitPlan plan;
+  std::map<std::string, launch::UnitWork> est;
+  for (int i = 0; i < 10; ++i) {
+    const std::string out = "u" + std::to_string(i) + ".o";
+    plan.units.push_back({"mamba", 16, true, 1, out, "u" + std::to_string(i) + ".cu"});
+    est[out] = {i < 6 ? 143.0 : i < 9 ? 75.0 : 50.0, std::nullopt};
+  }
+  auto got = arrive_at_once(plan, est);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(got.at("u" + std::to_string(i) + ".o"), i < 6 ? 4 : i < 9 ? 2 : 1) << i;
+}
+
 TEST(ThreadGrant, ManyExtensionsAtOnceStillFeedTheLongestUnit) {
   // pytorch_scatter's shape (648dda3): eight extensions' Ninjas start at once, 40 units for 16
   // cores; one unit (segment_coo_cuda: 97 s alone with 16 threads) is most of the critical work.

@@ -1,0 +1,41 @@
+#pragma once
+// CPU priority among the compiles that run at once: a compile expected to finish well before the
+// longest one beside it gets a higher nice value, so that on a full machine the long units keep
+// their cores and the short ones fill what is left (work-conserving: an idle core still runs a
+// nice compile). The thread grants (launch/thread_grant) decide how many threads a unit may use;
+// this decides who gets the CPU when there are more threads than cores. A pure function of the
+// units' work (launch/unit_weight) and threads, so it is unit-tested; `kiln exec` applies it to the
+// compiler it starts (io::ProcessSpec::nice). Data: data/build_jobs.toml [priority].
+#include <string>
+#include <vector>
+
+#include "launch/unit_weight.hpp"
+
+namespace kiln::launch {
+
+struct PriorityPolicy {
+  double step = 1.25;  // the scheduler's weight ratio per nice level
+  int max_nice = 8;
+  double serial_fraction = 0.3;
+  static PriorityPolicy from_data();
+};
+
+struct Priority {
+  int nice = 0;     // how much to raise the compiler's nice value
+  std::string why;  // empty when not considered (nothing known about the work)
+};
+
+// Expected wall time of `work` on `threads` threads (Amdahl's law with the policy's serial part).
+double unit_duration(double work, int threads, const PriorityPolicy& policy);
+
+struct PeerUnit {
+  UnitWork work;
+  int threads = 1;
+};
+
+// `me`: this unit's work and the threads it was granted; `peers`: the compiles running beside it
+// (their work and granted threads) and those the plan says start soon (one thread each).
+Priority decide_priority(const UnitWork& me, int my_threads, const std::vector<PeerUnit>& peers,
+                         const PriorityPolicy& policy);
+
+}  // namespace kiln::launch
