@@ -207,7 +207,7 @@ UnitWork work_of(const Reservation& r) {
 
 void set_work(Reservation& r, const UnitWork& w) {
   std::erase_if(r.extra, [](const auto& kv) { return kv.first == "est" || kv.first == "cpu"; });
-  if (w.estimate > 0) r.extra.emplace_back("est", fmt::format("{:.0f}", w.estimate));
+  if (w.estimate > 0) r.extra.emplace_back("est", fmt::format("{:.1f}", w.estimate));
   if (w.cpu_ms) r.extra.emplace_back("cpu", std::to_string(*w.cpu_ms));
 }
 

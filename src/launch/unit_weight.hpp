@@ -3,11 +3,8 @@
 // (launch/thread_grant): the best figure available for each, on one scale.
 //   - learned: the CPU time of its last real compile (this build folder, or any checkout of the
 //     project through the portable key);
-//   - estimated, before it ever compiled: the bytes of its source and of the project headers it
-//     includes with "..." (found next to the including file, each counted once), times ten per
-//     device target for a CUDA unit (each target compiles the device code again). mamba's
-//     selective-scan units are 400-byte files that each instantiate a 35 KB or a 21 KB kernel
-//     header: the source alone cannot tell them apart, its headers can;
+//   - estimated, before it ever compiled (launch/unit_estimate): the headers it includes and the
+//     kernels it instantiates, in seconds of CPU on the GPU host (data/unit_cost.toml);
 //   - neither: the mean of the others (equal weight when nothing is known).
 // Learned and estimated units side by side are put on one scale by the units that have both.
 #include <optional>
@@ -15,6 +12,7 @@
 #include <vector>
 
 #include "io/fs.hpp"
+#include "launch/unit_estimate.hpp"
 
 namespace kiln::launch {
 
@@ -30,7 +28,7 @@ struct Weights {
 
 Weights unit_weights(const std::vector<UnitWork>& units);
 
-// 0 when the source cannot be read.
+// estimate_unit's seconds; 0 when the source cannot be read.
 double estimate_work(const io::Filesystem& fs, const std::string& source, int device_targets);
 
 }  // namespace kiln::launch

@@ -21,9 +21,9 @@ std::vector<std::string> order(const launch::PlanWeights& w) {
 
 TEST(PlanWeights, AUnitIsWeighedWithItsProjectHeadersNotItsSourceAlone) {
   io::FakeFilesystem fs;
-  // b.cpp is the larger file; a.cpp instantiates a big project header (mamba's selective-scan units).
-  fs.add_file("/p/a.cpp", "#include \"kernel.h\"\n");
-  fs.add_file("/p/kernel.h", std::string(5000, 'k'));
+  // b.cpp is the larger file; a.cpp includes a project header that pulls in torch's C++ API.
+  fs.add_file("/p/a.cpp", "#include \"ext.h\"\n");
+  fs.add_file("/p/ext.h", "#include <torch/extension.h>\n");
   fs.add_file("/p/b.cpp", std::string(1000, 'b'));
   fs.add_file("/p/c.cpp", std::string(1000, 'c'));
   auto plan = launch::parse_unit_plan(
@@ -34,7 +34,7 @@ TEST(PlanWeights, AUnitIsWeighedWithItsProjectHeadersNotItsSourceAlone) {
   EXPECT_EQ(w.basis, "estimate");
   // Equal weights keep the plan's order (b before c).
   EXPECT_EQ(order(w), (std::vector<std::string>{"/t/a.o", "/t/b.o", "/t/c.o"}));
-  EXPECT_GT(w.units[0].weight, 4 * w.units[1].weight);
+  EXPECT_GT(w.units[0].weight, 4 * w.units[1].weight);  // torch's headers, not bytes
   // The same figure the grants use.
   EXPECT_DOUBLE_EQ(w.units[0].weight / w.units[1].weight,
                    launch::estimate_work(fs, "/p/a.cpp", 0) / launch::estimate_work(fs, "/p/b.cpp", 0));
@@ -68,13 +68,13 @@ TEST(PlanWeights, WhatAnotherCheckoutLearnedOrdersAFreshClone) {
 
 TEST(PlanWeights, TheCommandPrintsTheBasisThenEachUnitHeaviestFirst) {
   kiln::testing::FakeSeams s;
-  s.fs.add_file("/p/a.cpp", std::string(300, 'a'));
+  s.fs.add_file("/p/a.cpp", "#include <ATen/ATen.h>\n");
   s.fs.add_file("/p/b.cpp", std::string(100, 'b'));
   s.fs.add_file("/t/units.plan",
                 "unit\text\t2\tcxx\t0\t/t/b.o\t/p/b.cpp\n"
                 "unit\text\t2\tcxx\t0\t/t/a.o\t/p/a.cpp\n");
   EXPECT_EQ(launch::weigh_plan_command("/t/units.plan", s.seams), 0);
-  EXPECT_EQ(s.out.str(), "basis\testimate\n300\t/t/a.o\n100\t/t/b.o\n");
+  EXPECT_EQ(s.out.str(), "basis\testimate\n25\t/t/a.o\n2\t/t/b.o\n");
   EXPECT_EQ(launch::weigh_plan_command("/t/missing.plan", s.seams), 1);
   EXPECT_NE(s.err.str().find("cannot read the unit plan /t/missing.plan"), std::string::npos);
 }

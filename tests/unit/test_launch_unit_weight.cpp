@@ -10,17 +10,17 @@ using namespace kiln;
 TEST(UnitWeight, EstimateCountsTheSourceAndItsProjectHeadersOnce) {
   io::FakeFilesystem fs;
   // mamba's pattern (e9594ce csrc/selective_scan): a tiny .cu instantiating a big kernel header.
-  fs.add_file("/p/csrc/scan_bwd.cu", "#include \"bwd_kernel.cuh\"\n#include <cuda.h>\n" + std::string(56, 'x'));
-  fs.add_file("/p/csrc/bwd_kernel.cuh", "#include \"common.h\"\n" + std::string(980, 'k'));
-  fs.add_file("/p/csrc/scan_fwd.cu", "#include  \"fwd_kernel.cuh\"\n" + std::string(73, 'x'));
-  fs.add_file("/p/csrc/fwd_kernel.cuh", "#include \"common.h\"\n#include \"fwd_kernel.cuh\"\n" + std::string(379, 'k'));
-  fs.add_file("/p/csrc/common.h", std::string(100, 'c'));
-  const double bwd = launch::estimate_work(fs, "/p/csrc/scan_bwd.cu", 1);
-  const double fwd = launch::estimate_work(fs, "/p/csrc/scan_fwd.cu", 1);
-  EXPECT_DOUBLE_EQ(bwd, 10.0 * (100 + 1000 + 100));  // source, its header, the shared one: each once
-  EXPECT_DOUBLE_EQ(fwd, 10.0 * (100 + 425 + 100));   // a header including itself counts once
-  EXPECT_DOUBLE_EQ(launch::estimate_work(fs, "/p/csrc/scan_bwd.cu", 3), 3 * bwd);   // per device target
-  EXPECT_DOUBLE_EQ(launch::estimate_work(fs, "/p/csrc/scan_bwd.cu", 0), bwd / 10);  // a host unit
+  fs.add_file("/p/csrc/scan_bwd.cu", "#include \"bwd_kernel.cuh\"\n#include <cuda.h>\n");
+  fs.add_file("/p/csrc/bwd_kernel.cuh", "#include \"common.h\"\nk<<<1, 1>>>(); k<<<2, 1>>>();\n");
+  fs.add_file("/p/csrc/scan_fwd.cu", "#include  \"fwd_kernel.cuh\"\n");
+  fs.add_file("/p/csrc/fwd_kernel.cuh", "#include \"common.h\"\n#include \"fwd_kernel.cuh\"\nk<<<1, 1>>>();\n");
+  fs.add_file("/p/csrc/common.h", "k<<<3, 1>>>();\n");
+  const auto bwd = launch::estimate_unit(fs, "/p/csrc/scan_bwd.cu", 1);
+  const auto fwd = launch::estimate_unit(fs, "/p/csrc/scan_fwd.cu", 1);
+  EXPECT_DOUBLE_EQ(bwd.launches, 3);  // source, its header, the shared one: each once
+  EXPECT_DOUBLE_EQ(fwd.launches, 2);  // a header including itself counts once
+  EXPECT_DOUBLE_EQ(launch::estimate_work(fs, "/p/csrc/scan_bwd.cu", 1), bwd.seconds);
+  EXPECT_GT(bwd.seconds, fwd.seconds);
   EXPECT_EQ(launch::estimate_work(fs, "/p/csrc/missing.cu", 1), 0);
 }
 

@@ -1,0 +1,110 @@
+// A unit's cost before it ever compiled (launch/unit_estimate.hpp): the include class, the kernel
+// launches weighted by the switch macros around them, and the order they give the patterns seen in
+// real projects (each named where it was seen; the fixtures are written here, not copied).
+#include <gtest/gtest.h>
+
+#include "io/fs.hpp"
+#include "launch/unit_estimate.hpp"
+
+using namespace kiln;
+
+TEST(UnitEstimate, CommentsGoButLiteralsStay) {
+  EXPECT_EQ(launch::without_comments("a // k<<<1>>>\nb /* x<<< */ c \"//s\" '/'"), "a \nb   c \"//s\" '/'");
+  EXPECT_EQ(launch::without_comments("x /* never closed"), "x  ");
+  EXPECT_EQ(launch::without_comments("\"esc \\\" // in\" y"), "\"esc \\\" // in\" y");
+}
+
+TEST(UnitEstimate, IncludesAsWritten) {
+  const std::string t = "#include <torch/extension.h>\n#  include \"a.h\"\n#include <broken\n#include\t<c10/x.h>\n";
+  EXPECT_EQ(launch::includes_of(t, '<'), (std::vector<std::string>{"torch/extension.h", "c10/x.h"}));
+  EXPECT_EQ(launch::includes_of(t, '"'), (std::vector<std::string>{"a.h"}));
+}
+
+TEST(UnitEstimate, LaunchesCountOncePerSwitchCaseAroundThem) {
+  // mamba e9594ce selective_scan_bwd_kernel.cuh: one launch in five nested BOOL_SWITCH.
+  const std::string nested =
+      "BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] { BOOL_SWITCH(c, C, [&] {\n"
+      "  BOOL_SWITCH(d, D, [&] { BOOL_SWITCH(f(e), E, [&] { k<<<g, t, s, st>>>(p); }); }); }); }); });\n";
+  EXPECT_DOUBLE_EQ(launch::weighted_launches(nested, 2), 32);
+  // After the macros close, a launch counts once again; lower-case calls are not switches.
+  EXPECT_DOUBLE_EQ(launch::weighted_launches(nested + "dispatch_switch(x, [&]{ k<<<1,1>>>(); });", 2), 33);
+  // pytorch_scatter 648dda3 segment_coo_cuda.cu: launches inside AT_DISPATCH_* and its own macro.
+  EXPECT_DOUBLE_EQ(
+      launch::weighted_launches("AT_DISPATCH_ALL_TYPES_AND2(h, b, t, \"n\", [&] { AT_DISPATCH_REDUCTION_TYPES(r, [&] {"
+                                " k<<<1, 2>>>(); k2<<<1, 2>>>(); }); });",
+                                2),
+      8);
+  // apex megatron softmax: a plain switch statement launches once per case, written out.
+  EXPECT_DOUBLE_EQ(
+      launch::weighted_launches("switch (n) { case 0: k<0><<<1,1>>>(); break; case 1: k<1><<<1,1>>>(); }", 2), 2);
+  EXPECT_DOUBLE_EQ(launch::weighted_launches(") ) ) k<<<1,1>>>();", 2), 1);  // unbalanced: no crash, no switch
+}
+
+namespace {
+
+double seconds(const io::FakeFilesystem& fs, const std::string& src, int targets) {
+  return launch::estimate_unit(fs, src, targets).seconds;
+}
+
+}  // namespace
+
+TEST(UnitEstimate, TheOrderOfApexsUnits) {
+  // apex (csrc/, csrc/megatron/): C++ front ends with <torch/extension.h> (47-51 s of CPU on the GPU
+  // host), multi-tensor .cu files with ATen only and one launch in a shared header (37-42 s), and
+  // megatron .cu files with <torch/extension.h> and a switch of launches (67-103 s).
+  io::FakeFilesystem fs;
+  fs.add_file("/a/front.cpp", "#include <torch/extension.h>\nvoid f();\n");
+  fs.add_file("/a/apply.cuh", "#include <ATen/ATen.h>\ntemplate <int N> void apply() { k<<<1, 1>>>(); }\n");
+  fs.add_file("/a/adam.cu", "#include \"apply.cuh\"\n// k<<<not a launch>>>\n" + std::string(30000, ' '));
+  std::string softmax = "#include <torch/extension.h>\nswitch (l) {\n";
+  for (int i = 0; i < 12; ++i)
+    softmax += " case " + std::to_string(i) + ": k<" + std::to_string(i) + "><<<g, b>>>(); break;\n";
+  fs.add_file("/a/softmax_cuda.cu", softmax + "}\n");
+  const auto cpp = launch::estimate_unit(fs, "/a/front.cpp", 0);
+  const auto adam = launch::estimate_unit(fs, "/a/adam.cu", 1);
+  const auto soft = launch::estimate_unit(fs, "/a/softmax_cuda.cu", 1);
+  EXPECT_EQ(cpp.header_class, "torch API");
+  EXPECT_EQ(adam.header_class, "ATen");
+  EXPECT_DOUBLE_EQ(adam.launches, 1);
+  EXPECT_DOUBLE_EQ(soft.launches, 12);
+  EXPECT_GT(soft.seconds, cpp.seconds);
+  EXPECT_GT(cpp.seconds, adam.seconds);  // bytes alone put the 30 KB .cu far above the 40-byte .cpp
+  // The C++ unit is not a rounding error beside the CUDA ones (it was 1-3% with bytes).
+  EXPECT_GT(cpp.seconds, adam.seconds / 2);
+}
+
+TEST(UnitEstimate, TheOrderOfMambasAndCausalConv1dsUnits) {
+  io::FakeFilesystem fs;
+  // mamba e9594ce csrc/selective_scan: tiny .cu files, each including a kernel header with c10
+  // includes; bwd nests five BOOL_SWITCH around its launch (117-170 s), fwd four (76-81 s); the C++
+  // binding includes <torch/python.h> (41 s).
+  auto nest = [](int n) {
+    std::string s = "#include <c10/util/Half.h>\n";
+    for (int i = 0; i < n; ++i) s += "BOOL_SWITCH(x, X, [&] {\n";
+    s += "k<<<g, t>>>(p);\n";
+    for (int i = 0; i < n; ++i) s += "});\n";
+    return s;
+  };
+  fs.add_file("/m/bwd_kernel.cuh", nest(5));
+  fs.add_file("/m/fwd_kernel.cuh", nest(4));
+  fs.add_file("/m/bwd_fp16.cu", "#include \"bwd_kernel.cuh\"\n");
+  fs.add_file("/m/fwd_fp16.cu", "#include \"fwd_kernel.cuh\"\n");
+  fs.add_file("/m/scan.cpp", "#include <torch/python.h>\n");
+  const double bwd = seconds(fs, "/m/bwd_fp16.cu", 1), fwd = seconds(fs, "/m/fwd_fp16.cu", 1);
+  const double cpp = seconds(fs, "/m/scan.cpp", 0);
+  EXPECT_GT(bwd, 1.5 * fwd);
+  EXPECT_GT(fwd, cpp);
+  EXPECT_EQ(launch::estimate_unit(fs, "/m/bwd_fp16.cu", 1).header_class, "c10");
+  // Each device target compiles the device code again; the host part once.
+  EXPECT_GT(seconds(fs, "/m/bwd_fp16.cu", 3), 2.5 * bwd);
+  EXPECT_EQ(seconds(fs, "/m/missing.cu", 1), 0);
+}
+
+TEST(UnitEstimate, TheTableIsTheEmbeddedData) {
+  const auto& t = launch::CostTable::from_data();
+  ASSERT_GE(t.classes.size(), 2u);
+  EXPECT_EQ(t.classes.front().name, "torch API");
+  EXPECT_TRUE(t.classes.back().includes.empty() && t.classes.back().prefixes.empty());  // matches every unit
+  for (size_t i = 1; i < t.classes.size(); ++i) EXPECT_LE(t.classes[i].host_seconds, t.classes[i - 1].host_seconds);
+  EXPECT_GT(t.seconds_per_launch, 0);
+}
