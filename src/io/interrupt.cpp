@@ -27,6 +27,7 @@ std::atomic<int> g_alarm_killed{0};
 std::atomic<bool> g_planning{false};
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM};
 struct sigaction g_old[4];
+int g_was_subreaper = 0;  // restored on destruction: kiln is a subreaper only while a build runs
 
 void on_stop(int sig) {
   int expected = 0;
@@ -72,6 +73,8 @@ BuildInterrupts::BuildInterrupts(std::chrono::seconds grace) : grace_(grace) {
   g_alarm_killed = 0;
   planning(false);
   g_grace_s = static_cast<unsigned>(std::max<long long>(1, grace.count()));
+  g_was_subreaper = 0;
+  ::prctl(PR_GET_CHILD_SUBREAPER, &g_was_subreaper);
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   for (int i = 0; i < 4; ++i) {
     struct sigaction sa {};
@@ -84,6 +87,7 @@ BuildInterrupts::BuildInterrupts(std::chrono::seconds grace) : grace_(grace) {
 BuildInterrupts::~BuildInterrupts() {
   ::alarm(0);
   for (int i = 0; i < 4; ++i) ::sigaction(kSignals[i], &g_old[i], nullptr);
+  ::prctl(PR_SET_CHILD_SUBREAPER, g_was_subreaper);
   planning(false);
 }
 

@@ -16,7 +16,7 @@ namespace kiln::io {
 class BuildInterrupts {
 public:
   explicit BuildInterrupts(std::chrono::seconds grace);  // installs the handlers, becomes a subreaper
-  ~BuildInterrupts();                                    // restores the previous handlers
+  ~BuildInterrupts();                                    // restores the previous handlers and subreaper state
   BuildInterrupts(const BuildInterrupts&) = delete;
   BuildInterrupts& operator=(const BuildInterrupts&) = delete;
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "binary_fixtures.hpp"
 #include "cli/command.hpp"
 #include "cli/config_file.hpp"
 #include "cli/project_config.hpp"
@@ -22,6 +23,7 @@ using namespace kiln;
 namespace {
 
 using Cli = kiln::testing::CliRig;
+using kiln::testing::TempDir;  // each test's files in a folder of its own, removed at its end
 
 // CLI11 reads an option's variable with getenv: set it for real, and in the seam, for one test.
 struct ScopedEnv {
@@ -32,14 +34,6 @@ struct ScopedEnv {
   }
   ~ScopedEnv() { ::unsetenv(name.c_str()); }
 };
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / ("kiln-settings-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = (dir / name).string();
-  std::ofstream(path) << text;
-  return path;
-}
 
 }  // namespace
 
@@ -54,7 +48,8 @@ TEST(Settings, ABadJobsVariableBreaksOnlyTheCommandsThatReadIt) {
 
 TEST(Settings, ABadJobsLineInTheConfigBreaksOnlyItsCommandAndNamesFileAndLine) {
   Cli c;
-  const auto cfg = temp_file("jobs0.toml", "# kiln settings\n[plan]\njobs = 0\n");
+  TempDir tmp;
+  const auto cfg = tmp.write("jobs0.toml", "# kiln settings\n[plan]\njobs = 0\n");
   EXPECT_EQ(c.run({"--config", cfg, "--version"}), 0) << c.err.str();
   EXPECT_EQ(c.run({"--config", cfg, "archs", "9.0"}), 0) << c.err.str();
   EXPECT_EQ(c.run({"--config", cfg, "plan", "--example"}), 2);
@@ -73,20 +68,20 @@ TEST(Settings, SpecialFilesAsConfigAreRefusedWithoutReadingThem) {
   Cli c;
   EXPECT_EQ(c.run({"--config", "/dev/zero", "--version"}), 2);
   EXPECT_NE(c.err.str().find("not a regular file"), std::string::npos) << c.err.str();
-  const auto fifo = temp_file("placeholder", "") + ".fifo";
-  ::unlink(fifo.c_str());
+  TempDir tmp;
+  const auto fifo = (tmp.path / "config.fifo").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_EQ(c.run({"--config", fifo, "--version"}), 2);  // a read would block here for ever
   EXPECT_NE(c.err.str().find("not a regular file"), std::string::npos) << c.err.str();
-  ::unlink(fifo.c_str());
-  const auto huge = temp_file("huge.toml", std::string(cli::kConfigMaxBytes + 1, '#'));
+  const auto huge = tmp.write("huge.toml", std::string(cli::kConfigMaxBytes + 1, '#'));
   EXPECT_EQ(c.run({"--config", huge, "--version"}), 2);
   EXPECT_NE(c.err.str().find("more than a config file's"), std::string::npos) << c.err.str();
 }
 
 TEST(Settings, ForcedJobsSayWhereTheyCameFrom) {
   Cli c;
-  const auto cfg = temp_file("jobs1.toml", "[plan]\n\njobs = 1\n");
+  TempDir tmp;
+  const auto cfg = tmp.write("jobs1.toml", "[plan]\n\njobs = 1\n");
   ASSERT_EQ(c.run({"--config", cfg, "plan", "--example"}), 0) << c.err.str();
   EXPECT_NE(c.out.str().find("forced by " + cfg + ":3"), std::string::npos) << c.out.str();
   EXPECT_EQ(c.out.str().find("forced by --jobs"), std::string::npos) << c.out.str();
@@ -118,7 +113,8 @@ TEST(Settings, SourceOrderIsCommandLineThenConfigThenEnvironment) {
 
 TEST(Settings, ReportRefusesAnOptionAsItsHtmlFile) {
   Cli c;
-  const auto dir = std::filesystem::path(temp_file("placeholder2", "")).parent_path();
+  TempDir tmp;
+  const auto dir = tmp.path;
   const auto was = std::filesystem::current_path();
   std::filesystem::current_path(dir);  // where a page named "--json" would land
   EXPECT_EQ(c.run({"report", dir.string(), "--html", "--json"}), 2);
@@ -131,7 +127,8 @@ TEST(Settings, ReportRefusesAnOptionAsItsHtmlFile) {
 // and plan reads [build] (its own [plan] winning), so that `kiln plan DIR` shows what `kiln build DIR` does.
 TEST(Settings, PlanReadsTheProjectsKilnTomlAndItsBuildSection) {
   Cli c;
-  const auto dir = std::filesystem::path(temp_file("placeholder21", "")).parent_path() / "proj21";
+  TempDir tmp;
+  const auto dir = tmp.path / "proj21";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX CUDA)\n";
   const auto toml = (dir / "kiln.toml").string();
@@ -146,7 +143,6 @@ TEST(Settings, PlanReadsTheProjectsKilnTomlAndItsBuildSection) {
   std::ofstream(toml) << "[build]\nbuild-type = \"Fast\"\n";
   EXPECT_EQ(c.run({"plan", dir.string(), "--gpu", "h100"}), 2);
   EXPECT_NE(c.err.str().find("Fast"), std::string::npos) << c.err.str();
-  std::filesystem::remove(toml);
 }
 
 // bench reads the project's kiln.toml as plan and build do, and report the kiln.toml of the project
@@ -154,7 +150,8 @@ TEST(Settings, PlanReadsTheProjectsKilnTomlAndItsBuildSection) {
 // cli/project_config (issue 21: both read ./kiln.toml). A bad value shows which file was read.
 TEST(Settings, BenchAndReportReadTheProjectsKilnToml) {
   Cli c;
-  const auto root = std::filesystem::path(temp_file("placeholder21b", "")).parent_path();
+  TempDir tmp;
+  const auto root = tmp.path;
   const auto dir = root / "proj21b";
   const auto out = root / "out21b";  // a build folder outside the project
   std::filesystem::create_directories(dir);
@@ -175,6 +172,4 @@ TEST(Settings, BenchAndReportReadTheProjectsKilnToml) {
   std::filesystem::create_directories(dir / "build-kiln");
   std::ofstream(dir / "build-kiln" / "kiln-build.json") << "{\"schema\": 1}\n";
   EXPECT_EQ(cli::default_config_path({"report", (dir / "build-kiln").string()}, "report", c.seams), toml);
-  std::filesystem::remove_all(dir);
-  std::filesystem::remove_all(out);
 }
