@@ -161,7 +161,8 @@ public:
       auto [it, fresh] = memo_.try_emplace(u.output);
       if (fresh)
         it->second = {estimate_work(s_.fs, u.source, u.cuda ? targets_ : 0),
-                      learned_cpu(learned_cost(s_.fs, HistoryPlaces::from_env(s_.env), u.output, u.source).history)};
+                      learned_cpu(learned_cost(s_.fs, HistoryPlaces::from_env(s_.env), u.output, u.source).history),
+                      !u.cuda};
       out.push_back(it->second);
     }
     return out;
@@ -187,11 +188,17 @@ struct Launch {
 };
 
 // The compiles beside this one, for its priority: those running with the threads they were
-// granted, and those coming on one thread each.
-std::vector<PeerUnit> peers(const std::vector<Reservation>& running, const std::vector<UnitWork>& coming) {
+// granted, and those coming with the share they can expect (rule 5 of thread_grant).
+std::vector<PeerUnit> peers(const UnitWork& me, const std::vector<Reservation>& running,
+                            const std::vector<UnitWork>& coming, int cores, const GrantPolicy& policy) {
+  std::vector<UnitWork> members;
+  for (const auto& r : running) members.push_back(work_of(r));
+  members.push_back(me);
+  members.insert(members.end(), coming.begin(), coming.end());
+  const auto threads = share_threads(members, cores, policy);
   std::vector<PeerUnit> out;
-  for (const auto& r : running) out.push_back({work_of(r), std::max(1, r.threads)});
-  for (const auto& c : coming) out.push_back({c, 1});
+  for (size_t i = 0; i < running.size(); ++i) out.push_back({members[i], std::max(1, running[i].threads)});
+  for (size_t i = running.size() + 1; i < members.size(); ++i) out.push_back({members[i], threads[i]});
   return out;
 }
 
@@ -218,7 +225,8 @@ std::vector<std::string> rewrite_command(std::vector<std::string> argv, const io
 std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l, bool nvcc,
                   const std::string& user_append, const std::string& ledger_path, std::uint64_t budget) {
   ExecRecord& rec = l.rec;
-  const bool split = nvcc && s.env.get("KILN_SPLIT").value_or("") == "1";
+  const bool governed = s.env.get("KILN_SPLIT").value_or("") == "1";  // kiln build's thread grants are on
+  const bool split = nvcc && governed;
   std::string flags;
   l.ledger.emplace(ledger_path, io::system_processes(), kLedgerLockTimeout);
   const long pid = static_cast<long>(::getpid());
@@ -230,7 +238,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
                  .estimate = 0};
   if (l.history_before && l.history_before->cpu_ms >= 0) unit.serial_cpu_ms = l.history_before->cpu_ms;
   // Host units too: the next nvcc unit weighs them (rule 5 of thread_grant).
-  if (s.env.get("KILN_SPLIT").value_or("") == "1") unit.estimate = estimate_work(s.fs, rec.source, rec.archs);
+  if (governed) unit.estimate = estimate_work(s.fs, rec.source, rec.archs);
   ComingUnits coming(s, rec.output, rec.archs);
   const int cores = build_cores(s.env);
   const auto policy = GrantPolicy::from_data();
@@ -242,10 +250,13 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
       *l.ledger, s.clock, pid,
       [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
         const long long now = epoch_ms();
-        const auto soon = split ? coming.work(running) : std::vector<UnitWork>{};
+        const auto soon = governed ? coming.work(running) : std::vector<UnitWork>{};
         grant = split ? decide_grant(unit, running, cores, budget, now, policy, soon) : Grant{.kib = rec.expected_kib};
         if (!split) grant.why.clear();
-        if (split) priority = decide_priority(unit.work(), grant.cores, peers(running, soon), policy.priority);
+        // Host compiles too: on a full machine they yield to the long nvcc units.
+        if (governed)
+          priority = decide_priority(unit.work(), grant.cores, peers(unit.work(), running, soon, cores, policy),
+                                     policy.priority);
         if (!admits(running, grant.kib, budget)) return std::nullopt;
         Reservation r{pid, grant.kib, grant.cores, 0};
         // What the next launches weigh this one by (rule 5 of thread_grant).

@@ -56,6 +56,40 @@ struct Share {
   std::string basis;
 };
 
+// Rule 5's threads for member `i` of weights `w` (total and critical work precomputed).
+int share_threads_of(const std::vector<double>& w, size_t i, double total, double long_work, int cores,
+                     const GrantPolicy& policy) {
+  // On the critical path: at least the average work per core.
+  const double per_core = total / cores;
+  // Its part of the cores by the critical work; twice that (share_of_cores) when it is more than
+  // one core's worth, so that it keeps the cores the short units leave. Units of equal work on a
+  // full machine get one thread each: a split would add its cost and gain nothing.
+  const double cores_worth = long_work > 0 ? cores * w[i] / long_work : 0;
+  int threads = 1;
+  if (w[i] >= per_core && cores_worth >= 1.5)
+    threads = static_cast<int>(std::lround(policy.share_of_cores * cores_worth));
+  // Left one thread, a unit that one thread cannot finish within the average work per core (the
+  // bound of the whole) gets the threads that would, up to what 1.5 cores' worth gets above
+  // (mamba's forward units: just above the average, one thread each, were the first build's tail).
+  if (threads == 1 && w[i] > per_core)
+    threads = std::min(threads_to_finish_within(w[i], per_core, cores, policy.priority),
+                       static_cast<int>(std::lround(policy.share_of_cores * 1.5)));
+  return std::clamp(threads, 1, cores);
+}
+
+struct Weighed {
+  Weights weights;
+  double total = 0, long_work = 0;
+};
+
+Weighed weigh(const std::vector<UnitWork>& members, int cores) {
+  Weighed out{unit_weights(members)};
+  for (double w : out.weights.w) out.total += w;
+  for (double w : out.weights.w)
+    if (w >= out.total / cores) out.long_work += w;
+  return out;
+}
+
 // Rule 5's share: the units running, this one and those coming, weighted on one scale.
 Share share_by_weight(const UnitShape& unit, const std::vector<Reservation>& running,
                       const std::vector<UnitWork>& coming, int cores, const GrantPolicy& policy) {
@@ -64,31 +98,12 @@ Share share_by_weight(const UnitShape& unit, const std::vector<Reservation>& run
   const size_t me = members.size();
   members.push_back(unit.work());
   members.insert(members.end(), coming.begin(), coming.end());
-  const auto weights = unit_weights(members);
-  double total = 0;
-  for (double w : weights.w) total += w;
-  // On the critical path: at least the average work per core.
-  const double per_core = total / cores;
-  double long_work = 0;
-  for (double w : weights.w)
-    if (w >= per_core) long_work += w;
+  const auto w = weigh(members, cores);
   Share s;
   s.units = static_cast<int>(members.size());
-  s.basis = weights.basis;
-  s.part = total > 0 ? weights.w[me] / total : 1;
-  // Its part of the cores by the critical work; twice that (share_of_cores) when it is more than
-  // one core's worth, so that it keeps the cores the short units leave. Units of equal work on a
-  // full machine get one thread each: a split would add its cost and gain nothing.
-  const double cores_worth = long_work > 0 ? cores * weights.w[me] / long_work : 0;
-  if (weights.w[me] >= per_core && cores_worth >= 1.5)
-    s.threads = static_cast<int>(std::lround(policy.share_of_cores * cores_worth));
-  // Left one thread, a unit that one thread cannot finish within the average work per core (the
-  // bound of the whole) gets the threads that would, up to what 1.5 cores' worth gets above
-  // (mamba's forward units: just above the average, one thread each, were the first build's tail).
-  if (s.threads == 1 && weights.w[me] > per_core)
-    s.threads = std::min(threads_to_finish_within(weights.w[me], per_core, cores, policy.priority),
-                         static_cast<int>(std::lround(policy.share_of_cores * 1.5)));
-  s.threads = std::clamp(s.threads, 1, cores);
+  s.basis = w.weights.basis;
+  s.part = w.total > 0 ? w.weights.w[me] / w.total : 1;
+  s.threads = share_threads_of(w.weights.w, me, w.total, w.long_work, cores, policy);
   return s;
 }
 
@@ -210,6 +225,15 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
                          share.threads, policy.oversubscribe);
   if (n < by_cores) g.why += fmt::format("; memory allows {} threads of {}", n, by_cores);
   return g;
+}
+
+std::vector<int> share_threads(const std::vector<UnitWork>& members, int cores, const GrantPolicy& policy) {
+  cores = std::max(1, cores);
+  const auto w = weigh(members, cores);
+  std::vector<int> out;
+  for (size_t i = 0; i < members.size(); ++i)
+    out.push_back(members[i].host ? 1 : share_threads_of(w.weights.w, i, w.total, w.long_work, cores, policy));
+  return out;
 }
 
 UnitWork work_of(const Reservation& r) {

@@ -72,7 +72,7 @@ struct UnitShape {
   std::uint64_t base_kib = 0;         // expected peak with one thread
   std::optional<long> serial_cpu_ms;  // learned CPU time of a real compile of this unit
   double estimate = 0;                // estimate_work's figure; 0: unknown
-  UnitWork work() const { return {estimate, serial_cpu_ms}; }
+  UnitWork work() const { return {estimate, serial_cpu_ms, !nvcc || device_targets <= 0}; }
 };
 
 struct Grant {
@@ -93,6 +93,10 @@ struct Grant {
 // `coming`: the units the plan says start soon (not running yet).
 Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores, std::uint64_t budget_kib,
                    long long now_ms, const GrantPolicy& policy, const std::vector<UnitWork>& coming = {});
+
+// Rule 5's threads for each of `members` (the units sharing the cores), before the caps of what
+// is running and of memory: what a unit that has not launched yet can expect (launch/unit_priority).
+std::vector<int> share_threads(const std::vector<UnitWork>& members, int cores, const GrantPolicy& policy);
 
 // A running compile's work, as its reservation carries it (fields est= and cpu=; unknown without).
 UnitWork work_of(const Reservation& r);

@@ -19,6 +19,7 @@ namespace kiln::launch {
 struct UnitWork {
   double estimate = 0;         // estimate_work's figure; 0: unknown
   std::optional<long> cpu_ms;  // learned CPU time of a real compile
+  bool host = false;           // a host compile: one thread, whatever its share
 };
 
 struct Weights {

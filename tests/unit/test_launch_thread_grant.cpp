@@ -391,3 +391,27 @@ TEST(ThreadGrant, TheLaunchersAdmissionNeverBreaksTheBudget) {
   EXPECT_EQ(ledger.worst_over_budget, 0u);
   EXPECT_GT(granted, 0);  // the test exercised grants, not only plain reservations
 }
+
+TEST(ThreadGrant, ShareThreadsIsWhatAUnitNotYetLaunchedCanExpect) {
+  // apex's first seconds (data/unit_cost.toml estimates): a megatron softmax .cu (235) has just
+  // launched, another (190) is coming, beside C++ units (48) and multi-tensor .cu units (40). The
+  // coming softmax unit will get threads too: compared at one thread it would look 2.5 x longer
+  // than it will be, and every unit already granted threads would yield to it (the GPU host's
+  // first try: the longest unit of the build ran at nice 5).
+  std::vector<launch::UnitWork> members = {{235, std::nullopt}, {190, std::nullopt}};
+  for (int i = 0; i < 12; ++i) members.push_back({48, std::nullopt, true});
+  for (int i = 0; i < 14; ++i) members.push_back({40, std::nullopt});
+  const auto t = launch::share_threads(members, 16, policy());
+  ASSERT_EQ(t.size(), members.size());
+  EXPECT_EQ(t[0], launch::share_threads(members, 16, policy())[0]);
+  EXPECT_GE(t[1], 4);
+  EXPECT_GT(t[0], t[1]);
+  EXPECT_EQ(t[2], 1);   // a host compile: one thread, whatever its share
+  EXPECT_EQ(t[20], 1);  // below the average work per core
+  // The rule's own figure: decide_grant gives the unit as much, capped at a core for each other
+  // unit (at least 3/4 of the cores: 12).
+  auto u = cuda_unit();
+  u.estimate = 235;
+  std::vector<launch::UnitWork> coming(members.begin() + 1, members.end());
+  EXPECT_EQ(launch::decide_grant(u, {}, 16, 1000 * GiB, 0, policy(), coming).cores, std::min(t[0], 12));
+}
