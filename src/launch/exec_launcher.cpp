@@ -238,7 +238,14 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
                  .estimate = 0};
   if (l.history_before && l.history_before->cpu_ms >= 0) unit.serial_cpu_ms = l.history_before->cpu_ms;
   // Host units too: the next nvcc unit weighs them (rule 5 of thread_grant).
-  if (governed) unit.estimate = estimate_work(s.fs, rec.source, rec.archs);
+  // Device code with no kernel launches (cuBLAS calls, host code in a .cu) gains nothing from a
+  // split: for its priority it runs on one thread whatever it was granted.
+  bool has_kernels = false;
+  if (governed) {
+    const auto est = estimate_unit(s.fs, rec.source, rec.archs);
+    unit.estimate = est.seconds;
+    has_kernels = est.launches > 0;
+  }
   ComingUnits coming(s, rec.output, rec.archs);
   const int cores = build_cores(s.env);
   const auto policy = GrantPolicy::from_data();
@@ -255,8 +262,8 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
         if (!split) grant.why.clear();
         // Host compiles too: on a full machine they yield to the long nvcc units.
         if (governed)
-          priority = decide_priority(unit.work(), grant.cores, peers(unit.work(), running, soon, cores, policy),
-                                     policy.priority);
+          priority = decide_priority(unit.work(), has_kernels ? grant.cores : 1,
+                                     peers(unit.work(), running, soon, cores, policy), policy.priority);
         if (!admits(running, grant.kib, budget)) return std::nullopt;
         Reservation r{pid, grant.kib, grant.cores, 0};
         // What the next launches weigh this one by (rule 5 of thread_grant).
