@@ -40,10 +40,10 @@ sed -n 1,12p "$out/report.txt"
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 t0 = min((r["start_ms"] for r in rs), default=0)
-print(f"{'start':>6} {'wall':>6} {'cpu':>6} {'cores':>5} {'split':>5}  {'unit':<40} why")
+print(f"{'start':>6} {'wall':>6} {'cpu':>6} {'cores':>5} {'split':>5} {'nice':>4}  {'unit':<40} why")
 for r in sorted(rs, key=lambda r: r["start_ms"]):
     print(f"{(r['start_ms'] - t0) / 1000:6.1f} {r['wall_ms'] / 1000:6.1f} {max(0, r.get('cpu_ms', 0)) / 1000:6.1f} "
-          f"{r.get('cores', 1):5} {r.get('split', 0):5}  {'/'.join(r['output'].split('/')[-2:]):<40} {r.get('grant', '')}")
+          f"{r.get('cores', 1):5} {r.get('split', 0):5} {r.get('nice', 0):4}  {'/'.join(r['output'].split('/')[-2:]):<40} {r.get('grant', '')}")
 PY
 cat "$out/grants.txt"
 
