@@ -3,7 +3,9 @@
 // never executed), the CMake language itself, the governor's ledger (a file any local process can
 // write), kiln.toml, Ninja's .ninja_log, the wheel cache's index, the launcher's exec records
 // (kiln-exec.jsonl), a build folder's CMakeCache.txt, nvcc --time CSV and `ninja -t graph`
-// output (all read by `kiln report` or `kiln doctor` from folders they are pointed at).
+// output (all read by `kiln report` or `kiln doctor` from folders they are pointed at), and a
+// project's C++/CUDA sources and headers, which `kiln exec` scans at every launch to weigh a unit
+// (launch/unit_estimate).
 // Build: cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_text
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include "launch/exec_record.hpp"
 #include "launch/governor.hpp"
 #include "launch/nvcc_phases.hpp"
+#include "launch/unit_estimate.hpp"
 #include "launch/wheel_index.hpp"
 #include "probe/cmake_cache.hpp"
 #include "read/cmake_lang.hpp"
@@ -24,7 +27,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 12) {
+  switch (data[0] % 13) {
     case 0:
       (void)kiln::read::read_setup_py(text);
       break;
@@ -75,6 +78,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 11:
       (void)kiln::report::parse_ninja_graph(text);
       break;
+    case 12: {
+      // Removing comments never adds bytes; the weighted launch count is a finite count.
+      const auto code = kiln::launch::without_comments(text);
+      if (code.size() > text.size()) __builtin_trap();
+      (void)kiln::launch::includes_of(code, '<'), (void)kiln::launch::includes_of(code, '"');
+      const double launches = kiln::launch::weighted_launches(code, 2.0);
+      if (!(launches >= 0) || launches > 1e300) __builtin_trap();
+      break;
+    }
   }
   return 0;
 }

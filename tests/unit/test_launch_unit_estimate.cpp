@@ -3,6 +3,8 @@
 // real projects (each named where it was seen; the fixtures are written here, not copied).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "io/fs.hpp"
 #include "launch/unit_estimate.hpp"
 
@@ -38,6 +40,10 @@ TEST(UnitEstimate, LaunchesCountOncePerSwitchCaseAroundThem) {
   EXPECT_DOUBLE_EQ(
       launch::weighted_launches("switch (n) { case 0: k<0><<<1,1>>>(); break; case 1: k<1><<<1,1>>>(); }", 2), 2);
   EXPECT_DOUBLE_EQ(launch::weighted_launches(") ) ) k<<<1,1>>>();", 2), 1);  // unbalanced: no crash, no switch
+  // Thousands of nested switches (a hostile or generated file): capped, finite.
+  std::string deep;
+  for (int i = 0; i < 3000; ++i) deep += "S_SWITCH(";
+  EXPECT_DOUBLE_EQ(launch::weighted_launches(deep + "k<<<1,1>>>();", 2), std::pow(2.0, 20));
 }
 
 namespace {
