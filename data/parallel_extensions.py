@@ -183,8 +183,8 @@ def _longest_first(name, text, units, folder):
     # Ninja starts ready compiles in file order, and kiln exec grants nvcc threads by each unit's
     # share of the work: the unit expected to take longest goes first, so it starts with the
     # others. kiln weighs the units (`kiln exec --weigh`, launch/plan_weights.hpp) exactly as its
-    # thread grants do: learned CPU time in any checkout of the project, else the source and the
-    # project headers it includes. Only the order of the build lines changes; without kiln's answer
+    # thread grants do: learned CPU time in any checkout of the project, else an estimate from what
+    # the source and its project headers include and instantiate. Only the order of the build lines changes; without kiln's answer
     # the project's order stays.
     kiln = os.environ.get("KILN_EXE")
     if not kiln or len(units) < 2:

@@ -1,8 +1,8 @@
 #pragma once
 // The order in which a Ninja should start its compile units: heaviest first, weighed exactly as
 // kiln exec's thread grants weigh them (launch/unit_weight: learned CPU time, else the estimate from
-// the source and its project headers), so the unit the grants expect to be the longest is also the
-// one that starts first. data/parallel_extensions.py asks for it before each extension's Ninja runs:
+// what the source and its project headers include and instantiate), so the unit the grants expect to be the longest is
+// also the one that starts first. data/parallel_extensions.py asks for it before each extension's Ninja runs:
 //   kiln exec --weigh PLAN_FILE   ->   "basis\t<basis>" then "<weight>\t<output>" per unit, heaviest
 // first (equal weights keep the plan's order).
 #include <string>

@@ -76,10 +76,11 @@ for i in 0 1 2 3 4 5; do
 done
 # CPU priority: the long units keep the scheduler's full weight, the short ones (expected to end in
 # well under the long ones' time) yield, as the compiler itself sees it and as the record says.
-for i in 6 7 8 9; do
+# (A build already run at nice 12 or more has too little room to show it: skipped then.)
+[ "$base_nice" -lt 12 ] && for i in 6 7 8 9; do
   [ "$(nice_of "scan_$i.cu")" = "$base_nice" ] || fail "long unit scan_$i.cu ran at nice $(nice_of "scan_$i.cu") (the build's: $base_nice)"
 done
-for i in 0 1 2 3 4 5; do
+[ "$base_nice" -lt 12 ] && for i in 0 1 2 3 4 5; do
   [ "$(nice_of "scan_$i.cu")" -gt "$base_nice" ] || fail "short unit scan_$i.cu kept nice $base_nice: $(grep "scan_$i" "$work/kiln-exec.jsonl")"
   grep "scan_$i.o" "$work/kiln-exec.jsonl" | grep -q "\"nice\":$(( $(nice_of "scan_$i.cu") - base_nice ))" \
     || fail "the record of scan_$i.o does not give the nice its compiler ran at: $(grep "scan_$i.o" "$work/kiln-exec.jsonl")"
