@@ -77,7 +77,9 @@ slurmd -N n1
 slurmd -N n2
 # n3 sees everything but $work/hidden, which a tmpfs covers in its mount namespace.
 unshare -m --propagation private sh -c 'mount -t tmpfs kiln-hidden "$1" && exec slurmd -N n3' sh "$work/hidden"
-for _ in $(seq 1 100); do
+# Up to a minute: on a loaded 2-core machine (the suite's first minutes) the daemons have taken
+# more than the 20 s this waited before.
+for _ in $(seq 1 300); do
   [ "$(sinfo -h -N -o '%N %t' 2>/dev/null | sort -u | grep -c ' idle$')" = 3 ] && break; sleep 0.2
 done
 [ "$(sinfo -h -N -o '%N %t' | sort -u | grep -c ' idle$')" = 3 ] || { sinfo; tail -n 5 "$work"/*.log; fail "the cluster did not come up"; }
