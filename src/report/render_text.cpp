@@ -28,7 +28,7 @@ std::string arch_name(int a) { return fmt::format("sm_{}", a); }
 
 std::string shorten(const std::string& s, size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - (n - 3)); }
 
-// What kiln exec gave each nvcc unit and why (launch/thread_grant), longest first.
+// What kiln exec gave each unit and why (launch/thread_grant, launch/unit_priority), longest first.
 std::string grants_text(const Profile& p, size_t top) {
   std::vector<size_t> rows;
   for (size_t i = 0; i < p.units.size(); ++i)
@@ -36,12 +36,14 @@ std::string grants_text(const Profile& p, size_t top) {
   if (rows.empty()) return "";
   std::stable_sort(rows.begin(), rows.end(),
                    [&](size_t a, size_t b) { return p.units[a].duration_ms() > p.units[b].duration_ms(); });
-  std::string o =
-      fmt::format("\nthread grants (kiln exec, nvcc --split-compile / --threads)\n  {:>8} {:>5}  {:<40} {}\n", "time",
-                  "cores", "unit", "why");
+  std::string o = fmt::format(
+      "\nthread grants and CPU priority (kiln exec: nvcc --split-compile / --threads, nice)\n  {:>8} {:>5} "
+      "{:>4}  {:<40} {}\n",
+      "time", "cores", "nice", "unit", "why");
   for (size_t k = 0; k < rows.size() && k < std::max<size_t>(top, 10); ++k) {
     const Unit& u = p.units[rows[k]];
-    o += fmt::format("  {:>8} {:>5}  {:<40} {}\n", human_ms(u.duration_ms()), u.cores, shorten(u.name, 40), u.grant);
+    o += fmt::format("  {:>8} {:>5} {:>4}  {:<40} {}\n", human_ms(u.duration_ms()), u.cores, u.nice,
+                     shorten(u.name, 40), u.grant);
   }
   return o;
 }

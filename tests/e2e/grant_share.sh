@@ -94,6 +94,8 @@ grep "scan_9.o" "$work/kiln-exec.jsonl" | grep -q '"grant_basis":"estimate".*"gr
 grep -q "thread grants" "$work/report.txt" || fail "kiln report shows no grants: $(cat "$work/report.txt")"
 grep -A12 "thread grants" "$work/report.txt" | grep "scan_9" | grep -q "of the work of 10 units" \
   || fail "kiln report does not say why scan_9 got its threads: $(cat "$work/report.txt")"
+[ "$base_nice" -lt 12 ] && { grep -A12 "thread grants" "$work/report.txt" | grep "scan_0" | grep -q "nice [1-9]" \
+  || fail "kiln report does not show the priority scan_0 ran at: $(cat "$work/report.txt")"; }
 
 ms=$(build)
 echo "2. without a plan: $ms ms; splits: $(sort "$work/b/splits" | tr '\n' ' ')"
