@@ -191,10 +191,7 @@ struct Launch {
 // granted, and those coming with the share they can expect (rule 5 of thread_grant).
 std::vector<PeerUnit> peers(const UnitWork& me, const std::vector<Reservation>& running,
                             const std::vector<UnitWork>& coming, int cores, const GrantPolicy& policy) {
-  std::vector<UnitWork> members;
-  for (const auto& r : running) members.push_back(work_of(r));
-  members.push_back(me);
-  members.insert(members.end(), coming.begin(), coming.end());
+  const auto members = sharing_units(running, me, coming);
   const auto threads = share_threads(members, cores, policy);
   std::vector<PeerUnit> out;
   for (size_t i = 0; i < running.size(); ++i) out.push_back({members[i], std::max(1, running[i].threads)});

@@ -56,27 +56,8 @@ struct Share {
   std::string basis;
 };
 
-// Rule 5's threads for member `i` of weights `w` (total and critical work precomputed).
-int share_threads_of(const std::vector<double>& w, size_t i, double total, double long_work, int cores,
-                     const GrantPolicy& policy) {
-  // On the critical path: at least the average work per core.
-  const double per_core = total / cores;
-  // Its part of the cores by the critical work; twice that (share_of_cores) when it is more than
-  // one core's worth, so that it keeps the cores the short units leave. Units of equal work on a
-  // full machine get one thread each: a split would add its cost and gain nothing.
-  const double cores_worth = long_work > 0 ? cores * w[i] / long_work : 0;
-  int threads = 1;
-  if (w[i] >= per_core && cores_worth >= 1.5)
-    threads = static_cast<int>(std::lround(policy.share_of_cores * cores_worth));
-  // Left one thread, a unit that one thread cannot finish within the average work per core (the
-  // bound of the whole) gets the threads that would, up to what 1.5 cores' worth gets above
-  // (mamba's forward units: just above the average, one thread each, were the first build's tail).
-  if (threads == 1 && w[i] > per_core)
-    threads = std::min(threads_to_finish_within(w[i], per_core, cores, policy.priority),
-                       static_cast<int>(std::lround(policy.share_of_cores * 1.5)));
-  return std::clamp(threads, 1, cores);
-}
-
+// The weights of the units sharing the cores, with their total and the critical work (the units
+// of at least the average work per core).
 struct Weighed {
   Weights weights;
   double total = 0, long_work = 0;
@@ -90,20 +71,37 @@ Weighed weigh(const std::vector<UnitWork>& members, int cores) {
   return out;
 }
 
+// Rule 5's threads for member `i`.
+int share_threads_of(const Weighed& weighed, size_t i, int cores, const GrantPolicy& policy) {
+  const double w = weighed.weights.w[i];
+  // On the critical path: at least the average work per core.
+  const double per_core = weighed.total / cores;
+  // Its part of the cores by the critical work; twice that (share_of_cores) when it is more than
+  // one core's worth, so that it keeps the cores the short units leave. Units of equal work on a
+  // full machine get one thread each: a split would add its cost and gain nothing.
+  const double cores_worth = weighed.long_work > 0 ? cores * w / weighed.long_work : 0;
+  int threads = 1;
+  if (w >= per_core && cores_worth >= 1.5) threads = static_cast<int>(std::lround(policy.share_of_cores * cores_worth));
+  // Left one thread, a unit that one thread cannot finish within the average work per core (the
+  // bound of the whole) gets the threads that would, up to what 1.5 cores' worth gets above
+  // (mamba's forward units: just above the average, one thread each, were the first build's tail).
+  if (threads == 1 && w > per_core)
+    threads = std::min(threads_to_finish_within(w, per_core, cores, policy.priority),
+                       static_cast<int>(std::lround(policy.share_of_cores * 1.5)));
+  return std::clamp(threads, 1, cores);
+}
+
 // Rule 5's share: the units running, this one and those coming, weighted on one scale.
 Share share_by_weight(const UnitShape& unit, const std::vector<Reservation>& running,
                       const std::vector<UnitWork>& coming, int cores, const GrantPolicy& policy) {
-  std::vector<UnitWork> members;
-  for (const auto& r : running) members.push_back(work_of(r));
-  const size_t me = members.size();
-  members.push_back(unit.work());
-  members.insert(members.end(), coming.begin(), coming.end());
+  const auto members = sharing_units(running, unit.work(), coming);
+  const size_t me = running.size();
   const auto w = weigh(members, cores);
   Share s;
   s.units = static_cast<int>(members.size());
   s.basis = w.weights.basis;
   s.part = w.total > 0 ? w.weights.w[me] / w.total : 1;
-  s.threads = share_threads_of(w.weights.w, me, w.total, w.long_work, cores, policy);
+  s.threads = share_threads_of(w, me, cores, policy);
   return s;
 }
 
@@ -227,12 +225,21 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   return g;
 }
 
+std::vector<UnitWork> sharing_units(const std::vector<Reservation>& running, const UnitWork& me,
+                                    const std::vector<UnitWork>& coming) {
+  std::vector<UnitWork> members;
+  for (const auto& r : running) members.push_back(work_of(r));
+  members.push_back(me);
+  members.insert(members.end(), coming.begin(), coming.end());
+  return members;
+}
+
 std::vector<int> share_threads(const std::vector<UnitWork>& members, int cores, const GrantPolicy& policy) {
   cores = std::max(1, cores);
   const auto w = weigh(members, cores);
   std::vector<int> out;
   for (size_t i = 0; i < members.size(); ++i)
-    out.push_back(members[i].host ? 1 : share_threads_of(w.weights.w, i, w.total, w.long_work, cores, policy));
+    out.push_back(members[i].host ? 1 : share_threads_of(w, i, cores, policy));
   return out;
 }
 

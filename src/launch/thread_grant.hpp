@@ -94,6 +94,11 @@ struct Grant {
 Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores, std::uint64_t budget_kib,
                    long long now_ms, const GrantPolicy& policy, const std::vector<UnitWork>& coming = {});
 
+// The units that share the cores in rule 5, in this order: those running (their reservations'
+// work), this one, those coming.
+std::vector<UnitWork> sharing_units(const std::vector<Reservation>& running, const UnitWork& me,
+                                    const std::vector<UnitWork>& coming);
+
 // Rule 5's threads for each of `members` (the units sharing the cores), before the caps of what
 // is running and of memory: what a unit that has not launched yet can expect (launch/unit_priority).
 std::vector<int> share_threads(const std::vector<UnitWork>& members, int cores, const GrantPolicy& policy);
