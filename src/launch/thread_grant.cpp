@@ -40,10 +40,11 @@ void scan(const std::vector<std::string>& args, ProjectThreads& out) {
 
 std::string seconds(long ms) { return fmt::format("{:.0f} s", ms / 1000.0); }
 
-// The fewest threads with which `work` ends within `span` (Amdahl's law), at most the cores; 1 when
-// one thread does, or when no number would (its serial part alone is longer: the share decides).
+// The fewest threads with which `work` ends within `span` (Amdahl's law): 1 when one thread does,
+// the cores when none would (its serial part alone is longer: as many as the caller allows).
 int threads_to_finish_within(double work, double span, int cores, const PriorityPolicy& p) {
-  if (work <= span || span <= 0 || work * p.serial_fraction >= span) return 1;
+  if (work <= span) return 1;
+  if (span <= 0 || work * p.serial_fraction >= span) return cores;
   for (int t = 2; t <= cores; ++t)
     if (unit_duration(work, t, p) <= span) return t;
   return cores;
@@ -53,41 +54,75 @@ struct Share {
   int threads = 1;
   double part = 1;  // this unit's part of the work
   int units = 1;
+  int busy_peers = 0;  // the others expected to run at least half as long as this one
   std::string basis;
 };
 
-// The weights of the units sharing the cores, with their total and the critical work (the units
-// of at least the average work per core).
+// The weights of the units sharing the cores, with their total, the critical work (the units of
+// at least the average work per core), and what the critical units' threads make of the machine.
 struct Weighed {
   Weights weights;
   double total = 0, long_work = 0;
+  std::vector<int> base;  // each unit's threads by its part of the critical work (1 for the rest)
+  double contention = 1;  // threads per core while they all run (at least 1)
+  double makespan = 0;    // the longer of the average work per core and the longest unit on its threads
+  bool extras = false;    // whether the units left one thread may get more (one_thread_extra)
 };
 
-Weighed weigh(const std::vector<UnitWork>& members, int cores) {
-  Weighed out{unit_weights(members)};
+// The threads a unit gets by its part of the critical work: its part of the cores, twice that
+// (share_of_cores) when it is more than one core's worth, so that it keeps the cores the short units
+// leave. Units of equal work on a full machine get one thread each: a split would add its cost and
+// gain nothing.
+int critical_threads(double w, const Weighed& weighed, int cores, const GrantPolicy& policy) {
+  const double cores_worth = weighed.long_work > 0 ? cores * w / weighed.long_work : 0;
+  if (w >= weighed.total / cores && cores_worth >= 1.5)
+    return std::clamp(static_cast<int>(std::lround(policy.share_of_cores * cores_worth)), 1, cores);
+  return 1;
+}
+
+// Rule 5's extra threads for a unit left one thread by its part of the critical work: the threads
+// that end it in time if it would end after the others on a shared core, up to what 1.5 cores'
+// worth gets. While the units all run, each thread gets 1 / contention of a core: mamba's forward
+// units (73 s of CPU each, one thread each, just under the 72 s average per core, so not
+// "critical") ended at 84 s, the first build's tail on the GPU host, beside 34 threads on 16 cores.
+int one_thread_extra(double w, const Weighed& weighed, int cores, const GrantPolicy& policy) {
+  if (w * weighed.contention <= weighed.makespan) return 0;
+  const int t = std::min(threads_to_finish_within(w, weighed.makespan / weighed.contention, cores, policy.priority),
+                         static_cast<int>(std::lround(policy.share_of_cores * 1.5)));
+  return std::max(0, t - 1);
+}
+
+Weighed weigh(const std::vector<UnitWork>& members, int cores, const GrantPolicy& policy) {
+  Weighed out;
+  out.weights = unit_weights(members);
   for (double w : out.weights.w) out.total += w;
   for (double w : out.weights.w)
     if (w >= out.total / cores) out.long_work += w;
+  out.makespan = out.total / cores;
+  double threads = 0;
+  for (size_t i = 0; i < members.size(); ++i) {
+    const int t = members[i].host ? 1 : critical_threads(out.weights.w[i], out, cores, policy);
+    out.base.push_back(t);
+    threads += t;
+    out.makespan = std::max(out.makespan, unit_duration(out.weights.w[i], t, policy.priority));
+  }
+  out.contention = std::max(1.0, threads / cores);
+  // The extras only with fewer units than cores (more keep every core busy with a unit of their
+  // own: a short unit's split would only take time from the long ones) and where they all fit
+  // beside the critical units' threads under the oversubscription cap. On apex (37 units) they
+  // took the cap's threads before a long softmax unit launched, which then got 3 of its 12 (GPU
+  // host: 1.32x its bound, against 1.27-1.28x without them).
+  int extra = 0;
+  for (size_t i = 0; i < members.size(); ++i)
+    if (!members[i].host && out.base[i] == 1) extra += one_thread_extra(out.weights.w[i], out, cores, policy);
+  out.extras = static_cast<int>(members.size()) <= cores && threads + extra <= policy.oversubscribe * cores;
   return out;
 }
 
 // Rule 5's threads for member `i`.
 int share_threads_of(const Weighed& weighed, size_t i, int cores, const GrantPolicy& policy) {
-  const double w = weighed.weights.w[i];
-  // On the critical path: at least the average work per core.
-  const double per_core = weighed.total / cores;
-  // Its part of the cores by the critical work; twice that (share_of_cores) when it is more than
-  // one core's worth, so that it keeps the cores the short units leave. Units of equal work on a
-  // full machine get one thread each: a split would add its cost and gain nothing.
-  const double cores_worth = weighed.long_work > 0 ? cores * w / weighed.long_work : 0;
-  int threads = 1;
-  if (w >= per_core && cores_worth >= 1.5) threads = static_cast<int>(std::lround(policy.share_of_cores * cores_worth));
-  // Left one thread, a unit that one thread cannot finish within the average work per core (the
-  // bound of the whole) gets the threads that would, up to what 1.5 cores' worth gets above
-  // (mamba's forward units: just above the average, one thread each, were the first build's tail).
-  if (threads == 1 && w > per_core)
-    threads = std::min(threads_to_finish_within(w, per_core, cores, policy.priority),
-                       static_cast<int>(std::lround(policy.share_of_cores * 1.5)));
+  int threads = weighed.base[i];
+  if (threads == 1 && weighed.extras) threads += one_thread_extra(weighed.weights.w[i], weighed, cores, policy);
   return std::clamp(threads, 1, cores);
 }
 
@@ -96,12 +131,21 @@ Share share_by_weight(const UnitShape& unit, const std::vector<Reservation>& run
                       const std::vector<UnitWork>& coming, int cores, const GrantPolicy& policy) {
   const auto members = sharing_units(running, unit.work(), coming);
   const size_t me = running.size();
-  const auto w = weigh(members, cores);
+  const auto w = weigh(members, cores, policy);
   Share s;
   s.units = static_cast<int>(members.size());
   s.basis = w.weights.basis;
   s.part = w.total > 0 ? w.weights.w[me] / w.total : 1;
   s.threads = share_threads_of(w, me, cores, policy);
+  // A peer expected to end in less than half this unit's time runs at a higher nice value
+  // (launch/unit_priority) and gives its core back early: it needs no core kept for it.
+  const double mine = unit_duration(w.weights.w[me], s.threads, policy.priority);
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (i == me) continue;
+    const int t =
+        i < me ? std::max(1, running[i].threads) : (members[i].host ? 1 : share_threads_of(w, i, cores, policy));
+    if (unit_duration(w.weights.w[i], t, policy.priority) >= 0.5 * mine) ++s.busy_peers;
+  }
   return s;
 }
 
@@ -179,10 +223,12 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   g.units = share.units;
   const int peers = share.units - 1;
   const int by_oversubscription = static_cast<int>(std::floor(policy.oversubscribe * cores)) - others_threads;
-  // A core for each other unit, but never less than three quarters of the cores from that: with
-  // more units than cores (eight extensions' Ninjas at once) they time-share the CPU all the same
-  // (each in proportion to its threads), and the long ones must still get their share.
-  const int by_others = cores - std::min(peers, cores / 4);
+  // A core for each other unit that runs about as long (the shorter ones are niced and end
+  // early: causal-conv1d's long unit, kept to 13 of 16 threads for three units of 9-49 s, took
+  // 223 s in the build against 211 s alone), but never less than three quarters of the cores from
+  // that: with more units than cores (eight extensions' Ninjas at once) they time-share the CPU all
+  // the same (each in proportion to its threads), and the long ones must still get their share.
+  const int by_others = cores - std::min(share.busy_peers, cores / 4);
   int n = std::min({share.threads, by_others, policy.max_threads, by_oversubscription});
   if (n <= own_threads) {
     g.why = share.threads <= own_threads
@@ -219,8 +265,8 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
                            : fmt::format("its share: {:.0f}% of the work of {} units ({}) on {} cores",
                                          100 * share.part, share.units, share.basis, cores);
   if (by_cores < share.threads)
-    g.why += fmt::format("; {} of its {} (a core for each other unit, at most {:g} x the cores in all)", by_cores,
-                         share.threads, policy.oversubscribe);
+    g.why += fmt::format("; {} of its {} (a core for each other unit about as long, at most {:g} x the cores in all)",
+                         by_cores, share.threads, policy.oversubscribe);
   if (n < by_cores) g.why += fmt::format("; memory allows {} threads of {}", n, by_cores);
   return g;
 }
@@ -236,7 +282,7 @@ std::vector<UnitWork> sharing_units(const std::vector<Reservation>& running, con
 
 std::vector<int> share_threads(const std::vector<UnitWork>& members, int cores, const GrantPolicy& policy) {
   cores = std::max(1, cores);
-  const auto w = weigh(members, cores);
+  const auto w = weigh(members, cores, policy);
   std::vector<int> out;
   for (size_t i = 0; i < members.size(); ++i)
     out.push_back(members[i].host ? 1 : share_threads_of(w, i, cores, policy));

@@ -23,14 +23,18 @@
 //      the build's plan says start soon (launch/unit_plan: Ninja's -j per group). A unit whose
 //      work is at least the average per core, T = total work / cores, is on the critical path
 //      and gets share_of_cores x (cores x its work / the work of all such units) when that is at
-//      least 1.5 cores' worth; the others get one thread, unless one thread cannot end them within
-//      T: then the threads that would (Amdahl's law with data/build_jobs.toml [priority]'s serial
-//      fraction), at most what 1.5 cores' worth gets. Threads beyond the cores are time-shared, so while all run
-//      each progresses in proportion to its work, and when the short ones end the long ones still hold the cores
+//      least 1.5 cores' worth; the others get one thread, unless one thread on a shared core (the
+//      critical threads per core while all run) would end them after the makespan (the longer of T
+//      and the longest unit on its threads): then the threads that would not (Amdahl's law with
+//      data/build_jobs.toml [priority]'s serial fraction), at most what 1.5 cores' worth gets, and
+//      only with no more units than cores and where all such extras fit under the cap below.
+//      Threads beyond the cores are time-shared, so while all run each progresses in proportion
+//      to its work, and when the short ones end the long ones still hold the cores
 //      (share_of_cores 2: at most about twice the cores in all, not the fixed cost of a split
-//      per thread everywhere). Each other unit keeps a core (at most cores - others, but at
-//      least 3/4 of the cores by this cap: more units than cores time-share anyway), at most
-//      max_threads, and the threads of all running compiles stay within oversubscribe x cores.
+//      per thread everywhere). Each other unit expected to run at least half as long keeps a core
+//      (the shorter ones are niced and end early; at least 3/4 of the cores by this cap: more
+//      units than cores time-share anyway), at most max_threads, and the threads of all running
+//      compiles stay within oversubscribe x cores.
 //      A unit alone gets every core; one arriving late still gets its share, since a share does
 //      not depend on what the earlier ones took; a full build grants nothing.
 //   6. Memory: each extra thread reserves thread_memory_fraction x the unit's expected peak; the
