@@ -9,7 +9,7 @@
 #      replaced by the real compilers, nvcc's architectures pruned by `kiln exec` as in the build.
 # Prints the bound, max(total compile CPU / cores, longest unit alone), both figures, and the ratio
 # cold wall / bound, as a Markdown row for docs/benchmarks.md. Writes OUT/{build.log,report.txt,
-# report.json,exec.jsonl,alone.log,alone.cmd,row.md,grants.txt} (grants.txt: what kiln exec gave each unit
+# report.json,exec.jsonl,alone.log,alone.cmd,row.md,grants.txt,timeline.txt,start.txt} (grants.txt: what kiln exec gave each unit
 # and why, in launch order).
 # KILN_BENCH_DEADLINE (unix seconds), when set, bounds step 3: the unit alone is stopped there and
 # the row says "> N s (cut)" (bench/gpu_issue19.sh runs two projects in one device call).
@@ -28,7 +28,16 @@ export CCACHE_DIR=$work/ccache XDG_CACHE_HOME=${KILN_BENCH_XDG:-$work/xdg}
 proj=$work/$(basename "$src")
 cp -r "$src" "$proj" && rm -rf "$proj/build" "$proj/build-kiln" "$proj"/*.egg-info
 
+# timeline.txt: each line of kiln's build log (the backend's output) after the unix time it appeared
+# (start.txt: when kiln build started), to see where the time outside the compiles goes.
+t0=$EPOCHREALTIME
+(while [ ! -f "$proj/build-kiln/kiln-build.log" ]; do sleep 0.05; done
+ exec tail -F -n +1 "$proj/build-kiln/kiln-build.log" 2>/dev/null) |
+  while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done > "$out/timeline.txt" &
 read -r wall rss rc < <(cd "$work" && "$py" "$measure" "$kiln" build "$proj" --gpu "$gpu" --prune-archs --python "$py")
+echo "$EPOCHREALTIME kiln build exited" >> "$out/timeline.txt"
+pkill -f "tail -F -n \+1 $proj/build-kiln/kiln-build.log" 2>/dev/null
+echo "$t0" > "$out/start.txt"
 cp "$work/build.log" "$out/build.log"
 tail -12 "$out/build.log"
 [ "$rc" = 0 ] || { echo "kiln build exited $rc: see $out/build.log and $proj/build-kiln/kiln-build.log"; exit 1; }
