@@ -83,8 +83,10 @@ bool TracebackReader::feed(std::string_view line, uint64_t number) {
 
 bool is_library_frame(std::string_view file) {
   if (file.empty() || file.front() == '<') return true;  // <string>, <frozen runpy>, <pip-setuptools-caller>
+  // "/.kiln/": kiln's own helpers in the build folder (wheel_build.py, kiln_parallel_extensions.py),
+  // which call the project's code but are not where its failure is.
   for (std::string_view part : {"/site-packages/", "/dist-packages/", "/pip/_internal/", "/pip/_vendor/",
-                                "/setuptools/", "/distutils/", "/pyproject_hooks/"})
+                                "/setuptools/", "/distutils/", "/pyproject_hooks/", "/.kiln/"})
     if (file.find(part) != std::string_view::npos) return true;
   // The standard library: .../lib/python3.12/x.py
   const size_t lib = file.find("/lib/python");

@@ -49,6 +49,8 @@ TEST(TracebackFrames, LibraryFramesAreNotTheProjects) {
   EXPECT_TRUE(is_library_frame("/usr/lib/python3.11/subprocess.py"));
   EXPECT_TRUE(is_library_frame("/usr/lib/python3/dist-packages/setuptools/build_meta.py"));
   EXPECT_FALSE(is_library_frame("/tmp/pip-req-build-x/op_builder/builder.py"));
+  // kiln's own helpers in the build folder call the project's build but are not the project's code
+  EXPECT_TRUE(is_library_frame("/src/proj/build-kiln/.kiln/kiln_parallel_extensions.py"));
   EXPECT_FALSE(is_library_frame("/home/u/lib/pythonic/setup.py"));  // not python<digit>
   Traceback tb;
   tb.frames = {{"/p/setup.py", 9, "<module>", "", 1},
