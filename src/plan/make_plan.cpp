@@ -364,7 +364,16 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   if (!p.torch_package.empty())
     if (auto text = s.fs.read(p.torch_package + "/version.py")) {
       probe::TorchInfo t;
-      if (probe::parse_torch_version_py(*text, t)) kc.torch_cuda = t.cuda;
+      if (probe::parse_torch_version_py(*text, t)) {
+        kc.torch_cuda = t.cuda;
+        kc.torch_cpu_only = t.cuda.empty() && p.kind == read::ProjectKind::extension;
+        if (kc.torch_cpu_only && p.cuda())
+          p.notes.push_back(fmt::format(
+              "torch {} ({}) is a CPU-only build: cpp_extension cannot compile CUDA code against it, so the "
+              "project's CUDA switches stay at their defaults; for its CUDA code, install a CUDA build of torch "
+              "(pip install torch --index-url https://download.pytorch.org/whl/cu130)",
+              t.version, p.torch_package));
+      }
     }
   if (setup)
     for (const auto& o : setup->build_options)

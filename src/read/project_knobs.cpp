@@ -347,6 +347,10 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
         k.on_value = on_value(s);
         if (!ctx.cuda)
           k.reason = "CUDA is off in this plan; left as it is";
+        else if (ctx.torch_cpu_only && role->id == knob_roles::kCudaEnable)
+          k.reason =
+              "torch here is a CPU-only build (torch.version.cuda is None): cpp_extension cannot compile CUDA code "
+              "against it; left as the project's default (its CPU code)";
         else if (k.on_value.empty())
           k.reason = "a " + role->id + " switch whose 'on' value kiln cannot read; left as it is";
         else

@@ -85,6 +85,9 @@ struct KnobContext {
   // The torch the build uses ("2.11.0+cu130") and its CUDA ("13.0"); "" when unknown: an op's
   // torch-version checks are then named, not decided.
   std::string torch_version, torch_cuda;
+  // torch's version.py read, with no CUDA (torch.version.cuda None): cpp_extension cannot compile
+  // CUDA code against it, so the project's CUDA switch is left as it is.
+  bool torch_cpu_only = false;
 };
 
 struct KnobPlan {

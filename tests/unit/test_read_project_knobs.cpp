@@ -174,6 +174,16 @@ TEST(ProjectKnobsFixtures, PytorchScatterForcesCudaWithoutAGpu) {
   EXPECT_EQ(gates(kp), want);
   ASSERT_EQ(kp.probes.size(), 1u);
   EXPECT_EQ(kp.probes[0].substr(0, 12), "setup.py:10 ");
+  // Against a CPU-only torch (torch.version.cuda None) cpp_extension cannot compile CUDA code: forcing
+  // it on would fail in _check_cuda_version, so the switch stays at the project's default (its CPU
+  // code), and says why.
+  read::KnobContext cpu;
+  cpu.torch_cpu_only = true;
+  auto kc = plan_for("pytorch_scatter", cpu);
+  want["FORCE_CUDA"] = {"cuda-enable", "", "", "setup.py:13"};
+  EXPECT_EQ(gates(kc), want);
+  for (const auto& k : kc.knobs)
+    if (k.name == "FORCE_CUDA") EXPECT_NE(k.reason.find("CPU-only build"), std::string::npos) << k.reason;
 }
 
 TEST(ProjectKnobsFixtures, ExtensionCppUseCudaIsOnByDefault) {
