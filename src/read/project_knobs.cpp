@@ -300,6 +300,7 @@ std::optional<std::string> knob_role(const std::string& name, const std::string&
 
 KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
   KnobPlan kp;
+  kp.torch_cpu_only = ctx.torch_cpu_only;
   kp.cuda_evidence = reading.cuda_evidence;
   kp.hardcoded_archs = reading.hardcoded_archs;
   kp.cmake_archs = reading.cmake_archs;
@@ -430,7 +431,14 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env) {
     }
     const bool on = !k.on_value.empty() && lower(seen) == lower(k.on_value);
     const std::string where = k.cmake ? "-D" + k.name : k.name;
-    if (k.role == knob_roles::kCudaEnable && !on)
+    if (k.role == knob_roles::kCudaEnable && !on && kp.torch_cpu_only && k.origin == KnobOrigin::none)
+      parts.push_back(fmt::format(
+          "{} was '{}' ({}, {}): kiln did not set {}={} because torch here is a CPU-only build (torch.version.cuda "
+          "is None), against which cpp_extension cannot compile CUDA code; install a CUDA build of torch (pip "
+          "install torch --index-url https://download.pytorch.org/whl/cu130), or build the CPU code alone with "
+          "--profile cpu",
+          where, seen, how, k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value));
+    else if (k.role == knob_roles::kCudaEnable && !on)
       parts.push_back(fmt::format("{} was '{}' ({}, {}): the CUDA code is compiled only with {}={}{}", where, seen, how,
                                   k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value,
                                   k.origin == KnobOrigin::none ? " (kiln sets it unless --no-knobs)" : ""));
@@ -439,8 +447,11 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env) {
           fmt::format("{} was '{}' ({}, {}): it skips the CUDA build; unset it", where, seen, how, k.where));
   }
   for (const auto& p : kp.probes)
-    parts.push_back("the project compiles CUDA only where torch sees a GPU (" + p +
-                    "); build on a machine with a GPU, or set the project's force switch if it has one");
+    parts.push_back(kp.torch_cpu_only
+                        ? "the project compiles CUDA only where torch sees a GPU (" + p +
+                              "), which a CPU-only torch never does: install a CUDA build of torch"
+                        : "the project compiles CUDA only where torch sees a GPU (" + p +
+                              "); build on a machine with a GPU, or set the project's force switch if it has one");
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
   return out;

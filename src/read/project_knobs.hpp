@@ -98,6 +98,7 @@ struct KnobPlan {
   std::string cmake_archs;             // CMakeLists.txt's own CUDA_ARCHITECTURES (see project_knobs_read.hpp)
   std::vector<std::string> undecided;  // "setup.py:154 <text>: why kiln cannot read it statically"
   std::string reader;                  // how setup.py was read (project_knobs_read.hpp)
+  bool torch_cpu_only = false;         // the build's torch is a CPU build: CUDA switches were left
 };
 
 // The role a variable name (or setup.py flag) has in data/project_knobs.toml, if any.

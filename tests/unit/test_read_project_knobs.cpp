@@ -496,6 +496,18 @@ TEST(ProjectKnobsDecide, GateReasonNamesTheSwitchAndItsOnValue) {
   // Turned on: the switch is no longer the reason.
   auto on = read::decide_knobs(reading("K = os.getenv(\"X_KEEP_CUDA_BUILD\", \"FALSE\") == \"TRUE\"\n"), {});
   EXPECT_EQ(read::cuda_gate_reason(on, env), "");
+  // Left off because the build's torch is a CPU build: that is the reason given, not "kiln sets
+  // it", and a GPU would not help either.
+  read::KnobContext cpu;
+  cpu.torch_cpu_only = true;
+  auto left = read::decide_knobs(r, cpu);
+  why = read::cuda_gate_reason(left, env);
+  EXPECT_NE(why.find("kiln did not set X_KEEP_CUDA_BUILD=TRUE because torch here is a CPU-only build"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("which a CPU-only torch never does"), std::string::npos) << why;
+  EXPECT_EQ(why.find("kiln sets it unless --no-knobs"), std::string::npos) << why;
+  EXPECT_EQ(why.find("build on a machine with a GPU"), std::string::npos) << why;
 }
 
 TEST(ProjectKnobsDecide, GlobMatch) {

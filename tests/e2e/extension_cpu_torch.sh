@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# A torch extension with a CUDA switch, built against a CPU-only torch (Debian's python3-torch in a
+# --system-site-packages venv): cpp_extension cannot compile CUDA code against it
+# (torch.version.cuda is None), so
+#  1. the plan leaves the project's CUDA switch at its default and says why, with a note;
+#  2. `kiln build --gpu h100` fails honestly: no CUDA was built, and the reason names the CPU torch
+#     (not "kiln sets it", not "build on a machine with a GPU");
+#  3. `--profile cpu` builds the CPU code alone, and the module answers;
+#  4. with the switch forced on by the user (FORCE_CUDA=1 in the environment, which wins), the real
+#     cpp_extension fails in _check_cuda_version, and the root cause is cpp-extension.torch-cpu-only.
+set -uo pipefail
+kiln=$1
+fail() { echo "FAIL: $*"; exit 1; }
+for tool in c++ ccache ninja nvcc; do
+  command -v $tool >/dev/null || [ -x /usr/local/cuda/bin/$tool ] || { echo "skip: $tool not found"; exit 77; }
+done
+/usr/bin/python3 -c "import torch.utils.cpp_extension, setuptools, wheel" 2>/dev/null \
+  || { echo "skip: /usr/bin/python3 has no torch, setuptools or wheel (apt-get install python3-torch python3-wheel)"; exit 77; }
+[ "$(/usr/bin/python3 -c 'import torch; print(torch.version.cuda)' 2>/dev/null)" = None ] \
+  || { echo "skip: this torch is a CUDA build"; exit 77; }
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+/usr/bin/python3 -m venv --system-site-packages --without-pip "$work/venv" 2>/dev/null \
+  || { echo "skip: python3 -m venv does not work here"; exit 77; }
+py=$work/venv/bin/python
+proj=$work/gx
+mkdir -p "$proj/gx"
+: > "$proj/gx/__init__.py"
+# pytorch_scatter's pattern (648dda3 setup.py): CUDA where torch sees a GPU or FORCE_CUDA=1.
+cat > "$proj/setup.py" <<'PY'
+import os
+import torch
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension
+
+ext = CppExtension("gx._C", ["gx/a.cpp"])
+if torch.cuda.is_available() or os.getenv("FORCE_CUDA", "0") == "1":
+    ext = CUDAExtension("gx._C", ["gx/a.cpp", "gx/k.cu"])
+setup(name="gx", version="0.1", packages=["gx"], ext_modules=[ext], cmdclass={"build_ext": BuildExtension})
+PY
+cat > "$proj/gx/a.cpp" <<'CPP'
+// No torch headers: the build is cpp_extension's, the compile is quick.
+#include <Python.h>
+static PyObject* answer(PyObject*, PyObject*) { return PyLong_FromLong(42); }
+static PyMethodDef methods[] = {{"answer", answer, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
+static PyModuleDef module = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, methods};
+PyMODINIT_FUNC PyInit__C() { return PyModule_Create(&module); }
+CPP
+printf '__global__ void k(float* x) { x[threadIdx.x] = 1; }\n' > "$proj/gx/k.cu"
+export CCACHE_DIR=$work/ccache XDG_CACHE_HOME=$work/xdg PATH=/usr/local/cuda/bin:$PATH
+unset FORCE_CUDA
+
+# 1. The plan.
+"$kiln" plan "$proj" --gpu h100 --python "$py" > "$work/plan.txt" 2>&1 || fail "kiln plan: $(cat "$work/plan.txt")"
+grep -q "FORCE_CUDA left .*torch here is a CPU-only build" "$work/plan.txt" || fail "the plan does not say why FORCE_CUDA is left: $(cat "$work/plan.txt")"
+grep -q "^note: torch .* is a CPU-only build" "$work/plan.txt" || fail "no note on the CPU-only torch: $(cat "$work/plan.txt")"
+
+# 2. Asked for the H100, the build compiles no CUDA: it fails and says why.
+"$kiln" build "$proj" --gpu h100 --python "$py" --json > "$work/b1.json" 2> "$work/b1.err"
+rc=$?
+[ "$rc" = 1 ] || fail "kiln build --gpu h100 exited $rc, expected 1: $(cat "$work/b1.err")"
+python3 - "$work/b1.json" <<'PY' || fail "the outcome does not name the CPU-only torch: $(cat "$work/b1.json")"
+import json, sys
+o = json.load(open(sys.argv[1]))["outcome"]
+assert o["ok"] is False and o["failed_step"] == "no-cuda", o
+cause = o["diagnosis"]["cause"]
+assert "kiln did not set FORCE_CUDA=1 because torch here is a CPU-only build" in cause, cause
+assert "build on a machine with a GPU" not in cause and "kiln sets it" not in cause, cause
+PY
+
+# 3. The CPU code alone.
+rm -rf "$proj/build" "$proj/build-kiln"
+"$kiln" build "$proj" --profile cpu --python "$py" > "$work/b2.out" 2>&1 || fail "--profile cpu: $(tail -20 "$work/b2.out")"
+answer=$(cd "$work" && "$py" -c "import gx._C as c; print(c.answer())") || fail "the module does not import"
+[ "$answer" = 42 ] || fail "answer $answer"
+
+# 4. Forced on by the user: the real cpp_extension refuses, and the diagnosis says why.
+rm -rf "$proj/build" "$proj/build-kiln"
+FORCE_CUDA=1 "$kiln" build "$proj" --gpu h100 --python "$py" --json > "$work/b3.json" 2> "$work/b3.err"
+rc=$?
+[ "$rc" = 1 ] || fail "FORCE_CUDA=1 build exited $rc, expected 1"
+python3 -c "import json,sys; d = json.load(open(sys.argv[1]))['outcome']['diagnosis']; assert d['id'] == 'cpp-extension.torch-cpu-only', d" "$work/b3.json" \
+  || fail "root cause is not cpp-extension.torch-cpu-only: $(cat "$work/b3.json" | head -c 2000)"
+echo PASS
