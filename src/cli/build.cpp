@@ -26,6 +26,7 @@
 #include "probe/machine.hpp"
 #include "drive/build_lock.hpp"
 #include "drive/build.hpp"
+#include "drive/compile_span.hpp"
 #include "drive/eta.hpp"
 #include "plan/plan.hpp"
 #include "plan/plan_report.hpp"
@@ -40,6 +41,11 @@ using json = nlohmann::ordered_json;
 constexpr std::chrono::seconds kStopGrace{5}, kAfterKill{5};
 
 std::string seconds(std::chrono::milliseconds ms) { return fmt::format("{:.1f}s", ms.count() / 1000.0); }
+
+long long epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 // What the launcher says runs now (launch/running_units); nothing when no launcher runs.
 RunningSource running_source(io::Seams& s, const plan::Plan& plan) {
@@ -98,7 +104,11 @@ public:
           running_source(s, plan));
       sink = progress->sink();
     }
+    const long long started_ms = epoch_ms();
     auto outcome = drive::run_build(plan, s, sink);
+    // A torch extension's compiles against the whole step: what was the backend's and pip's.
+    if (plan.kind == read::ProjectKind::extension && plan.governed() && !outcome.wheel_cache.hit)
+      if (auto text = s.fs.read(plan.exec_log_path())) span_ = drive::compile_span(*text, started_ms, epoch_ms());
     if (progress) progress->finish();
     if (slurm_)  // nothing of this build may stay in Slurm, however it ended
       std::ofstream(plan.log_path(), std::ios::app) << finish_slurm(*slurm_, s);
@@ -113,7 +123,7 @@ public:
       if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig, json_);
     }
     if (json_) {
-      json j = outcome_json(plan, outcome);
+      json j = outcome_json(plan, outcome, span_);
       bool ok = outcome.ok;
       if (outcome.ok) {
         const auto& v = verified;
@@ -144,7 +154,7 @@ public:
       s.err << "kiln build: failed: " << *why << ". Full log: " << plan.log_path() << "\n";
       return kFindings;
     }
-    print_summary(s, plan, outcome, verified);
+    print_summary(s, plan, outcome, verified, span_);
     return verified.ok() ? kOk : kFindings;
   }
 
@@ -189,7 +199,8 @@ private:
     return {{"id", root->signature->id}, {"line", root->first_line}, {"cause", root->cause}, {"fix", root->fix}};
   }
 
-  static json outcome_json(const plan::Plan& p, const drive::BuildOutcome& o) {
+  static json outcome_json(const plan::Plan& p, const drive::BuildOutcome& o,
+                           const std::optional<drive::CompileSpan>& span) {
     json artifacts = json::array();
     for (const auto& a : o.artifacts) artifacts.push_back(a);
     return {
@@ -219,6 +230,11 @@ private:
                                              {"hit_rate", o.cache.hit_rate()}}
                                       : json(nullptr)},
           {"artifacts", artifacts},
+          {"compiles", span ? json{{"before_s", span->before_s},
+                                   {"span_s", span->span_s},
+                                   {"after_s", span->after_s},
+                                   {"units", span->units}}
+                            : json(nullptr)},
           {"log", p.log_path()},
           {"diagnosis", diagnosis_json(p, o)}}}};
   }
@@ -317,7 +333,7 @@ private:
   }
 
   static void print_summary(io::Seams& s, const plan::Plan& p, const drive::BuildOutcome& o,
-                            const binary::VerifyReport& v) {
+                            const binary::VerifyReport& v, const std::optional<drive::CompileSpan>& span) {
     // Built but not runnable where planned is a failed build: the first word says so.
     if (!v.ok()) s.out << "FAILED: the build finished but its files do not pass verification (below)\n";
     if (p.kind == read::ProjectKind::extension && o.wheel_cache.hit)
@@ -337,6 +353,11 @@ private:
                            seconds(o.configure_time + o.build_time),
                            o.configure_skipped ? std::string("skipped") : seconds(o.configure_time),
                            seconds(o.build_time), o.steps_run, o.steps_run == 1 ? "" : "s");
+    if (span)
+      s.out << fmt::format(
+          "compiles  {:.1f}s of it ({} compiler run{}): the first began {:.1f}s in (the backend's start: Python, "
+          "setup.py, import torch), the last ended {:.1f}s before the end (the wheel, pip install)\n",
+          span->span_s, span->units, span->units == 1 ? "" : "s", span->before_s, span->after_s);
     s.out << fmt::format("targets   {}\n", core::format_cmake(p.targets));
     if (!o.wheel.empty()) s.out << "wheel     " << o.wheel << "  (installed)\n";
     s.out << fmt::format("peak RSS  {} MiB (largest single process)\n", o.peak_rss_kib / 1024);
@@ -370,6 +391,7 @@ private:
   std::string dir_;
   PlanOptions req_;
   std::optional<SlurmBuild> slurm_;
+  std::optional<drive::CompileSpan> span_;  // a torch extension's compiles within the build step
   bool json_ = false;
 };
 

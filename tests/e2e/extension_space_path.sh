@@ -40,4 +40,14 @@ answer=$(cd "$work" && "$py" -c "import spaceext._C as c; print(c.answer())") ||
 [ "$answer" = 42 ] || fail "answer $answer"
 misses=$(python3 -c "import json; print(json.load(open('$work/b.json'))['outcome']['cache']['misses'])")
 [ "$misses" -ge 1 ] || fail "the compile did not go through ccache ($misses misses)"
+# Where the build step's seconds went: before the first compile (the backend's start), the
+# compiles, after the last (wheel, pip); the three add up to no more than the step.
+python3 - "$work/b.json" <<'PY' || fail "outcome.compiles is wrong: $(cat "$work/b.json")"
+import json, sys
+o = json.load(open(sys.argv[1]))["outcome"]
+c = o["compiles"]
+assert c["units"] >= 1 and min(c["before_s"], c["span_s"], c["after_s"]) >= 0, c
+assert c["before_s"] > 0, c  # python and setup.py ran before any compile
+assert c["before_s"] + c["span_s"] + c["after_s"] <= o["build_s"] + 0.5, (c, o["build_s"])
+PY
 echo PASS
