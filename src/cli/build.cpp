@@ -51,9 +51,7 @@ long long epoch_ms() {
 RunningSource running_source(io::Seams& s, const plan::Plan& plan) {
   if (!plan.governed()) return {};
   return [&fs = s.fs, dir = plan.running_dir()] {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    return longest_running(launch::running_units(fs, dir, io::system_processes()),
-                           std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+    return longest_running(launch::running_units(fs, dir, io::system_processes()), epoch_ms());
   };
 }
 

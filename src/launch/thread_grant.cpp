@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <numeric>
 #include <sstream>
 
 #include "core/text.hpp"
@@ -63,10 +64,9 @@ struct Share {
 struct Weighed {
   Weights weights;
   double total = 0, long_work = 0;
-  std::vector<int> base;  // each unit's threads by its part of the critical work (1 for the rest)
-  double contention = 1;  // threads per core while they all run (at least 1)
-  double makespan = 0;    // the longer of the average work per core and the longest unit on its threads
-  bool extras = false;    // whether the units left one thread may get more (one_thread_extra)
+  double contention = 1;     // the critical threads per core while they all run (at least 1)
+  double makespan = 0;       // the longer of the average work per core and the longest unit on its threads
+  std::vector<int> threads;  // rule 5's threads for each unit: by its part of the critical work, plus any extras
 };
 
 // The threads a unit gets by its part of the critical work: its part of the cores, twice that
@@ -99,31 +99,27 @@ Weighed weigh(const std::vector<UnitWork>& members, int cores, const GrantPolicy
   for (double w : out.weights.w)
     if (w >= out.total / cores) out.long_work += w;
   out.makespan = out.total / cores;
-  double threads = 0;
+  // Each unit's threads by its part of the critical work (one for a host compile or a short unit).
+  double total_threads = 0;
   for (size_t i = 0; i < members.size(); ++i) {
     const int t = members[i].host ? 1 : critical_threads(out.weights.w[i], out, cores, policy);
-    out.base.push_back(t);
-    threads += t;
+    out.threads.push_back(t);
+    total_threads += t;
     out.makespan = std::max(out.makespan, unit_duration(out.weights.w[i], t, policy.priority));
   }
-  out.contention = std::max(1.0, threads / cores);
+  out.contention = std::max(1.0, total_threads / cores);
   // The extras only with fewer units than cores (more keep every core busy with a unit of their
   // own: a short unit's split would only take time from the long ones) and where they all fit
   // beside the critical units' threads under the oversubscription cap. On apex (37 units) they
   // took the cap's threads before a long softmax unit launched, which then got 3 of its 12 (GPU
   // host: 1.32x its bound, against 1.27-1.28x without them).
-  int extra = 0;
+  std::vector<int> extra(members.size(), 0);
   for (size_t i = 0; i < members.size(); ++i)
-    if (!members[i].host && out.base[i] == 1) extra += one_thread_extra(out.weights.w[i], out, cores, policy);
-  out.extras = static_cast<int>(members.size()) <= cores && threads + extra <= policy.oversubscribe * cores;
+    if (!members[i].host && out.threads[i] == 1) extra[i] = one_thread_extra(out.weights.w[i], out, cores, policy);
+  const int extras = std::accumulate(extra.begin(), extra.end(), 0);
+  if (static_cast<int>(members.size()) <= cores && total_threads + extras <= policy.oversubscribe * cores)
+    for (size_t i = 0; i < members.size(); ++i) out.threads[i] = std::clamp(out.threads[i] + extra[i], 1, cores);
   return out;
-}
-
-// Rule 5's threads for member `i`.
-int share_threads_of(const Weighed& weighed, size_t i, int cores, const GrantPolicy& policy) {
-  int threads = weighed.base[i];
-  if (threads == 1 && weighed.extras) threads += one_thread_extra(weighed.weights.w[i], weighed, cores, policy);
-  return std::clamp(threads, 1, cores);
 }
 
 // Rule 5's share: the units running, this one and those coming, weighted on one scale.
@@ -136,14 +132,13 @@ Share share_by_weight(const UnitShape& unit, const std::vector<Reservation>& run
   s.units = static_cast<int>(members.size());
   s.basis = w.weights.basis;
   s.part = w.total > 0 ? w.weights.w[me] / w.total : 1;
-  s.threads = share_threads_of(w, me, cores, policy);
+  s.threads = w.threads[me];
   // A peer expected to end in less than half this unit's time runs at a higher nice value
   // (launch/unit_priority) and gives its core back early: it needs no core kept for it.
   const double mine = unit_duration(w.weights.w[me], s.threads, policy.priority);
   for (size_t i = 0; i < members.size(); ++i) {
     if (i == me) continue;
-    const int t =
-        i < me ? std::max(1, running[i].threads) : (members[i].host ? 1 : share_threads_of(w, i, cores, policy));
+    const int t = i < me ? std::max(1, running[i].threads) : w.threads[i];
     if (unit_duration(w.weights.w[i], t, policy.priority) >= 0.5 * mine) ++s.busy_peers;
   }
   return s;
@@ -281,12 +276,7 @@ std::vector<UnitWork> sharing_units(const std::vector<Reservation>& running, con
 }
 
 std::vector<int> share_threads(const std::vector<UnitWork>& members, int cores, const GrantPolicy& policy) {
-  cores = std::max(1, cores);
-  const auto w = weigh(members, cores, policy);
-  std::vector<int> out;
-  for (size_t i = 0; i < members.size(); ++i)
-    out.push_back(members[i].host ? 1 : share_threads_of(w, i, cores, policy));
-  return out;
+  return weigh(members, std::max(1, cores), policy).threads;
 }
 
 UnitWork work_of(const Reservation& r) {
