@@ -4,13 +4,16 @@
 #      variable set by hand: `kiln build COPY --gpu GPU --prune-archs` (kiln sets the project's knobs);
 #   2. `kiln report COPY` (the project folder, as kiln build printed it: every extension's Ninja
 #      log and the launcher's records);
-#   3. the longest unit compiled alone on the now idle machine, with --split-compile=<cores>
+#   3. the longest unit compiled alone on the now idle machine, with --split-compile=<cores> and
+#      --threads=0 (every architecture, and the host side, in a lane of its own: the best kiln's
+#      grants could do alone); its nvcc phases and CPU time go to alone.jsonl (kiln exec's record)
 #      (measured, not estimated): its command from its Ninja folder, kiln's compiler wrappers
 #      replaced by the real compilers, nvcc's architectures pruned by `kiln exec` as in the build.
 # Prints the bound, max(total compile CPU / cores, longest unit alone), both figures, and the ratio
 # cold wall / bound, as a Markdown row for docs/benchmarks.md. Writes OUT/{build.log,report.txt,
-# report.json,exec.jsonl,alone.log,alone.cmd,row.md,grants.txt,timeline.txt,start.txt} (grants.txt: what kiln exec gave each unit
+# report.json,exec.jsonl,alone.log,alone.cmd,alone.jsonl,row.md,grants.txt,timeline.txt,start.txt} (grants.txt: what kiln exec gave each unit
 # and why, in launch order).
+# KILN_BENCH_ALONE=0 skips step 3 (the row's bound is then only "at least" the CPU part).
 # KILN_BENCH_DEADLINE (unix seconds), when set, bounds step 3: the unit alone is stopped there and
 # the row says "> N s (cut)" (bench/gpu_issue19.sh runs two projects in one device call).
 # usage: bench/project_bound.sh KILN PYTHON CHECKOUT OUT [GPU]
@@ -91,12 +94,22 @@ limit=100000
 [ -n "${KILN_BENCH_DEADLINE:-}" ] && limit=$((KILN_BENCH_DEADLINE - $(date +%s)))
 [ "$limit" -gt 5 ] || limit=5
 start=$(date +%s.%N)
-(cd "$cwd" && NVCC_APPEND_FLAGS="--split-compile=$cores" timeout "$limit" bash -c "$cmd") > "$out/alone.log" 2>&1
+if [ "${KILN_BENCH_ALONE:-1}" = 0 ]; then
+  # Not measured (an A/B run of another binary on the same project measures it once): the bound is
+  # then at least the CPU part, so the ratio is at most the one printed ("<=").
+  echo "not measured (KILN_BENCH_ALONE=0)" > "$out/alone.log"
+  arc=skip
+else
+(cd "$cwd" && KILN_EXEC_LOG="$out/alone.jsonl" KILN_NVCC_TIME="$work/alone-time" \
+  NVCC_APPEND_FLAGS="--split-compile=$cores --threads=0" timeout "$limit" bash -c "$cmd") > "$out/alone.log" 2>&1
 arc=$?
+fi
 cut=""
 [ "$arc" = 124 ] && cut=cut
+[ "$arc" = skip ] && cut=skip
 [ "$arc" = 0 ] || [ -n "$cut" ] || { echo "the unit alone failed: $out/alone.log"; exit 1; }
 alone=$("$py" -c "import sys; print(float(sys.argv[1]) - float(sys.argv[2]))" "$(date +%s.%N)" "$start")
+[ "$cut" = skip ] && alone=0
 
 "$py" - "$wall" "$cpu" "$cores" "$alone" "$makespan" "$unit" "$(basename "$src")" "$cut" <<'PY' | tee "$out/row.md"
 import sys
@@ -105,8 +118,10 @@ unit, name, cut = sys.argv[6], sys.argv[7], sys.argv[8]
 bound = max(cpu / cores, alone)
 print("| project | cold wall (kiln build) | compiles (kiln report) | compile CPU / cores | longest unit alone (split) | bound | ratio |")
 print("|---|---|---|---|---|---|---|")
+alone_cell = (f"not measured ({unit.rsplit('/', 1)[-1]})" if cut == "skip" else
+              f"{'> ' if cut else ''}{alone:.0f} s ({unit.rsplit('/', 1)[-1]}{', cut at the deadline' if cut else ''})")
 print(f"| {name} | {wall:.0f} s | {makespan:.0f} s | {cpu:.0f} s / {cores:.0f} = {cpu / cores:.0f} s "
-      f"| {'> ' if cut else ''}{alone:.0f} s ({unit.rsplit('/', 1)[-1]}{', cut at the deadline' if cut else ''}) "
-      f"| {'> ' if cut else ''}{bound:.0f} s | {'< ' if cut else ''}{wall / bound:.2f}x |")
+      f"| {alone_cell} | {'>= ' if cut == 'skip' else '> ' if cut else ''}{bound:.0f} s "
+      f"| {'<= ' if cut == 'skip' else '< ' if cut else ''}{wall / bound:.2f}x |")
 PY
 rm -rf "$work"

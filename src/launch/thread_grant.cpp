@@ -237,8 +237,11 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   const std::uint64_t left = budget_kib > used + unit.base_kib ? budget_kib - used - unit.base_kib : 0;
   const auto extra_allowed = static_cast<std::uint64_t>(static_cast<double>(left) * policy.memory_share);
   const int by_cores = n;
+  // One architecture: the host side's lane (below) is one more thread's memory.
+  const bool host_lane = !unit.project.threads && targets == 1;
   if (per_thread_kib > 0) {
-    const std::uint64_t by_memory = extra_allowed / per_thread_kib;
+    std::uint64_t by_memory = extra_allowed / per_thread_kib;
+    by_memory = host_lane && by_memory > 0 ? by_memory - 1 : by_memory;
     n = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(n), own_threads + by_memory));
   }
   if (n <= own_threads) {
@@ -246,16 +249,24 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
     return g;
   }
   // Architectures in parallel first (independent pipelines, near-perfect speedup), then each
-  // architecture's optimisation split over the remaining threads.
+  // architecture's optimisation split over the remaining threads. With one architecture,
+  // --threads=2 still gives the host side (its preprocessing and cudafe++, 4-6 s of mamba's units
+  // on the GPU host) a lane of its own beside the device front end and cicc, off the unit's serial
+  // chain: the same objects (tests/e2e/nvcc_threads_same_code.sh asks nvcc), and not counted as a
+  // core since it ends while cicc runs.
   int threads = own_threads;
   if (!unit.project.threads && targets > 1) {
     threads = std::min(targets, n);
     if (threads > 1) g.threads = threads;
+  } else if (host_lane) {
+    g.threads = 2;
   }
   const int split = n / threads;
   if (split > 1) g.split = split;
   g.cores = threads * std::max(1, split);
-  g.kib = unit.base_kib + per_thread_kib * static_cast<std::uint64_t>(g.cores - own_threads);
+  // The host lane's memory as one more thread's: cudafe++ on torch's headers beside cicc.
+  const int lanes = g.cores - own_threads + (g.threads > threads ? 1 : 0);
+  g.kib = unit.base_kib + per_thread_kib * static_cast<std::uint64_t>(lanes);
   g.why = share.units == 1 ? fmt::format("alone: {} cores", cores)
                            : fmt::format("its share: {:.0f}% of the work of {} units ({}) on {} cores",
                                          100 * share.part, share.units, share.basis, cores);

@@ -1,8 +1,8 @@
 #pragma once
 // Extra nvcc threads for a compile that would otherwise hold the build back: at launch, a long
-// CUDA unit gets `--split-compile=N` (device optimisation in parallel) and, with several
-// architectures, `--threads=N` (architectures in parallel) from the cores and memory that the
-// compiles already running leave free. Only how nvcc schedules its work changes: the same targets
+// CUDA unit gets `--split-compile=N` (device optimisation in parallel) and `--threads=N`
+// (architectures in parallel; with one, the host side beside the device side) from the cores and
+// memory that the compiles already running leave free. Only how nvcc schedules its work changes: the same targets
 // from the same code (kiln checked the device code of split and unsplit objects: same kernels,
 // registers and SASS size). The rule is a pure function of what is running, so it is unit-tested
 // with a fake clock and ledger; `kiln exec` applies it under the governor's lock, and then the

@@ -45,10 +45,11 @@ TEST(ThreadGrant, ReadsTheProjectsOwnFlagsInEverySpelling) {
 TEST(ThreadGrant, AloneOnAnIdleMachineALongUnitTakesTheCores) {
   auto g = launch::decide_grant(cuda_unit(), {}, 16, 100 * GiB, 0, policy());
   EXPECT_EQ(g.split, 16);
-  EXPECT_EQ(g.threads, 0);  // one architecture: nothing to run in parallel
-  EXPECT_EQ(g.cores, 16);
-  EXPECT_EQ(g.kib, 4 * GiB + 15 * GiB);  // 15 extra threads at a quarter of the 4 GiB peak each
-  EXPECT_EQ(launch::grant_flags(g), "--split-compile=16");
+  EXPECT_EQ(g.threads, 2);  // one architecture: the host side in a lane beside the device side
+  EXPECT_EQ(g.cores, 16);   // the host lane ends while cicc runs: not a core of its own
+  // 15 extra threads and the host lane at a quarter of the 4 GiB peak each.
+  EXPECT_EQ(g.kib, 4 * GiB + 16 * GiB);
+  EXPECT_EQ(launch::grant_flags(g), "--split-compile=16 --threads=2");
 }
 
 TEST(ThreadGrant, HostCompilesAndShortUnitsGetNothing) {
@@ -320,12 +321,13 @@ TEST(ThreadGrant, TheProjectsChoicesAreKept) {
 }
 
 TEST(ThreadGrant, MemoryLimitsTheGrant) {
-  // 16 GiB budget, 8 GiB already reserved, a 4 GiB unit: 4 GiB left, half of it (2 GiB) for extra
-  // threads at 1 GiB each: 1 + 2 threads.
-  std::vector<launch::Reservation> running = {{1, 8 * GiB, 1, 0}};
+  // 16 GiB budget, 6 GiB already reserved, a 4 GiB unit: 6 GiB left, half of it (3 GiB) for extra
+  // threads at 1 GiB each: the host side's lane and 2 more threads.
+  std::vector<launch::Reservation> running = {{1, 6 * GiB, 1, 0}};
   auto g = launch::decide_grant(cuda_unit(), running, 16, 16 * GiB, 0, policy());
   EXPECT_EQ(g.split, 3);
-  EXPECT_EQ(g.kib, 6 * GiB);
+  EXPECT_EQ(g.threads, 2);
+  EXPECT_EQ(g.kib, 7 * GiB);
   // No room at all: no grant, the plain reservation (the governor then waits for it).
   running[0].kib = 13 * GiB;
   g = launch::decide_grant(cuda_unit(), running, 16, 16 * GiB, 0, policy());
