@@ -16,6 +16,8 @@ namespace kiln::launch {
 struct PriorityPolicy {
   double step = 1.25;  // the scheduler's weight ratio per nice level
   int max_nice = 8;
+  // The cap for a unit known only by its estimate: one estimated far too short must not be starved.
+  int max_nice_estimated = 4;
   double serial_fraction = 0.3;
   static PriorityPolicy from_data();
 };

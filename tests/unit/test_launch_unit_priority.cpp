@@ -8,7 +8,9 @@ using namespace kiln;
 
 namespace {
 
-launch::PriorityPolicy policy() { return {.step = 1.25, .max_nice = 8, .serial_fraction = 0.3}; }
+launch::PriorityPolicy policy() {
+  return {.step = 1.25, .max_nice = 8, .max_nice_estimated = 4, .serial_fraction = 0.3};
+}
 
 launch::PeerUnit peer(double estimate, int threads = 1) { return {{estimate, std::nullopt}, threads}; }
 
@@ -31,8 +33,11 @@ TEST(UnitPriority, TheLongestKeepsNiceZeroTheOthersYield) {
   // The longest itself, and a unit as long as it.
   EXPECT_EQ(launch::decide_priority({235, std::nullopt}, 8, peers, policy()).nice, 0);
   EXPECT_EQ(launch::decide_priority({91, std::nullopt}, 1, peers, policy()).nice, 0);
-  // A tiny unit is raised at most max_nice, so a wrong estimate still progresses.
-  EXPECT_EQ(launch::decide_priority({1, std::nullopt}, 1, peers, policy()).nice, 8);
+  // A tiny unit known only by its estimate is raised at most max_nice_estimated, so that a wrong
+  // estimate still progresses; one learned to be that short, as far as max_nice.
+  EXPECT_EQ(launch::decide_priority({1, std::nullopt}, 1, peers, policy()).nice, 4);
+  const std::vector<launch::PeerUnit> learned_peers = {{{235, 235'000L}, 8}};
+  EXPECT_EQ(launch::decide_priority({1, 1'000L}, 1, learned_peers, policy()).nice, 8);
 }
 
 TEST(UnitPriority, LearnedAndEstimatedWorkShareOneScale) {
@@ -58,6 +63,8 @@ TEST(UnitPriority, ThePolicyIsTheEmbeddedData) {
   const auto p = launch::PriorityPolicy::from_data();
   EXPECT_DOUBLE_EQ(p.step, 1.25);
   EXPECT_GT(p.max_nice, 0);
+  EXPECT_GT(p.max_nice_estimated, 0);
+  EXPECT_LE(p.max_nice_estimated, p.max_nice);
   EXPECT_GT(p.serial_fraction, 0);
   EXPECT_LT(p.serial_fraction, 1);
 }
