@@ -185,6 +185,7 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
     note_running_child(pid);
   std::optional<TreeGuard> guard;  // released after the reaping below; a new group is out of the terminal's reach
   if (spec.die_with_caller || spec.new_process_group) guard.emplace(pid);  // so if kiln dies, the guard stops it
+  if (spec.on_start) spec.on_start(static_cast<int>(pid));
 
   drain(out.fd[0], err.fd[0], r, spec.on_line);
 

@@ -29,6 +29,9 @@ struct ProcessSpec {
   // Raise the child's nice value by this much (lower CPU priority), best effort: set right after
   // it starts, before a compiler driver forks its stages, which inherit it.
   int nice = 0;
+  // Called with the child's pid right after it started (and its guard, if any), on the calling
+  // thread: for a watcher that runs beside the child until run() returns (launch/thread_share).
+  std::function<void(int pid)> on_start;
 };
 
 struct ProcessResult {

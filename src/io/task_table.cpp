@@ -1,0 +1,112 @@
+#include "io/task_table.hpp"
+
+#include <dirent.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "core/text.hpp"
+
+namespace kiln::io {
+namespace {
+
+std::vector<long> task_ids(long pid) {
+  std::vector<long> out;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (const dirent* e = ::readdir(d))
+    if (auto n = core::parse_int(e->d_name); n && *n > 0) out.push_back(static_cast<long>(*n));
+  ::closedir(d);
+  return out;
+}
+
+std::string read_small(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+bool parse_task_stat(const std::string& stat, char& state, int& nice) {
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream in(stat.substr(close + 1));
+  // After ')': state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+  // cutime cstime priority(18) nice(19).
+  std::string f;
+  if (!(in >> f) || f.size() != 1) return false;
+  state = f[0];
+  for (int i = 4; i <= 19; ++i)
+    if (!(in >> f)) return false;
+  const auto n = core::parse_int(f);
+  if (!n || *n < -20 || *n > 19) return false;
+  nice = static_cast<int>(*n);
+  return true;
+}
+
+std::vector<long> SystemTaskTable::children(long pid) const {
+  std::vector<long> out;
+  for (long tid : task_ids(pid)) {
+    std::istringstream in(read_small("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/children"));
+    for (long c; in >> c;) out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<TaskState> SystemTaskTable::threads(long pid) const {
+  std::vector<TaskState> out;
+  for (long tid : task_ids(pid)) {
+    TaskState t{tid, '?', 0};
+    if (parse_task_stat(read_small("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat"),
+                        t.state, t.nice))
+      out.push_back(t);
+  }
+  return out;
+}
+
+bool SystemTaskTable::set_nice(long tid, int nice) {
+  return ::setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice) == 0;
+}
+
+std::vector<long> FakeTaskTable::children(long pid) const {
+  auto it = kids.find(pid);
+  return it == kids.end() ? std::vector<long>{} : it->second;
+}
+
+std::vector<TaskState> FakeTaskTable::threads(long pid) const {
+  auto it = tasks.find(pid);
+  return it == tasks.end() ? std::vector<TaskState>{} : it->second;
+}
+
+bool FakeTaskTable::set_nice(long tid, int nice) {
+  set.emplace_back(tid, nice);
+  for (auto& [pid, ts] : tasks)
+    for (auto& t : ts)
+      if (t.tid == tid) t.nice = nice;
+  return true;
+}
+
+bool can_lower_nice() {
+  bool ok = false;
+  std::thread probe([&ok] {
+    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+    errno = 0;
+    const int own = ::getpriority(PRIO_PROCESS, tid);
+    if (errno != 0 || own >= 19) return;
+    if (::setpriority(PRIO_PROCESS, tid, own + 1) != 0) return;
+    ok = ::setpriority(PRIO_PROCESS, tid, own) == 0;
+  });
+  probe.join();
+  return ok;
+}
+
+}  // namespace kiln::io
