@@ -4,9 +4,11 @@
 #include "core/fnv.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -18,6 +20,7 @@
 #include <thread>
 
 #include "core/arch_spec.hpp"
+#include "io/task_table.hpp"
 #include "probe/build_memory.hpp"
 #include "launch/gencode_rewrite.hpp"
 #include "launch/exec_record.hpp"
@@ -26,6 +29,7 @@
 #include "launch/running_units.hpp"
 #include "launch/slurm_step.hpp"
 #include "launch/thread_grant.hpp"
+#include "launch/thread_share.hpp"
 #include "launch/unit_plan.hpp"
 #include "launch/unit_priority.hpp"
 #include "launch/unit_weight.hpp"
@@ -185,6 +189,8 @@ struct Launch {
   std::string time_file;
   std::optional<UnitHistory> history_before;
   std::string units_dir, unit_id;  // the user's history of this unit in any checkout (portable_unit_id)
+  std::optional<int> share_nice;   // one CPU weight shared by its running threads (KILN_CPU_SHARE)
+  int share_threads = 1;           // the threads that weight stands for
 };
 
 // The compiles beside this one, for its priority: those running with the threads they were
@@ -290,6 +296,14 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
     rec.grant_units = grant.units;
     rec.nice = priority.nice;
     if (!priority.why.empty()) rec.grant += (rec.grant.empty() ? "" : "; ") + priority.why;
+    // Its share weighs what the compile may run: its granted cores, and with one target nvcc's
+    // host side beside the device side (--threads 2 or more); a unit without kernels, one.
+    if (governed && s.env.get("KILN_CPU_SHARE").value_or("") == "1") {
+      const auto own = unit.project.threads;
+      const bool host_lane = rec.archs == 1 && (grant.threads >= 2 || (own && *own != 1));
+      l.share_threads = has_kernels ? grant.cores + (host_lane ? 1 : 0) : 1;
+      l.share_nice = share_nice(l.share_threads, priority.nice, cores, policy.priority);
+    }
   }
   return flags;
 }
@@ -416,6 +430,20 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   spec.inherit_stdio = true;
   spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
   const auto slurm = slurm_config(s.env);
+  // The compile's one CPU weight, shared among its running threads by a watcher beside it.
+  io::SystemTaskTable tasks;
+  errno = 0;
+  const int own_nice = ::getpriority(PRIO_PROCESS, 0);
+  std::optional<ShareWatch> watch;
+  if (l.share_nice && !slurm && errno == 0) {
+    watch.emplace(tasks, own_nice, *l.share_nice, PriorityPolicy::from_data());
+    spec.nice = std::max(0, *l.share_nice);  // one thread's nice until the first look
+    spec.on_start = [&watch](int pid) {
+      try {
+        watch->start(pid);
+      } catch (...) {}  // no thread to be had: the compile runs with one thread's nice, as started
+    };
+  }
   auto result = slurm ? run_slurm_unit(*slurm, spec, rec, s) : s.proc.run(spec);
   if (!result.started && argv != command && !slurm) {
     // kiln's rewrite is at fault only if the original would have started: try it as given.
@@ -423,6 +451,7 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     spec.argv = argv;
     result = s.proc.run(spec);
   }
+  if (watch) watch->stop();
   try {
     if (!running.empty()) s.fs.remove(running);
     if (l.reserved) l.ledger->release(static_cast<long>(::getpid()));
@@ -430,6 +459,14 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     rec.cpu_ms = result.cpu.count();
     rec.peak_rss_kib = result.peak_rss_kib;
     rec.exit = result.term_signal ? 128 + result.term_signal : result.exit_code;
+    if (watch) {
+      rec.share_nice = *l.share_nice;
+      const int most = watch->most_running();
+      rec.grant += fmt::format("{}its CPU share: {} {} weight at nice {}, shared by its running threads{}",
+                               rec.grant.empty() ? "" : "; ", l.share_threads,
+                               l.share_threads == 1 ? "thread's" : "threads'", *l.share_nice,
+                               most > 0 ? fmt::format(" (up to {} at once)", most) : "");
+    }
     record(result, s, l);
   } catch (...) {}
   if (!result.started) {

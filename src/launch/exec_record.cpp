@@ -35,6 +35,7 @@ std::string record_json_line(const ExecRecord& r) {
     j["cores"] = r.cores;
     j["grant"] = r.grant;
     if (r.nice > 0) j["nice"] = r.nice;
+    if (r.share_nice >= 0) j["share_nice"] = r.share_nice;
   }
   if (!r.grant_basis.empty()) {
     j["grant_basis"] = r.grant_basis;
@@ -117,6 +118,7 @@ ExecLog parse_exec_log(const std::string& text) {
     r.grant_basis = text_field("grant_basis");
     r.grant_units = small("grant_units");
     r.nice = std::min(19, small("nice"));
+    r.share_nice = std::min(19, small("share_nice", -1));
     if (auto sh = j.find("grant_share"); sh != j.end() && sh->is_number() && sh->get<double>() >= 0)
       r.grant_share = std::min(1.0, sh->get<double>());
     r.warning = text_field("warning");

@@ -7,7 +7,7 @@
 //    "expected_kib": N, "pruned": bool,
 //    optional: "warning": "...", "node": "...", "attempts": N (kiln build --slurm), "split": N, "threads": N, "cores":
 //    N, "grant": "why" (the thread grant), "grant_basis": "...", "grant_share": 0-1, "grant_units": N, "nice": N,
-//    "phases":
+//    "share_nice": N (its CPU weight, shared by its running threads, as one thread's nice), "phases":
 //    {"front_end_ms", "host_ms", "link_ms", "other_ms", "archs": {"90":
 //    {"device_ms", "ptxas_ms"}}}}
 // A build folder without the file is profiled from .ninja_log alone.
@@ -36,6 +36,7 @@ struct ExecRecord {
   double grant_share = 0;   // its part of the work of the units sharing the cores
   int grant_units = 0;      // how many units shared them, itself included
   int nice = 0;             // how much kiln raised the compiler's nice value (launch/unit_priority)
+  int share_nice = -1;      // its one CPU weight as one thread's nice (launch/thread_share); -1: none
   NvccPhases phases;        // nvcc --time, when recorded
   std::string warning;      // the governor could not be used (the compile ran anyway)
   std::string node;         // kiln build --slurm: the node it ran on (or failed on)

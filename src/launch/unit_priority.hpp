@@ -40,4 +40,12 @@ struct PeerUnit {
 Priority decide_priority(const UnitWork& me, int my_threads, const std::vector<PeerUnit>& peers,
                          const PriorityPolicy& policy);
 
+// The same priority as one weight for the whole compile, for launch/thread_share: what its granted
+// threads weigh at its nice, `threads` x step^-nice, as the nice of ONE thread of that weight, on a
+// scale where a compile granted every core at nice 0 is nice 0 (so the build never outranks the
+// rest of the machine). The watcher shares that weight among the threads the compile runs at each
+// moment: in a serial phase (its front end, the one long part of a split, its host compile) its one
+// thread keeps the whole weight instead of one thread's share beside the split threads of others.
+int share_nice(int threads, int nice, int cores, const PriorityPolicy& policy);
+
 }  // namespace kiln::launch

@@ -8,6 +8,7 @@
 #include "core/arch_spec.hpp"
 #include "core/data_toml.hpp"
 #include "core/fnv.hpp"
+#include "io/task_table.hpp"
 #include "io/user_cache.hpp"
 #include "plan/ledger_place.hpp"
 #include "plan/project_arch_list.hpp"
@@ -311,6 +312,10 @@ tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest
     const bool new_nvcc = nvcc && nvcc->version && *nvcc->version >= core::CudaVersion{12, 0};
     p.split_threads = req.split_threads && new_nvcc;
     p.nvcc_time = new_nvcc;
+    // Sharing a compile's weight lowers a thread's nice again when its siblings end: only where
+    // that is allowed (io::can_lower_nice), which is tried rather than guessed from the uid.
+    p.cpu_share = req.cpu_share && io::can_lower_nice();
+    if (p.cpu_share) p.jobs.arithmetic += "; one CPU weight per compile, shared by its running threads";
   } else if (req.prune_archs) {
     return usage("--prune-archs rewrites nvcc flags in kiln's launcher; it cannot be combined with --no-governor");
   }

@@ -1,5 +1,6 @@
 #include "plan/plan.hpp"
 
+#include "io/task_table.hpp"
 #include "io/user_cache.hpp"
 
 #include <nlohmann/json.hpp>
@@ -56,6 +57,7 @@ std::string Plan::build_record_json() const {
       {"jobs", jobs.jobs},
       {"mem_budget_kib", governed() ? nlohmann::ordered_json(mem_budget_kib) : nlohmann::ordered_json(nullptr)},
       {"split_threads", split_threads},
+      {"cpu_share", cpu_share},
       {"exec_log", governed() ? nlohmann::ordered_json(exec_log_path()) : nlohmann::ordered_json(nullptr)},
       {"ccache_stats", ccache.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(ccache_log_path())}};
   return core::dump_json(std::move(j), 2) + "\n";  // paths are bytes: never throw on them
@@ -124,6 +126,7 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
     // What comes next, for the thread grants; a torch extension's helper names its own per Ninja.
     if (split_threads) e["KILN_UNIT_PLAN"] = unit_plan_path();
     if (nvcc_time) e["KILN_NVCC_TIME"] = build_dir + "/.kiln/time";
+    if (cpu_share) e["KILN_CPU_SHARE"] = "1";
   }
   // ccache hashes the working directory of a compile with -g (hash_dir), and Python's own CFLAGS
   // carry -g into every torch extension's host .cpp: a fresh copy of the project then misses on

@@ -50,6 +50,7 @@ struct Plan {
   bool split_threads = false;  // the launcher may grant nvcc --split-compile / --threads (nvcc 12.0+)
   bool wheel_cache = false;    // run/wheel_cache: torch extensions only
   bool nvcc_time = false;      // the launcher records nvcc --time phases per unit (nvcc 12.0+)
+  bool cpu_share = false;      // the launcher shares each compile's CPU weight among its running threads
   int cores = 1;               // the machine's usable cores when planned: recorded for kiln report
   std::vector<std::string> cmake_defines;
   std::vector<std::string> kiln_args;  // the options that shaped this plan, as arguments (request_args)

@@ -111,3 +111,42 @@ least=$(for i in 6 7 8 9; do split_of "scan_$i.cu"; done | sort -n | head -1)
 # The fixture reproduces the starvation: the short units took the cores before the long ones came.
 [ "$least" -le 3 ] || fail "without a plan every long unit still got $least+ threads: the fixture does not force the order"
 echo "   the first arrivals took the cores: a long unit got $least thread(s)"
+
+# 3. One CPU weight per compile (KILN_CPU_SHARE, which kiln build sets where it may lower a thread's
+#    nice again: root), shared by the threads the compile runs at each moment (launch/thread_share):
+#    a compile alone on 16 cores weighs 16 threads at nice 0; while its stand-in runs three busy
+#    processes each gets log_1.25(3) = 5 levels more, and when one is left it is back at nice 0.
+if [ "$(id -u)" = 0 ] && [ "$base_nice" -lt 12 ]; then
+  cat > "$work/bin/nvcc-busy" <<'BUSY'
+#!/usr/bin/env bash
+out=
+while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift;; esac; shift; done
+spin() { end=$((SECONDS + 2)); while [ $SECONDS -lt $end ]; do :; done; }
+spin & a=$!; spin & b=$!; spin & c=$!
+sleep 1.2
+three="$(cut -d' ' -f19 /proc/$a/stat) $(cut -d' ' -f19 /proc/$b/stat) $(cut -d' ' -f19 /proc/$c/stat)"
+kill $a $b $c; wait 2>/dev/null
+spin & a=$!
+sleep 1.2
+echo "$three $(cut -d' ' -f19 /proc/$a/stat)" > "$out.nice"
+kill $a; wait 2>/dev/null
+: > "$out"
+BUSY
+  chmod +x "$work/bin/nvcc-busy"
+  rm -f "$work/ledger" "$work/kiln-exec.jsonl"
+  env KILN_LEDGER="$work/ledger" KILN_MEM_BUDGET_KIB=$((1024 * 1024 * 1024)) KILN_SPLIT=1 KILN_CORES=16 KILN_CPU_SHARE=1 \
+    KILN_EXEC_LOG="$work/kiln-exec.jsonl" "$kiln" exec -- "$work/bin/nvcc-busy" -gencode arch=compute_90,code=sm_90 \
+    -c "$work/src/scan_9.cu" -o "$work/b/busy.o" || fail "kiln exec with a CPU share failed"
+  read -r n1 n2 n3 alone < "$work/b/busy.o.nice"
+  echo "3. one CPU weight per compile: three busy threads at nice $n1 $n2 $n3, then one at nice $alone (the build's: $base_nice)"
+  for n in $n1 $n2 $n3; do
+    [ "$n" = $((base_nice + 5)) ] || fail "three running threads of a 16-thread share ran at nice $n1 $n2 $n3, not $((base_nice + 5))"
+  done
+  [ "$alone" = "$base_nice" ] || fail "one running thread left did not get the compile's whole weight back: nice $alone"
+  rec=$(cat "$work/kiln-exec.jsonl")
+  echo "$rec" | grep -q '"share_nice":0[,}]' || fail "the record does not give the compile's share: $rec"
+  echo "$rec" | grep -q "its CPU share: 17 threads' weight at nice 0, shared by its running threads (up to [3-9] at once)" \
+    || fail "the grant's why does not say how the share was weighed: $rec"
+else
+  echo "3. skipped: sharing a compile's weight among its threads needs root (the build runs at nice $base_nice)"
+fi

@@ -68,3 +68,19 @@ TEST(UnitPriority, ThePolicyIsTheEmbeddedData) {
   EXPECT_GT(p.serial_fraction, 0);
   EXPECT_LT(p.serial_fraction, 1);
 }
+
+TEST(UnitPriority, ACompilesShareWeighsItsThreadsAtItsNice) {
+  // Every core at nice 0 is the scale's top: nice 0.
+  EXPECT_EQ(launch::share_nice(16, 0, 16, policy()), 0);
+  // mamba's backward units on the GPU host's 16 cores: 5 threads at nice 0 weigh 5/16 of the top,
+  // log(16/5)/log(1.25) = 5.2 levels; a forward unit on 3 threads at nice 3: 7.5 + 3.
+  EXPECT_EQ(launch::share_nice(5, 0, 16, policy()), 5);
+  EXPECT_EQ(launch::share_nice(3, 3, 16, policy()), 11);
+  // Two compiles' weights keep the ratio their threads had at their nice: 8 threads at nice 0
+  // against 1 thread at nice 4 is 8 x 1.25^4 = 19.5 = 1.25^13.3 apart.
+  EXPECT_EQ(launch::share_nice(1, 4, 16, policy()) - launch::share_nice(8, 0, 16, policy()), 13);
+  // Within 0..19: more threads than cores is still the top, a tiny weight the bottom.
+  EXPECT_EQ(launch::share_nice(32, 0, 16, policy()), 0);
+  EXPECT_EQ(launch::share_nice(1, 8, 16, policy()), 19);
+  EXPECT_EQ(launch::share_nice(0, -3, 0, policy()), 0);
+}
