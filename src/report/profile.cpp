@@ -240,9 +240,15 @@ void judge_contention(Profile& p) {
   }
   if (wall < 2000) return;  // too little recorded to judge
   p.job_cpu_share = std::min(1.0, cpu / wall);
+  double lane_ms = 0;
+  for (const auto& u : p.units)
+    lane_ms += static_cast<double>(std::max(1, u.cores)) *
+               static_cast<double>(std::max(0L, u.duration_ms() - u.waited_ms));
+  p.avg_lanes = p.makespan_ms > 0 ? lane_ms / static_cast<double>(p.makespan_ms) : 0;
   // A compiler alone on a core spends nearly all its time on it (I/O is a few percent); below
-  // 75% while the build ran no more jobs than cores, something else had the CPU.
-  p.contended = p.job_cpu_share < 0.75 && p.avg_parallelism <= p.cores + 0.5;
+  // 75% while the build ran no more jobs, and no more of its own threads, than cores, something
+  // else had the CPU. (mamba on the GPU host: ten jobs on 16 cores, but about 30 threads granted.)
+  p.contended = p.job_cpu_share < 0.75 && p.avg_parallelism <= p.cores + 0.5 && p.avg_lanes <= p.cores + 0.5;
 }
 
 std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
@@ -257,6 +263,15 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
         "the machine took the cores, so more threads would not shorten it; build when the machine is idle, "
         "or with fewer other jobs beside it",
         u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), 100 * p.job_cpu_share);
+  if (p.job_cpu_share >= 0 && p.job_cpu_share < 0.75 && p.avg_lanes > p.cores + 0.5)
+    // The build's own threads outnumbered the cores: what held the unit back was a thread's share.
+    return fmt::format(
+        "{} is {} of the {} build ({}), beside {:.0f} threads of the build's compiles on {} cores on average, and "
+        "the build's jobs were on a CPU only {:.0f}% of the time: its serial parts (front end, its largest kernels, "
+        "host compile) got one thread's share of a core; kiln build as root gives each compile one CPU weight that "
+        "its running threads share (docs/cli/build.md, --no-cpu-share), else fewer threads beside it (--no-split)",
+        u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got, p.avg_lanes, p.cores,
+        100 * p.job_cpu_share);
   if (u.kind == "cuda" && lanes * 4 >= p.cores * 3)
     // It already had (nearly) every core: more threads would not shorten it.
     return fmt::format(

@@ -107,6 +107,10 @@ struct Profile {
   // work on the machine, load this build did not cause, took the CPU.
   double job_cpu_share = -1;
   bool contended = false;  // job_cpu_share says the machine was busy with other work
+  // The threads the build's own compiles were granted, on average over the build (the cores each
+  // job's grant counted, 1 without one): above the cores, the build itself time-shared them, and a job
+  // off the CPU was waiting for its own siblings, not for other work.
+  double avg_lanes = 0;
   double avg_parallelism = 0;
   int max_parallelism = 0;
   std::vector<Sample> parallelism;

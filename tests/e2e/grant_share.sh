@@ -117,7 +117,8 @@ echo "   the first arrivals took the cores: a long unit got $least thread(s)"
 #    a compile alone on 16 cores weighs 16 threads at nice 0; while its stand-in runs three busy
 #    processes each gets log_1.25(3) = 5 levels more, and when one is left it is back at nice 0.
 if [ "$(id -u)" = 0 ] && [ "$base_nice" -lt 12 ]; then
-  cat > "$work/bin/nvcc-busy" <<'BUSY'
+  mkdir -p "$work/busy"
+  cat > "$work/busy/nvcc" <<'BUSY'
 #!/usr/bin/env bash
 out=
 while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift;; esac; shift; done
@@ -132,10 +133,10 @@ echo "$three $(cut -d' ' -f19 /proc/$a/stat)" > "$out.nice"
 kill $a; wait 2>/dev/null
 : > "$out"
 BUSY
-  chmod +x "$work/bin/nvcc-busy"
+  chmod +x "$work/busy/nvcc"
   rm -f "$work/ledger" "$work/kiln-exec.jsonl"
   env KILN_LEDGER="$work/ledger" KILN_MEM_BUDGET_KIB=$((1024 * 1024 * 1024)) KILN_SPLIT=1 KILN_CORES=16 KILN_CPU_SHARE=1 \
-    KILN_EXEC_LOG="$work/kiln-exec.jsonl" "$kiln" exec -- "$work/bin/nvcc-busy" -gencode arch=compute_90,code=sm_90 \
+    KILN_EXEC_LOG="$work/kiln-exec.jsonl" "$kiln" exec -- "$work/busy/nvcc" -gencode arch=compute_90,code=sm_90 \
     -c "$work/src/scan_9.cu" -o "$work/b/busy.o" || fail "kiln exec with a CPU share failed"
   read -r n1 n2 n3 alone < "$work/b/busy.o.nice"
   echo "3. one CPU weight per compile: three busy threads at nice $n1 $n2 $n3, then one at nice $alone (the build's: $base_nice)"

@@ -406,3 +406,39 @@ TEST(Profile, NoRemedyPromisesTheTimeAlreadyTaken) {
   EXPECT_EQ(p.remedy.find("give it more"), std::string::npos) << p.remedy;
   EXPECT_NE(p.remedy.find("split the source file"), std::string::npos) << p.remedy;
 }
+
+// mamba's first build on the GPU host (session 7): ten jobs on 16 cores, but the six backward units
+// held 5 threads each and the forward ones 3, so the one single-threaded job (the host .cpp, 32 s
+// of CPU in 47 s) waited for the build's own threads, not for other work on the machine.
+TEST(Profile, ABuildThatOutnumberedTheCoresWithItsOwnThreadsIsNotContended) {
+  Profile p;
+  p.cores = 16;
+  p.makespan_ms = 85'000;
+  p.avg_parallelism = 7.7;
+  auto unit = [&](const std::string& name, long end_s, long cpu_s, int cores, int split) {
+    Unit u;
+    u.name = name;
+    u.kind = cores > 1 ? "cuda" : "c++";
+    u.end_ms = end_s * 1000;
+    u.cpu_ms = cpu_s * 1000;
+    u.cores = cores;
+    u.split = split;
+    p.units.push_back(u);
+  };
+  unit("selective_scan.o", 47, 32, 1, 0);
+  for (int i = 0; i < 3; ++i) unit("fwd_" + std::to_string(i) + ".o", 58, 64, 3, 3);
+  for (int i = 0; i < 3; ++i) unit("bwd_real_" + std::to_string(i) + ".o", 63, 108, 5, 5);
+  for (int i = 0; i < 3; ++i) unit("bwd_complex_" + std::to_string(i) + ".o", 82, 155, 5, 5);
+  judge_contention(p);
+  EXPECT_NEAR(p.job_cpu_share, 32.0 / 47.0, 1e-6);
+  EXPECT_GT(p.avg_lanes, 16.5);  // (47 + 3 x 3 x 58 + 3 x 5 x 63 + 3 x 5 x 82) / 85 = 32
+  EXPECT_FALSE(p.contended);
+  const auto remedy = one_unit_remedy(p, p.units.back(), 0);
+  EXPECT_EQ(remedy.find("other work on the machine"), std::string::npos) << remedy;
+  EXPECT_NE(remedy.find("beside 32 threads of the build's compiles on 16 cores"), std::string::npos) << remedy;
+  EXPECT_NE(remedy.find("one CPU weight"), std::string::npos) << remedy;
+  // Had their grants counted one core each, the 68% would have been other work's doing.
+  for (auto& u : p.units) u.cores = 1;
+  judge_contention(p);
+  EXPECT_TRUE(p.contended);
+}
