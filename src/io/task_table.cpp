@@ -6,15 +6,24 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <optional>
+#include <string_view>
 #include <thread>
-
-#include "core/text.hpp"
 
 namespace kiln::io {
 namespace {
+
+// A whole decimal number (a pid, a nice value), or nullopt.
+std::optional<long> whole_number(std::string_view s) {
+  long v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
 
 std::vector<long> task_ids(long pid) {
   std::vector<long> out;
@@ -22,7 +31,7 @@ std::vector<long> task_ids(long pid) {
   DIR* d = ::opendir(dir.c_str());
   if (!d) return out;
   while (const dirent* e = ::readdir(d))
-    if (auto n = core::parse_int(e->d_name); n && *n > 0) out.push_back(static_cast<long>(*n));
+    if (auto n = whole_number(e->d_name); n && *n > 0) out.push_back(*n);
   ::closedir(d);
   return out;
 }
@@ -47,7 +56,7 @@ bool parse_task_stat(const std::string& stat, char& state, int& nice) {
   state = f[0];
   for (int i = 4; i <= 19; ++i)
     if (!(in >> f)) return false;
-  const auto n = core::parse_int(f);
+  const auto n = whole_number(f);
   if (!n || *n < -20 || *n > 19) return false;
   nice = static_cast<int>(*n);
   return true;
@@ -66,8 +75,8 @@ std::vector<TaskState> SystemTaskTable::threads(long pid) const {
   std::vector<TaskState> out;
   for (long tid : task_ids(pid)) {
     TaskState t{tid, '?', 0};
-    if (parse_task_stat(read_small("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat"),
-                        t.state, t.nice))
+    if (parse_task_stat(read_small("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat"), t.state,
+                        t.nice))
       out.push_back(t);
   }
   return out;

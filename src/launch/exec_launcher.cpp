@@ -462,10 +462,10 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     if (watch) {
       rec.share_nice = *l.share_nice;
       const int most = watch->most_running();
-      rec.grant += fmt::format("{}its CPU share: {} {} weight at nice {}, shared by its running threads{}",
-                               rec.grant.empty() ? "" : "; ", l.share_threads,
-                               l.share_threads == 1 ? "thread's" : "threads'", *l.share_nice,
-                               most > 0 ? fmt::format(" (up to {} at once)", most) : "");
+      rec.grant +=
+          fmt::format("{}its CPU share: {} {} weight at nice {}, shared by its running threads{}",
+                      rec.grant.empty() ? "" : "; ", l.share_threads, l.share_threads == 1 ? "thread's" : "threads'",
+                      *l.share_nice, most > 0 ? fmt::format(" (up to {} at once)", most) : "");
     }
     record(result, s, l);
   } catch (...) {}

@@ -57,7 +57,8 @@ Priority decide_priority(const UnitWork& me, int my_threads, const std::vector<P
 }
 
 int share_nice(int threads, int nice, int cores, const PriorityPolicy& policy) {
-  const double levels = std::log(static_cast<double>(std::max(1, cores)) / std::max(1, threads)) / std::log(policy.step);
+  const double levels =
+      std::log(static_cast<double>(std::max(1, cores)) / std::max(1, threads)) / std::log(policy.step);
   return std::clamp(static_cast<int>(std::lround(levels)) + std::max(0, nice), 0, 19);
 }
 

@@ -242,8 +242,8 @@ void judge_contention(Profile& p) {
   p.job_cpu_share = std::min(1.0, cpu / wall);
   double lane_ms = 0;
   for (const auto& u : p.units)
-    lane_ms += static_cast<double>(std::max(1, u.cores)) *
-               static_cast<double>(std::max(0L, u.duration_ms() - u.waited_ms));
+    lane_ms +=
+        static_cast<double>(std::max(1, u.cores)) * static_cast<double>(std::max(0L, u.duration_ms() - u.waited_ms));
   p.avg_lanes = p.makespan_ms > 0 ? lane_ms / static_cast<double>(p.makespan_ms) : 0;
   // A compiler alone on a core spends nearly all its time on it (I/O is a few percent); below
   // 75% while the build ran no more jobs, and no more of its own threads, than cores, something

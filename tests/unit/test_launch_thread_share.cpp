@@ -16,7 +16,9 @@
 using namespace kiln;
 
 namespace {
-launch::PriorityPolicy policy() { return {.step = 1.25, .max_nice = 8, .max_nice_estimated = 4, .serial_fraction = 0.3}; }
+launch::PriorityPolicy policy() {
+  return {.step = 1.25, .max_nice = 8, .max_nice_estimated = 4, .serial_fraction = 0.3};
+}
 }  // namespace
 
 TEST(ThreadShare, NThreadsOfACompileWeighWhatOneWould) {
@@ -77,7 +79,8 @@ TEST(ThreadShare, TheWatchStopsAtOnceAndCountsTheMostRunning) {
 TEST(ThreadShare, TaskStatLinesAreReadAfterTheCommandName) {
   char state = '?';
   int nice = 0;
-  ASSERT_TRUE(io::parse_task_stat("4242 (cicc (x) y) R 1 2 3 0 -1 4194304 10 0 0 0 50 3 0 0 25 5 4 0 123", state, nice));
+  ASSERT_TRUE(
+      io::parse_task_stat("4242 (cicc (x) y) R 1 2 3 0 -1 4194304 10 0 0 0 50 3 0 0 25 5 4 0 123", state, nice));
   EXPECT_EQ(state, 'R');
   EXPECT_EQ(nice, 5);
   EXPECT_FALSE(io::parse_task_stat("4242 (cicc) R 1 2", state, nice));
