@@ -9,9 +9,10 @@
 #include <charconv>
 #include <fstream>
 #include <sstream>
-#include <string>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 
 namespace kiln::io {
@@ -106,15 +107,19 @@ bool FakeTaskTable::set_nice(long tid, int nice) {
 
 bool can_lower_nice() {
   bool ok = false;
-  std::thread probe([&ok] {
-    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
-    errno = 0;
-    const int own = ::getpriority(PRIO_PROCESS, tid);
-    if (errno != 0 || own >= 19) return;
-    if (::setpriority(PRIO_PROCESS, tid, own + 1) != 0) return;
-    ok = ::setpriority(PRIO_PROCESS, tid, own) == 0;
-  });
-  probe.join();
+  try {
+    std::thread probe([&ok] {
+      const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+      errno = 0;
+      const int own = ::getpriority(PRIO_PROCESS, tid);
+      if (errno != 0 || own >= 19) return;
+      if (::setpriority(PRIO_PROCESS, tid, own + 1) != 0) return;
+      ok = ::setpriority(PRIO_PROCESS, tid, own) == 0;
+    });
+    probe.join();
+  } catch (const std::system_error&) {
+    return false;  // no thread to try it on: then kiln does not count on it
+  }
   return ok;
 }
 
