@@ -9,14 +9,19 @@
 
 namespace kiln::io {
 
-std::optional<std::uint64_t> parse_proc_stat_start(const std::string& stat) {
-  auto close = stat.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
+std::vector<std::string> proc_stat_fields(const std::string& stat) {
+  std::vector<std::string> out;
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return out;
   std::istringstream in(stat.substr(close + 1));
-  std::string field;
-  // After the command: state is field 3, start time field 22.
-  for (int i = 3; i <= 22; ++i)
-    if (!(in >> field)) return std::nullopt;
+  for (std::string f; in >> f;) out.push_back(f);
+  return out;
+}
+
+std::optional<std::uint64_t> parse_proc_stat_start(const std::string& stat) {
+  const auto fields = proc_stat_fields(stat);
+  if (fields.size() < 22 - 2) return std::nullopt;
+  const std::string& field = fields[22 - 3];
   try {
     size_t used = 0;
     auto v = std::stoull(field, &used);

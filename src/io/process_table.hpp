@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kiln::io {
 
@@ -32,8 +33,11 @@ public:
   }
 };
 
-// The start time in a /proc/PID/stat line: field 22, counted after the parenthesised command name,
-// which may itself hold spaces and parentheses.
+// The fields of a /proc/PID/stat line after the parenthesised command name, which may itself hold
+// spaces and parentheses: element 0 is field 3 (the state). Empty when there is no command name.
+std::vector<std::string> proc_stat_fields(const std::string& stat);
+
+// The start time in a /proc/PID/stat line: field 22.
 std::optional<std::uint64_t> parse_proc_stat_start(const std::string& stat);
 
 }  // namespace kiln::io

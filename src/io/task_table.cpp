@@ -1,5 +1,8 @@
 #include "io/task_table.hpp"
 
+#include "io/fs.hpp"
+#include "io/process_table.hpp"
+
 #include <dirent.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -7,7 +10,6 @@
 
 #include <cerrno>
 #include <charconv>
-#include <fstream>
 #include <sstream>
 #include <optional>
 #include <string>
@@ -37,28 +39,17 @@ std::vector<long> task_ids(long pid) {
   return out;
 }
 
-std::string read_small(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// /proc files: read whole through the filesystem seam's reader; "" when gone.
+std::string read_small(const std::string& path) { return RealFilesystem().read(path).value_or(""); }
 
 }  // namespace
 
 bool parse_task_stat(const std::string& stat, char& state, int& nice) {
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return false;
-  std::istringstream in(stat.substr(close + 1));
-  // After ')': state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
-  // cutime cstime priority(18) nice(19).
-  std::string f;
-  if (!(in >> f) || f.size() != 1) return false;
-  state = f[0];
-  for (int i = 4; i <= 19; ++i)
-    if (!(in >> f)) return false;
-  const auto n = whole_number(f);
+  const auto fields = proc_stat_fields(stat);  // [0] is field 3, the state; [16] field 19, nice
+  if (fields.size() < 19 - 2 || fields[0].size() != 1) return false;
+  const auto n = whole_number(fields[19 - 3]);
   if (!n || *n < -20 || *n > 19) return false;
+  state = fields[0][0];
   nice = static_cast<int>(*n);
   return true;
 }

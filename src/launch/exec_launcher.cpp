@@ -432,18 +432,18 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   const auto slurm = slurm_config(s.env);
   // The compile's one CPU weight, shared among its running threads by a watcher beside it.
   io::SystemTaskTable tasks;
-  errno = 0;
-  const int own_nice = ::getpriority(PRIO_PROCESS, 0);
   std::optional<ShareWatch> watch;
-  if (l.share_nice && !slurm && errno == 0) {
-    watch.emplace(tasks, own_nice, *l.share_nice, PriorityPolicy::from_data());
-    spec.nice = std::max(0, *l.share_nice);  // one thread's nice until the first look
-    spec.on_start = [&watch](int pid) {
-      try {
-        watch->start(pid);
-      } catch (...) {}  // no thread to be had: the compile runs with one thread's nice, as started
-    };
-  }
+  errno = 0;
+  if (l.share_nice && !slurm)
+    if (const int own_nice = ::getpriority(PRIO_PROCESS, 0); errno == 0) {
+      watch.emplace(tasks, own_nice, *l.share_nice, PriorityPolicy::from_data());
+      spec.nice = std::max(0, *l.share_nice);  // one thread's nice until the first look
+      spec.on_start = [&watch](int pid) {
+        try {
+          watch->start(pid);
+        } catch (...) {}  // no thread to be had: the compile runs with one thread's nice, as started
+      };
+    }
   auto result = slurm ? run_slurm_unit(*slurm, spec, rec, s) : s.proc.run(spec);
   if (!result.started && argv != command && !slurm) {
     // kiln's rewrite is at fault only if the original would have started: try it as given.

@@ -1,14 +1,12 @@
 #include "launch/thread_share.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
 namespace kiln::launch {
 
 int running_thread_nice(int base, int share, int running, const PriorityPolicy& policy) {
-  const double levels = std::log(static_cast<double>(std::max(1, running))) / std::log(policy.step);
-  return std::clamp(base + share + static_cast<int>(std::lround(levels)), -20, 19);
+  return std::clamp(base + share + nice_levels(std::max(1, running), policy), -20, 19);
 }
 
 int share_tick(io::TaskTable& tasks, long root, int base, int share, const PriorityPolicy& policy) {

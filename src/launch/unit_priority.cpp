@@ -23,6 +23,10 @@ PriorityPolicy PriorityPolicy::from_data() {
   return p;
 }
 
+int nice_levels(double ratio, const PriorityPolicy& policy) {
+  return static_cast<int>(std::lround(std::log(ratio) / std::log(policy.step)));
+}
+
 double unit_duration(double work, int threads, const PriorityPolicy& policy) {
   const double t = std::max(1, threads);
   return work * (policy.serial_fraction + (1 - policy.serial_fraction) / t);
@@ -45,21 +49,19 @@ Priority decide_priority(const UnitWork& me, int my_threads, const std::vector<P
     p.why = members.size() == 1 ? "" : "the longest of the compiles now and coming: nice 0";
     return p;
   }
-  const double levels = std::log(longest / mine) / std::log(policy.step);
   // A unit whose own work is only estimated is raised less far: an estimate can be several times
   // short (apex's fused_weight_gradient_dense_cuda.o, estimated at 3% of the work, took 66 s of CPU on
   // one thread: at nice 6 it ended 20 s after every other unit, the build's tail).
   const bool learned = me.cpu_ms && *me.cpu_ms > 0;
-  p.nice = std::clamp(static_cast<int>(std::lround(levels)), 0, learned ? policy.max_nice : policy.max_nice_estimated);
+  p.nice = std::clamp(nice_levels(longest / mine, policy), 0, learned ? policy.max_nice : policy.max_nice_estimated);
   p.why = fmt::format("nice {}: expected {:.0f}% of the longest compile now and coming ({})", p.nice,
                       100 * mine / longest, weights.basis);
   return p;
 }
 
 int share_nice(int threads, int nice, int cores, const PriorityPolicy& policy) {
-  const double levels =
-      std::log(static_cast<double>(std::max(1, cores)) / std::max(1, threads)) / std::log(policy.step);
-  return std::clamp(static_cast<int>(std::lround(levels)) + std::max(0, nice), 0, 19);
+  return std::clamp(
+      nice_levels(static_cast<double>(std::max(1, cores)) / std::max(1, threads), policy) + std::max(0, nice), 0, 19);
 }
 
 }  // namespace kiln::launch

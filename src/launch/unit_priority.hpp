@@ -27,6 +27,10 @@ struct Priority {
   std::string why;  // empty when not considered (nothing known about the work)
 };
 
+// How many nice levels stand for a weight ratio of `ratio` (the scheduler's step per level), rounded:
+// the one conversion behind a compile's priority, its share nice and its running threads' nice.
+int nice_levels(double ratio, const PriorityPolicy& policy);
+
 // Expected wall time of `work` on `threads` threads (Amdahl's law with the policy's serial part).
 double unit_duration(double work, int threads, const PriorityPolicy& policy);
 
