@@ -108,10 +108,11 @@ public:
     if (plan.kind == read::ProjectKind::extension && plan.governed() && !outcome.wheel_cache.hit)
       if (auto text = s.fs.read(plan.exec_log_path())) span_ = drive::compile_span(*text, started_ms, epoch_ms());
     if (progress) progress->finish();
-    if (slurm_)  // nothing of this build may stay in Slurm, however it ended
-      std::ofstream(plan.log_path(), std::ios::app) << finish_slurm(*slurm_, s);
-
+    // Nothing of this build may stay in Slurm, however it ended. On a stop, only once the tree has
+    // settled: an srun whose kiln exec died first still creates or ends its step as an orphan.
     if (int sig = io::BuildInterrupts::received()) return stopped(s, plan, interrupts, sig, json_);
+    finish_slurm_once(s, plan);
+
     if (!outcome.ok)
       if (auto full = full_disk(plan)) std::ofstream(plan.log_path(), std::ios::app) << *full << "\n";
     binary::VerifyReport verified;
@@ -159,8 +160,15 @@ public:
 private:
   // Waits for the tree to stop, records it in the build log, and exits 128 + signal only when
   // nothing of the build still runs.
-  static int stopped(io::Seams& s, const plan::Plan& plan, const io::BuildInterrupts& interrupts, int sig, bool json) {
+  void finish_slurm_once(io::Seams& s, const plan::Plan& plan) {
+    if (!slurm_ || slurm_finished_) return;
+    slurm_finished_ = true;
+    std::ofstream(plan.log_path(), std::ios::app) << finish_slurm(*slurm_, s);
+  }
+
+  int stopped(io::Seams& s, const plan::Plan& plan, const io::BuildInterrupts& interrupts, int sig, bool json) {
     const auto settled = interrupts.settle(kAfterKill);
+    finish_slurm_once(s, plan);
     const std::string name = io::signal_name(sig);
     std::string line = fmt::format("kiln: build stopped by {} after it was forwarded to the build tree", name);
     if (settled.killed)
@@ -389,6 +397,7 @@ private:
   std::string dir_;
   PlanOptions req_;
   std::optional<SlurmBuild> slurm_;
+  bool slurm_finished_ = false;
   std::optional<drive::CompileSpan> span_;  // a torch extension's compiles within the build step
   bool json_ = false;
 };

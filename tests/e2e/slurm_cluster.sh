@@ -147,7 +147,8 @@ wait \$k; echo "kiln exited \$?"
 squeue -h -s -j \$SLURM_JOB_ID -o '%i %j' | grep ' kiln-[0-9]' && { echo "steps left"; exit 4; }
 exit 0
 SH
-"${alloc[@]}" bash "$work/interrupt.sh" > "$work/int.log" 2>&1 || { cat "$work/int.log" "$work/int.err"; fail "Ctrl-C left steps"; }
+"${alloc[@]}" bash "$work/interrupt.sh" > "$work/int.log" 2>&1 \
+  || { cat "$work/int.log" "$work/int.err"; grep '^kiln' "$work/p-int/kiln-build.log"; fail "Ctrl-C left steps"; }
 grep -q "kiln exited 130" "$work/int.log" || { cat "$work/int.log" "$work/int.err"; fail "kiln build did not exit 130 on Ctrl-C"; }
 pgrep -f "$work/slowcc" > /dev/null && fail "a compile outlived Ctrl-C"
 echo "Ctrl-C: kiln exited 130, no step left in squeue, no compile left"
