@@ -150,7 +150,7 @@ SH
 "${alloc[@]}" bash "$work/interrupt.sh" > "$work/int.log" 2>&1 \
   || { cat "$work/int.log" "$work/int.err"; grep '^kiln' "$work/p-int/kiln-build.log"; fail "Ctrl-C left steps"; }
 grep -q "kiln exited 130" "$work/int.log" || { cat "$work/int.log" "$work/int.err"; fail "kiln build did not exit 130 on Ctrl-C"; }
-pgrep -f "$work/slowcc" > /dev/null && fail "a compile outlived Ctrl-C"
+pgrep -f "$work/slowcc" > /dev/null && { ps -eo pid,ppid,pgid,stat,etimes,args | grep -E "slowcc|slurmstepd|kiln exec|srun|sleep" | grep -v grep; cat "$work/int.log" "$work/int.err"; grep "^kiln" "$work/p-int/kiln-build.log"; fail "a compile outlived Ctrl-C"; }
 echo "Ctrl-C: kiln exited 130, no step left in squeue, no compile left"
 grep '^kiln' "$work/p-int/kiln-build.log" || true
 
