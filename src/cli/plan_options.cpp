@@ -89,11 +89,11 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
                "Never give long nvcc compiles extra threads (--split-compile/--threads) "
                "from idle cores")
       ->envname("KILN_NO_SPLIT");
-  app.add_flag("--no-cpu-share", o.no_cpu_share,
-               "Weigh each compile's threads by its priority alone, instead of one CPU weight per "
-               "compile shared by the threads it runs at each moment (on where kiln may lower a "
-               "thread's nice again: root)")
-      ->envname("KILN_NO_CPU_SHARE");
+  app.add_flag("--cpu-share", o.cpu_share,
+               "Give each compile one CPU weight, shared by the threads it runs at each moment, "
+               "instead of weighing each thread by the compile's priority (root only; off by "
+               "default until it is shown to help, docs/cli/build.md)")
+      ->envname("KILN_CPU_SHARE");
   app.add_flag("--no-wheel-cache", o.no_wheel_cache,
                "Always run a torch extension's build backend, even when a wheel "
                "built from the same inputs is in kiln's wheel cache")
@@ -126,7 +126,6 @@ plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s, c
   o.ccache = !o.no_ccache;
   o.governor = !o.no_governor;
   o.split_threads = !o.no_split;
-  o.cpu_share = !o.no_cpu_share;
   o.wheel_cache = !o.no_wheel_cache;
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);

@@ -15,7 +15,6 @@ struct PlanOptions : plan::BuildRequest {
   bool no_ccache = false;
   bool no_governor = false;
   bool no_split = false;
-  bool no_cpu_share = false;
   bool no_wheel_cache = false;
   std::string mem_budget;
   bool example = false;  // --example: the bundled example

@@ -11,7 +11,7 @@
 // (unit_priority share_nice: its granted threads at its priority, as one thread) plus
 // log_step(running): n threads of one compile then weigh together what one thread of it would.
 // Lowering a thread's nice again needs root or an RLIMIT_NICE that allows it
-// (io::can_lower_nice); kiln build turns this on only then (--no-cpu-share turns it off).
+// (io::can_lower_nice); kiln build --cpu-share turns this on only then (off by default).
 #include <chrono>
 #include <condition_variable>
 #include <map>

@@ -34,7 +34,7 @@ struct BuildRequest {
   std::optional<std::uint64_t> mem_budget_kib;  // --mem-budget; default: available memory less margin
   bool prune_archs = false;                     // rewrite hard-coded nvcc -gencode flags to the planned targets
   bool split_threads = true;                    // give long nvcc units idle cores (run/thread_grant.hpp)
-  bool cpu_share = true;    // one CPU weight per compile, shared by its running threads (launch/thread_share)
+  bool cpu_share = false;   // one CPU weight per compile, shared by its running threads (launch/thread_share)
   bool wheel_cache = true;  // a torch extension rebuilt from the same inputs installs its kept wheel
   std::string cache_dir;    // CCACHE_DIR for this build; empty: ccache's own
   std::vector<std::string> cmake_defines;  // extra -D KEY=VALUE

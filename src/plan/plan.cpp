@@ -126,7 +126,9 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
     // What comes next, for the thread grants; a torch extension's helper names its own per Ninja.
     if (split_threads) e["KILN_UNIT_PLAN"] = unit_plan_path();
     if (nvcc_time) e["KILN_NVCC_TIME"] = build_dir + "/.kiln/time";
-    if (cpu_share) e["KILN_CPU_SHARE"] = "1";
+    // Always said: a KILN_CPU_SHARE=1 of the user's, refused where nice cannot be lowered again,
+    // must not reach the launchers.
+    e["KILN_CPU_SHARE"] = cpu_share ? "1" : "0";
   }
   // ccache hashes the working directory of a compile with -g (hash_dir), and Python's own CFLAGS
   // carry -g into every torch extension's host .cpp: a fresh copy of the project then misses on

@@ -39,7 +39,7 @@ std::vector<std::string> request_args(const BuildRequest& req) {
   flag("--no-governor", !req.governor);
   if (req.mem_budget_kib) add("--mem-budget", std::to_string(*req.mem_budget_kib) + "K");
   flag("--no-split", !req.split_threads);
-  flag("--no-cpu-share", !req.cpu_share);
+  flag("--cpu-share", req.cpu_share);
   flag("--no-wheel-cache", !req.wheel_cache);
   flag("--prune-archs", req.prune_archs);
   each("--knob", req.knobs);

@@ -268,8 +268,9 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
     return fmt::format(
         "{} is {} of the {} build ({}), beside {:.0f} threads of the build's compiles on {} cores on average, and "
         "the build's jobs were on a CPU only {:.0f}% of the time: its serial parts (front end, its largest kernels, "
-        "host compile) got one thread's share of a core; kiln build as root gives each compile one CPU weight that "
-        "its running threads share (docs/cli/build.md, --no-cpu-share), else fewer threads beside it (--no-split)",
+        "host compile) got one thread's share of a core; fewer threads beside it (--no-split), or, as root, one CPU "
+        "weight per compile that its running threads share (--cpu-share, not yet measured on many cores: "
+        "docs/cli/build.md)",
         u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got, p.avg_lanes, p.cores,
         100 * p.job_cpu_share);
   if (u.kind == "cuda" && lanes * 4 >= p.cores * 3)
