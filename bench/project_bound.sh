@@ -11,7 +11,7 @@
 #      replaced by the real compilers, nvcc's architectures pruned by `kiln exec` as in the build.
 # Prints the bound, max(total compile CPU / cores, longest unit alone), both figures, and the ratio
 # cold wall / bound, as a Markdown row for docs/benchmarks.md. Writes OUT/{build.log,report.txt,
-# report.json,exec.jsonl,alone.log,alone.cmd,alone.jsonl,row.md,grants.txt,timeline.txt,start.txt} (grants.txt: what kiln exec gave each unit
+# report.json,exec.jsonl,alone.log,alone.cmd,alone.jsonl,row.md,grants.txt,timeline.txt,start.txt,host.txt} (grants.txt: what kiln exec gave each unit
 # and why, in launch order).
 # KILN_BENCH_ALONE=0 skips step 3 (the row's bound is then only "at least" the CPU part).
 # KILN_BENCH_DEADLINE (unix seconds), when set, bounds step 3: the unit alone is stopped there and
@@ -23,6 +23,12 @@
 set -u
 kiln=$(readlink -f "$1"); py=$2; src=$(readlink -f "$3"); out=$(readlink -f "$4"); gpu=${5:-h100}
 mkdir -p "$out"
+# host.txt: the CPUs behind "cores". If two of them share a physical core (SMT), a unit's serial
+# chain beside a busy sibling runs slower than alone (mamba's complex units: cicc 50-54 s in the
+# build, 38 s alone), whatever the scheduler gives it.
+{ echo "nproc $(nproc)"; grep -m1 'model name' /proc/cpuinfo
+  echo "cpu0 siblings $(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null)"
+  lscpu 2>/dev/null | grep -E '^(Thread|Core|Socket|CPU max MHz|CPU MHz)'; } > "$out/host.txt" 2>&1
 measure="$(cd "$(dirname "$0")" && pwd)/measure.py"
 work=$(mktemp -d /tmp/kiln-bound-XXXX)
 # KILN_BENCH_XDG: a kiln user cache to keep between runs (what kiln learned of each unit), for a
