@@ -158,14 +158,16 @@ public:
   }
 
 private:
-  // Waits for the tree to stop, records it in the build log, and exits 128 + signal only when
-  // nothing of the build still runs.
+  // --slurm: the per-node lines and the cancelling of this build's steps left in Slurm, once (a
+  // stop during verification comes after the build's own call).
   void finish_slurm_once(io::Seams& s, const plan::Plan& plan) {
     if (!slurm_ || slurm_finished_) return;
     slurm_finished_ = true;
     std::ofstream(plan.log_path(), std::ios::app) << finish_slurm(*slurm_, s);
   }
 
+  // Waits for the tree to stop, records it in the build log, and exits 128 + signal only when
+  // nothing of the build still runs.
   int stopped(io::Seams& s, const plan::Plan& plan, const io::BuildInterrupts& interrupts, int sig, bool json) {
     const auto settled = interrupts.settle(kAfterKill);
     finish_slurm_once(s, plan);

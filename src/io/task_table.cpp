@@ -1,8 +1,5 @@
 #include "io/task_table.hpp"
 
-#include "io/fs.hpp"
-#include "io/process_table.hpp"
-
 #include <dirent.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -10,12 +7,15 @@
 
 #include <cerrno>
 #include <charconv>
-#include <sstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <thread>
+
+#include "io/fs.hpp"
+#include "io/process_table.hpp"
 
 namespace kiln::io {
 namespace {
