@@ -1,10 +1,10 @@
 #pragma once
-#include <chrono>
 // Looking after ccache for `kiln cache`: its statistics (`ccache --print-stats`, tab-separated
 // counters), its configuration and where each value comes from (`ccache -p`: "(origin) key = value"),
 // and the settings kiln writes (max_size, remote_storage, remote_only) with `ccache --set-config`.
 // A cache folder given with --dir is the CCACHE_DIR ccache runs with; its ccache.conf is where
 // the settings go, so `kiln build --cache-dir DIR` picks them up.
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>

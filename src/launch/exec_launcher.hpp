@@ -8,7 +8,7 @@
 // governor's shared ledger; absent: no governing), KILN_MEM_BUDGET_KIB, KILN_MEM_HISTORY (folder of
 // learned peaks and durations per output), KILN_PRUNE_ARCHS (targets in CMake spelling), KILN_CORES
 // (the build's cores, for thread grants), KILN_SPLIT (1: grant long nvcc units extra threads, see
-// run/thread_grant.hpp), KILN_NVCC_TIME (a folder: record nvcc's phase times per unit), KILN_RUNNING
+// launch/thread_grant.hpp), KILN_NVCC_TIME (a folder: record nvcc's phase times per unit), KILN_RUNNING
 // (a folder: one file per compile while it runs, for the progress line; launch/running_units.hpp).
 //
 // kiln's own nvcc flags (the thread grant, --time) travel in NVCC_APPEND_FLAGS, after any the user

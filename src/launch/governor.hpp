@@ -26,7 +26,7 @@ namespace kiln::launch {
 struct Reservation {
   long pid = 0;
   std::uint64_t kib = 0;
-  // Added for nvcc thread grants (run/thread_grant.hpp); a ledger line without them reads as 1 and 0.
+  // Added for nvcc thread grants (launch/thread_grant.hpp); a ledger line without them reads as 1 and 0.
   int threads = 1;         // cores the compile may keep busy
   long long until_ms = 0;  // expected end (unix epoch ms) from its learned duration; 0 unknown
   // The process's start time (/proc/PID/stat field 22): with the pid, what names the process. 0:

@@ -27,7 +27,7 @@ std::vector<std::string> Plan::configure_argv() const {
     if (!torch_arch_list.empty()) argv.push_back("-DTORCH_CUDA_ARCH_LIST=" + torch_arch_list);
   }
   for (const auto& d : cmake_defines) argv.push_back("-D" + d);
-  // Entries the last configure set and this one does not: CMake would keep them (run/stale_config).
+  // Entries the last configure set and this one does not: CMake would keep them (plan/stale_config).
   for (const auto& k : config.dropped) {
     argv.push_back("-U");
     argv.push_back(k);
@@ -77,7 +77,7 @@ std::vector<std::string> Plan::build_argv() const {
       return {python, "setup.py", "develop"};
     case read::ProjectKind::extension:
       // The project's backend builds the wheel once; `pip install .` would run it twice, each
-      // run importing torch. The install step (run/wheel_build) never reaches for an index.
+      // run importing torch. The install step (drive/wheel_build) never reaches for an index.
       return {python, wheel_script_path(), wheel_dir()};
     default:
       if (generator != "Ninja") return {cmake, "--build", build_dir, "-j", std::to_string(jobs.jobs)};

@@ -48,7 +48,7 @@ struct Plan {
   std::string ledger;  // the governor's ledger, shared by every build on the machine (ledger_place)
   bool prune_archs = false;
   bool split_threads = false;  // the launcher may grant nvcc --split-compile / --threads (nvcc 12.0+)
-  bool wheel_cache = false;    // run/wheel_cache: torch extensions only
+  bool wheel_cache = false;    // launch/wheel_cache: torch extensions only
   bool nvcc_time = false;      // the launcher records nvcc --time phases per unit (nvcc 12.0+)
   bool cpu_share = false;      // the launcher shares each compile's CPU weight among its running threads
   int cores = 1;               // the machine's usable cores when planned: recorded for kiln report
@@ -60,7 +60,7 @@ struct Plan {
   // and the targets in the spelling Torch's CMake reads (TORCH_CUDA_ARCH_LIST).
   std::string torch_dir, torch_dir_how, torch_arch_list;
   bool libtorch() const { return !torch_dir.empty(); }
-  // The existing CMake cache against this plan (run/stale_config), and what kiln does about it.
+  // The existing CMake cache against this plan (plan/stale_config), and what kiln does about it.
   ConfigCheck config;
 
   bool governed() const { return governor && !kiln_exe.empty(); }
@@ -98,7 +98,7 @@ struct Plan {
   bool cuda() const { return !targets.empty(); }
   std::vector<std::string> configure_argv() const;  // CMake projects only
   std::vector<std::string> build_argv() const;      // ninja, or the Python build
-  // A torch extension is built into a wheel by its own backend (run/wheel_build), then pip installs it.
+  // A torch extension is built into a wheel by its own backend (drive/wheel_build), then pip installs it.
   std::string wheel_dir() const { return build_dir + "/wheel"; }
   std::string wheel_script_path() const { return build_dir + "/.kiln/wheel_build.py"; }
   // The child environment: kiln's own plus the cache settings and nvcc's folder on PATH.

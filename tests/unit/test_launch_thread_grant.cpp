@@ -1,4 +1,4 @@
-// The thread-grant rule (run/thread_grant.hpp) with fake reservations, and the launcher's use of it
+// The thread-grant rule (launch/thread_grant.hpp) with fake reservations, and the launcher's use of it
 // under the governor with a fake clock and ledger: a grant never breaks the memory budget.
 #include <gtest/gtest.h>
 
