@@ -47,9 +47,33 @@ def fast_zip():
         return get(compress_type, compresslevel)
     zipfile._get_compressor = compressor
 
+def private_build_folder(wheel_dir):
+    # setuptools builds in the project's build/ (build_temp, build_lib, bdist) and writes its
+    # .egg-info beside setup.py: two kiln builds of one project with their own --build-dir shared
+    # them, and one linked _C.so while another copied it into its wheel (0 bytes). setuptools 62+
+    # reads DIST_EXTRA_CONFIG after the project's own setup.cfg; an older one is told through its
+    # build command's defaults. The folder is this kiln build folder's.
+    base = os.path.join(os.path.dirname(os.path.abspath(wheel_dir)), "setuptools")
+    os.makedirs(base, exist_ok=True)
+    if not os.environ.get("DIST_EXTRA_CONFIG"):
+        cfg = os.path.join(base, "kiln.cfg")
+        with open(cfg, "w") as f:
+            f.write("[build]\nbuild_base = %s\n[egg_info]\negg_base = %s\n" % (base, base))
+        os.environ["DIST_EXTRA_CONFIG"] = cfg
+    try:
+        from distutils.command import build as build_cmd
+        init = build_cmd.build.initialize_options
+        def initialize_options(self):
+            init(self)
+            self.build_base = base
+        build_cmd.build.initialize_options = initialize_options
+    except Exception as e:
+        print("kiln: setuptools build folder: %s (%s)" % (base, e), file=sys.stderr, flush=True)
+
 def main():
     wheel_dir = sys.argv[1]
     fast_zip()
+    private_build_folder(wheel_dir)
     parallel_extensions()
     bs = build_system()
     spec = bs.get("build-backend", "setuptools.build_meta:__legacy__")

@@ -151,6 +151,21 @@ Parsed<Bytes> zip_member_data(const Bytes& zip, const ZipMember& m, std::shared_
   if (lh->at<std::uint32_t>(0) != kLocal)
     return tl::unexpected(lh->error(0, "bad zip local header signature for " + m.name));
   const std::uint64_t start = m.local_header_offset + 30 + lh->at<std::uint16_t>(26) + lh->at<std::uint16_t>(28);
+  // The local header must tell the same sizes as the central directory (unless a data descriptor
+  // follows the data, bit 3): a directory that says 0 or 1 byte must not hide a member's bytes
+  // from kiln while another reader finds them (issue 34, case 11).
+  const bool descriptor = lh->at<std::uint16_t>(6) & 0x8;
+  const std::uint32_t local_compressed = lh->at<std::uint32_t>(18), local_size = lh->at<std::uint32_t>(22);
+  const bool zip64 = local_compressed == 0xffffffffu || local_size == 0xffffffffu;
+  if (!descriptor && !zip64 && (local_compressed != m.compressed_size || local_size != m.uncompressed_size))
+    return tl::unexpected(lh->error(
+        0, fmt::format("zip member {}: the central directory says {} bytes ({} stored), its local header {} ({} "
+                       "stored): the archive is corrupt or crafted",
+                       m.name, m.uncompressed_size, m.compressed_size, local_size, local_compressed)));
+  if (m.method == 0 && m.compressed_size != m.uncompressed_size)
+    return tl::unexpected(lh->error(0, fmt::format("zip member {} is stored (not compressed) but its sizes differ: "
+                                                   "{} stored, {} uncompressed",
+                                                   m.name, m.compressed_size, m.uncompressed_size)));
   auto data = zip.slice(start, m.compressed_size, "zip member " + m.name);
   if (!data) return tl::unexpected(data.error());
   const std::string member_name = std::string(zip.name()) + "!" + m.name;
@@ -163,30 +178,36 @@ Parsed<Bytes> zip_member_data(const Bytes& zip, const ZipMember& m, std::shared_
   if (m.uncompressed_size > kMaxInflated || m.uncompressed_size > m.compressed_size * 1032 + (1u << 20))
     return tl::unexpected(data->error(0, fmt::format("implausible uncompressed size {} for {} ({} bytes deflated)",
                                                      m.uncompressed_size, m.name, m.compressed_size)));
-  std::string out(m.uncompressed_size, '\0');
+  // Memory follows what the stream inflates, never what the header declares: a 3 MB member that
+  // claims 3 GiB gets pieces as they come, and fails when the data ends or runs past the claim
+  // (issue 34, case 8).
+  std::string out;
   z_stream zs{};
   if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) return tl::unexpected(data->error(0, "zlib: inflateInit2 failed"));
   zs.next_in = const_cast<Bytef*>(data->data());
-  std::uint64_t in_left = data->size(), out_done = 0;
+  std::uint64_t in_left = data->size();
   int rc = Z_OK;
+  constexpr std::uint64_t kPiece = 1u << 20;
   // zlib counts in uInt; feed it in chunks so members above 4 GiB still inflate.
-  while (rc == Z_OK) {
+  while (rc == Z_OK && out.size() <= m.uncompressed_size) {
     const uInt in_chunk = static_cast<uInt>(std::min<std::uint64_t>(in_left, 1u << 30));
-    const uInt out_chunk = static_cast<uInt>(std::min<std::uint64_t>(out.size() - out_done, 1u << 30));
+    const std::uint64_t have = out.size();
+    // One byte past the claim, so a stream that inflates to more is caught.
+    const uInt out_chunk = static_cast<uInt>(std::min<std::uint64_t>(m.uncompressed_size + 1 - have, kPiece));
+    out.resize(have + out_chunk);
     zs.avail_in = in_chunk;
-    zs.next_out = reinterpret_cast<Bytef*>(out.data() + out_done);
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + have);
     zs.avail_out = out_chunk;
     rc = inflate(&zs, Z_NO_FLUSH);
     in_left -= in_chunk - zs.avail_in;
-    out_done += out_chunk - zs.avail_out;
+    out.resize(have + (out_chunk - zs.avail_out));
     if (rc == Z_OK && zs.avail_out == out_chunk && zs.avail_in == in_chunk) rc = Z_BUF_ERROR;  // no progress
-    if (rc == Z_BUF_ERROR && out_done == out.size() && in_left == 0) rc = Z_STREAM_END;
   }
   inflateEnd(&zs);
-  if (rc != Z_STREAM_END || out_done != out.size())
+  if (rc != Z_STREAM_END || out.size() != m.uncompressed_size)
     return tl::unexpected(data->error(
-        data->size() - in_left,
-        fmt::format("deflate data of {} is corrupt ({} of {} bytes inflated)", m.name, out_done, out.size())));
+        data->size() - in_left, fmt::format("deflate data of {} is corrupt ({} bytes inflated, {} declared)", m.name,
+                                            out.size(), m.uncompressed_size)));
   keep = own_bytes(member_name, std::move(out));
   return keep->bytes();
 }

@@ -24,6 +24,11 @@ bool cuda_candidate(std::string_view name) {
          ends_with(base, ".a") || ends_with(base, ".cubin") || ends_with(base, ".fatbin") || ends_with(base, ".pyd");
 }
 
+bool shared_library(std::string_view name) {  // an ELF one: .pyd is Windows'
+  auto base = name.substr(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
+  return ends_with(base, ".so") || base.find(".so.") != std::string_view::npos;
+}
+
 void read_kernels(EntryReport& er, const FatbinEntry& e) {
   auto raw = decompress(e);
   if (!raw) {
@@ -155,6 +160,10 @@ std::optional<std::string> scan(FileReport& r, const Bytes& b, const std::string
       std::shared_ptr<const Blob> keep;
       auto mb = zip_member_data(b, m, keep);
       if (!mb) return mb.error().to_string();
+      // A wheel's shared library that is no ELF would not load (a 0-byte _C.so: "file too short").
+      if (shared_library(m.name) && !looks_like_elf(*mb) && !looks_like_fatbin(*mb))
+        return fmt::format("{}!{}: {} bytes and not an ELF file: a shared library in a wheel must load", b.name(),
+                           m.name, mb->size());
       if (auto err = scan(r, *mb, m.name, opt, depth + 1)) return err;
     }
     return std::nullopt;

@@ -1,5 +1,6 @@
 #include "cli/build_progress.hpp"
 #include "cli/progress_text.hpp"
+#include "core/terminal_text.hpp"
 
 #include <algorithm>
 
@@ -92,11 +93,11 @@ void BuildProgress::finish() {
 void BuildProgress::draw(const std::string& line, bool force_plain) {
   const io::Terminal t = terminal_();
   if (t.tty) {
-    s_.err << "\r\033[K" << line << std::flush;
+    s_.err << "\r\033[K" << core::terminal_safe(line) << std::flush;
     drawn_ = true;
   } else if (force_plain || s_.clock.now() - last_plain_ >= std::chrono::seconds(10)) {
     // A CI log gets a line every few seconds, not one per step or tick.
-    s_.err << line << "\n" << std::flush;
+    s_.err << core::terminal_safe(line) << "\n" << std::flush;
     last_plain_ = s_.clock.now();
   }
 }

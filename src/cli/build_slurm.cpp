@@ -38,6 +38,7 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
   s.fs.make_dirs(plan.build_dir);
   probe::NodeProbe probe;
   probe.paths["build folder"] = plan.build_dir;
+  probe.exchange_dir = plan.build_dir + "/.kiln";
   probe.paths["source folder"] = plan.project_dir;
   probe.paths["kiln binary"] = plan.kiln_exe;
   add_cache(plan, s, probe);

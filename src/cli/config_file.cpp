@@ -55,6 +55,23 @@ std::optional<std::string> check_config(const std::string& path, const std::stri
   return std::nullopt;
 }
 
+std::optional<std::string> refuse_programs(const std::string& path, const std::string& text) {
+  toml::parse_result parsed = toml::parse(text);
+  if (!parsed) return std::nullopt;  // check_config reports it
+  for (const auto& [section, node] : parsed.table()) {
+    const auto* table = node.as_table();
+    if (!table) continue;
+    for (const auto& [k, _] : *table)
+      if (k.str() == "python")
+        return fmt::format(
+            "{}:{}: [{}] python names a program, and a project's kiln.toml may choose options, "
+            "never the programs kiln runs; pass --python PATH or set PYTHON, or put it in your "
+            "own file given with --config",
+            path, k.source().begin.line, section.str());
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> config_sections(const std::string& command) {
   if (command == "plan") return {"plan", "build"};
   return {command};

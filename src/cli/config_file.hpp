@@ -15,6 +15,12 @@ namespace kiln::cli {
 std::optional<std::string> check_config(const std::string& path, const std::string& text,
                                         const std::map<std::string, std::vector<std::string>>& options);
 
+// The keys that name a program kiln runs (`python`): refused in a kiln.toml kiln found by itself
+// (DIR/kiln.toml, ./kiln.toml), which is the project's and so untrusted (issue 34, case 3: `[plan]
+// python = "./evil.sh"` ran the project's script while planning). The message says how to choose
+// one: the flag, the variable, or --config FILE. nullopt when none is there.
+std::optional<std::string> refuse_programs(const std::string& path, const std::string& text);
+
 // The sections `command` reads, most specific first: {"plan", "build"} for plan (so that a plan is
 // the build's plan), else {command}. project_config gives CLI11 the keys of each.
 std::vector<std::string> config_sections(const std::string& command);

@@ -1,6 +1,11 @@
 #include "cli/project_config.hpp"
 
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+
 #include <filesystem>
+#include <iterator>
 
 #include "cli/command.hpp"
 #include "cli/project_dir.hpp"
@@ -45,8 +50,49 @@ std::string default_config_path(const std::vector<std::string>& args, const std:
   return "kiln.toml";
 }
 
+namespace {
+
+// A TOML value as CLI11 takes it: text, each element of an array its own input.
+void add_inputs(const toml::node& node, std::vector<std::string>& out) {
+  if (const auto* a = node.as_array()) {
+    for (const auto& e : *a) add_inputs(e, out);
+  } else if (const auto* v = node.as_string()) {
+    out.push_back(v->get());
+  } else if (const auto* v = node.as_integer()) {
+    out.push_back(std::to_string(v->get()));
+  } else if (const auto* v = node.as_floating_point()) {
+    out.push_back(fmt::format("{}", v->get()));
+  } else if (const auto* v = node.as_boolean()) {
+    out.push_back(v->get() ? "true" : "false");
+  }
+}
+
+}  // namespace
+
+std::vector<CLI::ConfigItem> read_config_items(const std::string& text) {
+  std::vector<CLI::ConfigItem> items;
+  toml::parse_result parsed = toml::parse(text);
+  if (!parsed) return items;  // check_config has said why
+  for (const auto& [k, node] : parsed.table()) {
+    if (const auto* section = node.as_table()) {
+      for (const auto& [sk, value] : *section) {
+        CLI::ConfigItem item{{std::string(k.str())}, std::string(sk.str()), {}};
+        add_inputs(value, item.inputs);
+        items.push_back(std::move(item));
+      }
+      items.push_back({{std::string(k.str())}, "--", {}});  // the end of a section, as CLI11 marks it
+      continue;
+    }
+    CLI::ConfigItem item{{}, std::string(k.str()), {}};
+    add_inputs(node, item.inputs);
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
 std::vector<CLI::ConfigItem> SectionsConfig::from_config(std::istream& input) const {
-  auto items = CLI::ConfigTOML::from_config(input);
+  const std::string text((std::istreambuf_iterator<char>(input)), std::istreambuf_iterator<char>());
+  auto items = read_config_items(text);
   const auto sections = config_sections(command_);
   std::set<std::string> given;  // keys already given by a more specific section
   std::vector<CLI::ConfigItem> copies;

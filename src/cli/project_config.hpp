@@ -23,7 +23,12 @@ std::string default_config_path(const std::vector<std::string>& args, const std:
 // `dir` made absolute and normal, with no trailing '/' ("" is the current folder).
 std::string absolute_folder(const std::string& dir);
 
-// CLI11's TOML reader, plus the sections rule: the keys of every section `command` reads that its own
+// kiln.toml's items as CLI11 takes them, read by toml++ (the reader that checked the file), never
+// by CLI11's own line reader, which cut values at '#' ("B=two#three" became "B=tw") and dropped
+// array elements after it (issue 34, case 7).
+std::vector<CLI::ConfigItem> read_config_items(const std::string& text);
+
+// kiln.toml read by read_config_items, plus the sections rule: the keys of every section `command` reads that its own
 // options accept are given to it, the most specific section winning.
 class SectionsConfig final : public CLI::ConfigTOML {
 public:

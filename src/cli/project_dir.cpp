@@ -38,6 +38,14 @@ bool is_kiln_repository(const std::string& d, const io::Seams& s) {
   return s.fs.exists(d + "/examples/minitorch/CMakeLists.txt") && s.fs.exists(d + "/data/project_knobs.toml");
 }
 
+// A project's own build files, refused up front when kiln will not read them whole: a FIFO, a
+// link to /dev/zero, a huge file (issue 34, case 6; the reads below would find them "missing").
+void check_project_files(const std::string& dir, const io::Seams& s) {
+  for (const char* f : {"CMakeLists.txt", "setup.py", "pyproject.toml", "setup.cfg"})
+    if (auto why = io::read_refusal(s.fs, dir + "/" + f, io::kProjectFileMaxBytes))
+      throw UsageError(*why + "; a project's build files must be regular files: replace it");
+}
+
 }  // namespace
 
 ProjectDir resolve_project_dir(const std::string& dir, const io::Seams& s, bool example, std::string cwd) {
@@ -45,6 +53,7 @@ ProjectDir resolve_project_dir(const std::string& dir, const io::Seams& s, bool 
     if (example) throw UsageError("--example builds the bundled example: drop DIR '" + dir + "' or --example");
     auto abs = absolute(dir);
     if (!s.fs.is_directory(abs)) throw UsageError("'" + dir + "' is not a directory");
+    check_project_files(abs, s);
     return {abs, "the DIR argument"};
   }
   if (cwd.empty()) {
@@ -60,6 +69,7 @@ ProjectDir resolve_project_dir(const std::string& dir, const io::Seams& s, bool 
     return {ex, example ? "the bundled example (--example)"
                         : "the bundled example: run from the kiln repository with no DIR"};
   }
+  check_project_files(cwd, s);
   // The same reading as a named DIR (setup.py read with Python's ast), not a search for words.
   auto reading = read::read_project_kind(s, cwd);
   if (reading.kind != read::ProjectKind::unknown) return {cwd, "the current folder (no DIR given)"};

@@ -92,7 +92,10 @@ std::optional<std::string> load_config(const std::string& given, const std::stri
                          : std::optional<std::string>(fmt::format("--config {}: cannot read the file", path));
   origins.config_path = path;
   origins.config_text = *text;
-  return check_config(path, *text, keys);
+  if (auto bad = check_config(path, *text, keys)) return bad;
+  // A kiln.toml found in the project (or the current folder) is the project's: it chooses options,
+  // never the programs kiln runs while reading it. --config FILE is the user's own.
+  return given.empty() ? refuse_programs(path, *text) : std::nullopt;
 }
 
 struct Parsed {
@@ -278,10 +281,8 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   for (auto& [sub, c] : subs) keys[c->name()] = config_keys(*sub);
   const std::string fallback = p.config.empty() ? default_config_path(p.args, p.command, s) : "kiln.toml";
   app.set_config("--config", fallback, config_help);
-  if (!p.command.empty()) {
-    const auto& own = keys[p.command];
-    app.config_formatter(std::make_shared<SectionsConfig>(p.command, std::set<std::string>(own.begin(), own.end())));
-  }
+  const auto& own = keys[p.command];
+  app.config_formatter(std::make_shared<SectionsConfig>(p.command, std::set<std::string>(own.begin(), own.end())));
   if (auto err = load_config(p.config, fallback, s.fs, keys, origins)) return fail(p.command, kUsage, *err);
 
   for (auto& [sub, c] : subs)

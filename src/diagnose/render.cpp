@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
+#include "core/terminal_text.hpp"
+
 namespace kiln::diagnose {
 
 namespace {
@@ -60,7 +64,9 @@ json finding_json(const Finding& f) {
 
 }  // namespace
 
-void render_text(std::ostream& out, const Diagnosis& d, std::string_view source, const RenderOptions& opts) {
+namespace {
+
+void render_raw(std::ostream& out, const Diagnosis& d, std::string_view source, const RenderOptions& opts) {
   std::string src = source == "-" ? "<stdin>" : std::string(source);
   const Finding* root = d.root_cause();
   if (!root) {
@@ -98,6 +104,15 @@ void render_text(std::ostream& out, const Diagnosis& d, std::string_view source,
     out << "\n" << (d.findings[i].is_error() ? "" : "warning: ");
     print_finding(out, d.findings[i], src, opts.context, false);
   }
+}
+
+}  // namespace
+
+// Everything shown comes from the log (lines, captures in the cause and fix): escaped for a terminal.
+void render_text(std::ostream& out, const Diagnosis& d, std::string_view source, const RenderOptions& opts) {
+  std::ostringstream text;
+  render_raw(text, d, source, opts);
+  out << core::terminal_safe(text.str());
 }
 
 json to_json(const Diagnosis& d, std::string_view source) {

@@ -60,6 +60,9 @@ StepRunner::Result StepRunner::run(const char* name, const std::vector<std::stri
   auto r = s_.proc.run(spec);
   if (progress_.on_step) progress_.on_step(name, false);
   log_.flush();
+  if (r.orphans_killed > 0)
+    log_ << fmt::format("kiln: {}: {} process{} left running by the step killed (its tool ended before its jobs)\n",
+                        name, r.orphans_killed, r.orphans_killed == 1 ? "" : "es");
   o_.peak_rss_kib = std::max(o_.peak_rss_kib, r.peak_rss_kib);
   if (ninja) o_.build_peak_rss_kib = r.peak_rss_kib;
   if (!r.started) {

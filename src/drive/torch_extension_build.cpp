@@ -4,10 +4,13 @@
 
 #include <optional>
 
+#include "core/fnv.hpp"
 #include "drive/cmake_build.hpp"
 #include "drive/pytorch_build.hpp"
 #include "drive/step_runner.hpp"
 #include "drive/wheel_build.hpp"
+#include "io/file_lock.hpp"
+#include "io/user_cache.hpp"
 #include "launch/wheel_cache.hpp"
 #include "launch/wheel_index.hpp"
 #include "plan/install_command.hpp"
@@ -75,17 +78,42 @@ void update_cache(BuildContext& ctx, const CacheLookup& c, const std::string& wh
   }
 }
 
-// pip installs the wheel; a kept wheel is also unpacked, since nothing was built in this copy and
-// the checks read the libraries out of it.
-bool install(BuildContext& ctx, const std::string& wheel, bool kept) {
+// The wheel checked against its RECORD (every member's size and sha256, each shared library an
+// ELF file) and its libraries unpacked for verify, before it is kept or installed: what is kept
+// and installed is what was checked (issue 34, case 1: three builds sharing setuptools' build
+// folder cached and installed a 0-byte _C.so with exit 0).
+bool check_wheel(BuildContext& ctx, const std::string& wheel, const CacheLookup& c) {
   const auto& plan = ctx.plan;
+  auto u = ctx.steps.run("check", wheel_unpack_argv(plan.python, wheel, plan.wheel_dir() + "/contents"), false);
+  ctx.o.build_time += u.took;
+  if (u.ok) return true;
+  if (c.kept) {
+    ctx.log << "kiln: wheel cache: the kept wheel " << c.kept->path
+            << " failed the check; it is dropped from the cache: run the build again\n";
+    launch::drop_wheel(ctx.s.fs, c.root, c.key.hex);
+  } else {
+    ctx.log << "kiln: the wheel the backend built failed the check: it is neither kept nor installed\n";
+  }
+  return false;
+}
+
+// pip installs the wheel, one install into an interpreter at a time: two builds of one project
+// installing at once would each remove what the other installs. The wait is bounded.
+bool install(BuildContext& ctx, const std::string& wheel) {
+  const auto& plan = ctx.plan;
+  std::optional<io::FileLock> one_at_a_time;
+  const auto cache = io::kiln_user_cache(ctx.s.env);
+  if (!cache.empty() && dynamic_cast<io::RealFilesystem*>(&ctx.s.fs)) {
+    ctx.s.fs.make_dirs(cache + "/locks");
+    one_at_a_time.emplace(fmt::format("{}/locks/pip-{:016x}.lock", cache, core::fnv1a64(plan.python)),
+                          io::FileLockOptions{.wait = std::chrono::minutes(10)});
+    if (!one_at_a_time->held())
+      ctx.log << "kiln: install: " << one_at_a_time->error() << "; installing without waiting further\n";
+  }
   auto r = ctx.steps.run("install", plan::wheel_install_argv(plan.python, wheel), false);
   ctx.o.install_time = r.took;
   ctx.o.build_time += r.took;
-  if (!r.ok || !kept) return r.ok;
-  auto u = ctx.steps.run("unpack", wheel_unpack_argv(plan.python, wheel, plan.wheel_dir() + "/contents"), false);
-  ctx.o.build_time += u.took;
-  return u.ok;
+  return r.ok;
 }
 
 }  // namespace
@@ -108,8 +136,9 @@ void TorchExtensionDriver::build(BuildContext& ctx) {
     return;
   }
   ctx.o.wheel = wheel;
+  if (!check_wheel(ctx, wheel, cache)) return;
   update_cache(ctx, cache, wheel);
-  if (!install(ctx, wheel, kept)) {
+  if (!install(ctx, wheel)) {
     if (kept) {  // the kept wheel is the suspect: named, and dropped so the next build runs the backend
       ctx.log << "kiln: wheel cache: pip could not install the kept wheel " << cache.kept->path
               << "; it is dropped from the cache: run the build again (or pass --no-wheel-cache)\n";
@@ -118,8 +147,8 @@ void TorchExtensionDriver::build(BuildContext& ctx) {
     return;
   }
   ctx.o.ok = true;
-  ctx.o.artifacts = kept ? find_artifacts(ctx.s.fs, plan.wheel_dir() + "/contents")
-                         : python_build_artifacts(ctx.s.fs, plan.project_dir);
+  // The libraries of the wheel installed, as it holds them: not setuptools' build folder.
+  ctx.o.artifacts = find_artifacts(ctx.s.fs, plan.wheel_dir() + "/contents");
 }
 
 }  // namespace kiln::drive

@@ -19,7 +19,8 @@ std::optional<std::string> built_wheel_name(std::string_view line) {
 
 std::vector<std::string> wheel_unpack_argv(const std::string& python, const std::string& wheel,
                                            const std::string& dest) {
-  return {python, "-c", std::string(data::file("wheel_unpack.py").value_or("")), wheel, dest};
+  // -I -S: the standard library only, nothing of the project's folder or site-packages.
+  return {python, "-I", "-S", "-c", std::string(data::file("wheel_unpack.py").value_or("")), wheel, dest};
 }
 
 }  // namespace kiln::drive

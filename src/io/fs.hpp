@@ -19,8 +19,15 @@ public:
     (void)path;
     return false;
   }
-  // Whole file as text, nullopt when it cannot be read.
+  // Whole file as text, nullopt when it cannot be read. A real file is read only when it is a
+  // regular file (a FIFO would block, /dev/zero never ends) of at most kReadMaxBytes.
   virtual std::optional<std::string> read(const std::string& path) const = 0;
+  // What `path` is when it is there but not a regular file ("a FIFO (named pipe)", "a character
+  // device"), after links; "" for a regular file or nothing. Fakes hold regular files only.
+  virtual std::string special_kind(const std::string& path) const {
+    (void)path;
+    return {};
+  }
   // The first `n` bytes (fewer if the file is shorter): for magic-number checks on large binaries.
   virtual std::optional<std::string> read_head(const std::string& path, size_t n) const {
     auto r = read(path);
@@ -50,6 +57,18 @@ public:
   virtual bool can_create_in(const std::string& dir) { return is_directory(dir); }
 };
 
+// The most Filesystem::read returns of one file (a kept wheel is the biggest kiln reads whole).
+inline constexpr std::uint64_t kReadMaxBytes = std::uint64_t{1} << 30;
+// What kiln reads of a project's own build files (CMakeLists.txt, setup.py, pyproject.toml) and of
+// the records and logs a build folder holds, at most.
+inline constexpr std::uint64_t kProjectFileMaxBytes = std::uint64_t{16} << 20;
+inline constexpr std::uint64_t kBuildRecordMaxBytes = std::uint64_t{256} << 20;
+
+// Why kiln will not read `path` whole (issue 34, case 6): "PATH: a FIFO (named pipe), not a file
+// kiln reads" or "PATH: 3.7 GB, more than the 16 MiB kiln reads of such a file"; nullopt when it
+// may, or when the file is absent.
+std::optional<std::string> read_refusal(const Filesystem& fs, const std::string& path, std::uint64_t max_bytes);
+
 class RealFilesystem final : public Filesystem {
 public:
   bool exists(const std::string& path) const override;
@@ -58,6 +77,7 @@ public:
   bool is_symlink(const std::string& path) const override;
   std::optional<std::string> read(const std::string& path) const override;
   std::optional<std::string> read_head(const std::string& path, size_t n) const override;
+  std::string special_kind(const std::string& path) const override;
   std::optional<std::uint64_t> size(const std::string& path) const override;
   std::vector<std::string> list(const std::string& dir) const override;
   bool write(const std::string& path, const std::string& content) override;

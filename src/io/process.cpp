@@ -192,6 +192,9 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   int status = 0;
   rusage ru{};
   while (::wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {}
+  // A step's tool killed outright leaves its jobs behind (they are in groups of their own): what
+  // became kiln's children is killed before the step is over.
+  if (spec.new_process_group) r.orphans_killed = kill_orphans(guard ? guard->pid() : -1);
   if (spec.new_process_group)
     g_child_group.store(0);
   else

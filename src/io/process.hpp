@@ -44,6 +44,7 @@ struct ProcessResult {
   long peak_rss_kib = 0;  // of the child and its waited-for descendants
   std::chrono::milliseconds wall{0};
   std::chrono::milliseconds cpu{0};
+  int orphans_killed = 0;  // processes its tree left behind, killed when it ended (a new process group's)
   bool ok() const { return started && term_signal == 0 && exit_code == 0; }
 };
 

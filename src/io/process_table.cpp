@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,6 +31,12 @@ std::optional<std::uint64_t> parse_proc_stat_start(const std::string& stat) {
   } catch (...) {
     return std::nullopt;
   }
+}
+
+std::optional<unsigned> SystemProcessTable::owner(long pid) const {
+  struct stat st {};
+  if (pid <= 0 || ::stat(("/proc/" + std::to_string(pid)).c_str(), &st) != 0) return std::nullopt;
+  return static_cast<unsigned>(st.st_uid);
 }
 
 std::optional<std::uint64_t> SystemProcessTable::start_time(long pid) const {

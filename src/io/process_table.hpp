@@ -14,21 +14,33 @@ public:
   virtual ~ProcessTable() = default;
   // nullopt: no such process. 0: it exists but its start time cannot be read (no /proc).
   virtual std::optional<std::uint64_t> start_time(long pid) const = 0;
+  // The user id the process runs as; nullopt when unknown (then nothing is concluded from it).
+  virtual std::optional<unsigned> owner(long pid) const {
+    (void)pid;
+    return std::nullopt;
+  }
 };
 
 // /proc/PID/stat, else kill(pid, 0) when /proc is not mounted.
 class SystemProcessTable final : public ProcessTable {
 public:
   std::optional<std::uint64_t> start_time(long pid) const override;
+  std::optional<unsigned> owner(long pid) const override;  // /proc/PID's owner
 };
 const ProcessTable& system_processes();
 
 class FakeProcessTable final : public ProcessTable {
 public:
   std::map<long, std::uint64_t> started;  // pid -> start time
+  std::map<long, unsigned> owners;        // pid -> uid, where a test says
   std::optional<std::uint64_t> start_time(long pid) const override {
     auto it = started.find(pid);
     if (it == started.end()) return std::nullopt;
+    return it->second;
+  }
+  std::optional<unsigned> owner(long pid) const override {
+    auto it = owners.find(pid);
+    if (it == owners.end()) return std::nullopt;
     return it->second;
   }
 };

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <ctime>
+#include <vector>
 
 namespace kiln::io {
 
@@ -180,6 +181,25 @@ int kill_tree(pid_t root, bool include_root) {
 }
 
 void keep_in_guards(int fd) { g_keep_fd.store(fd); }
+
+int kill_orphans(pid_t except) {
+  const pid_t me = ::getpid();
+  std::vector<pid_t> orphans;
+  const size_t procs = scan_proc();
+  for (size_t i = 0; i < procs; ++i)
+    if (g_ppids[i] == me && g_pids[i] != except && !dead(g_pids[i])) orphans.push_back(g_pids[i]);
+  int killed = 0;
+  for (pid_t o : orphans) killed += kill_tree(o, true);
+  // Reaped here, so that none is left a zombie and the caller (holding the build lock) returns
+  // only when they are gone.
+  for (int i = 0; i < 50 && !orphans.empty(); ++i) {
+    std::erase_if(orphans, [](pid_t o) { return ::waitpid(o, nullptr, WNOHANG) != 0; });
+    if (orphans.empty()) break;
+    const timespec pause{0, 100 * 1000 * 1000};
+    ::nanosleep(&pause, nullptr);
+  }
+  return killed;
+}
 
 TreeGuard::TreeGuard(pid_t child) {
   int fds[2];

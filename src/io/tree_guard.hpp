@@ -19,6 +19,7 @@ public:
   explicit TreeGuard(pid_t child);
   ~TreeGuard();  // tells the guard the child finished, and reaps it
   bool active() const { return guard_ > 0; }
+  pid_t pid() const { return guard_; }
 
 private:
   pid_t guard_ = -1;
@@ -38,6 +39,13 @@ size_t descendants(pid_t root, const pid_t* pids, const pid_t* ppids, size_t n, 
 // first so none forks away. Allocation-free: safe after fork and in a signal handler. Returns
 // how many it killed.
 int kill_tree(pid_t root, bool include_root);
+
+// After a step's process ended: SIGKILLs what its tree left behind, which a subreaper (kiln during
+// a build, io/interrupt) finds among its own children: the compiles of a Ninja or a backend killed
+// by SIGKILL or the OOM killer (issue 34, case 5: they ran on after kiln exited and freed the build
+// lock). Every child of this process but `except` (the step's own guard) is such an orphan, since
+// a build runs one step at a time. Waits (bounded, 5 s) until they are reaped; returns how many.
+int kill_orphans(pid_t except);
 
 // The parent pid in a /proc/PID/stat line (field 4), 0 when malformed. Allocation-free.
 pid_t parse_stat_ppid(const char* stat, size_t len);

@@ -18,9 +18,13 @@ std::string Reservation::field(const std::string& key) const {
   return "";
 }
 
+// A reservation holds while its process runs, as this user: another user's process cannot hold
+// this user's budget even when its line got into the ledger (issue 34, case 4).
 bool holds(const Reservation& r, const io::ProcessTable& procs) {
   auto start = procs.start_time(r.pid);
-  return start && *start == r.start;
+  if (!start || *start != r.start) return false;
+  const auto uid = procs.owner(r.pid);
+  return !uid || *uid == static_cast<unsigned>(::getuid());
 }
 
 bool admits(const std::vector<Reservation>& running, std::uint64_t want_kib, std::uint64_t budget_kib) {

@@ -67,6 +67,7 @@ std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
   if (auto n = number("KILN_SLURM_RETRIES")) c.retries = static_cast<int>(std::clamp(*n, 0LL, 10LL));
   if (auto n = core::parse_uint(env.get("KILN_SLURM_NODE_MEM_KIB").value_or(""))) c.node_mem_kib = *n;
   if (auto n = number("KILN_SLURM_NODE_CPUS")) c.node_cpus = static_cast<int>(std::clamp(*n, 0LL, 1LL << 20));
+  if (auto n = number("KILN_SLURM_STEP_WAIT")) c.step_wait_s = static_cast<int>(std::clamp(*n, 1LL, 86400LL));
   return c;
 }
 
@@ -83,6 +84,7 @@ std::vector<std::string> step_argv(const SlurmConfig& c, const StepAsk& ask, con
                                    "--exact",
                                    "-c" + std::to_string(cores),
                                    fmt::format("--mem={}M", (kib + 1023) / 1024),
+                                   "--immediate=" + std::to_string(c.step_wait_s),
                                    "--quit-on-interrupt",
                                    "--quiet"};
   if (!ask.exclude.empty()) argv.push_back("--exclude=" + joined(ask.exclude, ","));
@@ -202,6 +204,13 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
           "the Slurm allocation {} has ended ({}): the build stops here; Ninja's state is intact, so "
           "`kiln build --slurm` in a new allocation resumes it",
           c.job_id, state.empty() ? "no longer known to squeue" : state);
+    } else if (run.attempts > c.retries && r.err.find("Unable to create step") != std::string::npos) {
+      // srun gave up waiting for the step to start (--immediate): nothing ran, nothing was lost.
+      run.error = fmt::format(
+          "{} did not start as a Slurm step within {} s, {} time(s): the allocation's CPUs or memory stayed "
+          "held by other steps (squeue -s -j {} lists them: another build in this allocation, or a step that "
+          "never ends); set KILN_SLURM_STEP_WAIT=SECONDS to wait longer",
+          output.empty() ? std::string("the unit") : output, c.step_wait_s, run.attempts, c.job_id);
     } else if (run.attempts > c.retries) {
       run.error = fmt::format(
           "{} did not finish in {} attempt(s): the step was killed or lost its node ({}); srun {}",

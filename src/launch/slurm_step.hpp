@@ -29,6 +29,9 @@ struct SlurmConfig {
   int retries = 2;                 // further attempts after the first
   std::uint64_t node_mem_kib = 0;  // 0: unknown
   int node_cpus = 0;               // the smallest node's CPUs in the allocation, 0: unknown
+  // How long srun may wait for a step to start (--immediate): steps of another build in the
+  // allocation, or one that never ends, can hold its CPUs and memory for ever; KILN_SLURM_STEP_WAIT.
+  int step_wait_s = 600;
 };
 // nullopt when the launcher is not asked to use Slurm (or SLURM_JOB_ID is missing).
 std::optional<SlurmConfig> slurm_config(const io::Environment& env);

@@ -158,56 +158,130 @@ std::string emit_cmake(const Plan& p) {
   return core::dump_json(presets, 2) + "\n";
 }
 
+namespace {
+
+// A JSON string: Docker reads an exec-form instruction (RUN ["a", "b"]) as JSON, so a newline in a
+// value is "\n" in it, never the end of the instruction (issue 34, case 9).
+std::string json_word(const std::string& w) { return core::dump_json(nlohmann::json(w)); }
+
+std::string exec_form(const std::vector<std::string>& argv) {
+  std::string out = "[";
+  for (const auto& a : argv) out += (out.size() > 1 ? ", " : "") + json_word(a);
+  return out + "]";
+}
+
+// `kiln build /src ...` with the options that shaped the plan, less what names this machine (the
+// image has its own build folder, cache and python), and the targets pinned when this machine
+// chose them (its GPUs, TORCH_CUDA_ARCH_LIST or CUDAARCHS: the image has none of them).
+std::vector<std::string> image_build_argv(const Plan& p, std::string& comments) {
+  std::vector<std::string> left_out;
+  auto args = portable_args(p.kiln_args, p.project_dir, "/src", left_out);
+  for (const auto& a : left_out) comments += one_line("# left out, a path on this machine: " + a) + "\n";
+  if (p.cuda() &&
+      (p.arch_source == "local GPUs" || p.arch_source == "TORCH_CUDA_ARCH_LIST" || p.arch_source == "CUDAARCHS")) {
+    comments += one_line("# --archs: chosen here from " + p.arch_source + ", pinned for the image") + "\n";
+    args.insert(args.end(), {"--archs", core::format_cmake(p.targets), "--from", "cmake"});
+  }
+  std::vector<std::string> argv{
+      "kiln", "build", "/src", "--build-dir", "/src/build-kiln", "--cache-dir", "/root/.cache/ccache"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+std::vector<std::string> verify_argv(const Plan& p, const std::string& what) {
+  std::vector<std::string> argv{"kiln", "verify", what};
+  for (const auto& g : p.gpus) argv.insert(argv.end(), {"--gpu", g.name});
+  if (p.gpus.empty() && p.cuda()) argv.insert(argv.end(), {"--archs", core::format_cmake(p.targets)});
+  return argv;
+}
+
+// The torch the plan built against, for pip: "torch==2.4.1" ("torch" when unknown).
+std::string torch_requirement(const Plan& p) {
+  const auto v = p.torch_version.substr(0, p.torch_version.find('+'));
+  const bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) || c == '.';
+  });
+  return plain ? "torch==" + v : "torch";
+}
+
+constexpr const char* kVenv =
+    "RUN python3 -m venv /opt/venv\n"
+    "ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv\n";
+
+// A torch extension: the build stage installs the project's torch and builds the wheel (kiln build
+// installs it there); the runtime stage installs that wheel and verifies what it installed.
+void torch_extension_stages(const Plan& p, std::string& out) {
+  out += kVenv;
+  out += "RUN " +
+         exec_form({"pip", "install", "--no-cache-dir", torch_requirement(p), "setuptools", "wheel", "ninja"}) + "\n";
+  std::string comments;
+  const auto build = image_build_argv(p, comments);
+  out += comments + "RUN --mount=type=cache,target=/root/.cache/ccache " + exec_form(build) + "\n";
+  out += "RUN mkdir -p /opt/wheel && cp /src/build-kiln/wheel/*.whl /opt/wheel/\n";
+  out += "\nFROM nvidia/cuda:${CUDA_VERSION}-cudnn-runtime-ubuntu24.04 AS runtime\n";
+  out +=
+      "RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv "
+      "&& rm -rf /var/lib/apt/lists/*\n";
+  out += kVenv;
+  out += "COPY --from=build /opt/wheel /opt/wheel\nCOPY --from=build /usr/local/bin/kiln /usr/local/bin/kiln\n";
+  out += "RUN " + exec_form({"pip", "install", "--no-cache-dir", torch_requirement(p)}) +
+         " && pip install --no-cache-dir --no-deps /opt/wheel/*.whl\n";
+  out +=
+      "# Fails the image build when the installed extension has no kernel for a GPU or a library does not resolve.\n";
+  out += "RUN " + exec_form(verify_argv(p, "/opt/venv/lib")) + "\n";
+}
+
+// A CMake project or a PyTorch checkout: the build folder's libraries and programs are the artifacts.
+void cmake_stages(const Plan& p, std::string& out) {
+  std::string comments;
+  const auto build = image_build_argv(p, comments);
+  out += comments + "RUN --mount=type=cache,target=/root/.cache/ccache " + exec_form(build) + "\n";
+  // Runtime libraries the enabled features load at run time (the CUPTI lesson: the devel image has
+  // them, the runtime image may not).
+  // A PyTorch checkout builds in its own build/ (setup.py's), a CMake project in kiln's folder.
+  const std::string from = p.kind == read::ProjectKind::pytorch ? "/src/build" : "/src/build-kiln";
+  out += "RUN mkdir -p /opt/app/lib && find " + from + " -name '*.so*' -exec cp -a {} /opt/app/lib/ \\; && find " +
+         from + " -maxdepth 2 -type f -perm -u+x -exec cp -a {} /opt/app/ \\;\n";
+  for (const auto& o : p.options) {
+    if (!o.on) continue;
+    if (o.name == "USE_CUPTI") out += "RUN cp -a /usr/local/cuda/lib64/libcupti.so* /opt/app/lib/\n";
+    if (o.name == "USE_NCCL") out += "RUN cp -a /usr/lib/x86_64-linux-gnu/libnccl.so* /opt/app/lib/\n";
+  }
+  out += "\nFROM nvidia/cuda:${CUDA_VERSION}-cudnn-runtime-ubuntu24.04 AS runtime\n";
+  out += "COPY --from=build /opt/app /opt/app\nCOPY --from=build /usr/local/bin/kiln /usr/local/bin/kiln\n";
+  out += "ENV LD_LIBRARY_PATH=/opt/app/lib\n";
+  out += "# Fails the image build when a library does not resolve or a GPU has no kernel image.\n";
+  out += "RUN " + exec_form(verify_argv(p, "/opt/app")) + "\n";
+}
+
+}  // namespace
+
 std::string emit_dockerfile(const Plan& p) {
   const std::string cuda = p.nvcc_version.empty() ? "13.0" : p.nvcc_version.substr(0, p.nvcc_version.rfind('.'));
-  std::string out;
-  out += fmt::format("# syntax=docker/dockerfile:1\n# Generated by kiln plan --emit dockerfile for {} ({}).\n",
-                     p.project_dir, read::to_string(p.kind));
+  std::string out = "# syntax=docker/dockerfile:1\n";
+  out += one_line(fmt::format("# Generated by kiln plan --emit dockerfile for {} ({}).", p.project_dir,
+                              read::to_string(p.kind))) +
+         "\n";
+  // The context is the project folder itself (COPY . /src is what was planned, wherever kiln ran
+  // from, its own repository's example included); kiln comes from a second, named context.
+  out += one_line(
+             "# Build it with: docker build --build-context kiln=\"$(dirname \"$(command -v kiln)\")\" "
+             "-f Dockerfile " +
+             shell_args({p.project_dir})) +
+         "\n";
   out +=
       "# Build stage: the devel image has headers and libraries; the runtime stage gets only what the\n"
-      "# artifacts load, then `kiln verify` resolves every DT_NEEDED inside the final image before it ships.\n";
+      "# artifacts load, then `kiln verify` checks it inside the final image before it ships.\n";
   out += fmt::format("ARG CUDA_VERSION={}.0\n", cuda);
   out += "FROM nvidia/cuda:${CUDA_VERSION}-cudnn-devel-ubuntu24.04 AS build\n";
   out +=
       "RUN apt-get update && apt-get install -y --no-install-recommends cmake ninja-build ccache g++ python3 "
-      "python3-pip "
-      "&& rm -rf /var/lib/apt/lists/*\n";
-  out += "COPY kiln /usr/local/bin/kiln\nCOPY . /src\nWORKDIR /src\n";
-  // The options that shaped the plan (the same list as --emit env's `kiln build` line), less what
-  // names this machine: the image has its own build folder, cache and python.
-  std::vector<std::string> left_out;
-  auto args = portable_args(p.kiln_args, p.project_dir, "/src", left_out);
-  for (const auto& a : left_out) out += one_line("# left out, a path on this machine: " + a) + "\n";
-  // Targets this machine chose (its GPUs, its TORCH_CUDA_ARCH_LIST or CUDAARCHS) are not in the
-  // options; the image has neither, so they are pinned.
-  if (p.cuda() &&
-      (p.arch_source == "local GPUs" || p.arch_source == "TORCH_CUDA_ARCH_LIST" || p.arch_source == "CUDAARCHS")) {
-    out += one_line("# --archs: chosen here from " + p.arch_source + ", pinned for the image") + "\n";
-    args.insert(args.end(), {"--archs", core::format_cmake(p.targets), "--from", "cmake"});
-  }
-  out += "RUN --mount=type=cache,target=/root/.cache/ccache " +
-         shell_args({"kiln", "build", "/src", "--build-dir", "/src/build-kiln", "--cache-dir", "/root/.cache/ccache"}) +
-         (args.empty() ? "" : " ") + shell_args(args) + "\n";
-  // Runtime libraries the enabled features load at run time (the CUPTI lesson: the devel image has
-  // them, the runtime image may not).
-  out +=
-      "RUN mkdir -p /opt/app/lib && find /src/build-kiln /src/build -name '*.so*' -exec cp -a {} /opt/app/lib/ \\; ; "
-      "find /src/build-kiln -maxdepth 2 -type f -perm -u+x -exec cp -a {} /opt/app/ \\; || true\n";
-  std::vector<std::string> libs;
-  for (const auto& o : p.options) {
-    if (!o.on) continue;
-    if (o.name == "USE_CUPTI") libs.push_back("/usr/local/cuda/lib64/libcupti.so*");
-    if (o.name == "USE_NCCL") libs.push_back("/usr/lib/x86_64-linux-gnu/libnccl.so*");
-  }
-  for (const auto& l : libs) out += "RUN cp -a " + l + " /opt/app/lib/\n";
-  out += "\nFROM nvidia/cuda:${CUDA_VERSION}-cudnn-runtime-ubuntu24.04 AS runtime\n";
-  out += "COPY --from=build /opt/app /opt/app\nCOPY --from=build /usr/local/bin/kiln /usr/local/bin/kiln\n";
-  out += "ENV LD_LIBRARY_PATH=/opt/app/lib\n";
-  std::string verify_gpus;
-  for (const auto& g : p.gpus) verify_gpus += " --gpu '" + g.name + "'";
-  if (verify_gpus.empty() && p.cuda()) verify_gpus = " --archs '" + core::format_cmake(p.targets) + "'";
-  out += "# Fails the image build when a library does not resolve or a GPU has no kernel image.\n";
-  out += "RUN kiln verify /opt/app" + verify_gpus + "\n";
+      "python3-pip python3-venv python3-dev && rm -rf /var/lib/apt/lists/*\n";
+  out += "COPY --from=kiln kiln /usr/local/bin/kiln\nCOPY . /src\nWORKDIR /src\n";
+  if (p.kind == read::ProjectKind::extension)
+    torch_extension_stages(p, out);
+  else
+    cmake_stages(p, out);
   return out;
 }
 

@@ -10,8 +10,15 @@
 
 namespace kiln::plan {
 
+struct LedgerPlace {
+  std::string path;
+  std::string warning;  // the folder chosen was not private: why, and which one is used instead
+};
+
 // $KILN_LEDGER_DIR, else $XDG_RUNTIME_DIR/kiln, else /tmp/kiln-UID; then
-// "ledger-<hash of /proc/self/cgroup>". The launcher makes the folder (0700) when it is missing.
-std::string machine_ledger_path(const io::Filesystem& fs, const io::Environment& env, unsigned uid);
+// "ledger-<hash of /proc/self/cgroup>". On the real filesystem the folder is made (0700) when
+// missing and used only when it is private to `uid` (io/private_folder); else kiln's folder in the
+// user's cache, else a new folder of its own (mkdtemp), named in the warning.
+LedgerPlace machine_ledger_place(const io::Filesystem& fs, const io::Environment& env, unsigned uid);
 
 }  // namespace kiln::plan

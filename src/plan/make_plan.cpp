@@ -298,9 +298,11 @@ tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest
     }
   }
   if (req.governor && !req.kiln_exe.empty()) {
-    p.governor = true;
     p.mem_budget_kib = req.mem_budget_kib.value_or(static_cast<std::uint64_t>(p.jobs.budget_gib * 1024 * 1024));
-    p.ledger = machine_ledger_path(s.fs, s.env, ::getuid());
+    auto place = machine_ledger_place(s.fs, s.env, ::getuid());
+    p.ledger = place.path;
+    if (!place.warning.empty()) p.notes.push_back(place.warning);
+    p.governor = !p.ledger.empty();
     if (!req.jobs) {
       p.jobs.arithmetic += fmt::format(
           "; governor: -j {} (cores), each compile admitted while the reservations fit "

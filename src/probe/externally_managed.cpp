@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "core/text.hpp"
+#include "io/isolated_python.hpp"
 
 namespace kiln::probe {
 
@@ -28,7 +29,7 @@ std::optional<std::string> externally_managed(const io::Seams& s, const std::str
     for (auto& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (b == "1" || b == "true" || b == "yes" || b == "on") return std::nullopt;
   }
-  auto r = s.proc.run({.argv = {python, "-I", "-c", externally_managed_script()}});
+  auto r = s.proc.run(io::isolated_python(python, externally_managed_script(), io::PythonSite::needed));
   if (!r.ok()) return std::nullopt;
   const std::string marker = core::trim(r.out);
   if (marker.empty() || marker.find('\n') != std::string::npos) return std::nullopt;

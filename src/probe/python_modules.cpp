@@ -3,6 +3,8 @@
 #include <cctype>
 #include <sstream>
 
+#include "io/isolated_python.hpp"
+
 namespace kiln::probe {
 
 const char* find_python_modules_script() {
@@ -30,12 +32,11 @@ bool is_module_name(const std::string& n) {
 std::map<std::string, bool> find_python_modules(const io::Seams& s, const std::string& python,
                                                 const std::vector<std::string>& names) {
   std::map<std::string, bool> found;
-  io::ProcessSpec spec;
-  spec.argv = {python, "-c", find_python_modules_script()};
+  std::vector<std::string> args;
   for (const auto& n : names)
-    if (is_module_name(n)) spec.argv.push_back(n);
-  if (python.empty() || spec.argv.size() == 3) return found;
-  spec.cwd = "/";
+    if (is_module_name(n)) args.push_back(n);
+  if (python.empty() || args.empty()) return found;
+  const auto spec = io::isolated_python(python, find_python_modules_script(), io::PythonSite::needed, args);
   auto r = s.proc.run(spec);
   if (!r.ok()) return found;
   std::istringstream in(r.out);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/data.hpp"
+#include "io/isolated_python.hpp"
 #include "probe/externally_managed.hpp"
 
 namespace kiln::probe {
@@ -68,7 +69,7 @@ namespace {
 
 // Runs `import torch` and takes what the files could not tell.
 void import_torch(const io::Seams& s, const std::string& python, TorchInfo& t) {
-  auto r = s.proc.run({.argv = {python, "-c", torch_import_script()}});
+  auto r = s.proc.run(io::isolated_python(python, torch_import_script(), io::PythonSite::needed));
   auto start = r.out.rfind("\n{");
   auto j = nlohmann::json::parse(start == std::string::npos ? r.out : r.out.substr(start + 1), nullptr, false);
   if (!j.is_object()) {
@@ -130,8 +131,7 @@ PythonInfo detect_python(const io::Seams& s, const CudaToolkit& tk, const Python
          "install python3, or pass --python /path/to/venv/bin/python"});
     return info;
   }
-  io::ProcessSpec spec;
-  spec.argv = {path, "-c", python_probe_script()};
+  io::ProcessSpec spec = io::isolated_python(path, python_probe_script(), io::PythonSite::needed);
   spec.on_line = [&](std::string_view line) {
     if (line.rfind("KILN-SITE ", 0) != 0) return;
     auto j = nlohmann::json::parse(line.substr(10), nullptr, false);

@@ -1,6 +1,8 @@
 #include "probe/slurm.hpp"
 #include "core/text.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <sstream>
@@ -27,11 +29,18 @@ std::string why(const io::ProcessResult& r) {
 // --version line. The same script runs here (SLURMD_NODENAME unset) for the reference.
 constexpr const char* kProbeScript =
     "echo \"node ${SLURMD_NODENAME:-here}\"\n"
+    "x=; n=\n"
+    "if [ \"$1\" = --exchange ]; then x=$2; n=$3; shift 3; fi\n"
     "while [ $# -gt 0 ] && [ \"$1\" != -- ]; do\n"
     "  if i=$(stat -L -c %i -- \"$1\" 2>/dev/null); then echo \"path $i $1\"; else echo \"missing $1\"; fi; shift\n"
     "done\n"
     "[ $# -gt 0 ] && shift\n"
-    "for t; do echo \"tool $t: $(\"$t\" --version 2>&1 | head -n 1)\"; done\n";
+    "for t; do echo \"tool $t: $(\"$t\" --version 2>&1 | head -n 1)\"; done\n"
+    "if [ -n \"$x\" ]; then\n"
+    "  if [ \"$(cat \"$x/probe-$n\" 2>/dev/null)\" = \"$n\" ] && echo \"$n\" > "
+    "\"$x/probe-$n-${SLURMD_NODENAME:-here}\" 2>/dev/null\n"
+    "  then echo \"exchange ok\"; else echo \"exchange failed\"; fi\n"
+    "fi\n";
 
 }  // namespace
 
@@ -107,6 +116,7 @@ tl::expected<Allocation, std::string> detect_allocation(io::Seams& s, const Slur
 
 std::vector<std::string> probe_script_argv(const NodeProbe& p) {
   std::vector<std::string> argv = {"/bin/sh", "-c", kProbeScript, "kiln-probe"};
+  if (!p.exchange_dir.empty()) argv.insert(argv.end(), {"--exchange", p.exchange_dir, p.nonce});
   for (const auto& [what, path] : p.paths) argv.push_back(path);
   argv.push_back("--");
   argv.insert(argv.end(), p.tools.begin(), p.tools.end());
@@ -130,8 +140,50 @@ std::map<std::string, std::vector<std::string>> probe_lines_by_node(const std::s
   return by_node;
 }
 
-tl::expected<void, std::string> check_nodes(const Allocation& a, const NodeProbe& p, io::Seams& s,
+namespace {
+
+// The exchange's files read back here: each node's, with the text given; then all removed.
+tl::expected<void, std::string> check_exchange(const Allocation& a, const NodeProbe& p, io::Seams& s) {
+  std::optional<std::string> bad;
+  for (const auto& node : a.nodes) {
+    const auto got = s.fs.read(p.exchange_dir + "/probe-" + p.nonce + "-" + node);
+    if (!bad && (!got || core::trim(*got) != p.nonce))
+      bad = fmt::format(
+          "node {} does not share the build folder with this machine: it answered the probe, but the "
+          "file it wrote in {} is not here ({}); kiln build --slurm needs the build folder on a "
+          "file system shared, writable, at the same path",
+          node, p.exchange_dir, got ? "other text" : "missing");
+    s.fs.remove(p.exchange_dir + "/probe-" + p.nonce + "-" + node);
+  }
+  s.fs.remove(p.exchange_dir + "/probe-" + p.nonce);
+  s.fs.remove(p.exchange_dir + "/probe-" + p.nonce + "-here");
+  if (bad) return tl::unexpected(*bad);
+  return {};
+}
+
+}  // namespace
+
+tl::expected<void, std::string> check_nodes(const Allocation& a, const NodeProbe& given, io::Seams& s,
                                             const SlurmTools& t) {
+  NodeProbe p = given;
+  if (!p.exchange_dir.empty()) {
+    if (p.nonce.empty()) p.nonce = fmt::format("{}-{}", ::getpid(), s.clock.now().time_since_epoch().count());
+    s.fs.make_dirs(p.exchange_dir);
+    if (!s.fs.write(p.exchange_dir + "/probe-" + p.nonce, p.nonce + "\n"))
+      return tl::unexpected(fmt::format("cannot write the node probe's file in {}", p.exchange_dir));
+  }
+  // The exchange's files go whatever the answer (check_exchange removes them when it runs).
+  struct Tidy {
+    const NodeProbe& p;
+    const Allocation& a;
+    io::Seams& s;
+    ~Tidy() {
+      if (p.exchange_dir.empty()) return;
+      s.fs.remove(p.exchange_dir + "/probe-" + p.nonce);
+      s.fs.remove(p.exchange_dir + "/probe-" + p.nonce + "-here");
+      for (const auto& node : a.nodes) s.fs.remove(p.exchange_dir + "/probe-" + p.nonce + "-" + node);
+    }
+  } tidy{p, a, s};
   const auto script = probe_script_argv(p);
   auto here = s.proc.run({.argv = script});
   if (!here.ok()) return tl::unexpected("cannot run the node probe here: " + why(here));
@@ -163,6 +215,12 @@ tl::expected<void, std::string> check_nodes(const Allocation& a, const NodeProbe
     for (size_t i = 0; i < expected.size(); ++i) {
       const std::string got = i < it->second.size() ? it->second[i] : "";
       if (got == expected[i]) continue;
+      if (expected[i].rfind("exchange ", 0) == 0)
+        return tl::unexpected(fmt::format(
+            "node {} does not share the build folder with this machine: it cannot read the file written here in "
+            "{}, or cannot write its own there (read-only, or another folder at the same path); kiln build "
+            "--slurm needs the build folder on a file system shared, writable, at the same path",
+            node, p.exchange_dir));
       if (expected[i].rfind("path ", 0) == 0) {
         const std::string path = expected[i].substr(expected[i].find(' ', 5) + 1);
         std::string what = path;
@@ -178,6 +236,7 @@ tl::expected<void, std::string> check_nodes(const Allocation& a, const NodeProbe
                                         got.empty() ? "nothing" : got.substr(std::min<size_t>(5, got.size()))));
     }
   }
+  if (!p.exchange_dir.empty()) return check_exchange(a, p, s);
   return {};
 }
 

@@ -38,6 +38,12 @@ tl::expected<Allocation, std::string> detect_allocation(io::Seams& s, const Slur
 struct NodeProbe {
   std::map<std::string, std::string> paths;  // what it is ("build folder") -> path
   std::vector<std::string> tools;            // absolute paths of compilers
+  // A folder in the build folder where this machine and each node exchange a file: the node reads
+  // the one written here and writes its own, read back here. The same inode number is no proof of
+  // one shared folder (a node's read-only or overlaid view of the path reports the same); a round
+  // trip is. Empty: no exchange.
+  std::string exchange_dir;
+  std::string nonce;  // the exchanged text; empty: made from the pid and the clock
 };
 // The probe's script: fixed text, the paths and tools come as its arguments (never spliced in).
 std::vector<std::string> probe_script_argv(const NodeProbe& p);

@@ -2,8 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 #include "core/text.hpp"
 #include "core/data.hpp"
+#include "io/isolated_python.hpp"
 
 namespace kiln::read {
 namespace {
@@ -112,11 +115,12 @@ tl::expected<SetupPyReading, std::string> read_setup_py_ast(io::ProcessRunner& p
   if (python.empty()) return tl::unexpected(std::string("no Python interpreter found"));
   auto script = data::file("read_setup.py");
   if (!script) return tl::unexpected(std::string("read_setup.py is not embedded"));
-  io::ProcessSpec spec;
-  // -I: no user site, no PYTHON* variables, not the project's folder on sys.path; -S: no site
-  // packages. The script bounds its own time (signal.alarm) and imports only the standard library.
-  spec.argv = {python, "-I", "-S", "-c", std::string(*script), dir};
-  auto r = proc.run(spec);
+  // -I -S, run from "/" (io/isolated_python). The script bounds its own time (signal.alarm) and
+  // imports only the standard library.
+  std::error_code ec;
+  const auto abs = std::filesystem::absolute(dir, ec);
+  auto r = proc.run(io::isolated_python(python, std::string(*script), io::PythonSite::skipped,
+                                        {ec ? dir : abs.lexically_normal().string()}));
   if (!r.started) return tl::unexpected(python + " did not start: " + r.spawn_error);
   if (!r.ok()) {
     std::string err = r.err.substr(r.err.rfind('\n', r.err.size() > 1 ? r.err.size() - 2 : 0) + 1);

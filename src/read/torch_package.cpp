@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/data.hpp"
+#include "io/isolated_python.hpp"
 #include "read/cmake_lang.hpp"
 
 namespace kiln::read {
@@ -42,9 +43,7 @@ const std::string& torch_find_spec_script() {
 }
 
 std::string find_torch_package(const io::Seams& s, const std::string& python_exe) {
-  io::ProcessSpec spec;
-  spec.argv = {python_exe, "-c", torch_find_spec_script()};
-  auto r = s.proc.run(spec);
+  auto r = s.proc.run(io::isolated_python(python_exe, torch_find_spec_script(), io::PythonSite::needed));
   return r.ok() ? trim(r.out) : "";
 }
 

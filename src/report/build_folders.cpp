@@ -22,7 +22,8 @@ void add_ninja_dirs_of_project(const io::Filesystem& fs, const std::string& proj
 }
 
 std::string wheel_cache_hit_line(const io::Filesystem& fs, const std::string& kiln_dir) {
-  auto log = fs.read(kiln_dir + "/kiln-build.log");
+  // The hit is logged before the build's output: the log's start is enough, however long it grew.
+  auto log = fs.read_head(kiln_dir + "/kiln-build.log", std::size_t{1} << 20);
   if (!log) return "";
   const std::string tag = "kiln: wheel cache: hit ";
   auto at = log->find(tag);
@@ -33,6 +34,7 @@ std::string wheel_cache_hit_line(const io::Filesystem& fs, const std::string& ki
 // The project kiln's record names (kiln-build.json "project_dir", written since issue 21): a build
 // folder outside the project (--build-dir /tmp/b) still finds it.
 std::optional<std::string> recorded_project(const io::Filesystem& fs, const std::string& kiln_dir) {
+  if (io::read_refusal(fs, kiln_dir + "/kiln-build.json", io::kBuildRecordMaxBytes)) return std::nullopt;
   auto text = fs.read(kiln_dir + "/kiln-build.json");
   if (!text) return std::nullopt;
   auto j = nlohmann::json::parse(*text, nullptr, false);

@@ -9,12 +9,20 @@ namespace kiln::report {
 tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir, const io::Seams& s, int this_machine,
                                                    std::optional<int> forced, const std::string& record_dir) {
   ProfileInput in;
+  // A record or log that is not a regular file of a bounded size is not read (issue 34, case 6).
+  auto readable = [&](const std::string& path) {
+    auto why = io::read_refusal(s.fs, path, io::kBuildRecordMaxBytes);
+    if (why) in.notes.push_back(*why + "; ignored");
+    return !why;
+  };
   in.build_dir = build_dir;
   in.cores = this_machine;
   in.cores_source = "this machine (the build recorded none)";
   std::string exec_log = build_dir + "/kiln-exec.jsonl", ccache_log = build_dir + "/kiln-ccache-stats.log";
-  auto record = s.fs.read(build_dir + "/kiln-build.json");
-  if (!record && !record_dir.empty()) record = s.fs.read(record_dir + "/kiln-build.json");
+  std::optional<std::string> record;
+  if (readable(build_dir + "/kiln-build.json")) record = s.fs.read(build_dir + "/kiln-build.json");
+  if (!record && !record_dir.empty() && readable(record_dir + "/kiln-build.json"))
+    record = s.fs.read(record_dir + "/kiln-build.json");
   if (auto& t = record) {
     auto j = nlohmann::json::parse(*t, nullptr, false);
     if (j.is_object()) {
@@ -39,6 +47,8 @@ tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir,
     in.cores_source = "--cores";
   }
   if (!s.fs.is_directory(build_dir)) return tl::unexpected(fmt::format("{}: no such folder", build_dir));
+  if (auto why = io::read_refusal(s.fs, build_dir + "/.ninja_log", io::kBuildRecordMaxBytes))
+    return tl::unexpected(*why + "; remove it and build again");
   auto text = s.fs.read(build_dir + "/.ninja_log");
   if (!text)
     return tl::unexpected(
@@ -63,9 +73,11 @@ tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir,
   } else {
     in.graph_problem = "ninja not found on PATH";
   }
-  if (auto t = s.fs.read(exec_log)) in.exec = parse_exec_log(*t);
-  if (auto t = s.fs.read(ccache_log); t && !t->empty()) in.cache = launch::parse_ccache_stats_log(*t);
-  if (auto t = s.fs.read(build_dir + "/kiln-nvcc-time.csv")) in.nvcc = parse_nvcc_time(*t);
+  if (auto t = readable(exec_log) ? s.fs.read(exec_log) : std::nullopt) in.exec = parse_exec_log(*t);
+  if (auto t = readable(ccache_log) ? s.fs.read(ccache_log) : std::nullopt; t && !t->empty())
+    in.cache = launch::parse_ccache_stats_log(*t);
+  const auto nvcc_time = build_dir + "/kiln-nvcc-time.csv";
+  if (auto t = readable(nvcc_time) ? s.fs.read(nvcc_time) : std::nullopt) in.nvcc = parse_nvcc_time(*t);
   return in;
 }
 

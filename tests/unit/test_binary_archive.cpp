@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+
+#include <sys/resource.h>
 #include <zlib.h>
 
 #include "binary/archive.hpp"
@@ -151,6 +153,79 @@ TEST(Zip, CorruptDirectoryAndDeflateDataAreErrors) {
   auto r = inspect_bytes(Bytes(bad_data, "a.whl"), "a.whl");
   ASSERT_TRUE(r.error);
   EXPECT_NE(r.error->find("deflate"), std::string::npos) << *r.error;
+}
+
+namespace {
+
+void put32_at(std::string& s, std::size_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) s[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+// Sets one member's sizes in its local header and (cd) in the central directory.
+void set_sizes(std::string& zip, std::uint32_t compressed, std::uint32_t size, bool local, bool cd) {
+  if (local) put32_at(zip, 18, compressed), put32_at(zip, 22, size);
+  const auto at = zip.find(std::string("PK\x01\x02", 4));
+  if (cd) put32_at(zip, at + 20, compressed), put32_at(zip, at + 24, size);
+}
+
+long peak_rss_kib() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+}  // namespace
+
+// Issue 34, case 8: a 3 MB member that declares 3 GiB made inspect and verify allocate 3.15 GB
+// before inflating a byte. Memory now follows the stream.
+TEST(Zip, MemoryFollowsTheStreamNotTheDeclaredSize) {
+  std::string payload(3u << 20, '\0');
+  std::uint32_t x = 12345;
+  for (auto& c : payload) c = static_cast<char>((x = x * 1103515245u + 12345u) >> 24);  // does not compress
+  auto zip = make_zip({{"pkg/_C.so", payload, true}});
+  const std::uint32_t compressed = static_cast<std::uint32_t>(zip.find(std::string("PK\x01\x02", 4)) - 30 - 9);
+  set_sizes(zip, compressed, 3u << 30, true, true);
+  auto members = parse_zip(Bytes(zip, "big.whl"));
+  ASSERT_TRUE(members) << members.error().to_string();
+  const long before = peak_rss_kib();
+  std::shared_ptr<const Blob> keep;
+  auto m = zip_member_data(Bytes(zip, "big.whl"), (*members)[0], keep);
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().to_string().find("3145728 bytes inflated, 3221225472 declared"), std::string::npos)
+      << m.error().to_string();
+  EXPECT_LT(peak_rss_kib() - before, 256L << 10) << "KiB more at the peak";
+}
+
+// Issue 34, case 11: a stored member whose central directory says 0 or 1 byte hid its .so:
+// inspect said nothing, verify "no file holds CUDA code".
+TEST(Zip, ADirectoryThatHidesAMembersBytesIsAnError) {
+  const std::string so = std::string(
+                             "\x7f"
+                             "ELF") +
+                         std::string(200, '\x01');
+  for (std::uint32_t n : {0u, 1u}) {
+    auto zip = make_zip({{"pkg/_C.so", so, false}});
+    set_sizes(zip, n, n, false, true);  // the directory lies, the local header tells the truth
+    auto members = parse_zip(Bytes(zip, "hide.whl"));
+    ASSERT_TRUE(members);
+    std::shared_ptr<const Blob> keep;
+    auto m = zip_member_data(Bytes(zip, "hide.whl"), (*members)[0], keep);
+    ASSERT_FALSE(m) << n;
+    EXPECT_NE(m.error().to_string().find("the central directory says " + std::to_string(n) + " bytes (" +
+                                         std::to_string(n) + " stored), its local header 204 (204 stored)"),
+              std::string::npos)
+        << m.error().to_string();
+    auto r = inspect_bytes(Bytes(zip, "hide.whl"), "hide.whl");
+    ASSERT_TRUE(r.error) << n;
+    // Both headers say so: the member is that short, and a .so that short does not load.
+    auto both = make_zip({{"pkg/_C.so", so, false}});
+    set_sizes(both, n, n, true, true);
+    auto r2 = inspect_bytes(Bytes(both, "short.whl"), "short.whl");
+    ASSERT_TRUE(r2.error) << n;
+    EXPECT_NE(r2.error->find("short.whl!pkg/_C.so: " + std::to_string(n) + " bytes and not an ELF file"),
+              std::string::npos)
+        << *r2.error;
+  }
 }
 
 TEST(LdCache, ParsesTheNewFormat) {

@@ -218,15 +218,43 @@ TEST(TorchExtensionDriver, TheBackendBuildsTheWheelThatPipInstalls) {
   r.answer(r.plan.build_argv(), io::ran("[1/1] c++ k.o\nKILN-WHEEL ext-1.0-cp311-linux_x86_64.whl\n"));
   const std::string wheel = "/p/build-kiln/wheel/ext-1.0-cp311-linux_x86_64.whl";
   r.answer(plan::wheel_install_argv(r.plan.python, wheel), io::ran("Successfully installed ext\n"));
-  r.fs.add_file("/p/build/lib.linux/ext.so", kElf);
+  const auto check = drive::wheel_unpack_argv(r.plan.python, wheel, "/p/build-kiln/wheel/contents");
+  r.answer(check, io::ran(""));
+  r.fs.add_file("/p/build/lib.linux/ext.so", kElf);  // setuptools' own copy: not what is installed
+  r.fs.add_file("/p/build-kiln/wheel/contents/ext/ext.so", kElf);
   drive::TorchExtensionDriver d;
   r.build(d);
   EXPECT_TRUE(r.o.ok) << r.log.str();
   EXPECT_EQ(r.o.wheel, wheel);
   EXPECT_FALSE(r.fs.exists("/p/build-kiln/wheel/old-0.1-py3-none-any.whl"));
   EXPECT_EQ(r.fs.read(r.plan.wheel_script_path()), std::string(drive::wheel_build_script()));
-  EXPECT_EQ(r.o.artifacts, std::vector<std::string>{"/p/build/lib.linux/ext.so"});
-  EXPECT_EQ(r.called().size(), 2u);
+  // The wheel's own libraries are verified, and it is checked before pip installs it.
+  EXPECT_EQ(r.o.artifacts, std::vector<std::string>{"/p/build-kiln/wheel/contents/ext/ext.so"});
+  EXPECT_EQ(r.called(), (std::vector<std::string>{joined(r.plan.build_argv()), joined(check),
+                                                  joined(plan::wheel_install_argv(r.plan.python, wheel))}));
+}
+
+// Issue 34, case 1: a wheel with a broken member (three builds sharing setuptools' folder cached a
+// 0-byte _C.so) is neither kept in the cache nor installed, and the build fails at the check.
+TEST(TorchExtensionDriver, AWheelThatFailsTheCheckIsNeitherKeptNorInstalled) {
+  Rig r(read::ProjectKind::extension);
+  r.plan.wheel_cache = true;
+  r.plan.cache_dir = "/cache";
+  r.fs.add_file("/p/setup.py", "from torch.utils.cpp_extension import CppExtension\n");
+  const std::string wheel = "/p/build-kiln/wheel/ext-1.0-cp311-linux_x86_64.whl";
+  r.proc.effects[joined(r.plan.build_argv())] = [&] { r.fs.add_file(wheel, "a wheel with a 0-byte _C.so"); };
+  r.answer(r.plan.build_argv(), io::ran("KILN-WHEEL ext-1.0-cp311-linux_x86_64.whl\n"));
+  const auto check = drive::wheel_unpack_argv(r.plan.python, wheel, "/p/build-kiln/wheel/contents");
+  r.answer(check, io::ran("kiln: wheel check: ext/_C.so: 0 bytes and not an ELF shared library\n", 1));
+  drive::TorchExtensionDriver d;
+  r.build(d);
+  EXPECT_FALSE(r.o.ok);
+  EXPECT_EQ(r.o.failed_step, "check");
+  EXPECT_FALSE(r.o.wheel_cache.stored);
+  EXPECT_FALSE(
+      launch::find_cached_wheel(r.fs, launch::wheel_cache_root(r.plan, r.env), launch::wheel_key(r.plan, r.seams)));
+  EXPECT_EQ(r.called(), (std::vector<std::string>{joined(r.plan.build_argv()), joined(check)}));  // no pip
+  EXPECT_NE(r.log.str().find("failed the check: it is neither kept nor installed"), std::string::npos) << r.log.str();
 }
 
 TEST(TorchExtensionDriver, ABackendThatNamesNoWheelFailsTheBuildWithoutInstalling) {
@@ -271,7 +299,7 @@ TEST(TorchExtensionDriver, AKeptWheelIsInstalledAndUnpackedWithoutRunningTheBack
   EXPECT_TRUE(r.o.wheel_cache.hit);
   EXPECT_EQ(r.fs.read(wheel), "wheel bytes");
   EXPECT_EQ(r.called(),
-            (std::vector<std::string>{joined(plan::wheel_install_argv(r.plan.python, wheel)), joined(unpack)}));
+            (std::vector<std::string>{joined(unpack), joined(plan::wheel_install_argv(r.plan.python, wheel))}));
   EXPECT_EQ(r.o.artifacts, std::vector<std::string>{"/p/build-kiln/wheel/contents/ext.so"});
 }
 
@@ -287,6 +315,7 @@ TEST(TorchExtensionDriver, PipFailingOnAKeptWheelNamesTheCacheAndDropsTheEntry) 
   const std::string wheel = "/p/build-kiln/wheel/ext-1.0-cp311-linux_x86_64.whl";
   r.answer(plan::wheel_install_argv(r.plan.python, wheel),
            io::ran("ERROR: Wheel 'ext' located at " + wheel + " is invalid.\n", 1));
+  r.answer(drive::wheel_unpack_argv(r.plan.python, wheel, "/p/build-kiln/wheel/contents"), io::ran(""));
   drive::TorchExtensionDriver d;
   r.build(d);
   EXPECT_FALSE(r.o.ok);
@@ -296,7 +325,7 @@ TEST(TorchExtensionDriver, PipFailingOnAKeptWheelNamesTheCacheAndDropsTheEntry) 
             std::string::npos)
       << r.log.str();
   EXPECT_FALSE(launch::find_cached_wheel(r.fs, root, key));  // the next build runs the backend
-  EXPECT_EQ(r.called().size(), 1u);                          // pip only: the backend never ran
+  EXPECT_EQ(r.called().size(), 2u);                          // the check and pip: the backend never ran
 }
 
 TEST(DriverFor, EachProjectKindHasItsDriver) {

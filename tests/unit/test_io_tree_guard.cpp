@@ -1,6 +1,7 @@
 // A launcher killed with SIGKILL takes its child and the child's children with it.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,4 +99,33 @@ TEST(TreeGuard, ANormalFinishLeavesNothingBehind) {
   // The guard was reaped: no child of ours (a zombie included) is left that was not there before.
   // Only the new ones: in the one-process unit run, other tests' children are not this test's.
   EXPECT_EQ(children_of_this_process(), before);
+}
+
+// Issue 34, case 5: Ninja killed by SIGKILL (or the OOM killer) left its compiles running; kiln
+// exited and freed the build lock while they wrote into the folder. A step's orphans are now
+// killed and reaped before the step returns, while the caller (the build lock's holder) waits.
+TEST(TreeGuard, AStepKilledOutrightLeavesNoJobBehind) {
+  int was = 0;
+  ::prctl(PR_GET_CHILD_SUBREAPER, &was);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);  // as kiln is during a build (io/interrupt)
+  char tmpl[] = "/tmp/kiln-orphans-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  const std::string pids = dir + "/pids";
+  io::RealProcessRunner runner;
+  io::ProcessSpec spec;
+  // Like Ninja: jobs in groups of their own, their output not on the step's pipes; then the tool dies.
+  spec.argv = {"/bin/sh", "-c",
+               "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! >> " + pids +
+                   "; sh -c 'sleep 300' >/dev/null 2>&1 </dev/null & echo $! >> " + pids + "; sleep 0.2; kill -9 $$"};
+  spec.new_process_group = true;
+  const auto r = runner.run(spec);
+  ::prctl(PR_SET_CHILD_SUBREAPER, was);
+  EXPECT_EQ(r.term_signal, SIGKILL);
+  EXPECT_GE(r.orphans_killed, 2);
+  std::ifstream in(pids);
+  int n = 0;
+  for (long pid; in >> pid; ++n)
+    EXPECT_NE(::kill(static_cast<pid_t>(pid), 0), 0) << "pid " << pid << " outlived its step";
+  EXPECT_EQ(n, 2);
+  std::filesystem::remove_all(dir);
 }

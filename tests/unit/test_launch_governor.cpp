@@ -303,3 +303,16 @@ TEST(Governor, TwoBuildsWithTheSameBudgetShareIt) {
   EXPECT_TRUE(reserve(build_b, 44));
   std::filesystem::remove(path);
 }
+
+// Issue 34, case 4: another local user made /tmp/kiln-UID (mode 0777) before the victim's first
+// build and planted a reservation; the victim's build waited at "first steps running".
+TEST(Governor, AnotherUsersProcessDoesNotHoldTheBudget) {
+  io::FakeProcessTable procs;
+  procs.started = {{300, 9000}, {301, 9001}};
+  procs.owners = {{300, static_cast<unsigned>(::getuid()) + 1}, {301, static_cast<unsigned>(::getuid())}};
+  EXPECT_FALSE(launch::holds(res(300, 1, 9000), procs));
+  EXPECT_TRUE(launch::holds(res(301, 1, 9001), procs));
+  // The real table reads the owner of /proc/PID.
+  EXPECT_EQ(io::system_processes().owner(::getpid()), static_cast<unsigned>(::getuid()));
+  EXPECT_FALSE(io::system_processes().owner(0));
+}

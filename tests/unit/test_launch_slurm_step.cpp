@@ -96,8 +96,8 @@ TEST(SlurmStep, ArgvAsksForPeakAndGrantOnOneNode) {
   auto argv =
       launch::step_argv(c, {.mem_kib = 1536 * 1024 + 1, .cores = 3, .exclude = {"n2", "n3"}}, {"c++", "-c", "a.cpp"});
   EXPECT_EQ(argv, (std::vector<std::string>{"srun", "--jobid=7", "--job-name=kiln-1", "-N1", "-n1", "--exact", "-c3",
-                                            "--mem=1537M", "--quit-on-interrupt", "--quiet", "--exclude=n2,n3", "--",
-                                            "/opt/kiln", "exec", "--", "c++", "-c", "a.cpp"}));
+                                            "--mem=1537M", "--immediate=600", "--quit-on-interrupt", "--quiet",
+                                            "--exclude=n2,n3", "--", "/opt/kiln", "exec", "--", "c++", "-c", "a.cpp"}));
   // Never more than a node has: such a step would wait forever.
   argv = launch::step_argv(c, {.mem_kib = 64ULL * 1024 * 1024, .cores = 0}, {"cc"});
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--mem=4096M"), argv.end());
@@ -237,4 +237,29 @@ TEST(SlurmStep, NodeNamedBySrunWhenTheStepNeverStarted) {
   const auto& second = rig.slurm.calls.back().argv;
   EXPECT_NE(std::find(second.begin(), second.end(), "--exclude=n2"), second.end());
   EXPECT_NE(rig.err.str().find("failed on node n2"), std::string::npos);  // srun's own line is relayed
+}
+
+// Issue 34's pass over --slurm: a step that never starts (its CPUs held by another build's steps in
+// the allocation, or by a step that never ends) made srun wait for ever. srun now gives up after
+// KILN_SLURM_STEP_WAIT seconds (--immediate; Slurm 22.05 answers "Unable to create step for job 7:
+// Requested nodes are busy"), kiln tries again, then stops naming why.
+TEST(SlurmStep, AStepThatNeverStartsIsBoundedAndSaysWhy) {
+  Rig rig;
+  rig.env.set("KILN_SLURM_RETRIES", "1");
+  rig.env.set("KILN_SLURM_STEP_WAIT", "30");
+  auto busy = [](const std::string&) {
+    io::ProcessResult r = io::ran("", 1);
+    r.err = "srun: error: Unable to create step for job 7: Requested nodes are busy\n";
+    return r;
+  };
+  rig.slurm.steps.push_back(busy);
+  rig.slurm.steps.push_back(busy);
+  auto run = rig.go();
+  EXPECT_FALSE(run.result.ok());
+  EXPECT_EQ(run.attempts, 2);
+  EXPECT_NE(rig.slurm.calls[0].argv.end(),
+            std::find(rig.slurm.calls[0].argv.begin(), rig.slurm.calls[0].argv.end(), "--immediate=30"));
+  EXPECT_NE(run.error.find("/b/a.o did not start as a Slurm step within 30 s, 2 time(s)"), std::string::npos)
+      << run.error;
+  EXPECT_NE(run.error.find("squeue -s -j 7"), std::string::npos) << run.error;
 }

@@ -223,7 +223,7 @@ TEST(Plan, EveryBuildOfAMachineSharesOneLedger) {
   auto c = h.plan({.build_dir = "/proj/b1", .gpus = {"h100"}, .governor = true, .kiln_exe = "/usr/bin/kiln"}).value();
   EXPECT_NE(c.child_env(h.env)["KILN_LEDGER"], la);
   h.env.set("XDG_RUNTIME_DIR", "");
-  EXPECT_EQ(plan::machine_ledger_path(h.fs, h.env, 1234).rfind("/tmp/kiln-1234/ledger-", 0), 0u);
+  EXPECT_EQ(plan::machine_ledger_place(h.fs, h.env, 1234).path.rfind("/tmp/kiln-1234/ledger-", 0), 0u);
 }
 
 // Issue 23: an unusable ccache folder (a file where the folder should be) failed every compile

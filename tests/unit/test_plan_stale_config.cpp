@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "io/isolated_python.hpp"
 #include "plan/make_plan.hpp"
 #include "plan/stale_config.hpp"
 #include "read/torch_package.hpp"
@@ -149,7 +150,8 @@ TEST(Libtorch, RecognisesFindPackageTorchAndPassesTorchArchList) {
 
   // Found through python's find_spec, without importing torch.
   h.fs.add_file("/site/torch/share/cmake/Torch/TorchConfig.cmake", "");
-  h.proc.on(std::string("/usr/bin/python3 -c ") + read::torch_find_spec_script(), io::ran("/site/torch\n"));
+  h.proc.on(io::isolated_python_line("/usr/bin/python3", read::torch_find_spec_script(), io::PythonSite::needed),
+            io::ran("/site/torch\n"));
   auto p = h.plan("/app", {.gpus = {"h100"}});
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_TRUE(p->libtorch());

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "io/isolated_python.hpp"
 #include "doctor_test_util.hpp"
 #include "probe/doctor.hpp"
 #include "report/doctor_report.hpp"
@@ -47,7 +48,7 @@ struct Fixture {
     t.proc.on("/fakebin/g++ --version", io::ran("g++ (GCC) 12.3.0\n"));
     t.fs.add_file("/venv/bin/python", "", true);
     t.env.set("VIRTUAL_ENV", "/venv");
-    t.proc.on(std::string("/venv/bin/python -c ") + python_probe_script(),
+    t.proc.on(io::isolated_python_line("/venv/bin/python", python_probe_script(), io::PythonSite::needed),
               io::ran(R"({"python": "3.12.3", "site_packages": [], "torch": {"path": "/t"}})"));
     t.fs.add_file("/t/version.py", "__version__ = '2.11.0+cu130'\ncuda = '13.0'\n");
     t.fs.add_file("/t/share/cmake/Torch/TorchConfig.cmake", "set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=1\")\n");

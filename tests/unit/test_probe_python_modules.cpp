@@ -1,6 +1,7 @@
 // probe/python_modules: whether the build's interpreter finds a module, without importing it.
 #include <gtest/gtest.h>
 
+#include "io/isolated_python.hpp"
 #include "test_support.hpp"
 
 #include "io/process.hpp"
@@ -12,7 +13,8 @@ namespace {
 
 TEST(PythonModules, AnswersAreReadAndBadNamesNeverReachTheInterpreter) {
   kiln::testing::FakeSeams seams;
-  seams.proc.on(std::string("py -c ") + probe::find_python_modules_script() + " triton cutlass",
+  seams.proc.on(io::isolated_python_line("py", probe::find_python_modules_script(), io::PythonSite::needed,
+                                         {"triton", "cutlass"}),
                 io::ran("triton 0\ncutlass 1\n"));
   auto found = probe::find_python_modules(seams.seams, "py", {"triton", "cutlass", "a;b", "9x", ""});
   EXPECT_EQ(found, (std::map<std::string, bool>{{"triton", false}, {"cutlass", true}}));
@@ -21,7 +23,9 @@ TEST(PythonModules, AnswersAreReadAndBadNamesNeverReachTheInterpreter) {
 
   // No answer: nothing is known, and nothing is guessed.
   kiln::testing::FakeSeams silent;
-  silent.proc.on(std::string("py -c ") + probe::find_python_modules_script() + " triton", io::ran("", 1));
+  silent.proc.on(
+      io::isolated_python_line("py", probe::find_python_modules_script(), io::PythonSite::needed, {"triton"}),
+      io::ran("", 1));
   EXPECT_TRUE(probe::find_python_modules(silent.seams, "py", {"triton"}).empty());
   EXPECT_TRUE(probe::find_python_modules(silent.seams, "py", {"not a name"}).empty());
 }

@@ -1,6 +1,7 @@
 // Python and torch: the probe's JSON, and cpp_extension's verdict on torch's CUDA versus nvcc.
 #include <gtest/gtest.h>
 
+#include "io/isolated_python.hpp"
 #include "doctor_test_util.hpp"
 #include "probe/externally_managed.hpp"
 #include "probe/python_torch.hpp"
@@ -70,12 +71,15 @@ TEST(PythonTorch, PythonFlagWinsAndTheProbeRunsOnce) {
   t.fs.add_file("/fakebin/python3", "", true);
   t.fs.add_file(std::string(kTorchDir) + "/version.py", "__version__ = '2.11.0+cu130'\ncuda = '13.0'\n");
   t.env.set("VIRTUAL_ENV", "/other");
-  t.proc.on(std::string("/venv/bin/python -c ") + python_probe_script(), io::ran(kTorchJson));
+  t.proc.on(io::isolated_python_line("/venv/bin/python", python_probe_script(), io::PythonSite::needed),
+            io::ran(kTorchJson));
   auto p = detect_python(t.seams, toolkit("12.8"), {.python = "/venv/bin/python"});
   EXPECT_EQ(p.how, "--python");
   ASSERT_TRUE(p.torch);
   EXPECT_EQ(std::count_if(t.proc.calls().begin(), t.proc.calls().end(),
-                          [](const io::ProcessSpec& c) { return c.argv.back() == python_probe_script(); }),
+                          [](const io::ProcessSpec& c) {
+                            return c.argv.back().find(python_probe_script()) != std::string::npos;
+                          }),
             1);
   auto* f = find(p.findings, "python.torch-cuda-major-mismatch");
   ASSERT_NE(f, nullptr);
@@ -87,7 +91,7 @@ TEST(PythonTorch, VirtualEnvBeforePathAndNoTorchIsANote) {
   t.fs.add_file("/venv/bin/python", "", true);
   t.fs.add_file("/fakebin/python3", "", true);
   t.env.set("VIRTUAL_ENV", "/venv");
-  t.proc.on(std::string("/venv/bin/python -c ") + python_probe_script(),
+  t.proc.on(io::isolated_python_line("/venv/bin/python", python_probe_script(), io::PythonSite::needed),
             io::ran(R"({"python": "3.11.2", "executable": "/venv/bin/python", "site_packages": []})"));
   auto p = detect_python(t.seams, toolkit("13.0"), {});
   EXPECT_EQ(p.how, "VIRTUAL_ENV");
@@ -99,9 +103,9 @@ TEST(PythonTorch, TorchThatFailsToImportAndCpuOnlyBuild) {
   doctest::FakeSeams t;
   t.fs.add_file("/fakebin/python3", "", true);
   t.fs.add_file("/t/version.py", "__version__ = '2.5.0+cpu'\ncuda = None\n");
-  t.proc.on(std::string("/fakebin/python3 -c ") + python_probe_script(),
+  t.proc.on(io::isolated_python_line("/fakebin/python3", python_probe_script(), io::PythonSite::needed),
             io::ran(R"({"python": "3.11.2", "torch": {"path": "/t"}})"));
-  t.proc.on(std::string("/fakebin/python3 -c ") + torch_import_script(),
+  t.proc.on(io::isolated_python_line("/fakebin/python3", torch_import_script(), io::PythonSite::needed),
             io::ran(R"({"import_error": "ImportError: libtorch_cpu.so: cannot open shared object file"})"));
   auto p = detect_python(t.seams, toolkit("13.0"), {.import_torch = true});
   EXPECT_EQ(p.how, "python3 on PATH");
@@ -120,8 +124,9 @@ TEST(PythonTorch, MissingPythonFlagTargetIsAnError) {
 TEST(PythonTorch, ExternallyManagedInterpreterIsAWarningWithTheVenvFix) {
   doctest::FakeSeams t;
   t.fs.add_file("/usr/bin/python3", "", true);
-  t.proc.on(std::string("/usr/bin/python3 -c ") + python_probe_script(), io::ran(kTorchJson));
-  t.proc.on(std::string("/usr/bin/python3 -I -c ") + externally_managed_script(),
+  t.proc.on(io::isolated_python_line("/usr/bin/python3", python_probe_script(), io::PythonSite::needed),
+            io::ran(kTorchJson));
+  t.proc.on(io::isolated_python_line("/usr/bin/python3", externally_managed_script(), io::PythonSite::needed),
             io::ran("/usr/lib/python3.12/EXTERNALLY-MANAGED\n"));
   auto p = detect_python(t.seams, toolkit("12.8"), {.python = "/usr/bin/python3"});
   auto* f = find(p.findings, "python.externally-managed");

@@ -137,6 +137,55 @@ TEST(ProbeSlurm, NodeThatDoesNotSeeTheBuildFolderIsNamed) {
   EXPECT_TRUE(probe::check_nodes(a, p, r.seams, r.t));
 }
 
+// Issue 34's pass over --slurm: a node that sees the build folder's path (same inode) but not this
+// machine's folder, read-only or overlaid, answered the probe and then failed or lost its objects.
+// A file exchanged both ways proves the folder is shared.
+TEST(ProbeSlurm, ANodeWhoseFilesDoNotComeBackIsNamed) {
+  Rig r;
+  probe::Allocation a{.job_id = "12", .partition = "gpu", .nodes = {"n1", "n2"}, .cpus = {2, 2}};
+  probe::NodeProbe p{.paths = {{"build folder", "/b"}}, .tools = {}, .exchange_dir = "/b/.kiln", .nonce = "77"};
+  const auto script = probe::probe_script_argv(p);
+  EXPECT_EQ(std::vector<std::string>(script.begin() + 4, script.begin() + 7),
+            (std::vector<std::string>{"--exchange", "/b/.kiln", "77"}));
+  r.proc.on(line_of(script), io::ran("node here\npath 5 /b\nexchange ok\n"));
+  std::vector<std::string> step = {"srun",
+                                   "--jobid=12",
+                                   "--job-name=kiln-probe",
+                                   "--overlap",
+                                   "-N2",
+                                   "-n2",
+                                   "--ntasks-per-node=1",
+                                   "--mem=0",
+                                   "-l",
+                                   "--quiet",
+                                   "--"};
+  step.insert(step.end(), script.begin(), script.end());
+  // n2 cannot write there (or read this machine's file): named from its own answer.
+  r.proc.on(line_of(step), io::ran("0: node n1\n0: path 5 /b\n0: exchange ok\n1: node n2\n1: path 5 /b\n"
+                                   "1: exchange failed\n"));
+  auto ok = probe::check_nodes(a, p, r.seams, r.t);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().find("node n2 does not share the build folder with this machine: it cannot read"),
+            std::string::npos)
+      << ok.error();
+  EXPECT_TRUE(r.fs.exists("/b/.kiln/probe-77") == false);  // nothing is left (it was written, then removed)
+  // Both say they wrote it, but only n1's file is here: n2 wrote into another folder.
+  r.proc.on(line_of(step), io::ran("0: node n1\n0: path 5 /b\n0: exchange ok\n1: node n2\n1: path 5 /b\n"
+                                   "1: exchange ok\n"));
+  r.fs.add_file("/b/.kiln/probe-77-n1", "77\n");
+  ok = probe::check_nodes(a, p, r.seams, r.t);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().find("node n2 does not share the build folder with this machine: it answered the probe, but "
+                            "the file it wrote in /b/.kiln is not here (missing)"),
+            std::string::npos)
+      << ok.error();
+  EXPECT_FALSE(r.fs.exists("/b/.kiln/probe-77-n1"));
+  r.fs.add_file("/b/.kiln/probe-77-n1", "77\n");
+  r.fs.add_file("/b/.kiln/probe-77-n2", "77\n");
+  const auto last = probe::check_nodes(a, p, r.seams, r.t);
+  EXPECT_TRUE(last) << last.error();
+}
+
 TEST(ProbeSlurm, CancelStepsOnlyThisBuildsAndWaitsTillGone) {
   Rig r;
   r.proc.on("squeue -h -s -j 12 -o %i %j", io::ran("12.4 kiln-9\n12.5 other\n12.6 kiln-9\n"));

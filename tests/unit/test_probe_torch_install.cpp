@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "io/isolated_python.hpp"
 #include "binary_fixtures.hpp"
 #include "doctor_test_util.hpp"
 #include "probe/python_torch.hpp"
@@ -124,9 +125,9 @@ TEST(TorchInstall, DetectPythonReadsTheTreeAndImportsOnlyWhenAsked) {
   doctest::FakeSeams t;
   t.fs.add_file("/fakebin/python3", "", true);
   t.fs.add_file("/sp/torch/version.py", kVersionPy);
-  t.proc.on(std::string("/fakebin/python3 -c ") + python_probe_script(),
+  t.proc.on(io::isolated_python_line("/fakebin/python3", python_probe_script(), io::PythonSite::needed),
             io::ran(R"({"python": "3.12.3", "site_packages": ["/sp"], "torch": {"path": "/sp/torch"}})"));
-  t.proc.on(std::string("/fakebin/python3 -c ") + torch_import_script(),
+  t.proc.on(io::isolated_python_line("/fakebin/python3", torch_import_script(), io::PythonSite::needed),
             io::ran(R"({"version": "2.11.0+cu130", "cxx11_abi": true, "arch_list": ["sm_90"]})"));
   auto p = detect_python(t.seams, CudaToolkit{}, {});
   ASSERT_TRUE(p.torch);
@@ -134,8 +135,9 @@ TEST(TorchInstall, DetectPythonReadsTheTreeAndImportsOnlyWhenAsked) {
   EXPECT_EQ(p.torch->git_version, "70d99e998b7cc2a5e8cd2f1d3b7e5a0c9c0c1e6d");
   // Counted by script: the doctor also asks the interpreter other things (PEP 668's marker).
   auto imports = [&t] {
-    return std::count_if(t.proc.calls().begin(), t.proc.calls().end(),
-                         [](const io::ProcessSpec& c) { return c.argv.back() == torch_import_script(); });
+    return std::count_if(t.proc.calls().begin(), t.proc.calls().end(), [](const io::ProcessSpec& c) {
+      return c.argv.back().find(torch_import_script()) != std::string::npos;
+    });
   };
   EXPECT_EQ(imports(), 0);
   EXPECT_EQ(std::string(python_probe_script()).find("import torch"), std::string::npos);
