@@ -1,4 +1,4 @@
-# kiln (data/torch_find_spec.py, run as `python -c <this>` by src/read/torch_package.cpp): torch's
+# kiln (data/torch_find_spec.py, run as `python -c <this>` by src/binary/extension_torch.cpp): torch's
 # package folder for this interpreter, found without importing torch; an empty line when none.
 import importlib.util as u
 s = u.find_spec('torch')

@@ -199,6 +199,12 @@ ResolvedLibrary LibrarySearch::find(const std::string& name, const std::vector<L
     return false;
   };
   // A library already loaded under this name is reused before any search.
+  for (const auto& [loaded_name, loaded_path] : opt_.loaded)
+    if (loaded_name == name && usable(loaded_path, machine, blob)) {
+      r.path = loaded_path;
+      r.via = "preloaded";
+      return r;
+    }
   for (const auto& d : opt_.preloaded)
     if (try_dir(d, "preloaded")) return r;
   if (name.find('/') != std::string::npos) {

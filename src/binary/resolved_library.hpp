@@ -2,6 +2,7 @@
 // The value types shared by dependency resolution (deps) and the ld.so-style search it drives
 // (ld_search): what to search and what one DT_NEEDED resolved to.
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ struct DepsOptions {
   // Folders of libraries the process has loaded before this object, which the loader reuses by
   // name: torch/lib when Python imports a torch extension after `import torch`.
   std::vector<std::string> preloaded;
+  // Libraries already loaded, by the name the loader matches (a DT_NEEDED that loaded it, its file
+  // name) -> path: what `import torch` loaded (binary/extension_torch). Matched before any search.
+  std::vector<std::pair<std::string, std::string>> loaded;
 };
 
 struct ResolvedLibrary {

@@ -15,11 +15,6 @@
 namespace kiln::binary {
 namespace {
 
-std::string basename(const std::string& p) {
-  auto pos = p.find_last_of('/');
-  return pos == std::string::npos ? p : p.substr(pos + 1);
-}
-
 bool is_torch_core(const std::string& name) {
   return name.rfind("libc10.so", 0) == 0 || name.rfind("libtorch_cpu.so", 0) == 0 || name.rfind("libtorch.so", 0) == 0;
 }
@@ -119,19 +114,6 @@ std::string rebuild_arch_list(const core::TargetSet& have, int cc) {
   return core::format_cmake(want);
 }
 
-std::string torch_lib_for_extension(const std::string& path, const io::Filesystem& fs) {
-  const std::string name = path.substr(path.find_last_of('/') + 1);
-  const bool module = name.find(".cpython-") != std::string::npos || name.find(".abi3.so") != std::string::npos;
-  if (!module) return "";
-  for (std::string dir = path.substr(0, path.find_last_of('/')); dir.size() > 1;
-       dir = dir.substr(0, dir.find_last_of('/'))) {
-    const std::string base = dir.substr(dir.find_last_of('/') + 1);
-    if ((base == "site-packages" || base == "dist-packages") && fs.is_directory(dir + "/torch/lib"))
-      return dir + "/torch/lib";
-  }
-  return "";
-}
-
 namespace {
 
 // What the loader will say about one file: missing libraries, symbol versions, the C++ ABI
@@ -165,9 +147,7 @@ void add_deps_problems(const std::string& path, const DepsReport& d, const std::
                      want ? "True" : "False")});
   }
   // Undefined symbols: an import error for extensions; for other libraries only when asked.
-  const bool is_extension =
-      basename(path).find(".cpython-") != std::string::npos || basename(path).find(".abi3.so") != std::string::npos;
-  if ((opt.undefined || is_extension) && d.missing() == 0 && !d.undefined.empty()) {
+  if ((opt.undefined || python_extension_module(path)) && d.missing() == 0 && !d.undefined.empty()) {
     const std::size_t shown = std::min<std::size_t>(d.undefined.size(), 5);
     std::vector<std::string> names(d.undefined.begin(), d.undefined.begin() + static_cast<long>(shown));
     rep.problems.push_back({path, "", "undefined-symbol",
@@ -214,14 +194,18 @@ VerifyReport verify_files(const std::vector<std::string>& paths,
     std::string torch_abi, torch_path;
   };
   std::vector<Work> work(walk.files.size());
+  ExtensionTorchFinder torch(s, opt.python, opt.root);
   parallel_for(work.size(), std::max(1u, std::thread::hardware_concurrency()), [&](std::size_t i) {
     auto& w = work[i];
     w.file = inspect_file(walk.files[i], iopt);
     if (w.file.format == FileFormat::elf_object && !opt.objects && !named(walk.files[i])) return;
     if (!opt.deps || w.file.error) return;
     if (w.file.format != FileFormat::elf_shared && w.file.format != FileFormat::elf_exec) return;
-    DepsOptions d{opt.root, true, opt.preloaded};
-    if (auto tl = torch_lib_for_extension(walk.files[i], s.fs); !tl.empty()) d.preloaded.push_back(tl);
+    DepsOptions d;
+    d.root = opt.root;
+    d.undefined = true;
+    d.preloaded = opt.preloaded;
+    torch.add_preloaded(walk.files[i], d);
     w.deps = resolve_deps(walk.files[i], d, s);
     // An extension is checked against the libtorch it will load: the first torch core library.
     for (const auto& lib : w.deps->libraries)
@@ -265,6 +249,7 @@ VerifyReport verify_files(const std::vector<std::string>& paths,
     if (!w.deps || !w.deps->is_elf) continue;
     add_deps_problems(f.path, *w.deps, w.torch_abi, w.torch_path, opt, rep);
   }
+  rep.torches = torch.used();
   if (rep.files.empty())
     rep.problems.push_back({fmt::format("{}", fmt::join(paths, " ")), "", "no-cuda",
                             "no file holds CUDA code, so nothing runs on any GPU",

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "binary/extension_torch.hpp"
 #include "binary/kernel_coverage.hpp"
 #include "core/compat.hpp"
 #include "core/gpu_table.hpp"
@@ -16,9 +17,11 @@ struct VerifyOptions {
   std::string root;        // resolve libraries inside an unpacked image
   bool undefined = false;  // undefined symbols for every library (always on for Python extensions)
   bool deps = true;        // check dependencies at all
-  // Library folders already loaded when the files are (torch/lib for a torch extension). Python
-  // extension modules under a site-packages that holds torch get its torch/lib automatically.
+  // Library folders already loaded when the files are. Python extension modules are checked as
+  // loaded after `import torch`, with the torch of the interpreter that imports them
+  // (binary/extension_torch): `python` when given, else found from where the module sits.
   std::vector<std::string> preloaded;
+  std::string python;
   bool per_kernel = true;        // judge each kernel by name (reads every entry); off: the file's union
   bool objects = false;          // inside folders, check object files (.o) too
   std::size_t kernel_names = 5;  // missing kernels named per problem (0: all)
@@ -27,10 +30,6 @@ struct VerifyOptions {
 // Files a build system makes for itself inside a folder: CMake's compiler-id programs and probes
 // under CMakeFiles/. Not products, so a folder verify skips them (object files too, unless asked).
 bool build_system_file(const std::string& path);
-
-// For a Python extension module (*.cpython-*.so, *.abi3.so) inside site-packages/dist-packages:
-// that folder's torch/lib, which `import torch` loads first. Empty otherwise.
-std::string torch_lib_for_extension(const std::string& path, const io::Filesystem& fs);
 
 struct Problem {
   std::string file;
@@ -62,8 +61,9 @@ struct VerifyReport {
   std::vector<FileVerdict> files;  // the CUDA-bearing ones
   std::vector<Problem> problems;
   std::size_t files_checked = 0;
-  std::vector<std::string> skipped;  // build-system files and objects inside folders
-  std::vector<std::string> notes;    // FIFOs, sockets and devices skipped inside folders
+  std::vector<std::string> skipped;     // build-system files and objects inside folders
+  std::vector<std::string> notes;       // FIFOs, sockets and devices skipped inside folders
+  std::vector<ExtensionTorch> torches;  // the torch each extension module was checked against, and why
   bool ok() const { return problems.empty(); }
 };
 

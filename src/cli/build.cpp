@@ -296,10 +296,9 @@ private:
     std::vector<std::pair<std::string, core::GpuModel>> gpus;
     for (const auto& g : p.gpus) gpus.emplace_back(g.name, g);
     binary::VerifyOptions opt;
-    // Modules in the build tree are imported after torch: its lib folder is already loaded. The
-    // plan found the package without importing torch (an import costs seconds of every build).
-    if (p.kind != read::ProjectKind::cmake && !p.torch_package.empty())
-      opt.preloaded.push_back(p.torch_package + "/lib");
+    // Modules in the build tree are imported after the plan's interpreter's torch, as kiln verify
+    // --python checks them.
+    if (p.kind != read::ProjectKind::cmake) opt.python = p.python;
     auto report = binary::verify_files(o.artifacts, gpus, opt, s);
     // The project's own CUDA_ARCHITECTURES beat the plan's list: that line is what to change.
     for (auto& pr : report.problems)

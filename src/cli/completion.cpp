@@ -134,7 +134,7 @@ _kiln() {{
     esac
   done
   if [[ -z "$cmd" ]]; then
-    COMPREPLY=($(compgen -W "{} --config --version --help" -- "$cur"))
+    COMPREPLY=($(compgen -W "{} --config --version -V --help" -- "$cur"))
     return 0
   fi
   case "$cmd" in

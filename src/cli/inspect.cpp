@@ -7,12 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "binary/deps.hpp"
+#include "binary/extension_torch.hpp"
 #include "binary/file_walk.hpp"
 #include "binary/inspect.hpp"
 #include "binary/verify.hpp"
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
 #include "cli/inspect_render.hpp"
+#include "cli/python_option.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -34,6 +36,9 @@ public:
     app.add_flag("--deps", render_.deps, "Resolve DT_NEEDED like ld.so; C++ ABI and GLIBC/GLIBCXX versions needed");
     app.add_flag("--undefined", render_.undefined, "With --deps: undefined symbols that no resolved library defines");
     app.add_option("--root", root_, "Resolve dependencies inside a container image unpacked at DIR");
+    app.add_option("--python", python_,
+                   "With --deps: the interpreter that will import the extension modules; their libraries resolve "
+                   "as after its `import torch` (default: found from where each module sits, as kiln verify does)");
     app.add_option("-j,--jobs", jobs_, "Files read in parallel (default: all cores)");
   }
 
@@ -43,6 +48,8 @@ public:
       if (!s.fs.is_directory(root_)) throw UsageError("--root '" + root_ + "' is not a folder");
       render_.deps = true;
     }
+    const std::string python = python_interpreter(s, python_);
+    if (!python.empty()) render_.deps = true;
     auto walk = binary::walk_paths(paths_, s.fs);
     const auto build_system = skip_build_system_files(walk.files);
     const bool from_folders =
@@ -51,14 +58,21 @@ public:
     std::vector<binary::FileReport> files(walk.files.size());
     std::vector<std::optional<binary::DepsReport>> deps(walk.files.size());
     binary::InspectOptions opt{render_.kernels};
-    binary::DepsOptions dopt{root_, render_.undefined};
+    binary::DepsOptions dopt;
+    dopt.root = root_;
+    dopt.undefined = render_.undefined;
+    // Extension modules resolve as kiln verify resolves them: after their interpreter's `import torch`.
+    binary::ExtensionTorchFinder torch(s, python, root_);
     const unsigned threads =
         jobs_ > 0 ? static_cast<unsigned>(jobs_) : std::max(1u, std::thread::hardware_concurrency());
     binary::parallel_for(files.size(), threads, [&](std::size_t i) {
       files[i] = binary::inspect_file(walk.files[i], opt);
       if (render_.deps && files[i].format != binary::FileFormat::other &&
-          files[i].format != binary::FileFormat::wheel && files[i].format != binary::FileFormat::archive)
-        deps[i] = binary::resolve_deps(walk.files[i], dopt, s);
+          files[i].format != binary::FileFormat::wheel && files[i].format != binary::FileFormat::archive) {
+        auto d = dopt;
+        torch.add_preloaded(walk.files[i], d);
+        deps[i] = binary::resolve_deps(walk.files[i], d, s);
+      }
     });
     int rc = kOk;
     for (const auto& m : walk.missing) {
@@ -93,8 +107,16 @@ public:
       j["missing"] = walk.missing;
       j["special_files"] = special;  // FIFOs, sockets, devices inside folders: never opened
       j["build_system_files"] = build_system;
+      json torches = json::array();
+      for (const auto& t : torch.used())
+        torches.push_back({{"torch", t.torch_dir.empty() ? json(nullptr) : json(t.torch_dir)}, {"how", t.how}});
+      j["extension_torch"] = torches;
       print_json(s.out, "inspect", std::move(j));
     } else {
+      for (const auto& t : torch.used())
+        s.out << (t.torch_dir.empty() ? fmt::format("(extension modules resolved with no torch loaded: {})\n", t.how)
+                                      : fmt::format("(extension modules resolved as imported after torch {}: {})\n",
+                                                    t.torch_dir, t.how));
       if (skipped)
         s.out << fmt::format("({} other file{} skipped: not ELF, archive, wheel, cubin or fatbin)\n", skipped,
                              skipped == 1 ? "" : "s");
@@ -120,7 +142,7 @@ private:
   }
 
   std::vector<std::string> paths_;
-  std::string root_;
+  std::string root_, python_;
   bool json_ = false;
   int jobs_ = 0;
   RenderOptions render_;

@@ -249,7 +249,7 @@ int run_cli(int argc, const char* const* argv, io::Seams& s) {
   CLI::App app{"kiln: build PyTorch and CUDA extensions for the GPUs you run on", "kiln"};
   app.require_subcommand(0, 1);
   bool version = false;
-  app.add_flag("--version", version, "Print the version and exit");
+  app.add_flag("-V,--version", version, "Print the version and exit");
   // One schema for flags, environment (each option's envname) and file: the project's kiln.toml for
   // the commands that work on a project (plan, build, bench, report), ./kiln.toml for the others, or --config FILE,
   // sets options by sub-command section

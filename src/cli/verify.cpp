@@ -7,6 +7,7 @@
 #include "binary/verify.hpp"
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
+#include "cli/python_option.hpp"
 #include "core/arch_spec.hpp"
 #include "core/gpu_table.hpp"
 #include "probe/spec_context.hpp"
@@ -31,6 +32,9 @@ public:
         "--archs", archs_,
         "Or: every architecture of this list must be covered (TORCH_CUDA_ARCH_LIST, CMake or nvcc spelling)");
     app.add_option("--root", root_, "Resolve libraries inside a container image unpacked at DIR");
+    app.add_option("--python", python_,
+                   "The interpreter that will import the extension modules: they are checked against its torch "
+                   "(default: found from where each module sits)");
     app.add_flag("--undefined", undefined_,
                  "Report undefined symbols for every library (always on for Python extensions)");
     app.add_flag("--no-deps", no_deps_, "Skip the dependency, ABI and symbol checks");
@@ -46,6 +50,7 @@ public:
     if (gpus_.empty() && archs_.empty())
       throw UsageError("name the GPUs to verify for: --gpu NAME (repeatable) or --archs SPEC");
     if (!root_.empty() && !s.fs.is_directory(root_)) throw UsageError("--root '" + root_ + "' is not a folder");
+    const std::string python = python_interpreter(s, python_);
     std::vector<std::pair<std::string, core::GpuModel>> gpus;
     for (const auto& g : gpus_) {
       auto m = core::GpuTable::get().lookup(g);
@@ -69,6 +74,7 @@ public:
     opt.per_kernel = !union_;
     opt.objects = objects_;
     opt.kernel_names = all_ ? 0 : 5;
+    opt.python = python;
     auto rep = binary::verify_files(paths_, gpus, opt, s);
     if (json_) {
       json j;
@@ -97,6 +103,10 @@ public:
         problems.push_back({{"file", p.file}, {"gpu", p.gpu}, {"kind", p.kind}, {"why", p.why}, {"fix", p.fix}});
       j["problems"] = problems;
       j["notes"] = rep.notes;
+      json torches = json::array();
+      for (const auto& t : rep.torches)
+        torches.push_back({{"torch", t.torch_dir.empty() ? json(nullptr) : json(t.torch_dir)}, {"how", t.how}});
+      j["extension_torch"] = torches;
       print_json(s.out, "verify", std::move(j));
     } else {
       for (const auto& f : rep.files)
@@ -115,6 +125,10 @@ public:
                                             : "")
                           : "");
       for (const auto& n : rep.notes) s.err << "kiln verify: note: " << n << "\n";
+      for (const auto& t : rep.torches)
+        s.out << (t.torch_dir.empty()
+                      ? fmt::format("extension modules checked with no torch loaded: {}\n", t.how)
+                      : fmt::format("extension modules checked as imported after torch {} ({})\n", t.torch_dir, t.how));
       for (const auto& p : rep.problems) s.out << "FAIL " << p.line() << "\n";
       s.out << fmt::format(
           "{}: {} file{} checked, {} with CUDA code, {} problem{}{}\n", rep.ok() ? "ok" : "FAILED", rep.files_checked,
@@ -128,7 +142,7 @@ public:
 
 private:
   std::vector<std::string> paths_, gpus_;
-  std::string archs_, root_;
+  std::string archs_, root_, python_;
   bool undefined_ = false, no_deps_ = false, json_ = false, all_ = false, objects_ = false, union_ = false;
 
   static json kernels_json(const binary::KernelCoverage& k, std::size_t names) {

@@ -1,5 +1,7 @@
 #include "plan/make_plan.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include <fmt/format.h>
@@ -481,9 +483,18 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
                  : !profile.build_type.empty() ? profile.build_type
                                                : "Release";
   // CMake takes any word and builds it without optimisation flags: a typo would cost the whole speed.
+  // CMake's own names are matched whatever the case (`release`), and passed in CMake's spelling:
+  // its per-type flags (CMAKE_CXX_FLAGS_RELEASE) are looked up by the upper-cased name, but
+  // generator expressions and presets compare the spelling.
   const auto& types = build_types();
-  const std::set<std::string> kBuildTypes(types.begin(), types.end());
-  if (!kBuildTypes.count(p.build_type))
+  auto same_word = [](const std::string& a, const std::string& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  for (const auto& t : types)
+    if (same_word(t, p.build_type)) p.build_type = t;
+  if (std::find(types.begin(), types.end(), p.build_type) == types.end())
     return usage(fmt::format("--build-type '{}': expected Release, RelWithDebInfo, Debug or MinSizeRel", p.build_type));
   auto sets = parse_assignments(req.sets, "--set", "KEY");
   if (!sets) return tl::unexpected(sets.error());

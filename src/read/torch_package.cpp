@@ -37,16 +37,6 @@ bool scan(const io::Filesystem& fs, const std::string& dir, const std::string& r
 
 }  // namespace
 
-const std::string& torch_find_spec_script() {
-  static const std::string s(data::file("torch_find_spec.py").value_or(""));
-  return s;
-}
-
-std::string find_torch_package(const io::Seams& s, const std::string& python_exe) {
-  auto r = s.proc.run(io::isolated_python(python_exe, torch_find_spec_script(), io::PythonSite::needed));
-  return r.ok() ? trim(r.out) : "";
-}
-
 bool uses_torch_package(const io::Filesystem& fs, const std::string& project_dir) {
   return scan(fs, project_dir, "CMakeLists.txt", 0);
 }

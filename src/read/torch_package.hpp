@@ -11,6 +11,7 @@
 
 #include <tl/expected.hpp>
 
+#include "binary/extension_torch.hpp"
 #include "io/seams.hpp"
 
 namespace kiln::read {
@@ -27,11 +28,10 @@ struct TorchPackage {
 // Where the package is, in the order a user would expect to override it: a -D Torch_DIR given to
 // kiln, $Torch_DIR, $LIBTORCH (an unpacked libtorch zip), $CMAKE_PREFIX_PATH entries, then the torch
 // that `python` would import (importlib.util.find_spec, which does not import it).
-// The script run as `python -c SCRIPT`: prints the torch package folder, or an empty line.
-const std::string& torch_find_spec_script();
-// The folder of the torch package `python_exe` would import (…/site-packages/torch), found with
-// find_spec, which does not run torch/__init__.py (seconds); "" when it has none or cannot say.
-std::string find_torch_package(const io::Seams& s, const std::string& python_exe);
+// The script and the question are binary/extension_torch's (verify asks it too): the torch
+// package folder `python_exe` would import, found without importing it; "" when none.
+using binary::find_torch_package;
+using binary::torch_find_spec_script;
 
 tl::expected<TorchPackage, std::string> locate_torch_package(const io::Seams& s, const std::string& python,
                                                              const std::vector<std::string>& cmake_defines);

@@ -45,4 +45,9 @@ schema=$("$KILN" doctor --json 2>/dev/null | python3 -c "import json,sys; print(
 # bash loads the completion and completes a command.
 out=$(bash --norc -c 'source <("$1" completion bash); COMP_WORDS=(kiln insp); COMP_CWORD=1; _kiln; echo "${COMPREPLY[*]}"' _ "$KILN")
 [ "$out" = "inspect" ] || fail "bash completion: '$out'"
+# Issue 33's small items: -V is --version; CMake's build types in any case, passed in CMake's spelling.
+"$KILN" -V | grep -q '^kiln [0-9]' || fail "-V does not print the version"
+"$KILN" plan --example --build-type release --json 2>/dev/null | grep -q '"build_type": "Release"' \
+  || fail "--build-type release is not taken as Release"
+"$KILN" plan --example --build-type relase > /dev/null 2>&1; [ $? -eq 2 ] || fail "--build-type relase should exit 2"
 echo PASS

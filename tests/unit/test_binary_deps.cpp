@@ -185,8 +185,10 @@ TEST_F(Deps, ExtensionModulesResolveAgainstTheTorchTheyImport) {
   const std::string module = sp + "/myext/_C.cpython-312-x86_64-linux-gnu.so";
   ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", module, d + "/a.cpp", "-L" + sp + "/torch/lib", "-lb"}, log))
       << log;
-  EXPECT_EQ(torch_lib_for_extension(module, s.fs), sp + "/torch/lib");
-  EXPECT_EQ(torch_lib_for_extension(d + "/liba.so", s.fs), "");  // not a Python module
+  ExtensionTorchFinder finder(s.seams, "");
+  ASSERT_TRUE(finder.find(module));
+  EXPECT_EQ(finder.find(module)->lib_folder, sp + "/torch/lib");  // no torch/_C here: the folder
+  EXPECT_FALSE(finder.find(d + "/liba.so"));                      // not a Python module
 
   // On its own the loader would not find libb.so ...
   auto alone = resolve_deps(module, {}, s.seams);
@@ -202,4 +204,67 @@ TEST_F(Deps, ExtensionModulesResolveAgainstTheTorchTheyImport) {
   // verify finds torch/lib on its own for a module inside site-packages.
   auto v = verify_files({module}, {}, {}, s.seams);
   for (const auto& p : v.problems) EXPECT_NE(p.kind, "missing-library") << p.line();
+}
+
+// What `import torch` loads is torch/_C and everything it needs through torch's own RUNPATH (the
+// nvidia-* wheels' libraries beside torch): an extension that names one of those with no RUNPATH
+// imports. A library nobody loads is still missing.
+TEST_F(Deps, ExtensionModulesReuseWhatTorchsImportLoaded) {
+  const std::string d = dir.path.string();
+  const std::string sp = d + "/lib/python3.12/site-packages";
+  std::filesystem::create_directories(sp + "/torch/lib");
+  std::filesystem::create_directories(sp + "/nvidia/rt/lib");
+  dir.write("rt.cpp", "int rt_func() { return 1; }\n");
+  dir.write("c10.cpp", "int rt_func();\nint c10_func() { return rt_func(); }\n");
+  dir.write("tc.cpp", "int c10_func();\nint tc_func() { return c10_func(); }\n");
+  dir.write("ext.cpp", "int c10_func();\nint rt_func();\nint ext_func() { return c10_func() + rt_func(); }\n");
+  dir.write("ghost.cpp", "int ghost_func() { return 2; }\n");
+  dir.write("ext2.cpp", "int ghost_func();\nint ext2_func() { return ghost_func(); }\n");
+  std::string log;
+  ASSERT_TRUE(compile(
+      s.proc,
+      {"-shared", "-fPIC", "-o", sp + "/nvidia/rt/lib/librt_x.so.13", "-Wl,-soname,librt_x.so.13", d + "/rt.cpp"}, log))
+      << log;
+  ASSERT_TRUE(
+      compile(s.proc,
+              {"-shared", "-fPIC", "-o", sp + "/torch/lib/libc10_x.so", d + "/c10.cpp",
+               sp + "/nvidia/rt/lib/librt_x.so.13", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/../../nvidia/rt/lib"},
+              log))
+      << log;
+  ASSERT_TRUE(compile(s.proc,
+                      {"-shared", "-fPIC", "-o", sp + "/torch/_C.cpython-312-x86_64-linux-gnu.so", d + "/tc.cpp",
+                       "-L" + sp + "/torch/lib", "-lc10_x", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/lib"},
+                      log))
+      << log;
+  dir.write("ghost/x", "");
+  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", d + "/ghost/libghost_x.so", d + "/ghost.cpp"}, log)) << log;
+  const std::string ext = sp + "/ext.cpython-312-x86_64-linux-gnu.so";
+  const std::string ext2 = sp + "/ext2.cpython-312-x86_64-linux-gnu.so";
+  ASSERT_TRUE(compile(s.proc,
+                      {"-shared", "-fPIC", "-o", ext, d + "/ext.cpp", "-L" + sp + "/torch/lib", "-lc10_x",
+                       sp + "/nvidia/rt/lib/librt_x.so.13"},
+                      log))
+      << log;
+  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", ext2, d + "/ext2.cpp", "-L" + d + "/ghost", "-lghost_x"}, log))
+      << log;
+
+  ExtensionTorchFinder finder(s.seams, "");
+  DepsOptions opt;
+  finder.add_preloaded(ext, opt);
+  auto r = resolve_deps(ext, opt, s.seams);
+  EXPECT_EQ(r.missing(), 0u);
+  for (const auto& l : r.libraries)
+    if (l.name == "librt_x.so.13") {
+      EXPECT_EQ(l.via, "preloaded");
+      EXPECT_EQ(l.path.value_or(""), sp + "/nvidia/rt/lib/librt_x.so.13");
+    }
+  auto v = verify_files({sp}, {}, {}, s.seams);
+  std::vector<std::string> missing;
+  for (const auto& p : v.problems)
+    if (p.kind == "missing-library") missing.push_back(p.file + ": " + p.why);
+  ASSERT_EQ(missing.size(), 1u) << ::testing::PrintToString(missing);
+  EXPECT_NE(missing[0].find("ext2.cpython-312-x86_64-linux-gnu.so: needs libghost_x.so"), std::string::npos)
+      << missing[0];
+  ASSERT_EQ(v.torches.size(), 1u);
+  EXPECT_EQ(v.torches[0].torch_dir, sp + "/torch");
 }
