@@ -28,12 +28,13 @@ void collect_records(const plan::Plan& plan, io::Seams& s, BuildOutcome& o) {
       o.has_cache_stats = true;
       o.cache = launch::parse_ccache_stats_log(*text);
     }
-  // torch.utils.cpp_extension builds in its own Ninja folder (build/temp.*): the record goes there
-  // too, so kiln report on that folder finds the machine's cores and kiln's logs.
+  // torch.utils.cpp_extension builds in its own Ninja folder (setuptools/temp.*): the record goes
+  // there too, so kiln report on that folder finds the machine's cores and kiln's logs.
   // With the extensions built at once, each has its Ninja folder deeper down (drive/ninja_folders).
   if (plan.kind != read::ProjectKind::cmake)
-    for (const auto& d : ninja_folders_under(s.fs, plan.project_dir + "/build"))
-      s.fs.write(d + "/kiln-build.json", plan.build_record_json());
+    if (auto root = extension_build_root(s.fs, plan.build_dir, plan.project_dir); !root.empty())
+      for (const auto& d : ninja_folders_under(s.fs, root))
+        s.fs.write(d + "/kiln-build.json", plan.build_record_json());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "drive/ninja_folders.hpp"
 #include "launch/exec_record.hpp"
 #include "launch/learned_cost.hpp"
 #include "launch/unit_plan.hpp"
@@ -34,9 +35,10 @@ std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, 
   const launch::HistoryPlaces at{child["KILN_MEM_HISTORY"], child["KILN_UNIT_HISTORY"], child["KILN_PROJECT_DIR"]};
   if (at.units_dir.empty()) return {};
   std::vector<std::string> plans{plan.unit_plan_path()};
-  const std::string temp_root = plan.project_dir + "/build";
-  for (const auto& name : fs.list(temp_root))
-    if (name.rfind("temp.", 0) == 0) plans.push_back(temp_root + "/" + name + "/kiln-units.plan");
+  const std::string temp_root = extension_build_root(fs, plan.build_dir, plan.project_dir);
+  if (!temp_root.empty())
+    for (const auto& name : fs.list(temp_root))
+      if (name.rfind("temp.", 0) == 0) plans.push_back(temp_root + "/" + name + "/kiln-units.plan");
   std::map<std::string, long> out;
   for (const auto& path : plans)
     if (auto text = fs.read(path)) out.merge(launch::learned_walls(fs, at, launch::parse_unit_plan(*text)));

@@ -20,4 +20,11 @@ std::vector<std::string> ninja_folders_under(const io::Filesystem& fs, const std
   return out;
 }
 
+std::string extension_build_root(const io::Filesystem& fs, const std::string& kiln_dir,
+                                 const std::string& project_dir) {
+  for (const auto& root : {kiln_dir + "/setuptools", project_dir + "/build"})
+    if (fs.is_directory(root)) return root;
+  return "";
+}
+
 }  // namespace kiln::drive

@@ -13,4 +13,9 @@ namespace kiln::drive {
 // Folders holding a .ninja_log under `dir` (itself included), at most `depth` levels down, sorted.
 std::vector<std::string> ninja_folders_under(const io::Filesystem& fs, const std::string& dir, int depth = 6);
 
+// Where setuptools built a torch extension: the kiln build folder's own setuptools/ (issue 34: two
+// builds with their own --build-dir never share the project's build/), else the project's build/
+// for a build made before that. The first of the two that exists; empty when neither does.
+std::string extension_build_root(const io::Filesystem& fs, const std::string& kiln_dir, const std::string& project_dir);
+
 }  // namespace kiln::drive

@@ -17,8 +17,11 @@ std::string parent_of(const std::string& dir) {
   return slash == std::string::npos || slash == 0 ? "/" : dir.substr(0, slash);
 }
 
-void add_ninja_dirs_of_project(const io::Filesystem& fs, const std::string& project, std::vector<std::string>& out) {
-  for (auto& d : drive::ninja_folders_under(fs, project + "/build")) out.push_back(std::move(d));
+void add_ninja_dirs_of_project(const io::Filesystem& fs, const std::string& kiln_dir, const std::string& project,
+                               std::vector<std::string>& out) {
+  auto root = drive::extension_build_root(fs, kiln_dir.empty() ? project + "/build-kiln" : kiln_dir, project);
+  if (root.empty()) return;
+  for (auto& d : drive::ninja_folders_under(fs, root)) out.push_back(std::move(d));
 }
 
 std::string wheel_cache_hit_line(const io::Filesystem& fs, const std::string& kiln_dir) {
@@ -63,7 +66,7 @@ BuildFolders find_build_folders(const io::Filesystem& fs, const std::string& dir
   if (!f.kiln_dir.empty())
     if (auto named = recorded_project(fs, f.kiln_dir)) project = *named;
   f.project_dir = project;
-  if (f.ninja_dirs.empty() && !project.empty()) add_ninja_dirs_of_project(fs, project, f.ninja_dirs);
+  if (f.ninja_dirs.empty() && !project.empty()) add_ninja_dirs_of_project(fs, f.kiln_dir, project, f.ninja_dirs);
   std::sort(f.ninja_dirs.begin(), f.ninja_dirs.end());
   if (!f.kiln_dir.empty()) f.wheel_cache_hit = wheel_cache_hit_line(fs, f.kiln_dir);
   return f;

@@ -59,7 +59,10 @@ build() {  # MODE DEST: a clean build without ccache or the wheel cache; its whe
     || fail "the modules of the build with KILN_PARALLEL_EXTENSIONS=$1 do not answer 10 and 20"
   mkdir -p "$2/wheel" "$2/obj"
   (cd "$2/wheel" && "$py" -m zipfile -e "$p"/build-kiln/wheel/*.whl .) || fail "no wheel"
-  (cd "$p"/build/temp.* && find . -name '*.o' | xargs -I{} cp --parents {} "$2/obj/")
+  # setuptools builds in the kiln build folder's own setuptools/ (issue 34), never the project's build/
+  (cd "$p"/build-kiln/setuptools/temp.* && find . -name '*.o' | xargs -I{} cp --parents {} "$2/obj/") \
+    || fail "no object files in $p/build-kiln/setuptools/temp.*"
+  [ -n "$(find "$2/obj" -name '*.o')" ] || fail "the build with KILN_PARALLEL_EXTENSIONS=$1 left no object files"
 }
 code() {  # FILE: its bytes without debug info and build-id (a file of its own: two run at once under cmp)
   local out
@@ -74,7 +77,7 @@ grep -q "compiling with Ninja (the project set use_ninja=False" "$log" || fail "
 grep -q "extensions share 1 object(s) (src/shared.o)" "$log" || fail "the shared object was not separated"
 build 0 "$work/serial"
 grep -q "^KILN-EXTENSIONS" "$log" && fail "KILN_PARALLEL_EXTENSIONS=0 still built the extensions at once"
-[ -e "$p"/build/temp.*/build.ninja ] && fail "the serial build used Ninja: it should run the project's own path"
+[ -e "$p"/build-kiln/setuptools/temp.*/build.ninja ] && fail "the serial build used Ninja: it should run the project's own path"
 
 [ "$(cd "$work/serial/wheel" && find . -type f | sort)" = "$(cd "$work/parallel/wheel" && find . -type f | sort)" ] \
   || fail "the wheels' members differ"

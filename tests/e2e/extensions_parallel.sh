@@ -66,7 +66,7 @@ build() {  # [env...]: a clean build of $p without ccache or the wheel cache, so
   (cd "$p" && env "$@" "$kiln" build . --python "$py" --no-ccache --no-wheel-cache 2>&1)
 }
 keep() {  # DEST: the objects, the libraries and the wheel of the last build
-  mkdir -p "$1" && (cd "$p/build" && find . -name '*.o' -o -name '*.so' | xargs -I{} cp --parents {} "$1/")
+  mkdir -p "$1" && (cd "$p/build-kiln/setuptools" && find . -name '*.o' -o -name '*.so' | xargs -I{} cp --parents {} "$1/")
   cp "$p"/build-kiln/wheel/*.whl "$1/"
 }
 
@@ -76,11 +76,11 @@ echo "$out" | tail -5
 log=$p/build-kiln/kiln-build.log
 grep -q "^KILN-EXTENSIONS multiext.alpha multiext.beta multiext.gamma" "$log" || fail "the extensions were not built at once"
 for e in alpha beta gamma; do
-  ls "$p"/build/temp.*/kiln-ninja/multiext.$e/build.ninja >/dev/null 2>&1 || fail "no Ninja folder of its own for $e"
+  ls "$p"/build-kiln/setuptools/temp.*/kiln-ninja/multiext.$e/build.ninja >/dev/null 2>&1 || fail "no Ninja folder of its own for $e"
 done
-ls "$p"/build/temp.*/build.ninja >/dev/null 2>&1 && fail "a build.ninja shared by the extensions was written"
+ls "$p"/build-kiln/setuptools/temp.*/build.ninja >/dev/null 2>&1 && fail "a build.ninja shared by the extensions was written"
 # The build's unit plan (for kiln exec's thread grants): every unit listed, each marked done.
-plan=$(ls "$p"/build/temp.*/kiln-units.plan) || fail "no unit plan was written"
+plan=$(ls "$p"/build-kiln/setuptools/temp.*/kiln-units.plan) || fail "no unit plan was written"
 [ "$(grep -c '^unit' "$plan")" = 9 ] && [ "$(grep -c '^done' "$plan")" = 9 ] \
   || fail "the unit plan does not list and close the 9 units: $(cat "$plan")"
 echo "$out" | grep -q "9/9 .*(3/3 extensions)" || fail "the progress line does not count the units of all extensions"
@@ -102,7 +102,7 @@ sys.exit(0 if overlaps else 1)
 PY
 grep -q "multiext.alpha: units longest first (kiln's weights, estimate): u1.o=" "$log" \
   || fail "the order kiln gave alpha's units is not in the log: $(grep 'longest first' "$log")"
-grep -m1 "^build " "$p"/build/temp.*/kiln-ninja/multiext.alpha/build.ninja | grep -q "src/alpha/u1.cpp$" \
+grep -m1 "^build " "$p"/build-kiln/setuptools/temp.*/kiln-ninja/multiext.alpha/build.ninja | grep -q "src/alpha/u1.cpp$" \
   || fail "alpha's heaviest unit (with its header) is not first in its Ninja file"
 "$py" - "$p/build-kiln/kiln-exec.jsonl" <<'PY' || fail "alpha's heaviest unit did not launch among the first"
 import json, sys
