@@ -3,6 +3,9 @@
 # the project's interpreter as `python -I -S -c <this> DIR`; prints one JSON object that kiln's C++
 # side (src/read/setup_py_ast.cpp) decides on. What cannot be read statically is listed under
 # "undecided" with file:line, never guessed. Written for Python 3.8+ (ast.Constant, no ast.unparse).
+# One class per concern: the files (Project), environment reads (EnvReads), what each read controls
+# (Effects), the project's parsers of an architecture list (ArchParsers), what the build makes
+# (BuildFacts), op builders (OpBuilders) and setup.cfg (SetupCfg); Reader runs them in order.
 import ast
 import json
 import os
@@ -79,19 +82,43 @@ class Module:
         return "%s:%d" % (self.rel, node.lineno)
 
 
-class Reader:
+def enclosing_function(node, m):
+    up = m.parent.get(node)
+    while up is not None and not isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        up = m.parent.get(up)
+    return up
+
+
+def call_name(node):
+    """f for f(...) and x.f(...), else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    return node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else None
+
+
+class Project:
+    """The files read: setup.py and the project's own modules it imports (a path under its folder),
+    and what every other concern shares: the modules, their functions by name, the JSON out."""
+
     def __init__(self, root):
         self.root = root
         self.modules = []
         self.seen = set()
         self.by_path = {}
+        self.fns = {}  # function name -> [(module, FunctionDef)], filled once every file is loaded
         self.out = {"version": 1, "files": [], "sightings": [], "probes": [], "ops": [], "extensions": [],
                     "cuda_evidence": "", "hardcoded_archs": "", "calls_cmake": "", "undecided": [],
                     "arch_parsers": [], "build_options": []}
-        self.helpers = {}  # function name -> (key param index, default param index or None, default text)
-        self.indirect = None  # (default, true value) of a read whose name is a variable (a table of names)
 
-    # --- files -------------------------------------------------------------------------------
+    def undecided(self, m, node, why):
+        self.out["undecided"].append({"where": m.where(node), "text": m.text(node.lineno), "why": why})
+
+    def index_functions(self):
+        for m in self.modules:
+            for n in m.nodes:
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.fns.setdefault(n.name, []).append((m, n))
+
     def load(self, path, depth=0):
         path = os.path.normpath(path)
         if path in self.by_path:  # reached again, maybe nearer setup.py than the first time
@@ -125,8 +152,8 @@ class Reader:
         return m
 
     def follow(self, name, m, level, depth, names=()):
-        """A module of the project itself (a path under its folder): read it too. A package is read
-        whole, since op-builder packages find their modules by listing the folder (pkgutil)."""
+        """A module of the project itself: read it too. A package is read whole, since op-builder
+        packages find their modules by listing the folder (pkgutil)."""
         base = self.root if level == 0 else os.path.dirname(m.path)
         for _ in range(max(0, level - 1)):
             base = os.path.dirname(base)
@@ -147,11 +174,21 @@ class Reader:
                 if os.path.isfile(os.path.join(base, n + ".py")):
                     self.load(os.path.join(base, n + ".py"), depth)
 
-    # --- environment reads -------------------------------------------------------------------
+
+class EnvReads:
+    """The environment reads (os.environ.get, os.getenv, os.environ[...], 'X' in os.environ, the
+    project's own helpers around them) and the comparison each one is made into: the sightings."""
+
+    def __init__(self, project):
+        self.p = project
+        self.helpers = {}  # function name -> (key param index, default param index or None, default text)
+        self.indirect = None  # (default, true value, where) of a read whose name is a variable (a table of names)
+        self.reads = []  # (module, read node, sighting): where each sighting's value starts, for Effects
+
     def find_helpers(self):
         """def f(key, default=...): return os.environ.get(key) or default, and the like: a call of
         f("X", d) is a read of X."""
-        for m in self.modules:
+        for m in self.p.modules:
             for fn in m.nodes:
                 if not isinstance(fn, ast.FunctionDef):
                     continue
@@ -281,11 +318,12 @@ class Reader:
                             return ("compare", v, isinstance(n.ops[0], ast.NotEq), default, None)
             return ("value", None, False, default, None)
 
-    def scan_reads(self, m):
+    def scan(self, m):
         for node in m.nodes:
             if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
                     and dotted(node.comparators[0]) in ("os.environ", "environ") and const_str(node.left) is not None:
-                self.sight(m, node, const_str(node.left), "compare", "1", isinstance(node.ops[0], ast.NotIn), None, False)
+                s = self.sight(m, node, const_str(node.left), "compare", "1", isinstance(node.ops[0], ast.NotIn), None, False)
+                self.reads.append((m, node, s))
                 continue
             r = self.env_read(node, m)
             if not r:
@@ -300,59 +338,511 @@ class Reader:
                 dflt, known = or_default, True
             names = self.key_names(key, m, node)
             if names is None:
-                fn = self.in_function(node, m)
+                fn = enclosing_function(node, m)
                 if fn is not None and fn.name in self.helpers:
                     continue  # the helper itself; its calls are the reads
                 if isinstance(key, ast.Name):
                     if use == "compare" and self.indirect is None:
                         self.indirect = (dflt, true_value, m.where(node))
                     continue
-                self.undecided(m, node, "an environment read whose name kiln cannot read statically")
+                self.p.undecided(m, node, "an environment read whose name kiln cannot read statically")
                 continue
             if not known and d is not None:
-                self.undecided(m, node, "the default of %s is computed; kiln cannot read it statically" % names[0])
+                self.p.undecided(m, node, "the default of %s is computed; kiln cannot read it statically" % names[0])
             for n in names:
-                self.sight(m, node, n, use, true_value, negated, dflt, d is not None and known or or_default is not None,
-                           at=at)
-
-    def in_function(self, node, m):
-        up = m.parent.get(node)
-        while up is not None and not isinstance(up, ast.FunctionDef):
-            up = m.parent.get(up)
-        return up
+                s = self.sight(m, node, n, use, true_value, negated, dflt, d is not None and known or or_default is not None,
+                               at=at)
+                self.reads.append((m, node, s))
 
     def sight(self, m, node, name, use, true_value, negated, dflt, has_default, flag="", at=None):
         line = max(node.lineno, at.lineno) if at is not None else node.lineno  # the comparison's line
         text = " ".join(m.text(i) for i in range(node.lineno, line + 1))  # the read's lines up to it
-        self.out["sightings"].append({"name": name, "file": m.rel, "line": line, "text": text,
-                                      "use": use, "true_value": true_value or "", "negated": bool(negated),
-                                      "default": dflt or "", "has_default": bool(has_default), "flag": flag})
+        s = {"name": name, "file": m.rel, "line": line, "text": text, "use": use, "true_value": true_value or "",
+             "negated": bool(negated), "default": dflt or "", "has_default": bool(has_default), "flag": flag}
+        self.p.out["sightings"].append(s)
+        return s
 
-    def undecided(self, m, node, why):
-        self.out["undecided"].append({"where": m.where(node), "text": m.text(node.lineno), "why": why})
+    def scan_flags(self, m):
+        for node in m.nodes:
+            if isinstance(node, ast.Dict):
+                self.flag_table(m, node)
 
-    # --- the project's own reading of the architecture list ------------------------------------
-    def scan_arch_parsers(self):
+    def flag_table(self, m, node):
+        """{"APEX_CPP_EXT": "--cpp_ext", ...}: variables turned into setup.py flags."""
+        for k, v in zip(node.keys, node.values):
+            ks, vs = const_str(k) if k is not None else None, const_str(v)
+            if ks and vs and vs.startswith("--") and ks.replace("_", "").isalnum() and ks.isupper():
+                self.sight(m, k, ks, "compare", "", False, None, False, vs)
+
+ARCH_MARKERS = ("arch=compute_", "compute_", "sm_", "-gencode", "--generate-code", "CUDA_ARCHITECTURES", "CUDA_ARCH_LIST",
+                "CUDAARCHS")
+SEPARATORS = (";", ",", " ")
+EXITS = {"exit", "_exit", "quit"}
+
+
+class Effects:
+    """What each environment read controls, followed through the data flow and never guessed from
+    the variable's name: from the read, through wrappers, comparisons, `not`, assignments, returns
+    and the project's functions, to the test of an `if` that creates the extensions or empties the
+    list setup() gets ("ext"), picks CUDAExtension over CppExtension ("cuda"), re-raises or swallows
+    an error in an except handler ("swallow"); a value compared with several literals, one of them
+    CUDA's ("select"); a value that becomes -gencode, CMAKE_CUDA_ARCHITECTURES or
+    TORCH_CUDA_ARCH_LIST ("archs", with the spelling its code parses). Each sighting gets its
+    effect, the value kiln should give it and the line of the gate."""
+
+    def __init__(self, project, reads):
+        self.p, self.reads = project, reads
+        self.ext_vars, self.ext_fns = set(), set()
+        self.cuda_names = {"CUDAExtension"}
+        self.loads = {}  # module rel -> {name: [Name loads]}
+        self.calls = None  # function name -> [(module, Call)]
+        self.arch_names = {}  # (module rel, id(scope)) -> names computed from an arch list
+        self.arch_ids = set()  # ids of expressions computed from an arch list
+        self.scope_nodes = {}  # (module rel, id(scope)) -> its nodes a value flows through
+
+    # --- indexes -----------------------------------------------------------------------------
+    def name_loads(self, m, name):
+        if m.rel not in self.loads:
+            idx = {}
+            for n in m.nodes:
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                    idx.setdefault(n.id, []).append(n)
+            self.loads[m.rel] = idx
+        return self.loads[m.rel].get(name, [])
+
+    def calls_of(self, name):
+        if self.calls is None:
+            self.calls = {}
+            for m in self.p.modules:
+                if m.depth <= 1:
+                    for n in m.nodes:
+                        f = call_name(n)
+                        if f:
+                            self.calls.setdefault(f, []).append((m, n))
+        return self.calls.get(name, [])
+
+    def uses(self, m, stmt, name):
+        """Where a name assigned at stmt is read: in its function, or for a module-level name, in the
+        module and in the project's modules that import it by name."""
+        fn = enclosing_function(stmt, m)
+        if fn is not None:
+            return [(m, n) for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        out = [(m, n) for n in self.name_loads(m, name)]
+        for m2 in self.p.modules:
+            if m2 is not m and m2.depth <= 1 and any(isinstance(x, ast.ImportFrom) and any(a.name == name and not a.asname for a in x.names)
+                                                     for x in m2.tree.body):
+                out += [(m2, n) for n in self.name_loads(m2, name)]
+        return out
+
+    def find_ext_targets(self, first):
+        """The names and functions whose value setup() gets as ext_modules."""
+        for node in first.nodes:
+            if call_name(node) == "setup":
+                for kw in node.keywords:
+                    if kw.arg == "ext_modules":
+                        if isinstance(kw.value, ast.Name):
+                            self.ext_vars.add(kw.value.id)
+                        elif call_name(kw.value):
+                            self.ext_fns.add(call_name(kw.value))
+        for m in self.p.modules:
+            for node in m.nodes:
+                if isinstance(node, ast.ImportFrom):
+                    for a in node.names:
+                        if a.name == "CUDAExtension" and a.asname:
+                            self.cuda_names.add(a.asname)
+        flows = [(m, n) for m in self.p.modules if m.depth <= 1 for n in m.nodes
+                 if isinstance(n, ast.Assign) and call_name(n.value) or isinstance(n, ast.Return) and n.value is not None]
+        for _ in range(3):
+            for m, node in flows:
+                if isinstance(node, ast.Assign):
+                    if any(isinstance(t, ast.Name) and t.id in self.ext_vars for t in node.targets):
+                        self.ext_fns.add(call_name(node.value))
+                    continue
+                fn = enclosing_function(node, m)
+                if fn is not None and fn.name in self.ext_fns:
+                    if isinstance(node.value, ast.Name):
+                        self.ext_vars.add(node.value.id)
+                    elif call_name(node.value):
+                        self.ext_fns.add(call_name(node.value))
+
+    # --- what a branch does ------------------------------------------------------------------
+    def produces(self, nodes):
+        """"cuda" when the code makes a CUDA extension, "ext" when it makes or adds an extension,
+        else None."""
+        kind = None
+        for st in nodes:
+            for n in ast.walk(st):
+                k = None
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                    k = "cuda" if n.id in self.cuda_names else "ext" if n.id in ("CppExtension", "Extension") else None
+                elif isinstance(n, ast.Call):
+                    f = call_name(n) or ""
+                    target = n.func.value if isinstance(n.func, ast.Attribute) else None
+                    if f in self.cuda_names:
+                        k = "cuda"
+                    elif f.endswith("Extension") and not f.startswith("Build"):
+                        k = "ext"
+                    elif f in ("append", "extend", "insert") and isinstance(target, ast.Name) and target.id in self.ext_vars:
+                        k = "ext"
+                    elif isinstance(n.func, ast.Name) and f in self.ext_fns:
+                        k = "ext"
+                elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in self.ext_vars:
+                    k = "ext"
+                elif isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.endswith(".cu"):
+                    k = "cuda"
+                if k == "cuda":
+                    return "cuda"
+                kind = kind or k
+        return kind
+
+    def empties(self, m, stmts):
+        """Whether the code ends with no extension: return [] (or the list while still empty),
+        ext_modules = [], sys.exit()."""
+        for st in stmts:
+            if isinstance(st, ast.Return):
+                v = st.value
+                if v is None or isinstance(v, (ast.List, ast.Tuple)) and not v.elts:
+                    return True
+                if isinstance(v, ast.Name) and v.id in self.ext_vars and self.still_empty(m, st, v.id):
+                    return True
+            if isinstance(st, ast.Assign) and isinstance(st.value, ast.List) and not st.value.elts \
+                    and any(isinstance(t, ast.Name) and t.id in self.ext_vars for t in st.targets):
+                return True
+            if isinstance(st, ast.Expr) and call_name(st.value) in EXITS:
+                return True
+        return False
+
+    def still_empty(self, m, at, name):
+        fn = enclosing_function(at, m)
+        for n in ast.walk(fn) if fn is not None else []:
+            if getattr(n, "lineno", at.lineno) >= at.lineno:
+                continue
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets) \
+                    and not (isinstance(n.value, ast.List) and not n.value.elts):
+                return False
+            if call_name(n) in ("append", "extend") and isinstance(n.func.value, ast.Name) and n.func.value.id == name:
+                return False
+        return True
+
+    def rest_of_block(self, m, st):
+        """The statements after st in its block, and after the blocks around it up to its function."""
+        out, cur = [], st
+        while True:
+            up = m.parent.get(cur)
+            if up is None or isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                if up is not None:
+                    out += self.after(up, cur)
+                return out
+            out += self.after(up, cur)
+            cur = up
+
+    @staticmethod
+    def after(parent, child):
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and child in block:
+                return block[block.index(child) + 1:]
+        return []
+
+    def in_handler(self, m, node):
+        up = m.parent.get(node)
+        while up is not None and not isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(up, ast.ExceptHandler):
+                return True
+            up = m.parent.get(up)
+        return False
+
+    def site_effect(self, m, st):
+        """(effect, test value under which it happens) for the if/conditional expression st."""
+        body, orelse = ([st.body], [st.orelse]) if isinstance(st, ast.IfExp) else (st.body, st.orelse)
+        if isinstance(st, ast.If) and self.in_handler(m, st):
+            rb = any(isinstance(n, ast.Raise) for b in body for n in ast.walk(b))
+            re_ = any(isinstance(n, ast.Raise) for b in orelse for n in ast.walk(b))
+            if rb != re_:
+                return "swallow", not rb
+        pb, pe = self.produces(body), self.produces(orelse)
+        if pb == "cuda" and pe == "ext" or pe == "cuda" and pb == "ext":
+            return "cuda", pb == "cuda"
+        if pb and not pe:
+            return "ext", True
+        if pe and not pb:
+            return "ext", False
+        if isinstance(st, ast.If) and self.empties(m, body) and not self.empties(m, orelse) and self.produces(self.rest_of_block(m, st)):
+            return "ext", False
+        return None
+
+    # --- following a value -------------------------------------------------------------------
+    def follow(self, m, node, state, found, depth=0, seen=None):
+        """Climbs from node (a read, or a use of a name that holds its value) to what it controls.
+        state: (kind, pol, value, prefix): kind "value" or "bool"; for "bool" the expression is
+        true exactly when (the variable matches value) == pol (prefix: starts with it)."""
+        seen = set() if seen is None else seen
+        if id(node) in seen or depth > 6:
+            return
+        seen.add(id(node))
+        kind, pol, tv, prefix = state
+        cur = node
+        while True:
+            p = m.parent.get(cur)
+            if p is None:
+                return
+            if isinstance(p, ast.Call) and p.args and p.args[0] is cur and (dotted(p.func) or "").rsplit(".", 1)[-1] in TRUTH_WRAPPERS:
+                if call_name(p) in ("int", "float"):
+                    tv = tv or "1"  # int("0") is false: a truth test of it is one of "1"
+                elif call_name(p) != "str":
+                    kind, tv = "bool", tv or "1"
+                cur = p
+                continue
+            if isinstance(p, ast.Attribute) and p.attr in CASE_METHODS and isinstance(m.parent.get(p), ast.Call):
+                cur = m.parent[p]
+                continue
+            if isinstance(p, ast.Attribute) and p.attr == "startswith" and kind == "value":
+                c = m.parent.get(p)
+                lit = const_str(c.args[0]) if isinstance(c, ast.Call) and c.args else None
+                if lit is None:
+                    return
+                kind, pol, tv, prefix, cur = "bool", True, lit, True, c
+                found["literals"].add((lit, True))
+                found["lit_at"].setdefault(lit, (m, c))
+                continue
+            if isinstance(p, ast.BoolOp) and isinstance(p.op, ast.Or) and p.values[0] is cur and kind == "value" \
+                    and len(p.values) == 2 and const_str(p.values[1]) is not None:
+                cur = p
+                continue
+            if isinstance(p, ast.Compare) and len(p.ops) == 1 and kind == "value":
+                other = p.comparators[0] if p.left is cur else p.left
+                op = p.ops[0]
+                lits = [const_str(other)] if isinstance(op, (ast.Eq, ast.NotEq)) else \
+                    [const_str(e) for e in other.elts] if isinstance(op, (ast.In, ast.NotIn)) and p.left is cur \
+                    and isinstance(other, (ast.Tuple, ast.List, ast.Set)) else []
+                lits = [x for x in lits if x is not None]
+                if not lits:
+                    return
+                for x in lits:
+                    found["literals"].add((x, False))
+                    found["lit_at"].setdefault(x, (m, p))
+                kind, pol, tv, cur = "bool", isinstance(op, (ast.Eq, ast.In)), lits[0], p
+                continue
+            if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not):
+                kind, pol, cur = "bool", not pol, p
+                continue
+            if isinstance(p, ast.BoolOp):
+                kind, cur = "bool", p
+                continue
+            if isinstance(p, (ast.If, ast.While, ast.IfExp)) and p.test is cur:
+                found["sites"].append((m, p, pol, tv or "", prefix))  # "": a bare truth test
+                return
+            if isinstance(p, ast.Assign) and p.value is cur:
+                for t in p.targets:
+                    if isinstance(t, ast.Name):
+                        for m2, use in self.uses(m, p, t.id):
+                            self.follow(m2, use, (kind, pol, tv, prefix), found, depth + 1, seen)
+                    elif isinstance(t, ast.Subscript) and dotted(t.value) in ("os.environ", "environ") and kind == "value":
+                        key = const_str(t.slice.value if isinstance(t.slice, ast.Index) else t.slice) or ""
+                        if "ARCH" in key:
+                            found["archs"].append((m, p, "torch"))
+                if kind == "value":
+                    found["values"].append((m, p))
+                return
+            if isinstance(p, ast.Return) and p.value is cur:
+                fn = enclosing_function(p, m)
+                if fn is not None:
+                    for m2, call in self.calls_of(fn.name):
+                        self.follow(m2, call, (kind, pol, tv, prefix), found, depth + 1, seen)
+                return
+            if kind == "value":
+                found["values"].append((m, cur))
+            return
+
+    # --- an architecture list ------------------------------------------------------------------
+    def arch_flow(self, m, start, found):
+        """The value from start through its scope and the project's functions it is handed to: the
+        names it becomes, how its code splits and converts it, and whether it reaches an nvcc or
+        CMake architecture flag."""
+        spell = found["spelling"]
+        todo = [(m, enclosing_function(start, m) or m.tree, {id(start)}, set())]
+        done = set()
+        while todo:
+            m, scope, ids, names = todo.pop()
+            key = (m.rel, id(scope), frozenset(names))
+            if key in done or len(done) > 20:
+                continue
+            done.add(key)
+            walked = self.flow_nodes(m, scope)
+
+            def mentions(expr):
+                return any(id(x) in ids or isinstance(x, ast.Name) and x.id in names
+                           or isinstance(x, ast.Attribute) and dotted(x) in names for x in ast.walk(expr))
+
+            for _ in range(8):
+                before = len(names)
+                for n in walked:
+                    if isinstance(n, ast.Assign) and mentions(n.value):
+                        for t in n.targets:
+                            names.update(x.id for x in ast.walk(t) if isinstance(x, ast.Name))
+                    elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and n.value is not None and mentions(n.value):
+                        names.update(x.id for x in ast.walk(n.target) if isinstance(x, ast.Name))
+                    elif isinstance(n, (ast.For, ast.comprehension)) and mentions(n.iter):
+                        names.update(x.id for x in ast.walk(n.target) if isinstance(x, ast.Name))
+                    elif call_name(n) in ("add", "append", "extend", "update", "insert") and isinstance(n.func, ast.Attribute) \
+                            and any(mentions(a) for a in n.args) and dotted(n.func.value):
+                        names.add(dotted(n.func.value))  # self.archs.add(entry): the collection holds it now
+                if len(names) == before:
+                    break
+            self.arch_names.setdefault((m.rel, id(scope)), set()).update(names)
+            held = {x for x in names if x.startswith("self.")}
+            cls = m.parent.get(scope) if isinstance(scope, ast.FunctionDef) else None
+            if held and isinstance(cls, ast.ClassDef):  # another method of the class reads self.archs
+                for fn2 in cls.body:
+                    if isinstance(fn2, ast.FunctionDef) and fn2 is not scope:
+                        todo.append((m, fn2, set(), set(held)))
+            for n in walked:
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and mentions(n.func.value):
+                    a = [const_str(x) for x in n.args]
+                    if n.func.attr == "split" and a and a[0] is not None:
+                        (spell["seps"] if a[0] in SEPARATORS else spell["parts"]).append(a[0])
+                    if n.func.attr == "replace" and len(a) == 2 and a[0] in SEPARATORS and a[1] in SEPARATORS:
+                        spell["seps"].append(a[0])
+                    if n.func.attr == "replace" and len(a) == 2 and a[0] == ".":
+                        spell["dot_dropped"] = True
+                    if n.func.attr == "isalpha" or n.func.attr in ("rstrip", "strip", "endswith") and a and "a" in (a[0] or ""):
+                        spell["suffix"] = True  # 9.0a: the variant letter is read, not fed to int()
+                if isinstance(n, ast.Call) and call_name(n) == "int" and isinstance(n.func, ast.Name) and n.args \
+                        and isinstance(n.args[0], ast.Name) and n.args[0].id in names:
+                    spell["int_whole"] = True  # int(x) of a whole entry: no dots, no suffix
+                if isinstance(n, (ast.JoinedStr, ast.BinOp)) and mentions(n) and not self.inside_string(m, n):
+                    texts = [x.value for x in ast.walk(n) if isinstance(x, ast.Constant) and isinstance(x.value, str)]
+                    if any(k in t for t in texts for k in ARCH_MARKERS):
+                        found["archs"].append((m, n, "cmake" if any("ARCHITECTURES" in t for t in texts) else "nvcc"))
+                        self.arch_ids.add(id(n))
+                callee = call_name(n) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) else None
+                if callee in self.p.fns and any(mentions(x) for x in n.args):
+                    for m2, fn2 in self.p.fns[callee]:
+                        params = [x.arg for x in fn2.args.args]
+                        given = {params[i] for i, x in enumerate(n.args) if i < len(params) and mentions(x)}
+                        if given:
+                            todo.append((m2, fn2, set(), given))
+                if isinstance(n, ast.Return) and n.value is not None and mentions(n.value) and isinstance(scope, ast.FunctionDef):
+                    for m2, call in self.calls_of(scope.name):
+                        self.arch_ids.add(id(call))  # archs(): the project's list, wherever it is called
+                        todo.append((m2, enclosing_function(call, m2) or m2.tree, {id(call)}, set()))
+
+    def flow_nodes(self, m, scope):
+        """The nodes of a scope a value can flow through or into, listed once per scope."""
+        key = (m.rel, id(scope))
+        if key not in self.scope_nodes:
+            every = m.nodes if scope is m.tree else ast.walk(scope)
+            self.scope_nodes[key] = [n for n in every if isinstance(n, (
+                ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.Call, ast.JoinedStr, ast.BinOp, ast.Return))]
+        return self.scope_nodes[key]
+
+    @staticmethod
+    def inside_string(m, n):
+        up = m.parent.get(n)
+        return isinstance(up, (ast.JoinedStr, ast.BinOp, ast.FormattedValue))
+
+    def arch_controlled(self, m, node):
+        """Whether the string at node is built from, or sits under a test or loop of, a value the
+        project reads from the environment (its own architecture list): a line that kiln's setting
+        of that variable drives, not one hard-coded."""
+        cur = node
+        while cur is not None:
+            if id(cur) in self.arch_ids:
+                return True
+            up = m.parent.get(cur)
+            test = up.test if isinstance(up, (ast.If, ast.While, ast.IfExp)) else up.iter if isinstance(up, (ast.For, ast.comprehension)) else None
+            if test is not None and test is not cur:
+                names = self.arch_names.get((m.rel, id(enclosing_function(up, m) or m.tree)), set())
+                if any(isinstance(x, ast.Name) and x.id in names or id(x) in self.arch_ids for x in ast.walk(test)):
+                    return True
+            cur = up
+        return False
+
+    # --- deciding ------------------------------------------------------------------------------
+    def run(self, first):
+        self.find_ext_targets(first)
+        literals = {}  # variable -> literals its value is compared with, across its reads
+        lit_at = {}  # (variable, literal) -> where it is compared first
+        results = []
+        for m, node, s in self.reads.reads:
+            found = {"sites": [], "values": [], "archs": [], "literals": set(), "lit_at": {},
+                     "spelling": {"seps": [], "parts": [], "dot_dropped": False, "suffix": False, "int_whole": False}}
+            if isinstance(node, ast.Compare):  # 'X' in os.environ: a truth test of its presence
+                self.follow(m, node, ("bool", isinstance(node.ops[0], ast.In), None, False), found)
+            else:
+                self.follow(m, node, ("value", True, None, False), found)
+            if not found["sites"] and not found["archs"]:
+                for vm, vnode in found["values"][:4]:
+                    self.arch_flow(vm, vnode, found)
+            literals.setdefault(s["name"], set()).update(found["literals"])
+            for lit, at in found["lit_at"].items():
+                lit_at.setdefault((s["name"], lit), at)
+            results.append((s, found))
+        for s, found in results:
+            self.decide(s, found, literals.get(s["name"], set()), lit_at)
+
+    def decide(self, s, found, literals, lit_at):
+        cudaish = sorted((v, pre) for v, pre in literals if v.lower() == "cuda" or pre and v.lower() == "cu")
+        if len({v.lower() for v, _ in literals}) >= 2 and cudaish:
+            v, pre = cudaish[0]
+            self.set_effect(s, "select", True, v, pre, lit_at.get((s["name"], v)))
+            return
+        best = None
+        for m, st, pol, tv, prefix in found["sites"]:
+            eff = self.site_effect(m, st)
+            if eff is None:
+                continue
+            effect, when = eff
+            on_match = when == pol
+            want = not on_match if effect == "swallow" else on_match
+            rank = {"swallow": 0, "cuda": 1, "ext": 2}[effect]
+            if best is None or rank < best[0]:
+                best = (rank, effect, want, tv, prefix, (m, st))
+        if best:
+            self.set_effect(s, best[1], best[2], best[3], best[4], best[5])
+        elif found["archs"]:
+            m, n, reach = found["archs"][0]
+            sp = found["spelling"]
+            seps = sp["seps"]
+            form = "dotted" if "." in sp["parts"] else "numbers" if sp["int_whole"] else ""
+            self.set_effect(s, "archs", True, "", False, (m, n))
+            s["arch"] = {"reach": reach, "sep": ";" if ";" in seps else seps[0] if seps else "", "form": form,
+                         "dot_dropped": sp["dot_dropped"], "suffix": bool(sp["suffix"]) and (form == "dotted" or not sp["int_whole"])}
+
+    @staticmethod
+    def set_effect(s, effect, want, value, prefix, at):
+        s["effect"] = effect
+        s["want_match"] = bool(want)
+        s["effect_value"] = value or ""
+        s["prefix"] = bool(prefix)
+        if at is not None:
+            m, node = at
+            s["effect_where"] = m.where(node)
+            s["effect_text"] = m.text(node.lineno)
+
+
+class ArchParsers:
+    """The project's own reading of an architecture list: where its entries go through int()."""
+
+    def __init__(self, project, reads):
+        self.p, self.reads = project, reads
+
+    def scan(self):
         """Code that reads an architecture list (TORCH_CUDA_ARCH_LIST, a project's own *_CUDA_ARCHS)
         and converts parts of its entries with int() (DeepSpeed's op builders): such a parser fails
         on 9.0a / 10.0f, so kiln must pass it plain entries. The value is followed by name through
         assignments, loops, comprehensions and lambdas given it (sorted(ccs, key=lambda cc: ...)),
         into the project's functions it is passed to (a helper that receives the list), and out of
         a function that returns it (TransformerEngine's cuda_archs(), build_tools/utils.py:275)."""
-        self.fns = {}
-        for m in self.modules:
-            for n in m.nodes:
-                if isinstance(n, ast.FunctionDef):
-                    self.fns.setdefault(n.name, []).append((m, n))
         found = {}  # var -> {"read", "sites": [(m, node, safe)], "plus_ok"}
         sources = {}  # name of a project function that returns the list -> var
         env_reads = {}  # module -> [(node, (var, where))]: the environment reads, found once
-        for m in self.modules:
+        for m in self.p.modules:
             if m.depth <= 1:
                 env_reads[m.rel] = [(n, v) for n in m.nodes for v in [self.arch_var(n, m, {})] if v]
         for _ in range(3):  # a function returning the list makes its calls reads too
             before = len(sources)
-            for m in self.modules:
+            for m in self.p.modules:
                 if m.depth > 1:
                     continue
                 scopes = {}  # the innermost function (or the module) of each read
@@ -360,7 +850,7 @@ class Reader:
                          for f in [n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(n.func, ast.Attribute) else None]
                          if f in sources] if sources else []
                 for n, v in env_reads[m.rel] + calls:
-                    scope = self.in_function(n, m) or m.tree
+                    scope = enclosing_function(n, m) or m.tree
                     scopes.setdefault(id(scope), (scope, {}))[1].setdefault(v[0], []).append((n, v[1]))
                 for scope, reads in scopes.values():
                     self.arch_scope(m, scope, reads, found, sources)
@@ -378,16 +868,16 @@ class Reader:
                 if x[0].where(x[1]) not in [u[0].where(u[1]) for u in uniq]:
                     uniq.append(x)
             last = [x for x in uniq if x[0].rel == home][-1]
-            self.out["arch_parsers"].append({"var": var, "read": f["read"], "sites": [x[0].where(x[1]) for x in uniq],
+            self.p.out["arch_parsers"].append({"var": var, "read": f["read"], "sites": [x[0].where(x[1]) for x in uniq],
                                              "text": last[0].text(last[1].lineno), "plus_ok": f["plus_ok"],
                                              "suffix_ok": not unsafe})
 
     def arch_var(self, node, m, sources):
         """(variable, where it is read) when node reads an architecture list: an environment read,
         or a call of a project function that returns one; else None."""
-        r = self.env_read(node, m)
+        r = self.reads.env_read(node, m)
         if r:
-            names = self.key_names(r[0], m, node) or []
+            names = self.reads.key_names(r[0], m, node) or []
             if names and (names[0] in ("TORCH_CUDA_ARCH_LIST", "CUDA_ARCHS", "CUDAARCHS")
                           or names[0].endswith(("_CUDA_ARCHS", "_CUDA_ARCH_LIST"))):
                 return names[0], m.where(node)
@@ -458,9 +948,9 @@ class Reader:
             if not isinstance(n, ast.Call) or isinstance(n.func, ast.Name) and n.func.id in ("int", "float"):
                 continue
             callee = n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(n.func, ast.Attribute) else None
-            if depth >= 3 or callee not in self.fns or isinstance(n.func, ast.Attribute) and mentions(n.func.value):
+            if depth >= 3 or callee not in self.p.fns or isinstance(n.func, ast.Attribute) and mentions(n.func.value):
                 continue  # ccs.append(x) is the list's own method, not the project's function
-            for m2, fn2 in self.fns[callee]:
+            for m2, fn2 in self.p.fns[callee]:
                 params = [a.arg for a in fn2.args.args]
                 skip = 1 if params and params[0] in ("self", "cls") and isinstance(n.func, ast.Attribute) else 0
                 given = {params[i + skip] for i, a in enumerate(n.args) if i + skip < len(params) and mentions(a)}
@@ -471,8 +961,15 @@ class Reader:
                     self.follow_list(m2, fn2, list(ast.walk(fn2)), set(), set(given), f, depth + 1)
         return any(isinstance(n, ast.Return) and n.value is not None and mentions(n.value) for n in walked)
 
-    # --- what the build does -----------------------------------------------------------------
-    def scan_build(self, m, is_setup):
+
+class BuildFacts:
+    """What the build makes: its extensions, the evidence of CUDA code, the GPU probe that gates it,
+    nvcc architecture flags of its own and a CMake run."""
+
+    def __init__(self, project, effects):
+        self.p, self.effects = project, effects
+
+    def scan(self, m, is_setup):
         alias = {}  # from torch.utils.cpp_extension import CUDAExtension as ExtensionBuilder
         for node in m.nodes:
             if isinstance(node, ast.ImportFrom):
@@ -484,40 +981,39 @@ class Reader:
                     and isinstance(node.value, ast.Name) and node.value.id in EXT_CALLS:
                 if node.value.id == "CUDAExtension" or node.targets[0].id not in alias:
                     alias[node.targets[0].id] = node.value.id
-                if node.value.id == "CUDAExtension" and not self.out["cuda_evidence"]:
-                    self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
+                if node.value.id == "CUDAExtension" and not self.p.out["cuda_evidence"]:
+                    self.p.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
         for node in m.nodes:
             # setup.py that imports torch's extension builder: a torch extension build, even where
             # its own backend or a helper makes the extensions.
             if is_setup and isinstance(node, ast.ImportFrom) and node.module == "torch.utils.cpp_extension":
-                self.out["extensions"].append({"kind": "torch.utils.cpp_extension", "where": m.where(node), "text": m.text(node.lineno)})
+                self.p.out["extensions"].append({"kind": "torch.utils.cpp_extension", "where": m.where(node), "text": m.text(node.lineno)})
             if isinstance(node, ast.ImportFrom) and any(a.name in alias.values() for a in node.names):
                 for a in node.names:
-                    if a.asname in alias and not self.out["cuda_evidence"] and a.name == "CUDAExtension":
-                        self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
+                    if a.asname in alias and not self.p.out["cuda_evidence"] and a.name == "CUDAExtension":
+                        self.p.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
             if isinstance(node, ast.Call):
                 f = dotted(node.func) or ""
                 short = f.rsplit(".", 1)[-1]
                 short = alias.get(short, short)
                 if short in EXT_CALLS:
-                    self.out["extensions"].append({"kind": short, "where": m.where(node), "text": m.text(node.lineno)})
-                    if short == "CUDAExtension" and not self.out["cuda_evidence"]:
-                        self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
+                    self.p.out["extensions"].append({"kind": short, "where": m.where(node), "text": m.text(node.lineno)})
+                    if short == "CUDAExtension" and not self.p.out["cuda_evidence"]:
+                        self.p.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
                 if is_setup and short == "setup" and any(kw.arg == "ext_modules" and not (isinstance(kw.value, (ast.List, ast.Tuple)) and not kw.value.elts) for kw in node.keywords):
-                    self.out["extensions"].append({"kind": "ext_modules", "where": m.where(node), "text": m.text(node.lineno)})
-                if is_setup and f.endswith("cuda.is_available") and not self.out["probes"] and self.gates_cuda(node, m, alias):
-                    self.out["probes"].append({"where": m.where(node), "text": m.text(node.lineno)})
-            if isinstance(node, ast.Dict):
-                self.flag_table(m, node)
+                    self.p.out["extensions"].append({"kind": "ext_modules", "where": m.where(node), "text": m.text(node.lineno)})
+                if is_setup and f.endswith("cuda.is_available") and not self.p.out["probes"] and self.gates_cuda(node, m, alias):
+                    self.p.out["probes"].append({"where": m.where(node), "text": m.text(node.lineno)})
             s = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
             if s is None:
                 continue
-            if (s.endswith(".cu") or s == "nvcc" and isinstance(m.parent.get(node), ast.Dict)) and not self.out["cuda_evidence"] and is_setup:
-                self.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
-            if is_setup and not self.out["hardcoded_archs"] and ("arch=compute_" in s or s in ("-gencode", "--generate-code")):
-                self.out["hardcoded_archs"] = "%s %s" % (m.where(node), m.text(node.lineno))
-            if m.depth <= 1 and not self.out["calls_cmake"] and s == "cmake" and isinstance(m.parent.get(node), (ast.List, ast.Call)):
-                self.out["calls_cmake"] = "%s %s" % (m.where(node), m.text(node.lineno))
+            if (s.endswith(".cu") or s == "nvcc" and isinstance(m.parent.get(node), ast.Dict)) and not self.p.out["cuda_evidence"] and is_setup:
+                self.p.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
+            if is_setup and not self.p.out["hardcoded_archs"] and ("arch=compute_" in s or s in ("-gencode", "--generate-code")) \
+                    and not self.effects.arch_controlled(m, node):  # a line the project's own list drives is not hard-coded
+                self.p.out["hardcoded_archs"] = "%s %s" % (m.where(node), m.text(node.lineno))
+            if m.depth <= 1 and not self.p.out["calls_cmake"] and s == "cmake" and isinstance(m.parent.get(node), (ast.List, ast.Call)):
+                self.p.out["calls_cmake"] = "%s %s" % (m.where(node), m.text(node.lineno))
 
     def gates_cuda(self, probe, m, alias):
         """Whether torch.cuda.is_available() at `probe` decides if CUDA code is built: it is (or is
@@ -550,18 +1046,18 @@ class Reader:
         tests += [n for n in m.nodes if isinstance(n, ast.IfExp) and any(x is probe for x in ast.walk(n.test))]
         return any(cuda_body([ast.Expr(t.body)] if isinstance(t, ast.IfExp) else t.body) for t in tests)
 
-    def flag_table(self, m, node):
-        """{"APEX_CPP_EXT": "--cpp_ext", ...}: variables turned into setup.py flags."""
-        for k, v in zip(node.keys, node.values):
-            ks, vs = const_str(k) if k is not None else None, const_str(v)
-            if ks and vs and vs.startswith("--") and ks.replace("_", "").isalnum() and ks.isupper():
-                self.sight(m, k, ks, "compare", "", False, None, False, vs)
 
-    def scan_ops(self, m):
+class OpBuilders:
+    """Op-builder classes (DeepSpeed's pattern): each op's switch and what its is_compatible checks."""
+
+    def __init__(self, project, reads):
+        self.p, self.reads = project, reads
+
+    def scan(self, m):
         """Op-builder classes (DeepSpeed's pattern): BUILD_VAR = "DS_BUILD_X", NAME = "x", a base
         class chain that says CUDA, and what is_compatible checks."""
         classes = {}  # the module's own classes first, then the first of that name elsewhere
-        for mm in [m] + self.modules:
+        for mm in [m] + self.p.modules:
             for c in mm.tree.body:
                 if isinstance(c, ast.ClassDef):
                     classes.setdefault(c.name, [dotted(b) or "" for b in c.bases])
@@ -590,8 +1086,8 @@ class Reader:
                     op["checks"] = m.where(fn)
                     self.op_checks(fn, op)
                     self.op_other_checks(m, c, fn, op)
-            if all(o["var"] != op["var"] for o in self.out["ops"]):  # another accelerator's copy of an op
-                self.out["ops"].append(op)
+            if all(o["var"] != op["var"] for o in self.p.out["ops"]):  # another accelerator's copy of an op
+                self.p.out["ops"].append(op)
 
     def op_checks(self, fn, op):
         for n in ast.walk(fn):
@@ -665,8 +1161,8 @@ class Reader:
         scopes = [fn] + [f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"]
         for sc in scopes:
             for n in ast.walk(sc):
-                r = self.env_read(n, m)
-                names = self.key_names(r[0], m, n) if r else None
+                r = self.reads.env_read(n, m)
+                names = self.reads.key_names(r[0], m, n) if r else None
                 if names and names[0].endswith(("_PATH", "_HOME", "_DIR", "_ROOT")):  # a folder it needs
                     op["open"].append({"where": m.where(n), "text": m.text(n.lineno), "folder_var": names[0],
                                        "why": "needs %s (a folder it reads); what must be there is not decided statically" % names[0]})
@@ -698,10 +1194,18 @@ class Reader:
             up = m.parent.get(up)
         return False
 
+
+class SetupCfg:
+    """setup.cfg: setuptools' own build options that change the build, and options of setup.py's
+    commands that win over the environment variables they fall back to."""
+
+    def __init__(self, project):
+        self.p = project
+
     def cfg_entries(self):
         """setup.cfg's option lines: (line number, section, stripped line), comments and section
         headers left out; nothing when there is no setup.cfg or it is too big to be one."""
-        path = os.path.join(self.root, "setup.cfg")
+        path = os.path.join(self.p.root, "setup.cfg")
         if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
             return
         section = None
@@ -727,7 +1231,7 @@ class Reader:
             if key in ("inplace", "debug", "force") and value.lower() not in ("1", "true", "yes", "on"):
                 why = None  # a flag set off is setuptools' default
             if why and value:
-                self.out["build_options"].append({"where": "setup.cfg:%d" % i, "text": "[%s] %s" % (section, t),
+                self.p.out["build_options"].append({"where": "setup.cfg:%d" % i, "text": "[%s] %s" % (section, t),
                                                   "why": why % {"value": value}})
 
     def scan_setup_cfg(self, first):
@@ -750,36 +1254,55 @@ class Reader:
             key = t.split("=", 1)[0].split(":", 1)[0].strip().replace("-", "_")
             if key in options:
                 name, where = options[key]
-                self.out["undecided"].append({
+                self.p.out["undecided"].append({
                     "where": "setup.cfg:%d" % i, "text": "[%s] %s" % (section, t),
                     "why": "sets option --%s of a setup.py command (%s), which wins over any environment "
                            "variable it falls back to; kiln leaves setup.cfg as it is" % (name, where)})
 
+
+class Reader:
+    """Runs each concern over the project's files, in the order their findings need."""
+
+    def __init__(self, root):
+        self.p = Project(root)
+        self.reads = EnvReads(self.p)
+        self.effects = Effects(self.p, self.reads)
+        self.build = BuildFacts(self.p, self.effects)
+        self.ops = OpBuilders(self.p, self.reads)
+        self.archs = ArchParsers(self.p, self.reads)
+        self.cfg = SetupCfg(self.p)
+
     def run(self, setup_py):
-        first = self.load(setup_py)
+        out = self.p.out
+        first = self.p.load(setup_py)
         if first is None:
-            return self.out
-        self.find_helpers()
-        for m in list(self.modules):
+            return out
+        self.p.index_functions()
+        self.reads.find_helpers()
+        for m in list(self.p.modules):
             if m.depth <= 1:  # deeper modules are the package's run time, not its build
-                self.scan_reads(m)
-            self.scan_build(m, m is first)
+                self.reads.scan(m)
+            self.reads.scan_flags(m)
+        self.effects.run(first)
+        for m in list(self.p.modules):
+            self.build.scan(m, m is first)
             if m.depth == 1:  # the op-builder package setup.py imports, not other accelerators' copies
-                self.scan_ops(m)
-        self.scan_arch_parsers()
-        self.scan_setup_cfg(first)
-        self.scan_cfg_build_options()
-        flags = [s for s in self.out["sightings"] if s["flag"]]
-        if self.indirect and not flags and not self.out["ops"] and self.indirect[2].startswith("setup.py:"):
-            w = self.indirect[2]
-            self.out["undecided"].append({"where": w, "text": first.text(int(w.split(":")[1])),
-                                          "why": "a switch whose name is a variable kiln cannot read statically"})
-        if self.indirect:
+                self.ops.scan(m)
+        self.archs.scan()
+        self.cfg.scan_setup_cfg(first)
+        self.cfg.scan_cfg_build_options()
+        flags = [s for s in out["sightings"] if s["flag"]]
+        indirect = self.reads.indirect
+        if indirect and not flags and not out["ops"] and indirect[2].startswith("setup.py:"):
+            w = indirect[2]
+            out["undecided"].append({"where": w, "text": first.text(int(w.split(":")[1])),
+                                     "why": "a switch whose name is a variable kiln cannot read statically"})
+        if indirect:
             for s in flags:
                 if s["flag"]:
-                    s["default"], s["true_value"] = self.indirect[0] or "", self.indirect[1]
-                    s["has_default"] = self.indirect[0] is not None
-        return self.out
+                    s["default"], s["true_value"] = indirect[0] or "", indirect[1]
+                    s["has_default"] = indirect[0] is not None
+        return out
 
 
 def main():

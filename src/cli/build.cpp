@@ -318,7 +318,13 @@ private:
   // the gate and the variable that turns it on.
   static std::optional<std::string> no_cuda_failure(io::Seams& s, const plan::Plan& p, const binary::VerifyReport& v) {
     if (!p.cuda() || !v.files.empty() || p.knobs.cuda_evidence.empty()) return std::nullopt;
-    std::string gate = read::cuda_gate_reason(p.knobs, s.env);
+    // What the machine has, so that the reason never blames a GPU probe where the driver lists a GPU.
+    read::BuildMachine machine;
+    if (const auto local = probe::SystemGpuQuery(s).query(); !local.source.empty()) {
+      machine.gpu_seen = !local.gpus.empty();
+      if (!local.gpus.empty()) machine.gpu_name = local.gpus.front().name;
+    }
+    std::string gate = read::cuda_gate_reason(p.knobs, s.env, machine);
     return fmt::format("{} has CUDA code ({}) but the build compiled none for {}: {}", p.project_dir,
                        p.knobs.cuda_evidence, core::format_cmake(p.targets),
                        gate.empty()

@@ -346,7 +346,10 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   kc.jobs = p.jobs.jobs;
   kc.targets = static_cast<int>(p.targets.size());
   for (const auto& t : p.targets)
-    if (t.kind == core::CodeKind::sass) kc.sass.push_back(t.arch.number);
+    if (t.kind == core::CodeKind::sass) {
+      kc.sass.push_back(t.arch.number);
+      kc.sass_suffix.push_back(t.arch.suffix());
+    }
   auto overrides = parse_assignments(req.knobs, "--knob", "NAME");
   if (!overrides) return tl::unexpected(overrides.error());
   kc.overrides = *overrides;

@@ -46,6 +46,9 @@ struct Role {
   std::string id, reason, spelling;
   KnobAction action = KnobAction::leave;
   std::vector<std::string> names, flags;
+  // Effects this role takes whatever the name ("ext:on", "swallow:off", "select", "archs"), and names
+  // that must also match for it (a tie between roles of the same effect, broken by name).
+  std::vector<std::string> effects, when_named;
 };
 
 const std::vector<Role>& roles() {
@@ -62,10 +65,10 @@ const std::vector<Role>& roles() {
         role.action = knob_action_from((*tbl)["action"].value_or(std::string("leave"))).value_or(KnobAction::leave);
         role.reason = (*tbl)["reason"].value_or(std::string());
         role.spelling = (*tbl)["spelling"].value_or(std::string());
-        for (const char* key : {"names", "flags"})
+        for (auto [key, list] : {std::pair{"names", &role.names}, std::pair{"flags", &role.flags},
+                                 std::pair{"effects", &role.effects}, std::pair{"when_named", &role.when_named}})
           if (auto a = (*tbl)[key].as_array())
-            for (const auto& v : *a)
-              (std::string(key) == "names" ? role.names : role.flags).push_back(v.value_or(std::string()));
+            for (const auto& v : *a) list->push_back(v.value_or(std::string()));
         out.push_back(std::move(role));
       }
     return out;
@@ -80,6 +83,33 @@ const Role* find_role(const std::string& name, const std::string& flag) {
       if (glob_match(n, name)) return &r;
   }
   return nullptr;
+}
+
+// The effect a sighting's data flow shows, as the table spells it: "ext:on" (kiln sets the value
+// the gate compares with), "ext:off" (one that does not match it), "swallow:off", "select",
+// "archs"; "" when setup.py's flow said nothing.
+std::string effect_key(const KnobSighting& s) {
+  if (s.effect.empty() || s.effect == "select" || s.effect == "archs") return s.effect;
+  return s.effect + (s.want_match ? ":on" : ":off");
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// The role from what the switch does: the name's role when it agrees with the effect (the name
+// breaks the tie), else the first role that takes the effect. Without an effect, the name's.
+const Role* pick_role(const KnobSighting& s) {
+  const Role* by_name = find_role(s.name, s.flag);
+  const std::string key = effect_key(s);
+  // What kiln sets itself (TORCH_CUDA_ARCH_LIST) stays kiln's whatever the project does with it.
+  if (key.empty() || (by_name && (has(by_name->effects, key) || by_name->id == knob_roles::kKilnSets))) return by_name;
+  for (const auto& r : roles())
+    if (has(r.effects, key) &&
+        (r.when_named.empty() ||
+         std::any_of(r.when_named.begin(), r.when_named.end(), [&](const auto& n) { return glob_match(n, s.name); })))
+      return &r;
+  return by_name;
 }
 
 std::string lower(std::string s) {
@@ -150,6 +180,77 @@ std::string targets_like(const std::string& example, const std::vector<int>& sas
   std::string out;
   for (int a : sass) out += (out.empty() ? "" : sep) + (num ? std::to_string(a) : fmt::format("{}.{}", a / 10, a % 10));
   return out;
+}
+
+// The planned targets in the spelling the project's own code parses (its split, int() of whole
+// entries or split("."), a variant letter it reads), else in its default's, else the role's.
+std::string arch_value(const KnobSighting& s, const KnobContext& ctx, const std::string& role_spelling) {
+  std::string form = s.arch.form;
+  std::string sep = s.arch.sep;
+  if (form.empty() && !s.default_value.empty()) {
+    const std::string like = targets_like(s.default_value, {90, 100});
+    if (!like.empty()) form = like.find('.') != std::string::npos ? "dotted" : "numbers";
+    if (sep.empty() && like.size() > 3) sep = like.substr(like.find_first_of(";, "), 1);
+  }
+  if (form.empty()) form = s.arch.dot_dropped || role_spelling == "dotted" ? "dotted" : "numbers";
+  if (sep.empty()) sep = ";";
+  std::string out;
+  for (size_t i = 0; i < ctx.sass.size(); ++i) {
+    const int a = ctx.sass[i];
+    const std::string suffix = s.arch.suffix && i < ctx.sass_suffix.size() ? ctx.sass_suffix[i] : "";
+    out += (out.empty() ? "" : sep) + (form == "dotted" ? fmt::format("{}.{}", a / 10, a % 10) : std::to_string(a)) +
+           suffix;
+  }
+  return out;
+}
+
+// The value an effect asks for: the literal the gate compares with when kiln wants it matched
+// (a bare truth test: 1), else the project's default when that does not match, else the
+// literal's opposite; "" when only leaving the variable unset keeps it false. A backend picked
+// by prefix ("cu") gets torch's CUDA in pip's spelling (cu130), what such projects' READMEs write.
+std::string effect_value(const KnobSighting& s, const KnobContext& ctx) {
+  if (s.effect == "select" && s.prefix && lower(s.effect_value) == "cu") {
+    std::string digits;
+    for (char c : ctx.torch_cuda)
+      if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
+    return digits.empty() ? "cuda" : "cu" + digits;
+  }
+  if (s.effect == "select" || s.want_match) return s.effect_value.empty() ? "1" : s.effect_value;
+  if (s.effect_value.empty()) return {};
+  if (s.has_default && !s.default_value.empty() && lower(s.default_value) != lower(s.effect_value) &&
+      !(s.prefix && lower(s.default_value).rfind(lower(s.effect_value), 0) == 0))
+    return s.default_value;
+  return opposite(s.effect_value);
+}
+
+// A switch whose effect setup.py's data flow shows: its value from that effect, its reason the
+// role's with the gate's line. Returns the value kiln sets ("" none).
+std::string decide_by_effect(const KnobSighting& s, const Role& role, const KnobContext& ctx, Knob& k) {
+  k.effect = s.effect;
+  k.gate_at = s.effect_where.empty() ? "" : s.effect_where + " " + s.effect_text;
+  k.gate_value = s.effect_value;
+  k.gate_match = s.effect == "select" || s.want_match;
+  k.gate_prefix = s.prefix;
+  k.reason = role.reason + (k.gate_at.empty() ? "" : " (" + k.gate_at + ")");
+  if (s.effect == "archs") {
+    if (!ctx.cuda) return {};
+    return arch_value(s, ctx, role.spelling);
+  }
+  const bool turns_cuda_on = k.gate_match && s.effect != "swallow";
+  if (turns_cuda_on && !ctx.cuda) {
+    k.reason = "CUDA is off in this plan; left as it is";
+    return {};
+  }
+  if (turns_cuda_on && ctx.torch_cpu_only && (s.effect == "cuda" || s.effect == "select")) {
+    k.reason =
+        "torch here is a CPU-only build (torch.version.cuda is None): cpp_extension cannot compile CUDA code "
+        "against it; left as the project's default (its CPU code)";
+    return {};
+  }
+  std::string v = effect_value(s, ctx);
+  if (v.empty()) k.reason += "; kiln leaves it unset, which keeps it off";
+  if (!v.empty()) k.on_value = k.gate_match ? v : s.effect_value;
+  return v;
 }
 
 // The value the user or the environment gives a knob, which wins over kiln's.
@@ -314,8 +415,9 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
     auto it = std::find_if(merged.begin(), merged.end(), [&](const KnobSighting& m) { return m.name == s.name; });
     if (it == merged.end())
       merged.push_back(s);
-    else if (it->use == Use::value && s.use != Use::value)
-      *it = s;
+    else if ((it->use == Use::value && s.use != Use::value && (it->effect.empty() || !s.effect.empty())) ||
+             (it->effect.empty() && !s.effect.empty()))
+      *it = s;  // a comparison beats a read, and a read whose effect kiln followed beats both
     else if (!it->has_default && s.has_default && it->use == s.use)
       it->default_value = s.default_value, it->has_default = true;
   }
@@ -328,9 +430,13 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
     k.flag = s.flag;
     k.default_value = s.default_value;
     k.has_default = s.has_default;
-    const Role* role = find_role(s.name, s.flag);
+    const Role* role = pick_role(s);
     std::string value;
-    if (!role) {
+    if (role && !s.effect.empty() && role->id != knob_roles::kKilnSets) {
+      k.role = role->id;
+      value = decide_by_effect(s, *role, ctx, k);
+      if (s.has_default && !value.empty() && value == s.default_value) k.reason += " (the project's default already)";
+    } else if (!role) {
       // Reads of values (paths, versions) are not switches. Of a CMake project's many options,
       // only those that speak of CUDA or GPUs can be gates worth a word.
       const bool cmake_gate =
@@ -377,6 +483,7 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
           a != KnobAction::threads)
         k.reason += " (the project's default already)";
     }
+    k.proposed = value;
     if (auto o = ctx.overrides.find(k.name); o != ctx.overrides.end()) {
       k.value = o->second;
       k.origin = KnobOrigin::knob_option;
@@ -412,46 +519,95 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
   return kp;
 }
 
-std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env) {
+namespace {
+
+// The value a knob had in the build and where it came from.
+std::pair<std::string, std::string> seen_value(const Knob& k, const io::Environment& env) {
+  if (k.sets() || k.origin == KnobOrigin::environment)
+    return {k.value, k.origin == KnobOrigin::kiln          ? "set by kiln"
+                     : k.origin == KnobOrigin::knob_option ? "from --knob"
+                                                           : "from the environment"};
+  if (auto e = env.get(k.name); e && !k.cmake) return {*e, "from the environment"};
+  return {k.has_default ? k.default_value : "", k.has_default ? "the project's default" : "unset"};
+}
+
+// Whether a value passes a gate read from setup.py's data flow (a bare truth test: any value).
+bool gate_open(const Knob& k, const std::string& seen) {
+  const bool matches = k.gate_value.empty() ? !seen.empty()
+                       : k.gate_prefix      ? lower(seen).rfind(lower(k.gate_value), 0) == 0
+                                            : lower(seen) == lower(k.gate_value);
+  return matches == k.gate_match;
+}
+
+// One false gate of a knob whose effect kiln followed, or "" when it was open.
+std::string effect_gate_reason(const Knob& k, const io::Environment& env) {
+  auto [seen, how] = seen_value(k, env);
+  const std::string fix = k.proposed.empty() ? (k.gate_match ? k.gate_value : "") : k.proposed;
+  if (k.effect == "swallow") {
+    if (gate_open(k, seen)) return {};
+    return fmt::format(
+        "{} was '{}' ({}, {}): the project swallows a failed build of its extension ({}), so the compile may "
+        "have failed and been skipped; --knob {}={} makes it fail loudly with the compiler's error",
+        k.name, seen, how, k.where, k.gate_at, k.name, fix.empty() ? "<off>" : fix);
+  }
+  if (gate_open(k, seen)) return {};
+  const std::string what = k.effect == "cuda"     ? "compiles its CUDA extension (not the C++ one)"
+                           : k.effect == "select" ? "picks its CUDA backend"
+                                                  : "makes its extensions";
+  const std::string knob = fix.empty() ? "unset " + k.name : "--knob " + k.name + "=" + fix;
+  return fmt::format("{} was '{}' ({}, {}): the project {} only {} ({}); {}{}", k.name, seen, how, k.where, what,
+                     fix.empty() ? "with it unset" : "with " + k.name + "=" + fix, k.gate_at, knob,
+                     k.origin == KnobOrigin::none && !fix.empty() ? " (kiln sets it unless --no-knobs)" : "");
+}
+
+// A gate kiln knows by the switch's role alone (a CMake option, a name in the table).
+std::string role_gate_reason(const Knob& k, const KnobPlan& kp, const io::Environment& env) {
+  auto [seen, how] = seen_value(k, env);
+  const bool on = !k.on_value.empty() && lower(seen) == lower(k.on_value);
+  const std::string where = k.cmake ? "-D" + k.name : k.name;
+  if (k.role == knob_roles::kCudaEnable && !on && kp.torch_cpu_only && k.origin == KnobOrigin::none)
+    return fmt::format(
+        "{} was '{}' ({}, {}): kiln did not set {}={} because torch here is a CPU-only build (torch.version.cuda "
+        "is None), against which cpp_extension cannot compile CUDA code; install a CUDA build of torch (pip "
+        "install torch --index-url https://download.pytorch.org/whl/cu130), or build the CPU code alone with "
+        "--profile cpu",
+        where, seen, how, k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value);
+  if (k.role == knob_roles::kCudaEnable && !on)
+    return fmt::format("{} was '{}' ({}, {}): the CUDA code is compiled only with {}={}; --knob {}={}{}", where, seen,
+                       how, k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value, k.name,
+                       k.on_value.empty() ? "<its on value>" : k.on_value,
+                       k.origin == KnobOrigin::none ? " (kiln sets it unless --no-knobs)" : "");
+  if (k.role == knob_roles::kCudaSkip && on)
+    return fmt::format("{} was '{}' ({}, {}): it skips the CUDA build; unset it", where, seen, how, k.where);
+  return {};
+}
+
+}  // namespace
+
+std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env, const BuildMachine& machine) {
   std::vector<std::string> parts;
   for (const auto& k : kp.knobs) {
-    if (k.role != knob_roles::kCudaEnable && k.role != knob_roles::kCudaSkip) continue;
-    std::string seen, how;
-    if (k.sets() || k.origin == KnobOrigin::environment) {
-      seen = k.value;
-      how = k.origin == KnobOrigin::kiln          ? "set by kiln"
-            : k.origin == KnobOrigin::knob_option ? "from --knob"
-                                                  : "from the environment";
-    } else if (auto e = env.get(k.name); e && !k.cmake) {
-      seen = *e;
-      how = "from the environment";
-    } else {
-      seen = k.has_default ? k.default_value : "";
-      how = k.has_default ? "the project's default" : "unset";
-    }
-    const bool on = !k.on_value.empty() && lower(seen) == lower(k.on_value);
-    const std::string where = k.cmake ? "-D" + k.name : k.name;
-    if (k.role == knob_roles::kCudaEnable && !on && kp.torch_cpu_only && k.origin == KnobOrigin::none)
-      parts.push_back(fmt::format(
-          "{} was '{}' ({}, {}): kiln did not set {}={} because torch here is a CPU-only build (torch.version.cuda "
-          "is None), against which cpp_extension cannot compile CUDA code; install a CUDA build of torch (pip "
-          "install torch --index-url https://download.pytorch.org/whl/cu130), or build the CPU code alone with "
-          "--profile cpu",
-          where, seen, how, k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value));
-    else if (k.role == knob_roles::kCudaEnable && !on)
-      parts.push_back(fmt::format("{} was '{}' ({}, {}): the CUDA code is compiled only with {}={}{}", where, seen, how,
-                                  k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value,
-                                  k.origin == KnobOrigin::none ? " (kiln sets it unless --no-knobs)" : ""));
-    if (k.role == knob_roles::kCudaSkip && on)
-      parts.push_back(
-          fmt::format("{} was '{}' ({}, {}): it skips the CUDA build; unset it", where, seen, how, k.where));
+    std::string part = !k.effect.empty() && k.effect != "archs" ? effect_gate_reason(k, env)
+                       : k.role == knob_roles::kCudaEnable || k.role == knob_roles::kCudaSkip
+                           ? role_gate_reason(k, kp, env)
+                           : std::string();
+    if (!part.empty()) parts.push_back(std::move(part));
   }
-  for (const auto& p : kp.probes)
-    parts.push_back(kp.torch_cpu_only
-                        ? "the project compiles CUDA only where torch sees a GPU (" + p +
-                              "), which a CPU-only torch never does: install a CUDA build of torch"
-                        : "the project compiles CUDA only where torch sees a GPU (" + p +
-                              "); build on a machine with a GPU, or set the project's force switch if it has one");
+  // The GPU probe was false only where torch saw no GPU: never blamed on a machine whose GPU kiln saw.
+  for (const auto& p : kp.probes) {
+    if (kp.torch_cpu_only)
+      parts.push_back("the project compiles CUDA only where torch sees a GPU (" + p +
+                      "), which a CPU-only torch never does: install a CUDA build of torch");
+    else if (machine.gpu_seen != std::optional<bool>(true))
+      parts.push_back("the project compiles CUDA only where torch sees a GPU (" + p + "), and " +
+                      (machine.gpu_seen ? std::string("this machine has none") : std::string("kiln cannot tell")) +
+                      "; build on a machine with a GPU, or set the project's force switch if it has one");
+  }
+  if (parts.empty() && !kp.probes.empty() && machine.gpu_seen == std::optional<bool>(true))
+    parts.push_back("the GPU probe (" + kp.probes.front() + ") was true here (" +
+                    (machine.gpu_name.empty() ? std::string("a GPU") : machine.gpu_name) +
+                    " is on this machine) and kiln found no switch that was off; read the log for what the build "
+                    "skipped");
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
   return out;

@@ -58,11 +58,20 @@ struct Knob {
   bool has_default = false;
   bool cmake = false;  // a CMake cache entry (-D), not an environment variable
   std::string flag;    // setup.py flag it becomes
+  // What the switch controls, from setup.py's data flow (KnobSighting::effect): the gate kiln read
+  // it from, the value it compares with and whether kiln wants that value matched.
+  std::string effect;
+  std::string gate_at;  // "setup.py:13 if not SKIP_CUDA_BUILD:"
+  std::string gate_value;
+  bool gate_match = false;
+  bool gate_prefix = false;
+  std::string proposed;  // the value kiln decided, whoever set the value the build gets
 
   bool sets() const { return origin == KnobOrigin::kiln || origin == KnobOrigin::knob_option; }
   bool gate() const {
     using namespace knob_roles;
-    return role == kForceBuild || role == kCudaEnable || role == kCudaSkip || role == kCppEnable;
+    return role == kForceBuild || role == kCudaEnable || role == kCudaSkip || role == kCppEnable || effect == "ext" ||
+           effect == "cuda" || effect == "select";
   }
 };
 
@@ -72,6 +81,7 @@ struct KnobContext {
   int jobs = 1;
   int targets = 1;                               // number of planned targets
   std::vector<int> sass;                         // planned SASS architectures (90, 100)
+  std::vector<std::string> sass_suffix;          // each one's variant ("", "a", "f"), when known
   std::map<std::string, std::string> overrides;  // --knob NAME=VALUE
   const io::Environment* env = nullptr;          // what is already set wins
   // Whether the linker finds lib<name>.so here (an op's is_compatible checks); nullopt: cannot tell.
@@ -110,8 +120,15 @@ bool glob_match(std::string_view pattern, std::string_view name);  // '*' matche
 // find, an architecture below what the op accepts); --knob and the environment win.
 KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx);
 
-// Why a CUDA project built no CUDA code: each gate with the value the build saw and the one that
-// turns it on. Empty when kiln knows no gate.
-std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env);
+// What kiln knows about the machine the build ran on, so that a reason never contradicts it.
+struct BuildMachine {
+  std::optional<bool> gpu_seen;  // a GPU the driver lists (nvidia-smi); nullopt when kiln cannot tell
+  std::string gpu_name;          // its name, for the message
+};
+
+// Why a CUDA project built no CUDA code: the gates that were false in this build, each with the
+// value the build saw, the gate's line and the --knob that opens it. A GPU probe is named only
+// when the build's machine has no GPU (or a CPU-only torch). Empty when kiln knows no false gate.
+std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env, const BuildMachine& machine = {});
 
 }  // namespace kiln::read

@@ -33,6 +33,23 @@ struct KnobSighting {
   bool negated = false;              // compare with != / not in: true for every value but true_value
   std::string flag;                  // setup.py flag the variable becomes (--cuda_ext), if any
   std::vector<std::string> choices;  // cmake_cache: the STRINGS property
+  // What the switch controls, read from the data flow of setup.py (data/read_setup.py's Effects),
+  // not from its name: "ext" (whether extensions are made or handed to setup()), "cuda" (CUDA or
+  // C++ extension), "swallow" (whether a failed build is swallowed), "select" (a backend picked
+  // among literals), "archs" (a list that becomes -gencode / CUDA_ARCHITECTURES), or "".
+  std::string effect;
+  bool want_match = false;   // kiln wants the value to match effect_value (else not to)
+  std::string effect_value;  // the literal the gate compares with (select: the CUDA backend's)
+  bool prefix = false;       // the gate is value.startswith(effect_value)
+  std::string effect_where;  // the gate's file:line, and its text
+  std::string effect_text;
+  struct ArchSpelling {
+    std::string reach;         // nvcc, cmake or torch
+    std::string sep;           // ";", "," or " " (what its code splits on), "" unknown
+    std::string form;          // "numbers" (int() of each entry), "dotted" (split(".")), "" unknown
+    bool dot_dropped = false;  // its code removes "." itself: both spellings read
+    bool suffix = false;       // its code reads a variant letter (9.0a)
+  } arch;
 };
 
 // A pre-built op of an op-builder project (DeepSpeed's pattern): a class with BUILD_VAR.

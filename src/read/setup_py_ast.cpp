@@ -30,6 +30,19 @@ KnobSighting sighting(const json& s) {
   k.default_value = str(s, "default");
   k.has_default = s.value("has_default", false);
   k.flag = str(s, "flag");
+  k.effect = str(s, "effect");
+  k.want_match = s.value("want_match", false);
+  k.effect_value = str(s, "effect_value");
+  k.prefix = s.value("prefix", false);
+  k.effect_where = str(s, "effect_where");
+  k.effect_text = str(s, "effect_text");
+  if (auto a = s.find("arch"); a != s.end() && a->is_object()) {
+    k.arch.reach = str(*a, "reach");
+    k.arch.sep = str(*a, "sep");
+    k.arch.form = str(*a, "form");
+    k.arch.dot_dropped = a->value("dot_dropped", false);
+    k.arch.suffix = a->value("suffix", false);
+  }
   return k;
 }
 

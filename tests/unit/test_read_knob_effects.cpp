@@ -1,0 +1,220 @@
+// Switches classified by what they do, read from setup.py's data flow (data/read_setup.py's Effects)
+// and not from their names: fixtures written for kiln, each reproducing a public project kiln's
+// table did not know (tests/fixtures/projects/<name>/SOURCE names repository and commit), with the
+// value that project's README asks for; and why a build compiled no CUDA, told from the gate that
+// was false in that build and what kiln knows of the machine.
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "io/environment.hpp"
+#include "io/fs.hpp"
+#include "io/process.hpp"
+#include "read/project_kind.hpp"
+#include "read/project_knobs.hpp"
+#include "read/setup_py_ast.hpp"
+
+using namespace kiln;
+
+namespace {
+
+const std::string kFixtures = kiln::testing::source_dir() + "/tests/fixtures/projects/";
+
+struct Decided {
+  std::string role, value, origin, where;
+  bool operator==(const Decided&) const = default;
+};
+std::ostream& operator<<(std::ostream& o, const Decided& d) {
+  return o << "{" << d.role << ", '" << d.value << "', " << d.origin << ", " << d.where << "}";
+}
+
+read::KnobPlan plan_in(const std::string& dir, read::KnobContext ctx = {}) {
+  io::RealFilesystem fs;
+  io::RealProcessRunner proc;
+  auto setup = read::read_setup_py_ast(proc, "python3", dir);
+  EXPECT_TRUE(setup.has_value()) << dir << ": " << setup.error();
+  const bool cmake = read::detect_project_kind(fs, dir, &setup) == read::ProjectKind::cmake;
+  if (ctx.sass.empty()) ctx.sass = {90};
+  return read::decide_knobs(read::read_project(fs, dir, cmake, &setup), ctx);
+}
+
+read::KnobPlan plan_for(const std::string& name, read::KnobContext ctx = {}) { return plan_in(kFixtures + name, ctx); }
+
+std::map<std::string, Decided> decided(const read::KnobPlan& kp) {
+  std::map<std::string, Decided> out;
+  for (const auto& k : kp.knobs)
+    if (k.role != "unrelated") out[k.name] = {k.role, k.value, std::string(read::to_string(k.origin)), k.where};
+  return out;
+}
+
+const read::Knob* find(const read::KnobPlan& kp, const std::string& name) {
+  for (const auto& k : kp.knobs)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+// A setup.py written inline, for the patterns no fixture folder needs.
+struct Scratch {
+  std::filesystem::path dir;
+  explicit Scratch(const std::string& setup_py) {
+    dir = std::filesystem::temp_directory_path() / ("kiln-effects-" + std::to_string(::getpid()) + "-" +
+                                                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "setup.py") << setup_py;
+  }
+  ~Scratch() { std::filesystem::remove_all(dir); }
+};
+
+TEST(KnobEffects, AllowErrorsSwitchIsTurnedOffSoAFailedCompileFails) {
+  // sam2 INSTALL.md:32: SAM2_BUILD_ALLOW_ERRORS=0 makes a failed build fail; its CUDA switch is on by default.
+  auto kp = plan_for("sam2");
+  std::map<std::string, Decided> want = {
+      {"SAM2_BUILD_CUDA", {"cuda-enable", "1", "kiln", "setup.py:7"}},
+      {"SAM2_BUILD_ALLOW_ERRORS", {"allow-errors", "0", "kiln", "setup.py:8"}},
+  };
+  EXPECT_EQ(decided(kp), want);
+  const auto* k = find(kp, "SAM2_BUILD_ALLOW_ERRORS");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->gate_at.substr(0, 12), "setup.py:19 ") << k->gate_at;  // the `if` in the except handler
+}
+
+TEST(KnobEffects, OptInThatDecidesWhetherAnyExtensionIsMade) {
+  // ColossalAI README.md:492: BUILD_EXT=1 pip install colossalai. Its name is in no role of the table.
+  auto kp = plan_for("colossalai");
+  std::map<std::string, Decided> want = {{"BUILD_EXT", {"build-opt-in", "1", "kiln", "setup.py:14"}}};
+  EXPECT_EQ(decided(kp), want);
+  // A CPU plan compiles no CUDA: the opt-in is left as it is, and says so.
+  read::KnobContext cpu;
+  cpu.cuda = false;
+  EXPECT_EQ(decided(plan_for("colossalai", cpu))["BUILD_EXT"].value, "");
+}
+
+TEST(KnobEffects, JitSwitchesAreSetForAnAheadOfTimeBuildWhicheverWayTheyPoint) {
+  // spconv README.md:194: SPCONV_DISABLE_JIT="1"; kernel_tools README.md:81: USE_KERNEL_TOOLS_JIT=0.
+  std::map<std::string, Decided> spconv = {{"SPCONV_DISABLE_JIT", {"ahead-of-time", "1", "kiln", "setup.py:7"}}};
+  EXPECT_EQ(decided(plan_for("spconv")), spconv);
+  std::map<std::string, Decided> tools = {{"USE_KERNEL_TOOLS_JIT", {"ahead-of-time", "0", "kiln", "setup.py:8"}}};
+  EXPECT_EQ(decided(plan_for("kernel-tools")), tools);
+}
+
+TEST(KnobEffects, ArchitectureListInTheSpellingItsCodeParses) {
+  // tiny-cuda-nn: int() of each entry, split on "," after ";" becomes ",": numbers.
+  read::KnobContext two;
+  two.sass = {90, 100};
+  std::map<std::string, Decided> tcnn = {{"TCNN_CUDA_ARCHITECTURES", {"arch-list", "90", "kiln", "setup.py:10"}}};
+  auto kp = plan_for("tiny-cuda-nn");
+  EXPECT_EQ(decided(kp), tcnn);
+  EXPECT_EQ(decided(plan_for("tiny-cuda-nn", two))["TCNN_CUDA_ARCHITECTURES"].value, "90;100");
+  // Its -gencode f-string is what that list drives: no "hard-codes nvcc architectures" note.
+  EXPECT_EQ(kp.hardcoded_archs, "");
+  // flashinfer: space-separated, split("."), a variant letter read (README.md:167 "... 9.0a 10.0a ...").
+  read::KnobContext hopper;
+  hopper.sass = {90, 100};
+  hopper.sass_suffix = {"a", "a"};
+  EXPECT_EQ(decided(plan_for("flashinfer", hopper))["FLASHINFER_CUDA_ARCH_LIST"],
+            (Decided{"arch-list", "9.0a 10.0a", "kiln", "build_helpers/targets.py:9"}));
+  read::KnobContext plain;
+  plain.sass = {90};
+  plain.sass_suffix = {""};
+  EXPECT_EQ(decided(plan_for("flashinfer", plain))["FLASHINFER_CUDA_ARCH_LIST"].value, "9.0");
+  // tiny-cuda-nn reads no variant letter: a 90a target is spelt 90 there.
+  EXPECT_EQ(decided(plan_for("tiny-cuda-nn", hopper))["TCNN_CUDA_ARCHITECTURES"].value, "90;100");
+}
+
+TEST(KnobEffects, GencodeUnderTheProjectsOwnListIsNotHardCoded) {
+  // flash-attention setup.py at 0251105a2fb19d2957484b7f023cd8c115286ced: `if "80" in cuda_archs():`
+  // around its -gencode appends (:180-200), the list read from FLASH_ATTN_CUDA_ARCHS (:74).
+  Scratch p(
+      "import os\n"
+      "from setuptools import setup\n"
+      "from torch.utils.cpp_extension import CUDAExtension\n"
+      "def archs():\n    return os.getenv('FLASH_ATTN_CUDA_ARCHS', '80;90').split(';')\n"
+      "cc_flag = []\n"
+      "if '80' in archs():\n    cc_flag.append('-gencode')\n    cc_flag.append('arch=compute_80,code=sm_80')\n"
+      "setup(name='x', ext_modules=[CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': cc_flag})])\n");
+  auto kp = plan_in(p.dir.string());
+  EXPECT_EQ(kp.hardcoded_archs, "");
+  // The same line outside any test of the list is the project's own: still said.
+  Scratch q(
+      "from setuptools import setup\n"
+      "from torch.utils.cpp_extension import CUDAExtension\n"
+      "cc_flag = ['-gencode', 'arch=compute_80,code=sm_80']\n"
+      "setup(name='x', ext_modules=[CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': cc_flag})])\n");
+  EXPECT_EQ(plan_in(q.dir.string()).hardcoded_archs.substr(0, 11), "setup.py:3 ");
+}
+
+TEST(KnobEffects, AcceleratorChosenAmongTheProjectsBackends) {
+  // Torch-FL docs/getting-started/installation.md:7: ACCELERATOR=cuda (its default).
+  std::map<std::string, Decided> fl = {{"ACCELERATOR", {"accelerator", "cuda", "kiln", "setup.py:8"}}};
+  EXPECT_EQ(decided(plan_for("torch-fl")), fl);
+  // torchmd-net: startswith("cu"); its wheels and README use cu118 / cu126: torch's CUDA in that form.
+  read::KnobContext cu130;
+  cu130.torch_cuda = "13.0";
+  std::map<std::string, Decided> md = {{"ACCELERATOR", {"accelerator", "cu130", "kiln", "setup.py:9"}}};
+  EXPECT_EQ(decided(plan_for("torchmd-net", cu130)), md);
+  EXPECT_EQ(decided(plan_for("torchmd-net"))["ACCELERATOR"].value, "cuda");  // torch's CUDA unknown
+}
+
+TEST(KnobEffects, TheEffectWinsOverANameThatSaysOtherwise) {
+  // Named like a skip switch, but the extension is made only when it is set: an opt-in.
+  Scratch p(
+      "import os\n"
+      "from setuptools import setup\n"
+      "from torch.utils.cpp_extension import CUDAExtension\n"
+      "RUN_BUILD = os.getenv('X_NO_CUDA', '0') == '1'\n"
+      "ext_modules = []\n"
+      "if RUN_BUILD:\n    ext_modules.append(CUDAExtension('x', ['x.cu']))\n"
+      "setup(name='x', ext_modules=ext_modules)\n");
+  std::map<std::string, Decided> want = {{"X_NO_CUDA", {"build-opt-in", "1", "kiln", "setup.py:4"}}};
+  EXPECT_EQ(decided(plan_in(p.dir.string())), want);
+}
+
+TEST(KnobEffects, CudaLessBuildIsExplainedByTheGateThatWasFalse) {
+  // The case: an opt-in left at its default (here by --no-knobs), on a machine with a GPU.
+  Scratch p(
+      "import os\n"
+      "import torch\n"
+      "from setuptools import setup\n"
+      "from torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+      "RUN_BUILD = os.getenv('BUILD_X', '0') == '1'\n"
+      "ext_modules = []\n"
+      "if RUN_BUILD:\n"
+      "    if torch.cuda.is_available():\n"
+      "        ext_modules.append(CUDAExtension('x', ['x.cu']))\n"
+      "setup(name='x', ext_modules=ext_modules)\n");
+  read::KnobContext ctx;
+  ctx.no_knobs = true;
+  auto kp = plan_in(p.dir.string(), ctx);
+  io::FakeEnvironment env;
+  read::BuildMachine h100{true, "NVIDIA H100 80GB HBM3"};
+  auto why = read::cuda_gate_reason(kp, env, h100);
+  EXPECT_NE(why.find("BUILD_X was '0' (the project's default, setup.py:5)"), std::string::npos) << why;
+  EXPECT_NE(why.find("--knob BUILD_X=1"), std::string::npos) << why;
+  EXPECT_NE(why.find("setup.py:7 if RUN_BUILD:"), std::string::npos) << why;
+  EXPECT_EQ(why.find("build on a machine with a GPU"), std::string::npos) << why;  // it has one
+  // With the opt-in on, the probe is all that is left: on this machine it was true, and kiln says so.
+  env.set("BUILD_X", "1");
+  why = read::cuda_gate_reason(kp, env, h100);
+  EXPECT_EQ(why.find("BUILD_X was"), std::string::npos) << why;
+  EXPECT_NE(why.find("was true here (NVIDIA H100 80GB HBM3 is on this machine)"), std::string::npos) << why;
+  // Where the driver lists no GPU, the probe is the gate that was false.
+  why = read::cuda_gate_reason(kp, env, read::BuildMachine{false, ""});
+  EXPECT_NE(why.find("this machine has none"), std::string::npos) << why;
+}
+
+TEST(KnobEffects, SwallowedErrorIsNamedAsTheLikelyCause) {
+  read::KnobContext ctx;
+  ctx.no_knobs = true;
+  auto kp = plan_for("sam2", ctx);
+  io::FakeEnvironment env;
+  auto why = read::cuda_gate_reason(kp, env, read::BuildMachine{true, "H100"});
+  EXPECT_NE(why.find("SAM2_BUILD_ALLOW_ERRORS was '1'"), std::string::npos) << why;
+  EXPECT_NE(why.find("--knob SAM2_BUILD_ALLOW_ERRORS=0"), std::string::npos) << why;
+  EXPECT_EQ(why.find("SAM2_BUILD_CUDA was"), std::string::npos) << why;  // on by default: not a cause
+}
+
+}  // namespace
