@@ -399,6 +399,7 @@ class Effects:
         self.arch_names = {}  # (module rel, id(scope)) -> names computed from an arch list
         self.arch_ids = set()  # ids of expressions computed from an arch list
         self.scope_nodes = {}  # (module rel, id(scope)) -> its nodes a value flows through
+        self.names_cache = {}  # id(expression) -> the names it reads
 
     # --- indexes -----------------------------------------------------------------------------
     def name_loads(self, m, name):
@@ -660,19 +661,23 @@ class Effects:
         names it becomes, how its code splits and converts it, and whether it reaches an nvcc or
         CMake architecture flag."""
         spell = found["spelling"]
-        todo = [(m, enclosing_function(start, m) or m.tree, {id(start)}, set())]
+        todo = [(m, enclosing_function(start, m) or m.tree, [start], set())]
         done = set()
         while todo:
-            m, scope, ids, names = todo.pop()
-            key = (m.rel, id(scope), frozenset(names))
+            m, scope, starts, names = todo.pop()
+            key = (m.rel, id(scope), frozenset(names), tuple(id(x) for x in starts))
             if key in done or len(done) > 20:
                 continue
             done.add(key)
             walked = self.flow_nodes(m, scope)
+            holds = set()  # the expressions that contain a start: the start and what is around it
+            for x in starts:
+                while x is not None and x is not scope:
+                    holds.add(id(x))
+                    x = m.parent.get(x)
 
             def mentions(expr):
-                return any(id(x) in ids or isinstance(x, ast.Name) and x.id in names
-                           or isinstance(x, ast.Attribute) and dotted(x) in names for x in ast.walk(expr))
+                return id(expr) in holds or not names.isdisjoint(self.names_in(expr))
 
             for _ in range(8):
                 before = len(names)
@@ -695,7 +700,7 @@ class Effects:
             if held and isinstance(cls, ast.ClassDef):  # another method of the class reads self.archs
                 for fn2 in cls.body:
                     if isinstance(fn2, ast.FunctionDef) and fn2 is not scope:
-                        todo.append((m, fn2, set(), set(held)))
+                        todo.append((m, fn2, [], set(held)))
             for n in walked:
                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and mentions(n.func.value):
                     a = [const_str(x) for x in n.args]
@@ -721,11 +726,20 @@ class Effects:
                         params = [x.arg for x in fn2.args.args]
                         given = {params[i] for i, x in enumerate(n.args) if i < len(params) and mentions(x)}
                         if given:
-                            todo.append((m2, fn2, set(), given))
+                            todo.append((m2, fn2, [], given))
                 if isinstance(n, ast.Return) and n.value is not None and mentions(n.value) and isinstance(scope, ast.FunctionDef):
                     for m2, call in self.calls_of(scope.name):
                         self.arch_ids.add(id(call))  # archs(): the project's list, wherever it is called
-                        todo.append((m2, enclosing_function(call, m2) or m2.tree, {id(call)}, set()))
+                        todo.append((m2, enclosing_function(call, m2) or m2.tree, [call], set()))
+
+    def names_in(self, expr):
+        """The names (and dotted attributes: self.archs) an expression reads, found once per node."""
+        got = self.names_cache.get(id(expr))
+        if got is None:
+            got = frozenset(x.id if isinstance(x, ast.Name) else dotted(x) for x in ast.walk(expr)
+                            if isinstance(x, ast.Name) or isinstance(x, ast.Attribute) and dotted(x))
+            self.names_cache[id(expr)] = got
+        return got
 
     def flow_nodes(self, m, scope):
         """The nodes of a scope a value can flow through or into, listed once per scope."""
