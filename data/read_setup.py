@@ -378,6 +378,8 @@ ARCH_MARKERS = ("arch=compute_", "compute_", "sm_", "-gencode", "--generate-code
                 "CUDAARCHS")
 SEPARATORS = (";", ",", " ")
 EXITS = {"exit", "_exit", "quit"}
+MESSAGES = {"print", "warn", "warning", "info", "debug", "error", "log", "write", "RuntimeError", "ValueError",
+            "EnvironmentError", "Exception"}
 
 
 class Effects:
@@ -647,7 +649,7 @@ class Effects:
                 return
             if isinstance(p, ast.Return) and p.value is cur:
                 fn = enclosing_function(p, m)
-                if fn is not None:
+                if fn is not None and self.unique(fn.name):
                     for m2, call in self.calls_of(fn.name):
                         self.follow(m2, call, (kind, pol, tv, prefix), found, depth + 1, seen)
                 return
@@ -715,7 +717,8 @@ class Effects:
                 if isinstance(n, ast.Call) and call_name(n) == "int" and isinstance(n.func, ast.Name) and n.args \
                         and isinstance(n.args[0], ast.Name) and n.args[0].id in names:
                     spell["int_whole"] = True  # int(x) of a whole entry: no dots, no suffix
-                if isinstance(n, (ast.JoinedStr, ast.BinOp)) and mentions(n) and not self.inside_string(m, n):
+                if isinstance(n, (ast.JoinedStr, ast.BinOp)) and mentions(n) and not self.inside_string(m, n) \
+                        and not self.a_message(m, n):
                     texts = [x.value for x in ast.walk(n) if isinstance(x, ast.Constant) and isinstance(x.value, str)]
                     if any(k in t for t in texts for k in ARCH_MARKERS):
                         found["archs"].append((m, n, "cmake" if any("ARCHITECTURES" in t for t in texts) else "nvcc"))
@@ -727,7 +730,8 @@ class Effects:
                         given = {params[i] for i, x in enumerate(n.args) if i < len(params) and mentions(x)}
                         if given:
                             todo.append((m2, fn2, [], given))
-                if isinstance(n, ast.Return) and n.value is not None and mentions(n.value) and isinstance(scope, ast.FunctionDef):
+                if isinstance(n, ast.Return) and n.value is not None and mentions(n.value) \
+                        and isinstance(scope, ast.FunctionDef) and self.unique(scope.name):
                     for m2, call in self.calls_of(scope.name):
                         self.arch_ids.add(id(call))  # archs(): the project's list, wherever it is called
                         todo.append((m2, enclosing_function(call, m2) or m2.tree, [call], set()))
@@ -749,6 +753,21 @@ class Effects:
             self.scope_nodes[key] = [n for n in every if isinstance(n, (
                 ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.Call, ast.JoinedStr, ast.BinOp, ast.Return))]
         return self.scope_nodes[key]
+
+    def unique(self, name):
+        """Whether one function of the project has this name: a value returned by one of several
+        methods of that name (each accelerator's device_count) is not followed into every call."""
+        return len(self.p.fns.get(name, [])) == 1
+
+    @staticmethod
+    def a_message(m, n):
+        """Whether a string is printed, logged or raised rather than handed to a compiler."""
+        up = m.parent.get(n)
+        while up is not None and not isinstance(up, ast.stmt):
+            if call_name(up) in MESSAGES:
+                return True
+            up = m.parent.get(up)
+        return isinstance(up, ast.Raise)
 
     @staticmethod
     def inside_string(m, n):

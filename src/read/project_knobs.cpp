@@ -85,33 +85,6 @@ const Role* find_role(const std::string& name, const std::string& flag) {
   return nullptr;
 }
 
-// The effect a sighting's data flow shows, as the table spells it: "ext:on" (kiln sets the value
-// the gate compares with), "ext:off" (one that does not match it), "swallow:off", "select",
-// "archs"; "" when setup.py's flow said nothing.
-std::string effect_key(const KnobSighting& s) {
-  if (s.effect.empty() || s.effect == "select" || s.effect == "archs") return s.effect;
-  return s.effect + (s.want_match ? ":on" : ":off");
-}
-
-bool has(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
-// The role from what the switch does: the name's role when it agrees with the effect (the name
-// breaks the tie), else the first role that takes the effect. Without an effect, the name's.
-const Role* pick_role(const KnobSighting& s) {
-  const Role* by_name = find_role(s.name, s.flag);
-  const std::string key = effect_key(s);
-  // What kiln sets itself (TORCH_CUDA_ARCH_LIST) stays kiln's whatever the project does with it.
-  if (key.empty() || (by_name && (has(by_name->effects, key) || by_name->id == knob_roles::kKilnSets))) return by_name;
-  for (const auto& r : roles())
-    if (has(r.effects, key) &&
-        (r.when_named.empty() ||
-         std::any_of(r.when_named.begin(), r.when_named.end(), [&](const auto& n) { return glob_match(n, s.name); })))
-      return &r;
-  return by_name;
-}
-
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -137,6 +110,35 @@ bool off_looking(const std::string& v) {
   for (const auto& [on, off] : opposites())
     if (v == off) return true;
   return false;
+}
+
+// The effect a sighting's data flow shows, as the table spells it: "ext:on" (kiln turns the switch
+// on for the extensions to be made), "ext:off" (off for them), "swallow:off", "select", "archs";
+// "" when setup.py's flow said nothing.
+std::string effect_key(const KnobSighting& s) {
+  if (s.effect.empty() || s.effect == "select" || s.effect == "archs") return s.effect;
+  // On or off as the switch reads: kiln wanting `== "0"` not to hold turns MMCV_WITH_OPS on.
+  const bool on = s.effect_value.empty() ? s.want_match : s.want_match != off_looking(s.effect_value);
+  return s.effect + (on ? ":on" : ":off");
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// The role from what the switch does: the name's role when it agrees with the effect (the name
+// breaks the tie), else the first role that takes the effect. Without an effect, the name's.
+const Role* pick_role(const KnobSighting& s) {
+  const Role* by_name = find_role(s.name, s.flag);
+  const std::string key = effect_key(s);
+  // What kiln sets itself (TORCH_CUDA_ARCH_LIST) stays kiln's whatever the project does with it.
+  if (key.empty() || (by_name && (has(by_name->effects, key) || by_name->id == knob_roles::kKilnSets))) return by_name;
+  for (const auto& r : roles())
+    if (has(r.effects, key) &&
+        (r.when_named.empty() ||
+         std::any_of(r.when_named.begin(), r.when_named.end(), [&](const auto& n) { return glob_match(n, s.name); })))
+      return &r;
+  return by_name;
 }
 
 // The value that turns a switch on; empty when the text does not say. The literal a switch is
@@ -241,7 +243,8 @@ std::string decide_by_effect(const KnobSighting& s, const Role& role, const Knob
     k.reason = "CUDA is off in this plan; left as it is";
     return {};
   }
-  if (turns_cuda_on && ctx.torch_cpu_only && (s.effect == "cuda" || s.effect == "select")) {
+  if (turns_cuda_on && ctx.torch_cpu_only &&
+      (s.effect == "cuda" || s.effect == "select" || role.id == knob_roles::kCudaEnable)) {
     k.reason =
         "torch here is a CPU-only build (torch.version.cuda is None): cpp_extension cannot compile CUDA code "
         "against it; left as the project's default (its CPU code)";
@@ -587,7 +590,9 @@ std::string role_gate_reason(const Knob& k, const KnobPlan& kp, const io::Enviro
 std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env, const BuildMachine& machine) {
   std::vector<std::string> parts;
   for (const auto& k : kp.knobs) {
-    std::string part = !k.effect.empty() && k.effect != "archs" ? effect_gate_reason(k, env)
+    // A CUDA switch left off for a CPU-only torch is explained by that torch, whatever its effect.
+    const bool cpu_torch = kp.torch_cpu_only && k.role == knob_roles::kCudaEnable && k.origin == KnobOrigin::none;
+    std::string part = !cpu_torch && !k.effect.empty() && k.effect != "archs" ? effect_gate_reason(k, env)
                        : k.role == knob_roles::kCudaEnable || k.role == knob_roles::kCudaSkip
                            ? role_gate_reason(k, kp, env)
                            : std::string();
