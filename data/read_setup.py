@@ -630,6 +630,10 @@ class Effects:
                 kind, pol, cur = "bool", not pol, p
                 continue
             if isinstance(p, ast.BoolOp):
+                if isinstance(p.op, ast.Or) and any((dotted(x.func) or "").endswith("cuda.is_available")
+                                                    for v in p.values if v is not cur for x in ast.walk(v)
+                                                    if isinstance(x, ast.Call)):
+                    found["or_probe"] = True  # `torch.cuda.is_available() or FORCE_CUDA`: not needed where a GPU is
                 kind, cur = "bool", p
                 continue
             if isinstance(p, (ast.If, ast.While, ast.IfExp)) and p.test is cur:
@@ -798,7 +802,7 @@ class Effects:
         lit_at = {}  # (variable, literal) -> where it is compared first
         results = []
         for m, node, s in self.reads.reads:
-            found = {"sites": [], "values": [], "archs": [], "literals": set(), "lit_at": {},
+            found = {"sites": [], "values": [], "archs": [], "literals": set(), "lit_at": {}, "or_probe": False,
                      "spelling": {"seps": [], "parts": [], "dot_dropped": False, "suffix": False, "int_whole": False}}
             if isinstance(node, ast.Compare):  # 'X' in os.environ: a truth test of its presence
                 self.follow(m, node, ("bool", isinstance(node.ops[0], ast.In), None, False), found)
@@ -833,6 +837,7 @@ class Effects:
                 best = (rank, effect, want, tv, prefix, (m, st))
         if best:
             self.set_effect(s, best[1], best[2], best[3], best[4], best[5])
+            s["or_probe"] = found["or_probe"]
         elif found["archs"]:
             m, n, reach = found["archs"][0]
             sp = found["spelling"]

@@ -233,6 +233,7 @@ std::string decide_by_effect(const KnobSighting& s, const Role& role, const Knob
   k.gate_value = s.effect_value;
   k.gate_match = s.effect == "select" || s.want_match;
   k.gate_prefix = s.prefix;
+  k.gate_or_probe = s.or_probe;
   k.reason = role.reason + (k.gate_at.empty() ? "" : " (" + k.gate_at + ")");
   if (s.effect == "archs") {
     if (!ctx.cuda) return {};
@@ -592,6 +593,8 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env, con
   for (const auto& k : kp.knobs) {
     // A CUDA switch left off for a CPU-only torch is explained by that torch, whatever its effect.
     const bool cpu_torch = kp.torch_cpu_only && k.role == knob_roles::kCudaEnable && k.origin == KnobOrigin::none;
+    // `torch.cuda.is_available() or FORCE_CUDA`: with the GPU kiln sees here, the switch was not needed.
+    if (k.gate_or_probe && !kp.torch_cpu_only && machine.gpu_seen == std::optional<bool>(true)) continue;
     std::string part = !cpu_torch && !k.effect.empty() && k.effect != "archs" ? effect_gate_reason(k, env)
                        : k.role == knob_roles::kCudaEnable || k.role == knob_roles::kCudaSkip
                            ? role_gate_reason(k, kp, env)

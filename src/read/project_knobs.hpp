@@ -65,7 +65,8 @@ struct Knob {
   std::string gate_value;
   bool gate_match = false;
   bool gate_prefix = false;
-  std::string proposed;  // the value kiln decided, whoever set the value the build gets
+  bool gate_or_probe = false;  // `torch.cuda.is_available() or <this>`: open where torch sees a GPU
+  std::string proposed;        // the value kiln decided, whoever set the value the build gets
 
   bool sets() const { return origin == KnobOrigin::kiln || origin == KnobOrigin::knob_option; }
   bool gate() const {

@@ -41,6 +41,7 @@ struct KnobSighting {
   bool want_match = false;   // kiln wants the value to match effect_value (else not to)
   std::string effect_value;  // the literal the gate compares with (select: the CUDA backend's)
   bool prefix = false;       // the gate is value.startswith(effect_value)
+  bool or_probe = false;     // the gate is `torch.cuda.is_available() or <this>`: open where torch sees a GPU
   std::string effect_where;  // the gate's file:line, and its text
   std::string effect_text;
   struct ArchSpelling {

@@ -34,6 +34,7 @@ KnobSighting sighting(const json& s) {
   k.want_match = s.value("want_match", false);
   k.effect_value = str(s, "effect_value");
   k.prefix = s.value("prefix", false);
+  k.or_probe = s.value("or_probe", false);
   k.effect_where = str(s, "effect_where");
   k.effect_text = str(s, "effect_text");
   if (auto a = s.find("arch"); a != s.end() && a->is_object()) {

@@ -206,6 +206,19 @@ TEST(KnobEffects, CudaLessBuildIsExplainedByTheGateThatWasFalse) {
   EXPECT_NE(why.find("this machine has none"), std::string::npos) << why;
 }
 
+TEST(KnobEffects, ASwitchBesideTheGpuProbeIsNoCauseWhereTheGpuIsSeen) {
+  // mmcv: `torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1'` picks CUDAExtension.
+  read::KnobContext ctx;
+  ctx.no_knobs = true;
+  auto kp = plan_for("mmcv", ctx);
+  io::FakeEnvironment env;
+  auto why = read::cuda_gate_reason(kp, env, read::BuildMachine{true, "H100"});
+  EXPECT_EQ(why.find("FORCE_CUDA was"), std::string::npos) << why;
+  why = read::cuda_gate_reason(kp, env, read::BuildMachine{false, ""});
+  EXPECT_NE(why.find("FORCE_CUDA was '0' (the project's default, setup.py:17)"), std::string::npos) << why;
+  EXPECT_NE(why.find("--knob FORCE_CUDA=1"), std::string::npos) << why;
+}
+
 TEST(KnobEffects, SwallowedErrorIsNamedAsTheLikelyCause) {
   read::KnobContext ctx;
   ctx.no_knobs = true;
