@@ -536,7 +536,14 @@ TEST(ProjectKnobsTable, EveryRoleHasAnActionAReasonAndSources) {
     EXPECT_FALSE(r["reason"].value_or(std::string()).empty()) << id;
     ASSERT_NE(r["sources"].as_array(), nullptr) << id;
     EXPECT_FALSE(r["sources"].as_array()->empty()) << id;
-    ASSERT_NE(r["names"].as_array(), nullptr) << id;
+    // A role is found by its names, or by what a switch does (effects, data/read_setup.py's Effects).
+    EXPECT_TRUE(r["names"].as_array() != nullptr || r["effects"].as_array() != nullptr) << id;
+    const std::vector<std::string> effects = {"ext:on",     "ext:off",     "cuda:on", "cuda:off",
+                                              "swallow:on", "swallow:off", "select",  "archs"};
+    if (const auto* e = r["effects"].as_array())
+      for (const auto& v : *e)
+        EXPECT_NE(std::find(effects.begin(), effects.end(), v.value_or(std::string())), effects.end()) << id;
+    if (r["when_named"].as_array()) EXPECT_NE(r["effects"].as_array(), nullptr) << id;
   }
 }
 
