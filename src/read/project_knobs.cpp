@@ -240,6 +240,9 @@ std::string decide_by_effect(const KnobSighting& s, const Role& role, const Knob
     return arch_value(s, ctx, role.spelling);
   }
   const bool turns_cuda_on = k.gate_match && s.effect != "swallow";
+  // The on value is known whether or not kiln sets it: a CUDA-less verdict names it.
+  const std::string v = effect_value(s, ctx);
+  if (!v.empty()) k.on_value = k.gate_match ? v : s.effect_value;
   if (turns_cuda_on && !ctx.cuda) {
     k.reason = "CUDA is off in this plan; left as it is";
     return {};
@@ -251,9 +254,7 @@ std::string decide_by_effect(const KnobSighting& s, const Role& role, const Knob
         "against it; left as the project's default (its CPU code)";
     return {};
   }
-  std::string v = effect_value(s, ctx);
   if (v.empty()) k.reason += "; kiln leaves it unset, which keeps it off";
-  if (!v.empty()) k.on_value = k.gate_match ? v : s.effect_value;
   return v;
 }
 
