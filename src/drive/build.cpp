@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "drive/build_records.hpp"
 #include "drive/cmake_build.hpp"
 #include "drive/ninja_folders.hpp"
 #include "drive/pytorch_build.hpp"
@@ -19,6 +20,10 @@ void prepare_build_dir(const plan::Plan& plan, io::Seams& s) {
     for (const char* name : {"c++", "nvcc"}) s.fs.symlink(plan.kiln_exe, plan.wrapper_dir() + "/" + name);
   }
   s.fs.write(plan.build_dir + "/kiln-build.json", plan.build_record_json());
+  // This build's log and cache record start empty; the previous builds' are kept (a no-op rebuild
+  // must not erase the figures kiln report shows for the build that compiled).
+  keep_previous_record(s.fs, plan.log_path(), false);
+  keep_previous_record(s.fs, plan.ccache_log_path(), true);
   if (!plan.ccache.empty()) s.fs.write(plan.ccache_log_path(), "");
 }
 

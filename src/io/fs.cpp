@@ -116,6 +116,12 @@ bool RealFilesystem::remove(const std::string& path) {
   stdfs::remove(path, ec);
   return !stdfs::exists(path, ec);
 }
+bool RealFilesystem::rename(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  if (!stdfs::is_regular_file(stdfs::symlink_status(from, ec))) return false;
+  stdfs::rename(from, to, ec);
+  return !ec;
+}
 bool RealFilesystem::make_dirs(const std::string& path) {
   std::error_code ec;
   stdfs::create_directories(path, ec);
@@ -193,6 +199,15 @@ bool FakeFilesystem::make_dirs(const std::string& path) {
 }
 bool FakeFilesystem::remove(const std::string& path) {
   files_.erase(path);
+  return true;
+}
+bool FakeFilesystem::rename(const std::string& from, const std::string& to) {
+  auto it = files_.find(from);
+  if (it == files_.end()) return false;
+  if (auto d = dirs_.find(parent_of(to)); d != dirs_.end() && !d->second) return false;
+  File f = std::move(it->second);
+  files_.erase(it);
+  add_file(to, std::move(f.content), f.executable);
   return true;
 }
 

@@ -51,6 +51,11 @@ public:
   }
   // Removes one file (not a folder); true when it is gone afterwards.
   virtual bool remove(const std::string& path) { return !exists(path); }
+  // Moves one file to `to` (replacing what is there) within a file system; true when it moved.
+  virtual bool rename(const std::string& from, const std::string& to) {
+    (void)from, (void)to;
+    return false;
+  }
   // Whether this user can create a file in the folder `dir`. Tried, not asked: access(2) says yes
   // to root whatever the mode, and a folder that is not ours or is mounted read-only says so only
   // when written.
@@ -84,6 +89,7 @@ public:
   bool make_dirs(const std::string& path) override;
   bool symlink(const std::string& target, const std::string& link) override;
   bool remove(const std::string& path) override;
+  bool rename(const std::string& from, const std::string& to) override;
   bool can_create_in(const std::string& dir) override;
 };
 
@@ -102,6 +108,7 @@ public:
   bool write(const std::string& path, const std::string& content) override;
   bool make_dirs(const std::string& path) override;
   bool remove(const std::string& path) override;
+  bool rename(const std::string& from, const std::string& to) override;
   bool can_create_in(const std::string& dir) override;
 
 private:

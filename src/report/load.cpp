@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "drive/build_records.hpp"
+
 namespace kiln::report {
 
 tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir, const io::Seams& s, int this_machine,
@@ -74,8 +76,17 @@ tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir,
     in.graph_problem = "ninja not found on PATH";
   }
   if (auto t = readable(exec_log) ? s.fs.read(exec_log) : std::nullopt) in.exec = parse_exec_log(*t);
-  if (auto t = readable(ccache_log) ? s.fs.read(ccache_log) : std::nullopt; t && !t->empty())
+  // An empty record is a build that compiled nothing through ccache (a no-op): the figures are
+  // those of the newest kept record, the build whose compiles .ninja_log still shows.
+  for (int n = 0; n <= drive::kKeptBuilds && !in.cache; ++n) {
+    const auto path = drive::kept_record_path(ccache_log, n);
+    auto t = readable(path) ? s.fs.read(path) : std::nullopt;
+    if (!t) break;
+    if (t->empty()) continue;
     in.cache = launch::parse_ccache_stats_log(*t);
+    in.cache_record = path;
+    in.cache_builds_ago = n;
+  }
   const auto nvcc_time = build_dir + "/kiln-nvcc-time.csv";
   if (auto t = readable(nvcc_time) ? s.fs.read(nvcc_time) : std::nullopt) in.nvcc = parse_nvcc_time(*t);
   return in;

@@ -522,6 +522,8 @@ Profile compute_profile(const ProfileInput& in) {
   p.cores = std::max(1, in.cores);
   p.cores_source = in.cores_source;
   p.cache = in.cache;
+  p.cache_record = in.cache_record;
+  p.cache_builds_ago = in.cache_builds_ago;
   p.notes = in.notes;
 
   UnitOf unit_of;

@@ -74,6 +74,8 @@ struct ProfileInput {
   std::string graph_problem;        // why there is no graph
   std::optional<ExecLog> exec;
   std::optional<launch::CacheStats> cache;
+  std::string cache_record;  // the file `cache` was read from (an earlier build's when the last compiled nothing)
+  int cache_builds_ago = 0;  // 0: the last build's own record; n: the record kept n records back
   std::optional<NvccTimes> nvcc;
   int cores = 1;
   std::string cores_source = "--cores";
@@ -121,6 +123,8 @@ struct Profile {
   long peak_memory_kib = -1;   // concurrent sum of per-unit peaks; -1 unknown
   std::vector<Sample> memory;  // KiB
   std::optional<launch::CacheStats> cache;
+  std::string cache_record;  // as ProfileInput's
+  int cache_builds_ago = 0;
   std::string arch_method;  // "nvcc --time", "even split of the exec log's archs", "" (cannot be told)
   std::vector<ArchTime> arch_times;
   std::vector<std::string> notes;

@@ -170,7 +170,9 @@ rect.crit{stroke:#dc2626;stroke-width:1.5}
       p.peak_memory_kib >= 0 ? "sum of the peak RSS of concurrent compiles" : "unknown: no kiln-exec.jsonl records");
   if (p.cache)
     row("cache", fmt::format("{:.0f}% hits", 100 * p.cache->hit_rate()),
-        fmt::format("{} hits ({} remote), {} misses", p.cache->hits, p.cache->remote_hits, p.cache->misses));
+        fmt::format("{} hits ({} remote), {} misses{}", p.cache->hits, p.cache->remote_hits, p.cache->misses,
+                    p.cache_builds_ago ? std::string(" (of an earlier build: the last compiled nothing through ccache)")
+                                       : std::string()));
   o += "</table>\n";
 
   o += "<h2>Jobs per core</h2><div class='key'><span style='background:#76b900'></span>CUDA<span "

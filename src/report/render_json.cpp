@@ -104,7 +104,9 @@ json to_json(const Profile& p, size_t top) {
       {"cache", p.cache ? json{{"hits", p.cache->hits},
                                {"misses", p.cache->misses},
                                {"remote_hits", p.cache->remote_hits},
-                               {"hit_rate", p.cache->hit_rate()}}
+                               {"hit_rate", p.cache->hit_rate()},
+                               {"record", p.cache_record},
+                               {"earlier_build", p.cache_builds_ago > 0}}
                         : json(nullptr)},
       {"slowest_units", units},
       {"targets", targets},

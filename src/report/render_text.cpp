@@ -24,6 +24,13 @@ std::string human_kib(double kib) {
 
 namespace {
 
+// A no-op rebuild compiles nothing: the figures are the newest build's that did (drive/build_records).
+std::string kept_record_note(const Profile& p) {
+  if (p.cache_builds_ago == 0) return "";
+  return fmt::format(" (the last build compiled nothing through ccache: these are an earlier build's, {})",
+                     p.cache_record);
+}
+
 std::string arch_name(int a) { return fmt::format("sm_{}", a); }
 
 std::string shorten(const std::string& s, size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - (n - 3)); }
@@ -104,8 +111,8 @@ std::string render_text(const Profile& p, size_t top) {
                                    human_kib(p.peak_memory_kib), p.exec_matched, p.units.size())
                      : std::string("unknown (no kiln-exec.jsonl records for this build)"));
   if (p.cache)
-    line("cache", fmt::format("{} hits ({} remote), {} misses, {:.0f}% hit rate", p.cache->hits, p.cache->remote_hits,
-                              p.cache->misses, 100 * p.cache->hit_rate()));
+    line("cache", fmt::format("{} hits ({} remote), {} misses, {:.0f}% hit rate{}", p.cache->hits, p.cache->remote_hits,
+                              p.cache->misses, 100 * p.cache->hit_rate(), kept_record_note(p)));
   else
     line("cache", "unknown (no kiln-ccache-stats.log: built without kiln build or without ccache)");
 

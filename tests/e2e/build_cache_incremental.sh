@@ -46,4 +46,13 @@ grep -q "configure: skipped" "$work/cold/kiln-build.log"
 jobs=$(field "$work/report.json" "['jobs']")
 echo "report after re-configure: $jobs jobs (incremental build ran $steps steps)"
 [ "$jobs" -eq "$steps" ]
+# Records are kept per build (issue 33): the two builds since compiled nothing, so report names the
+# incremental build's cache figures from its kept record, and the earlier logs are all still there.
+incr_misses=$(field "$work/incr.json" "['outcome']['cache']['misses']")
+[ "$(field "$work/report.json" "['cache']['misses']")" = "$incr_misses" ] || { echo "report lost the cache figures"; exit 1; }
+[ "$(field "$work/report.json" "['cache']['earlier_build']")" = True ]
+"$kiln" report "$work/cold" > "$work/report.txt"
+grep -q "^cache .*$incr_misses misses.*kiln-ccache-stats.1.log" "$work/report.txt" || { cat "$work/report.txt"; exit 1; }
+grep -q "a.cu.o" "$work/cold/kiln-build.2.log"
+grep -q "configure: skipped" "$work/cold/kiln-build.1.log"
 echo "cold, warm, incremental and no-op builds behave"
