@@ -28,6 +28,7 @@
 #include "drive/build.hpp"
 #include "drive/compile_span.hpp"
 #include "drive/eta.hpp"
+#include "drive/nothing_compiled.hpp"
 #include "plan/plan.hpp"
 #include "plan/plan_report.hpp"
 
@@ -141,12 +142,24 @@ public:
           j["outcome"]["failed_step"] = "no-cuda";
           j["outcome"]["diagnosis"] = {{"id", "kiln.no-cuda-built"}, {"cause", *why}, {"fix", nullptr}};
         }
+        if (auto why = drive::nothing_compiled_failure(plan, outcome, span_ ? span_->units : -1, s)) {
+          ok = false;
+          j["outcome"]["ok"] = false;
+          j["outcome"]["failed_step"] = "nothing-compiled";
+          j["outcome"]["exit_code"] = kFindings;
+          j["outcome"]["diagnosis"] = {{"id", "kiln.nothing-compiled"}, {"cause", *why}, {"fix", nullptr}};
+        }
       }
       print_json(s.out, "build", std::move(j));
       return ok ? kOk : kFindings;
     }
     if (!outcome.ok) {
       print_failure(s, plan, outcome);
+      return kFindings;
+    }
+    // Nothing compiled at all comes first: it is why no CUDA was compiled either.
+    if (auto why = drive::nothing_compiled_failure(plan, outcome, span_ ? span_->units : -1, s)) {
+      s.err << "kiln build: failed: " << *why << ". Full log: " << plan.log_path() << "\n";
       return kFindings;
     }
     if (auto why = no_cuda_failure(s, plan, verified)) {

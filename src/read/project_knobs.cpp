@@ -544,6 +544,12 @@ bool gate_open(const Knob& k, const std::string& seen) {
   return matches == k.gate_match;
 }
 
+// Why kiln left a switch it would turn on (--no-knobs, CUDA off in the plan, ...), as the plan said.
+std::string left_because(const Knob& k, bool would_set) {
+  if (k.origin != KnobOrigin::none || !would_set) return "";
+  return k.reason.empty() ? " (kiln sets it unless --no-knobs)" : " (kiln left it: " + k.reason + ")";
+}
+
 // One false gate of a knob whose effect kiln followed, or "" when it was open.
 std::string effect_gate_reason(const Knob& k, const io::Environment& env) {
   auto [seen, how] = seen_value(k, env);
@@ -562,7 +568,7 @@ std::string effect_gate_reason(const Knob& k, const io::Environment& env) {
   const std::string knob = fix.empty() ? "unset " + k.name : "--knob " + k.name + "=" + fix;
   return fmt::format("{} was '{}' ({}, {}): the project {} only {} ({}); {}{}", k.name, seen, how, k.where, what,
                      fix.empty() ? "with it unset" : "with " + k.name + "=" + fix, k.gate_at, knob,
-                     k.origin == KnobOrigin::none && !fix.empty() ? " (kiln sets it unless --no-knobs)" : "");
+                     left_because(k, !fix.empty()));
 }
 
 // A gate kiln knows by the switch's role alone (a CMake option, a name in the table).
@@ -580,8 +586,7 @@ std::string role_gate_reason(const Knob& k, const KnobPlan& kp, const io::Enviro
   if (k.role == knob_roles::kCudaEnable && !on)
     return fmt::format("{} was '{}' ({}, {}): the CUDA code is compiled only with {}={}; --knob {}={}{}", where, seen,
                        how, k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value, k.name,
-                       k.on_value.empty() ? "<its on value>" : k.on_value,
-                       k.origin == KnobOrigin::none ? " (kiln sets it unless --no-knobs)" : "");
+                       k.on_value.empty() ? "<its on value>" : k.on_value, left_because(k, true));
   if (k.role == knob_roles::kCudaSkip && on)
     return fmt::format("{} was '{}' ({}, {}): it skips the CUDA build; unset it", where, seen, how, k.where);
   return {};
@@ -617,6 +622,35 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env, con
                     (machine.gpu_name.empty() ? std::string("a GPU") : machine.gpu_name) +
                     " is on this machine) and kiln found no switch that was off; read the log for what the build "
                     "skipped");
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+std::string extension_gate_reason(const KnobPlan& kp, const io::Environment& env) {
+  std::vector<std::string> parts, unset;
+  for (const auto& k : kp.knobs) {
+    if (k.effect == "ext") {
+      if (auto part = effect_gate_reason(k, env); !part.empty()) parts.push_back(std::move(part));
+    } else if (k.role == knob_roles::kCppEnable) {
+      auto [seen, how] = seen_value(k, env);
+      if (!k.on_value.empty() && lower(seen) != lower(k.on_value))
+        parts.push_back(fmt::format("{} was '{}' ({}, {}): the C++ code is compiled only with {}={}; --knob {}={}",
+                                    k.name, seen, how, k.where, k.name, k.on_value, k.name, k.on_value));
+    } else if (k.origin == KnobOrigin::none && (k.role == knob_roles::kUnknown || k.gate()) &&
+               seen_value(k, env).first.empty()) {
+      unset.push_back(k.name + (k.where.empty() ? "" : " (" + k.where + ")"));
+    }
+  }
+  // No gate kiln followed was closed: the switches the project reads that nothing set are the
+  // likely ones (a switch whose effect kiln could not read).
+  if (parts.empty() && !unset.empty()) {
+    std::string names;
+    for (const auto& u : unset) names += (names.empty() ? "" : ", ") + u;
+    parts.push_back(fmt::format(
+        "the project reads {}, left unset: if one of them turns the extension on, set it with --knob NAME=VALUE",
+        names));
+  }
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
   return out;

@@ -132,4 +132,9 @@ struct BuildMachine {
 // when the build's machine has no GPU (or a CPU-only torch). Empty when kiln knows no false gate.
 std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env, const BuildMachine& machine = {});
 
+// Why a project with C/C++/CUDA sources made no extension at all (ext_modules empty): the switches
+// that decide whether any extension is made and were off in this build, each with the value seen and
+// the --knob that turns it on; else the switches it reads that nothing set. Empty when it reads none.
+std::string extension_gate_reason(const KnobPlan& kp, const io::Environment& env);
+
 }  // namespace kiln::read
