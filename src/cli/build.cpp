@@ -269,6 +269,7 @@ private:
     c.next_jobs = std::max(1, std::min(p.jobs.by_memory, p.jobs.jobs / 2));
     c.arch_list = core::format_torch(p.targets).value_or(core::format_cmake(p.targets));
     c.cuda_version = p.nvcc_version.substr(0, p.nvcc_version.rfind('.'));
+    c.empty_submodules = p.empty_submodules;
     for (const auto& k : p.knobs.knobs)
       if (k.role == "force-build" && !k.on_value.empty() && c.force_build.empty())
         c.force_build = k.name + "=" + k.on_value;

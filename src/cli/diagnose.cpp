@@ -14,6 +14,7 @@
 #include "cli/json_out.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/render.hpp"
+#include "read/gitmodules.hpp"
 #include "read/project_knobs.hpp"
 
 namespace kiln::cli {
@@ -37,11 +38,7 @@ public:
   int run(io::Seams& s) override {
     diagnose::Options opts;
     opts.context = context_ ? *context_ : 2;
-    if (auto force = force_build_switch(s)) {
-      diagnose::PlanContext pc;
-      pc.force_build = *force;
-      opts.plan = pc;
-    }
+    if (auto pc = project_context(s)) opts.plan = std::move(*pc);
     diagnose::Diagnosis d;
     if (log_ == "-") {
       // Standard input that cannot be read must not pass for a clean log: closed, a folder, a
@@ -79,16 +76,22 @@ public:
   }
 
 private:
-  // The project's own force-build switch (NAME=VALUE) read from its setup.py, if it has one.
-  std::optional<std::string> force_build_switch(io::Seams& s) const {
+  // What the project tells the fixes: its own force-build switch (NAME=VALUE) read from its
+  // setup.py, and its empty git submodules (a missing header one of them should hold).
+  std::optional<diagnose::PlanContext> project_context(io::Seams& s) const {
     std::string dir = project_.empty() ? "." : project_;
     if (!project_.empty() && !s.fs.is_directory(dir))
       throw UsageError("--project '" + project_ + "' is not a directory");
-    if (!s.fs.exists(dir + "/setup.py")) return std::nullopt;
-    auto kp = read::decide_knobs(read::read_project(s.fs, dir, false), {});
-    for (const auto& k : kp.knobs)
-      if (k.role == "force-build" && !k.on_value.empty()) return k.name + "=" + k.on_value;
-    return std::nullopt;
+    diagnose::PlanContext pc;
+    pc.empty_submodules = read::empty_submodules(s.fs, dir);
+    if (s.fs.exists(dir + "/setup.py")) {
+      auto kp = read::decide_knobs(read::read_project(s.fs, dir, false), {});
+      for (const auto& k : kp.knobs)
+        if (k.role == "force-build" && !k.on_value.empty() && pc.force_build.empty())
+          pc.force_build = k.name + "=" + k.on_value;
+    }
+    if (pc.force_build.empty() && pc.empty_submodules.empty()) return std::nullopt;
+    return pc;
   }
 
   std::string project_;

@@ -44,7 +44,10 @@ std::string_view trim_cr(std::string_view s) {
 }  // namespace
 
 Diagnoser::Diagnoser(Options options, const SignatureSet& signatures)
-    : opts_(std::move(options)), sigs_(signatures), prefilter_(unique_keywords(signatures)) {
+    : opts_(std::move(options)),
+      sigs_(signatures),
+      prefilter_(unique_keywords(signatures)),
+      submodules_(opts_.plan ? opts_.plan->empty_submodules : std::vector<std::string>{}) {
   const auto& all = sigs_.all();
   std::vector<uint32_t> order(all.size());
   std::iota(order.begin(), order.end(), 0);
@@ -99,6 +102,7 @@ void Diagnoser::feed_block(std::string_view block) {
   const uint64_t base = lines_;  // lines before this block
   if (!pending_.empty()) take_following(pending_, block, 0, base + 1);
   if (traceback_) feed_traceback(block, 0, base + 1);
+  if (!submodules_.empty()) submodules_.scan(block);
 
   hits_.clear();
   prefilter_.scan(block, hits_);
@@ -189,7 +193,10 @@ void Diagnoser::process_line(std::string_view block, size_t start, size_t end, s
     }
     for (const Pattern& p : sigs_.all()[sig].patterns) {
       if (std::regex_search(line.data(), line.data() + line.size(), m, p.re)) {
+        std::optional<std::string> holder;
+        if (sigs_.all()[sig].needs == Need::empty_submodule && !(holder = empty_submodule_of(p, m))) break;
         record(sig, p, m, line, number, block, start, end);
+        if (holder) add_capture(findings_[static_cast<size_t>(finding_of_[sig])], "submodule", *holder);
         return;  // one signature per line: the highest-ranked that matches
       }
     }
@@ -264,6 +271,17 @@ void Diagnoser::feed_traceback(std::string_view block, size_t from, uint64_t fir
     pos = end + 1;
     ++number;
   }
+}
+
+std::optional<std::string> Diagnoser::empty_submodule_of(const Pattern& p, const std::cmatch& m) const {
+  if (submodules_.empty()) return std::nullopt;
+  for (size_t g = 0; g < p.names.size(); ++g)
+    if (p.names[g] == "header" && m[g + 1].matched) return submodules_.holder_of(m[g + 1].str());
+  return std::nullopt;
+}
+
+void Diagnoser::add_capture(Finding& f, const std::string& name, const std::string& value) {
+  if (!f.capture(name)) f.captures.emplace_back(name, value);
 }
 
 Finding& Diagnoser::finding_for(size_t sig, uint64_t number) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "diagnose/diagnosis.hpp"
+#include "diagnose/empty_submodule.hpp"
 #include "diagnose/prefilter.hpp"
 #include "diagnose/signature.hpp"
 #include "diagnose/traceback.hpp"
@@ -50,6 +51,9 @@ private:
   void feed_traceback(std::string_view block, size_t from, uint64_t first_number);
   void match_traceback(const Traceback& tb);
   Finding& finding_for(size_t sig, uint64_t number);
+  // For a signature that needs an empty submodule: the one that should hold the matched header.
+  std::optional<std::string> empty_submodule_of(const Pattern& p, const std::cmatch& m) const;
+  static void add_capture(Finding& f, const std::string& name, const std::string& value);
 
   Options opts_;
   const SignatureSet& sigs_;
@@ -65,6 +69,7 @@ private:
   uint64_t lines_ = 0, bytes_ = 0;
   std::vector<LiteralPrefilter::Hit> hits_;
   std::string scratch_;
+  SubmoduleIncludes submodules_;  // the plan's empty submodules, and which the log's -I flags named
 };
 
 // Reads `in` in 1 MiB blocks and diagnoses it.

@@ -19,6 +19,8 @@ struct PlanContext {
   std::string arch_list;             // targets in the user's spelling, e.g. "8.0;9.0"
   std::string cuda_version;          // nvcc release, e.g. "13.0"
   std::string force_build;           // the project's own force-build switch, e.g. "CAUSAL_CONV1D_FORCE_BUILD=TRUE"
+  // The project's git submodules whose folder is empty or missing, relative to it (read/gitmodules).
+  std::vector<std::string> empty_submodules;
 };
 
 struct LogLine {

@@ -151,6 +151,10 @@ tl::expected<SignatureSet, std::string> SignatureSet::parse(std::string_view tex
       if (!p) return tl::unexpected(where(p.error()));
       s.patterns.push_back(std::move(*p));
     }
+    if (const std::string need = str(*t, "needs"); need == "empty-submodule")
+      s.needs = Need::empty_submodule;
+    else if (!need.empty())
+      return tl::unexpected(where("needs must be empty-submodule"));
     s.traceback = (*t)["traceback"].value_or(false);
     for (const auto& src : strings(*t, "frames")) {
       auto p = compile_pattern(src);

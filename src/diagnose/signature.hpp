@@ -22,6 +22,10 @@ struct Pattern {
   std::vector<std::string> names;
 };
 
+// What a signature needs besides its pattern: `needs = "empty-submodule"` matches only where the
+// header it captures should be in one of the plan's empty git submodules (diagnose/empty_submodule).
+enum class Need { nothing, empty_submodule };
+
 struct Signature {
   std::string id;
   std::string category;
@@ -38,6 +42,7 @@ struct Signature {
   bool traceback = false;
   std::vector<Pattern> frames;
   std::string cause, fix, fix_plan, docs;
+  Need needs = Need::nothing;
 };
 
 // Translates (?<name>...) into plain groups and compiles; an error names what is wrong.

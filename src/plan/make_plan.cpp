@@ -24,6 +24,7 @@
 #include "probe/nvcc.hpp"
 #include "probe/python_modules.hpp"
 #include "probe/torch_install.hpp"
+#include "read/gitmodules.hpp"
 #include "read/enclosing_project.hpp"
 #include "read/pytorch_options.hpp"
 #include "read/setup_py_ast.hpp"
@@ -455,6 +456,20 @@ void plan_source_link(Plan& p, const io::Filesystem& fs) {
                     p.project_dir + ", so that another checkout built elsewhere shares ccache's hits");
 }
 
+// A clone without --recursive: its submodules' folders are empty and the build would fail minutes
+// in, on a header "no package provides".
+void note_empty_submodules(Plan& p, const io::Filesystem& fs) {
+  p.empty_submodules = read::empty_submodules(fs, p.project_dir);
+  if (p.empty_submodules.empty()) return;
+  std::string paths;
+  for (const auto& m : p.empty_submodules) paths += (paths.empty() ? "" : ", ") + m;
+  p.notes.push_back(fmt::format(
+      "empty git submodule{} {} (listed in .gitmodules, nothing on disk): the build will miss {} files; run git "
+      "submodule update --init --recursive in {}",
+      p.empty_submodules.size() == 1 ? "" : "s", paths, p.empty_submodules.size() == 1 ? "its" : "their",
+      p.project_dir));
+}
+
 }  // namespace
 
 const std::vector<std::string>& build_types() {
@@ -514,6 +529,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   }
   if (auto ok = plan_jobs_and_launcher(p, req, s, machine, *nvcc); !ok) return tl::unexpected(ok.error());
   plan_source_link(p, s.fs);
+  note_empty_submodules(p, s.fs);
   if (p.kind != read::ProjectKind::cmake) {
     p.wheel_cache = req.wheel_cache && p.kind == read::ProjectKind::extension;
     p.torch_package = torch_package_dir(p, s);

@@ -56,6 +56,9 @@ struct Plan {
   std::vector<std::string> kiln_args;  // the options that shaped this plan, as arguments (request_args)
   read::KnobPlan knobs;                // the project's own switches and what kiln does with each (project_knobs.hpp)
   std::vector<std::string> notes;
+  // Git submodules .gitmodules lists whose folder is empty or missing (read/gitmodules), relative
+  // to the project: named in a note, and the diagnosis of a missing header looks there.
+  std::vector<std::string> empty_submodules;
   // libtorch projects (CMake projects that find_package(Torch)): the package kiln points CMake at,
   // and the targets in the spelling Torch's CMake reads (TORCH_CUDA_ARCH_LIST).
   std::string torch_dir, torch_dir_how, torch_arch_list;

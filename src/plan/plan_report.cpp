@@ -114,7 +114,8 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
           {"install_command", p.kind == read::ProjectKind::extension
                                   ? json(wheel_install_argv(p.python, p.wheel_dir() + "/*.whl"))
                                   : json(nullptr)},
-          {"notes", p.notes}};
+          {"notes", p.notes},
+          {"empty_submodules", p.empty_submodules}};
 }
 
 std::string knobs_to_text(const read::KnobPlan& kp) {

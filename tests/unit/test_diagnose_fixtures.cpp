@@ -23,6 +23,7 @@ struct Fixture {
   std::string expect;   // signature id or "none"
   std::string finding;  // optional: a finding that must be present
   std::vector<std::pair<std::string, std::string>> captures;
+  std::vector<std::string> empty_submodules;  // the plan's, from "#~ empty-submodule:" lines
   std::string source;
   std::string body;
 };
@@ -43,6 +44,8 @@ Fixture load(const fs::path& p) {
         f.finding = val;
       else if (key == "source")
         f.source = val;
+      else if (key == "empty-submodule")
+        f.empty_submodules.push_back(val);
       else if (key == "capture") {
         auto eq = val.find('=');
         f.captures.emplace_back(val.substr(0, eq), val.substr(eq + 1));
@@ -69,7 +72,9 @@ TEST_P(SignatureFixture, DiagnosesItsExcerpt) {
   Fixture f = load(GetParam());
   ASSERT_FALSE(f.expect.empty()) << f.name << ": no '#~ expect:' line";
   ASSERT_FALSE(f.source.empty()) << f.name << ": no '#~ source:' line";
-  Diagnosis d = diagnose_text(f.body);
+  Options opts;
+  if (!f.empty_submodules.empty()) opts.plan = PlanContext{.empty_submodules = f.empty_submodules};
+  Diagnosis d = diagnose_text(f.body, opts);
   const Finding* target = nullptr;
   if (f.expect == "none") {
     EXPECT_FALSE(d.failed()) << f.name << ": reported " << d.findings.front().signature->id;

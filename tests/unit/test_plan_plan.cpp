@@ -309,3 +309,19 @@ TEST(Plan, UnknownBuildTypeIsRefusedNamingTheValidOnes) {
   EXPECT_NE(p.error().message.find("Release, RelWithDebInfo, Debug or MinSizeRel"), std::string::npos);
   EXPECT_TRUE(h.plan({.gpus = {"h100"}, .build_type = "RelWithDebInfo"}));
 }
+
+TEST(Plan, EmptyGitSubmodulesAreNamedWithTheCommandThatFillsThem) {
+  Harness h;
+  h.fs.add_file("/proj/.gitmodules", "[submodule \"cutlass\"]\n\tpath = third_party/cutlass\n");
+  h.fs.add_dir("/proj/third_party/cutlass");
+  auto p = h.plan({.archs = "90"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->empty_submodules, (std::vector<std::string>{"third_party/cutlass"}));
+  bool named = false;
+  for (const auto& n : p->notes)
+    named |= n.find("empty git submodule third_party/cutlass") != std::string::npos &&
+             n.find("git submodule update --init --recursive") != std::string::npos;
+  EXPECT_TRUE(named);
+  h.fs.add_file("/proj/third_party/cutlass/.git", "gitdir: ../../.git/modules/cutlass");
+  EXPECT_TRUE(h.plan({.archs = "90"})->empty_submodules.empty());
+}
