@@ -98,7 +98,15 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
                "Always run a torch extension's build backend, even when a wheel "
                "built from the same inputs is in kiln's wheel cache")
       ->envname("KILN_NO_WHEEL_CACHE");
-  app.add_flag("--prune-archs", o.prune_archs, "Rewrite nvcc's hard-coded -gencode/-arch flags to the planned targets");
+  // Pruning is the default (issue 35: flash-attention's own list compiled sm_90 and compute_90 beside
+  // the planned sm_90a); --prune-archs stays accepted for the scripts that named it.
+  app.add_flag("--prune-archs", o.prune_archs,
+               "Each nvcc compile builds exactly the planned targets, the project's own -gencode/-arch flags "
+               "replaced (the default)");
+  app.add_flag("--keep-project-archs", o.keep_project_archs,
+               "Let nvcc compile the architectures the project's own flags name (hard-coded -gencode lists, "
+               "its own architecture variable), with the planned targets they cannot spell added")
+      ->excludes("--prune-archs");
   app.add_option("--knob", o.knobs,
                  "NAME=VALUE: set one of the project's own build switches (a setup.py environment "
                  "variable or CMake cache entry), overriding kiln's choice; repeatable");
@@ -127,6 +135,7 @@ plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s, c
   o.governor = !o.no_governor;
   o.split_threads = !o.no_split;
   o.wheel_cache = !o.no_wheel_cache;
+  if (o.keep_project_archs) o.prune_archs = false;
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) o.kiln_exe = exe.string();

@@ -16,6 +16,7 @@ struct PlanOptions : plan::BuildRequest {
   bool no_governor = false;
   bool no_split = false;
   bool no_wheel_cache = false;
+  bool keep_project_archs = false;  // --keep-project-archs: the project's own nvcc architecture flags compile
   std::string mem_budget;
   bool example = false;  // --example: the bundled example
   bool slurm = false;    // --slurm: each compile a job step of the Slurm allocation (build only)

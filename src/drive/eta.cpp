@@ -1,6 +1,7 @@
 #include "drive/eta.hpp"
 
 #include <algorithm>
+#include <queue>
 
 #include "drive/ninja_folders.hpp"
 #include "launch/exec_record.hpp"
@@ -61,39 +62,75 @@ void EtaModel::learn(std::map<std::string, long> learned_ms) {
   if (!learned_.empty()) mean_ms_ = unseen_ms_ / static_cast<double>(learned_.size());
 }
 
+double EtaModel::lane_end_ms(int total, int done, double elapsed_ms, double unit_ms) const {
+  const int lanes = std::max(1, std::min(jobs_, total));
+  // The i-th unit to start took a lane at the build's start, or when the unit `lanes` finishes
+  // before it ended.
+  auto start = [&](int i) {
+    const int freed = i - lanes;
+    return freed < 0
+               ? 0.0
+               : finished_ms_[static_cast<size_t>(std::min<int>(freed, static_cast<int>(finished_ms_.size()) - 1))];
+  };
+  const int left = total - done;
+  const int running = std::min(lanes, left);
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (int i = done; i < done + running; ++i) free_at.push(std::max(elapsed_ms, start(i) + unit_ms));
+  for (int q = running; q < left; ++q) {
+    const double t = free_at.top();
+    free_at.pop();
+    free_at.push(t + unit_ms);
+  }
+  double end = elapsed_ms;
+  for (; !free_at.empty(); free_at.pop()) end = std::max(end, free_at.top());
+  return end;
+}
+
 std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::chrono::milliseconds elapsed) {
   if (late_) {
     learn(late_());
     late_ = nullptr;
   }
-  if (learned_.empty()) return estimate_remaining(s, elapsed);
-  const std::string out = output_of(s.description);
-  if (auto it = learned_.find(out); it != learned_.end() && seen_.insert(out).second) {
-    seen_ms_ += static_cast<double>(it->second);
-    unseen_ms_ -= static_cast<double>(it->second);
-  }
+  const auto now_ms = static_cast<double>(elapsed.count());
+  // Each status line is a step finished; a jump (two lines in one read) finished together.
+  while (static_cast<int>(finished_ms_.size()) < s.done) finished_ms_.push_back(now_ms);
   const long left = s.total - s.done;
   if (left <= 0) return std::chrono::seconds(0);
-  const size_t unseen = learned_.size() - seen_.size();
-  // The steps left: the learned outputs not finished yet when as many remain (a full rebuild),
-  // else that many steps of their average length (which ones will run is not known).
-  double work_ms;
-  if (static_cast<size_t>(left) >= unseen)
-    work_ms = unseen_ms_ + static_cast<double>(left - static_cast<long>(unseen)) * mean_ms_;
-  else
-    work_ms = static_cast<double>(left) * (unseen ? unseen_ms_ / static_cast<double>(unseen) : mean_ms_);
-  // This build's pace against the last one: cache hits make it faster, a loaded machine slower.
-  // Judged only once a few seconds of learned work have finished, and bounded, so one odd step
-  // cannot swing the estimate.
-  double pace = 1.0;
-  const double expected_so_far = seen_ms_ / jobs_;
-  if (seen_.size() >= 3 && expected_so_far >= 2000)
-    pace = std::clamp(static_cast<double>(elapsed.count()) / expected_so_far, 0.05, 20.0);
-  const double left_ms = work_ms * pace / std::min<long>(jobs_, left);
+  double unit_ms;
+  if (learned_.empty()) {
+    // What the finished units really took, each on its lane.
+    if (finished_ms_.empty() || s.done < 1 || now_ms < 1000) return std::nullopt;
+    const int lanes = std::max(1, std::min(jobs_, s.total));
+    double sum = 0;
+    for (size_t k = 0; k < finished_ms_.size(); ++k)
+      sum += finished_ms_[k] - (static_cast<int>(k) < lanes ? 0.0 : finished_ms_[k - static_cast<size_t>(lanes)]);
+    unit_ms = sum / static_cast<double>(finished_ms_.size());
+  } else {
+    const std::string out = output_of(s.description);
+    if (auto it = learned_.find(out); it != learned_.end() && seen_.insert(out).second) {
+      seen_ms_ += static_cast<double>(it->second);
+      unseen_ms_ -= static_cast<double>(it->second);
+    }
+    const size_t unseen = learned_.size() - seen_.size();
+    // The steps left: the learned outputs not finished yet when as many remain (a full rebuild),
+    // else that many steps of their average length (which ones will run is not known).
+    double work_ms;
+    if (static_cast<size_t>(left) >= unseen)
+      work_ms = unseen_ms_ + static_cast<double>(left - static_cast<long>(unseen)) * mean_ms_;
+    else
+      work_ms = static_cast<double>(left) * (unseen ? unseen_ms_ / static_cast<double>(unseen) : mean_ms_);
+    // This build's pace against the last one: cache hits make it faster, a loaded machine slower.
+    // Judged only once a few seconds of learned work have finished, and bounded, so one odd step
+    // cannot swing the estimate.
+    double pace = 1.0;
+    const double expected_so_far = seen_ms_ / jobs_;
+    if (seen_.size() >= 3 && expected_so_far >= 2000) pace = std::clamp(now_ms / expected_so_far, 0.05, 20.0);
+    unit_ms = work_ms * pace / static_cast<double>(left);
+  }
+  const double end_ms = lane_end_ms(s.total, s.done, now_ms, unit_ms);
   // Smooth the predicted end, not the countdown, so the figure ticks down steadily.
-  const double end_ms = static_cast<double>(elapsed.count()) + left_ms;
   smoothed_end_ms_ = smoothed_end_ms_ ? 0.7 * *smoothed_end_ms_ + 0.3 * end_ms : end_ms;
-  const double shown = std::max(0.0, *smoothed_end_ms_ - static_cast<double>(elapsed.count()));
+  const double shown = std::max(0.0, *smoothed_end_ms_ - now_ms);
   return std::chrono::seconds(static_cast<long>(shown / 1000.0 + 0.5));
 }
 

@@ -171,6 +171,14 @@ public:
     }
     return out;
   }
+  // The plan's units not started yet (rule 6 of thread_grant).
+  int waiting(const std::vector<Reservation>& running) const {
+    std::set<std::string> keys, running_outputs;
+    for (const auto& r : running) keys.insert(r.field("unit"));
+    for (const auto& u : plan_.units)
+      if (keys.count(history_key(u.output))) running_outputs.insert(u.output);
+    return units_waiting(plan_, running_outputs, me_);
+  }
 
 private:
   const io::Seams& s_;
@@ -261,7 +269,13 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
       [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
         const long long now = epoch_ms();
         const auto soon = governed ? coming.work(running) : std::vector<UnitWork>{};
-        grant = split ? decide_grant(unit, running, cores, budget, now, policy, soon) : Grant{.kib = rec.expected_kib};
+        Idle idle;
+        if (split) {
+          idle.waiting = coming.waiting(running);
+          if (auto load = s.fs.read("/proc/loadavg")) idle.busy = runnable_others(*load);
+        }
+        grant = split ? decide_grant(unit, running, cores, budget, now, policy, soon, idle)
+                      : Grant{.kib = rec.expected_kib};
         if (!split) grant.why.clear();
         // Host compiles too: on a full machine they yield to the long nvcc units.
         if (governed)

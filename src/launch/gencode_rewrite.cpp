@@ -52,16 +52,28 @@ PruneResult prune_arch_args(const std::vector<std::string>& args, const core::Ta
   }
   std::set<int> planned_numbers;
   for (const auto& t : planned) planned_numbers.insert(t.arch.number);
-  core::TargetSet keep = planned;
+  // A file's own `a`/`f` SASS for a planned architecture number runs on the same GPUs as the plain
+  // one, so it takes that one's place: one target per planned GPU in every unit.
+  core::TargetSet variants;
   if (auto original = core::parse_nvcc_args(arch_args, {})) {
     for (const auto& t : *original) {
-      const bool extra = t.arch.variant != core::Variant::none && planned_numbers.count(t.arch.number);
-      if (extra)
-        keep.add(t);
+      const bool own = t.arch.variant != core::Variant::none && t.kind == core::CodeKind::sass &&
+                       planned_numbers.count(t.arch.number);
+      if (own)
+        variants.add(t);
       else if (!planned.contains(t))
         r.dropped.push_back(t.name());
     }
   }
+  core::TargetSet keep;
+  for (const auto& t : planned) {
+    bool replaced = false;
+    for (const auto& v : variants)
+      replaced = replaced || (t.kind == core::CodeKind::sass && t.arch.variant == core::Variant::none &&
+                              t.arch.number == v.arch.number);
+    if (!replaced) keep.add(t);
+  }
+  keep.add(variants);
   for (const auto& a : core::nvcc_args(keep)) r.args.push_back(a);
   r.changed = r.args != args;
   return r;

@@ -24,9 +24,11 @@ struct ArchArgs {
 ArchArgs split_arch_args(const std::vector<std::string>& args);
 
 // Removes every -gencode / --generate-code / -arch / -code / --gpu-architecture / --gpu-code flag
-// and appends the planned targets. `a`/`f` targets whose architecture number is planned are kept:
-// they are per-file extras for the same GPU (sm_90a for wgmma kernels on an H100 build). A command
-// with no architecture flag is left alone.
+// and appends the planned targets. A file's own `a`/`f` SASS whose architecture number is planned
+// takes the place of the plain planned SASS of that number (flash-attention 3's hopper/setup.py gives
+// its _sm90.cu files sm_90a: on an H100 plan of 90-real they build sm_90a alone, the others sm_90),
+// so each unit builds one target per planned GPU. The project's PTX (flash-attention 2 adds
+// compute_<newest>) goes unless planned. A command with no architecture flag is left alone.
 PruneResult prune_arch_args(const std::vector<std::string>& args, const core::TargetSet& planned);
 
 // Appends -gencode flags for the `extra` targets a device compile does not already build: the

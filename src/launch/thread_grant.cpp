@@ -173,7 +173,7 @@ GrantPolicy GrantPolicy::from_data() {
 }
 
 Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores, std::uint64_t budget_kib,
-                   long long now_ms, const GrantPolicy& policy, const std::vector<UnitWork>& coming) {
+                   long long now_ms, const GrantPolicy& policy, const std::vector<UnitWork>& coming, const Idle& idle) {
   Grant g;
   g.kib = unit.base_kib;
   cores = std::max(1, cores);
@@ -225,6 +225,20 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   // the same (each in proportion to its threads), and the long ones must still get their share.
   const int by_others = cores - std::min(share.busy_peers, cores / 4);
   int n = std::min({share.threads, by_others, policy.max_threads, by_oversubscription});
+  // Rule 6: the cores nobody else will use.
+  int idle_cores = cores;
+  if (idle.waiting > 0) idle_cores = cores - others_threads - std::min(idle.waiting, cores);
+  if (idle.busy) idle_cores = std::min(idle_cores, cores - *idle.busy);
+  const bool capped = n > own_threads && idle_cores < n;
+  if (capped) n = std::max(own_threads, idle_cores);
+  if (n <= own_threads && capped) {
+    g.why = fmt::format(
+        "no idle cores: {} other compile{} ({} threads){}{} on {} cores", others, others == 1 ? "" : "s",
+        others_threads,
+        idle.waiting > 0 ? fmt::format(", {} unit{} waiting", idle.waiting, idle.waiting == 1 ? "" : "s") : "",
+        idle.busy ? fmt::format(", {} threads runnable", *idle.busy) : "", cores);
+    return g;
+  }
   if (n <= own_threads) {
     g.why = share.threads <= own_threads
                 ? fmt::format("its share: {:.0f}% of the work of {} units ({}) on {} cores", 100 * share.part,
@@ -273,6 +287,7 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   if (by_cores < share.threads)
     g.why += fmt::format("; {} of its {} (a core for each other unit about as long, at most {:g} x the cores in all)",
                          by_cores, share.threads, policy.oversubscribe);
+  if (capped) g.why += fmt::format("; {} idle core{}", idle_cores, idle_cores == 1 ? "" : "s");
   if (n < by_cores) g.why += fmt::format("; memory allows {} threads of {}", n, by_cores);
   return g;
 }
@@ -303,6 +318,17 @@ void set_work(Reservation& r, const UnitWork& w) {
   std::erase_if(r.extra, [](const auto& kv) { return kv.first == "est" || kv.first == "cpu"; });
   if (w.estimate > 0) r.extra.emplace_back("est", fmt::format("{:.1f}", w.estimate));
   if (w.cpu_ms) r.extra.emplace_back("cpu", std::to_string(*w.cpu_ms));
+}
+
+std::optional<int> runnable_others(const std::string& loadavg) {
+  std::istringstream in(loadavg);
+  std::string a, b, c, procs;
+  if (!(in >> a >> b >> c >> procs)) return std::nullopt;
+  const auto slash = procs.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  const auto n = to_int(std::string_view(procs).substr(0, slash));
+  if (!n) return std::nullopt;
+  return std::max(0, *n - 1);
 }
 
 std::string grant_flags(const Grant& g) {

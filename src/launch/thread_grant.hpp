@@ -37,7 +37,12 @@
 //      compiles stay within oversubscribe x cores.
 //      A unit alone gets every core; one arriving late still gets its share, since a share does
 //      not depend on what the earlier ones took; a full build grants nothing.
-//   6. Memory: each extra thread reserves thread_memory_fraction x the unit's expected peak; the
+//   6. No oversubscription while units wait (issue 35: 130 threads on 32 cores, the first
+//      flash-attention units granted 15 while 31 others ran): while the build has units not yet
+//      started, the compile's threads stay within the cores the running compiles' threads and one
+//      core per waiting unit leave; and a grant never takes more than the cores the machine has
+//      idle now (its runnable threads, /proc/loadavg), whoever runs there.
+//   7. Memory: each extra thread reserves thread_memory_fraction x the unit's expected peak; the
 //      extra may use at most memory_share of what the budget has left beside the running
 //      reservations and the unit's own base, so the total always fits the budget.
 #include <cstdint>
@@ -93,10 +98,21 @@ struct Grant {
   bool granted() const { return split > 1 || threads > 1; }
 };
 
+// What rule 6 knows of the machine beyond the ledger.
+struct Idle {
+  int waiting = 0;          // the build's units not started yet (launch/unit_plan), this one aside
+  std::optional<int> busy;  // threads runnable on the machine now, this compile aside; unknown: nullopt
+};
+
 // `running`: the other live reservations (not this compile); `now_ms`: the clock their until_ms use;
 // `coming`: the units the plan says start soon (not running yet).
 Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores, std::uint64_t budget_kib,
-                   long long now_ms, const GrantPolicy& policy, const std::vector<UnitWork>& coming = {});
+                   long long now_ms, const GrantPolicy& policy, const std::vector<UnitWork>& coming = {},
+                   const Idle& idle = {});
+
+// The runnable threads /proc/loadavg counts ("0.50 0.40 0.30 5/321 4242": 5), less the reader
+// itself; nullopt when the text is not that.
+std::optional<int> runnable_others(const std::string& loadavg);
 
 // The units that share the cores in rule 5, in this order: those running (their reservations'
 // work), this one, those coming.

@@ -56,4 +56,11 @@ std::vector<PlannedUnit> starting_soon(const UnitPlan& plan, const std::set<std:
   return out;
 }
 
+int units_waiting(const UnitPlan& plan, const std::set<std::string>& running_outputs, const std::string& me) {
+  std::set<std::string> seen;
+  for (const auto& u : plan.units)
+    if (u.output != me && !running_outputs.count(u.output) && !plan.done.count(u.output)) seen.insert(u.output);
+  return static_cast<int>(seen.size());
+}
+
 }  // namespace kiln::launch

@@ -37,4 +37,7 @@ std::string plan_done_line(const std::string& output);
 std::vector<PlannedUnit> starting_soon(const UnitPlan& plan, const std::set<std::string>& running_outputs,
                                        const std::string& me);
 
+// The units of the plan not started yet: neither done, running nor `me` (each will take a core).
+int units_waiting(const UnitPlan& plan, const std::set<std::string>& running_outputs, const std::string& me);
+
 }  // namespace kiln::launch

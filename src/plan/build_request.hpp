@@ -32,7 +32,7 @@ struct BuildRequest {
   bool governor = true;                         // run compiles through `kiln exec` under the memory governor
   std::string kiln_exe;                         // this binary, for the launcher; empty: no launcher
   std::optional<std::uint64_t> mem_budget_kib;  // --mem-budget; default: available memory less margin
-  bool prune_archs = false;                     // rewrite hard-coded nvcc -gencode flags to the planned targets
+  bool prune_archs = true;                      // nvcc builds the planned targets only (--keep-project-archs)
   bool split_threads = true;                    // give long nvcc units idle cores (launch/thread_grant.hpp)
   bool cpu_share = false;   // one CPU weight per compile, shared by its running threads (launch/thread_share)
   bool wheel_cache = true;  // a torch extension rebuilt from the same inputs installs its kept wheel

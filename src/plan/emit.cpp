@@ -50,8 +50,8 @@ std::string kiln_only_lines(const Plan& p, const std::map<std::string, std::stri
     out += one_line(fmt::format("# needs kiln build: {}={} ({})", k, v, needs_kiln_build(p, k, v))) + "\n";
   if (p.prune_archs)
     out += one_line(fmt::format(
-               "# needs kiln build: --prune-archs (kiln's launcher rewrites the project's own nvcc -gencode/-arch "
-               "flags to {}); a plain build also compiles {}",
+               "# needs kiln build: --prune-archs, kiln's default (kiln's launcher rewrites the project's own nvcc "
+               "-gencode/-arch flags to {}); a plain build also compiles {}",
                core::format_cmake(p.targets),
                p.knobs.hardcoded_archs.empty() ? "whatever the project hard-codes" : p.knobs.hardcoded_archs)) +
            "\n";

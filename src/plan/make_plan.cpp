@@ -321,8 +321,10 @@ tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest
     // that is allowed (io::can_lower_nice), which is tried rather than guessed from the uid.
     p.cpu_share = req.cpu_share && io::can_lower_nice();
     if (p.cpu_share) p.jobs.arithmetic += "; one CPU weight per compile, shared by its running threads";
-  } else if (req.prune_archs) {
-    return usage("--prune-archs rewrites nvcc flags in kiln's launcher; it cannot be combined with --no-governor");
+  } else {
+    // Pruning happens in kiln's launcher, which --no-governor leaves out: the project's own
+    // architecture flags compile as they are (plan_knobs says which, where it knows them).
+    p.prune_archs = false;
   }
   if (req.jobs) {
     if (*req.jobs < 1) return usage(fmt::format("--jobs {}: must be at least 1", *req.jobs));
@@ -399,10 +401,14 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   if (p.cuda() && !p.knobs.cmake_archs.empty())
     p.notes.push_back("the project sets its own architectures (" + p.knobs.cmake_archs +
                       "), which beat the planned CMAKE_CUDA_ARCHITECTURES for what it covers");
-  if (p.cuda() && !p.prune_archs && !p.knobs.hardcoded_archs.empty())
+  if (p.cuda() && !p.knobs.hardcoded_archs.empty())
     p.notes.push_back(
         "setup.py hard-codes nvcc architectures (" + p.knobs.hardcoded_archs +
-        "); nvcc compiles those as well as the planned targets: add --prune-archs to keep only the plan's");
+        (p.prune_archs ? "); kiln's launcher replaces them with the planned targets (" + core::format_cmake(p.targets) +
+                             ") in each compile; --keep-project-archs compiles the project's list instead"
+         : req.governor
+             ? "); with --keep-project-archs nvcc compiles those as well as the planned targets"
+             : "); without kiln's launcher (--no-governor) nvcc compiles those as well as the planned targets"));
   auto defined = [&](const std::string& name) {
     for (const auto& d : p.cmake_defines)
       if (d.rfind(name + "=", 0) == 0 || d.rfind(name + ":", 0) == 0) return true;

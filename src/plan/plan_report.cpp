@@ -177,9 +177,11 @@ std::string plan_to_text(const Plan& p) {
                                            ? std::string("none")
                                            : "ccache " + p.ccache + (p.cache_dir.empty() ? "" : " in " + p.cache_dir));
   if (p.governed())
-    out +=
-        fmt::format("governor  compiles reserve their learned peak memory within {:.1f} GiB{}\n",
-                    p.mem_budget_kib / 1048576.0, p.prune_archs ? "; nvcc -gencode flags pruned to the targets" : "");
+    out += fmt::format(
+        "governor  compiles reserve their learned peak memory within {:.1f} GiB{}\n", p.mem_budget_kib / 1048576.0,
+        p.prune_archs
+            ? "; each nvcc compile builds exactly the targets, the project's own -gencode/-arch flags replaced"
+            : "; the project's own nvcc architecture flags kept (--keep-project-archs)");
   for (const auto& o : p.options)
     if (!o.reason.empty()) out += fmt::format("option    {}={}  [{}]\n", o.name, o.on ? 1 : 0, o.reason);
   out += knobs_to_text(p.knobs);

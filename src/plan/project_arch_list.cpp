@@ -12,6 +12,20 @@ void route_suffixed_targets_of_project_lists(Plan& p, const std::vector<read::Ar
   core::TargetSet suffixed;
   for (const auto& t : p.targets)
     if (t.arch.variant != core::Variant::none) suffixed.add(t);
+  if (p.prune_archs && p.wraps_compilers() && cmake_call.empty()) {
+    // kiln's launcher replaces whatever the project derives from its list: say so once per list.
+    for (const auto& k : p.knobs.knobs) {
+      if (k.role != "arch-list" || k.origin != read::KnobOrigin::kiln || k.name == "TORCH_CUDA_ARCH_LIST") continue;
+      p.notes.push_back(fmt::format(
+          "the project takes its architectures from {} ({}), set to {}{}; kiln's nvcc launcher compiles exactly {} "
+          "in each unit in place of the flags the project makes of it ({}any PTX it adds for its newest entry is "
+          "not compiled beside it); --keep-project-archs compiles the project's list",
+          k.name, k.where, k.value,
+          suffixed.empty() ? "" : " in its default's spelling, which has no place for " + core::format_cmake(suffixed),
+          core::format_cmake(p.targets), suffixed.empty() ? "" : "its SASS for " + k.value + " and "));
+    }
+    return;
+  }
   if (suffixed.empty()) return;
   for (const auto& k : p.knobs.knobs) {
     if (k.role != "arch-list" || k.origin != read::KnobOrigin::kiln || k.name == "TORCH_CUDA_ARCH_LIST") continue;

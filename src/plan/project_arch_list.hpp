@@ -3,7 +3,10 @@
 // in the spelling of its default, which has no room for a suffixed target (90a): kiln gives it the
 // plain numbers and its nvcc launcher adds the suffixed ones, as for a TORCH_CUDA_ARCH_LIST the
 // project converts with int() (python_env.hpp). Where the project's own int() of that variable is
-// known (data/read_setup.py's arch_parsers), the note names it with file:line.
+// known (data/read_setup.py's arch_parsers), the note names it with file:line. With pruning (the
+// default) the launcher compiles exactly the planned targets in each unit instead, and the note says
+// what of the project's list is not compiled (flash-attention 2's sm_90 and compute_90 PTX beside
+// the planned sm_90a, issue 35).
 #include <vector>
 
 #include "plan/plan.hpp"

@@ -41,7 +41,7 @@ std::vector<std::string> request_args(const BuildRequest& req) {
   flag("--no-split", !req.split_threads);
   flag("--cpu-share", req.cpu_share);
   flag("--no-wheel-cache", !req.wheel_cache);
-  flag("--prune-archs", req.prune_archs);
+  flag("--keep-project-archs", !req.prune_archs);
   each("--knob", req.knobs);
   flag("--no-knobs", req.no_knobs);
   flag("--set-unknown", req.set_unknown);

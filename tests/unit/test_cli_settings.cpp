@@ -132,10 +132,10 @@ TEST(Settings, PlanReadsTheProjectsKilnTomlAndItsBuildSection) {
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX CUDA)\n";
   const auto toml = (dir / "kiln.toml").string();
-  std::ofstream(toml) << "[build]\njobs = 3\nprune-archs = true\n";
+  std::ofstream(toml) << "[build]\njobs = 3\nkeep-project-archs = true\n";
   ASSERT_EQ(c.run({"plan", dir.string(), "--gpu", "h100", "--json"}), 0) << c.err.str();
   EXPECT_NE(c.out.str().find("\"forced_by\": \"" + toml + ":2\""), std::string::npos) << c.out.str();
-  EXPECT_NE(c.out.str().find("\"prune_archs\": true"), std::string::npos) << c.out.str();
+  EXPECT_NE(c.out.str().find("\"prune_archs\": false"), std::string::npos) << c.out.str();
   std::ofstream(toml, std::ios::app) << "[plan]\njobs = 5\n";
   ASSERT_EQ(c.run({"plan", dir.string(), "--gpu", "h100", "--json"}), 0) << c.err.str();
   EXPECT_NE(c.out.str().find("\"forced_by\": \"" + toml + ":5\""), std::string::npos) << c.out.str();

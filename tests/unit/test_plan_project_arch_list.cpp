@@ -69,4 +69,33 @@ TEST(ProjectArchList, SuffixedTargetsGoThroughTheLauncherAndTheParserIsNamed) {
   EXPECT_TRUE(given.notes.empty());
 }
 
+// Issue 35, flash-attention 2 (Dao-AILab/flash-attention 0251105, setup.py:74 FLASH_ATTN_CUDA_ARCHS): on an
+// H100 image with TORCH_CUDA_ARCH_LIST=9.0a the plan is 90a-real and kiln sets the list to 90. With pruning
+// (the default) the launcher compiles 90a-real alone, and the note says the project's sm_90 and PTX go.
+TEST(ProjectArchList, PrunedPlanSaysWhatOfTheProjectsListIsNotCompiled) {
+  auto p = extension_plan("90a-real");
+  p.prune_archs = true;
+  p.knobs.knobs[0].name = "FLASH_ATTN_CUDA_ARCHS";
+  p.knobs.knobs[0].where = "setup.py:74";
+  plan::route_suffixed_targets_of_project_lists(p, {});
+  EXPECT_EQ(p.env.count("KILN_EXTRA_ARCHS"), 0u);  // KILN_PRUNE_ARCHS carries them
+  ASSERT_EQ(p.notes.size(), 1u);
+  EXPECT_NE(p.notes[0].find("FLASH_ATTN_CUDA_ARCHS (setup.py:74), set to 90 in its default's spelling, which has no "
+                            "place for 90a-real; kiln's nvcc launcher compiles exactly 90a-real in each unit"),
+            std::string::npos)
+      << p.notes[0];
+  EXPECT_NE(p.notes[0].find("its SASS for 90 and any PTX it adds for its newest entry is not compiled"),
+            std::string::npos)
+      << p.notes[0];
+  // A plain plan: the list says the same target, and only the project's PTX is left out.
+  auto plain = extension_plan("90-real");
+  plain.prune_archs = true;
+  plan::route_suffixed_targets_of_project_lists(plain, {});
+  ASSERT_EQ(plain.notes.size(), 1u);
+  EXPECT_NE(plain.notes[0].find("compiles exactly 90-real in each unit in place of the flags the project makes of "
+                                "it (any PTX"),
+            std::string::npos)
+      << plain.notes[0];
+}
+
 }  // namespace

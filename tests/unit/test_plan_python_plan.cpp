@@ -321,7 +321,7 @@ std::vector<std::string> docker_build_args(const std::string& docker) {
 
 // The Dockerfile's `kiln build` takes the plan's one list of options (Plan::kiln_args), as --emit env
 // does, less what names this machine (issue 21: it rebuilt a partial list and dropped --prune-archs,
-// --knob, -D, --jobs).
+// --knob, -D, --jobs; pruning is the default since issue 35, so the flag kept is --keep-project-archs).
 TEST(Emit, DockerfileBuildsWithTheOptionsThatShapedThePlan) {
   Harness h;
   h.fs.add_file("/cm/CMakeLists.txt", "");
@@ -329,7 +329,7 @@ TEST(Emit, DockerfileBuildsWithTheOptionsThatShapedThePlan) {
                        .gpus = {"h100", "a100"},
                        .jobs = 3,
                        .kiln_exe = "/opt/kiln",
-                       .prune_archs = true,
+                       .prune_archs = false,
                        .cache_dir = "/home/u/cc",
                        .cmake_defines = {"MT_FAST=ON", "MT_DATA=/cm/data", "MT_SDK=/opt/sdk"}};
   auto planned = h.plan("/cm", r);
@@ -341,11 +341,11 @@ TEST(Emit, DockerfileBuildsWithTheOptionsThatShapedThePlan) {
   ASSERT_FALSE(env_args.empty()) << env;
   EXPECT_EQ(env_args,
             " --gpu h100 --gpu a100 --jobs 3 --build-dir /tmp/out --cache-dir /home/u/cc -D MT_FAST=ON -D "
-            "MT_DATA=/cm/data -D MT_SDK=/opt/sdk --prune-archs");
+            "MT_DATA=/cm/data -D MT_SDK=/opt/sdk --keep-project-archs");
   // The same list, with the project's path moved to /src and this machine's paths left out, each said.
   EXPECT_EQ(docker_build_args(docker),
             (std::vector<std::string>{"--gpu", "h100", "--gpu", "a100", "--jobs", "3", "-D", "MT_FAST=ON", "-D",
-                                      "MT_DATA=/src/data", "--prune-archs"}))
+                                      "MT_DATA=/src/data", "--keep-project-archs"}))
       << docker;
   for (const char* said : {"--build-dir /tmp/out", "--cache-dir /home/u/cc", "-D MT_SDK=/opt/sdk"})
     EXPECT_NE(docker.find(std::string("# left out, a path on this machine: ") + said), std::string::npos) << said;
@@ -415,7 +415,7 @@ TEST(Emit, EnvWorksInAPlainShellAndKeepsEveryOption) {
       "from torch.utils.cpp_extension import CUDAExtension\n"
       "CUDAExtension('m', ['m.cu'], extra_compile_args={'nvcc': ['-gencode', 'arch=compute_70,code=sm_70']})\n");
   h.fs.add_file("/usr/bin/c++", "", true);
-  auto p = h.plan("/ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln", .prune_archs = true}).value();
+  auto p = h.plan("/ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln"}).value();  // pruned by default
   ASSERT_TRUE(p.wraps_compilers());
   const auto env = plan::emit_env(p);
   std::istringstream lines(env);
@@ -424,7 +424,7 @@ TEST(Emit, EnvWorksInAPlainShellAndKeepsEveryOption) {
     EXPECT_EQ(line.find("/.kiln/"), std::string::npos) << line;
     EXPECT_NE(line.rfind("KILN_", 0), 0u) << line;
   }
-  EXPECT_NE(env.find("# kiln build /ext --gpu h100 --prune-archs\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("# kiln build /ext --gpu h100\n"), std::string::npos) << env;
   EXPECT_NE(env.find("# needs kiln build: CXX=/ext/build-kiln/.kiln/bin/c++"), std::string::npos) << env;
   EXPECT_NE(env.find("# needs kiln build: --prune-archs"), std::string::npos) << env;
   EXPECT_NE(env.find("TORCH_CUDA_ARCH_LIST='9.0'\n"), std::string::npos) << env;
