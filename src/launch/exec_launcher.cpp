@@ -270,10 +270,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
         const long long now = epoch_ms();
         const auto soon = governed ? coming.work(running) : std::vector<UnitWork>{};
         Idle idle;
-        if (split) {
-          idle.waiting = coming.waiting(running);
-          if (auto load = s.fs.read("/proc/loadavg")) idle.busy = runnable_others(*load);
-        }
+        if (split) idle.waiting = coming.waiting(running);
         grant = split ? decide_grant(unit, running, cores, budget, now, policy, soon, idle)
                       : Grant{.kib = rec.expected_kib};
         if (!split) grant.why.clear();

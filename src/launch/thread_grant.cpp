@@ -228,15 +228,13 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   // Rule 6: the cores nobody else will use.
   int idle_cores = cores;
   if (idle.waiting > 0) idle_cores = cores - others_threads - std::min(idle.waiting, cores);
-  if (idle.busy) idle_cores = std::min(idle_cores, cores - *idle.busy);
   const bool capped = n > own_threads && idle_cores < n;
   if (capped) n = std::max(own_threads, idle_cores);
   if (n <= own_threads && capped) {
     g.why = fmt::format(
-        "no idle cores: {} other compile{} ({} threads){}{} on {} cores", others, others == 1 ? "" : "s",
+        "no idle cores: {} other compile{} ({} threads){} on {} cores", others, others == 1 ? "" : "s",
         others_threads,
-        idle.waiting > 0 ? fmt::format(", {} unit{} waiting", idle.waiting, idle.waiting == 1 ? "" : "s") : "",
-        idle.busy ? fmt::format(", {} threads runnable", *idle.busy) : "", cores);
+        idle.waiting > 0 ? fmt::format(", {} unit{} waiting", idle.waiting, idle.waiting == 1 ? "" : "s") : "", cores);
     return g;
   }
   if (n <= own_threads) {
@@ -318,17 +316,6 @@ void set_work(Reservation& r, const UnitWork& w) {
   std::erase_if(r.extra, [](const auto& kv) { return kv.first == "est" || kv.first == "cpu"; });
   if (w.estimate > 0) r.extra.emplace_back("est", fmt::format("{:.1f}", w.estimate));
   if (w.cpu_ms) r.extra.emplace_back("cpu", std::to_string(*w.cpu_ms));
-}
-
-std::optional<int> runnable_others(const std::string& loadavg) {
-  std::istringstream in(loadavg);
-  std::string a, b, c, procs;
-  if (!(in >> a >> b >> c >> procs)) return std::nullopt;
-  const auto slash = procs.find('/');
-  if (slash == std::string::npos) return std::nullopt;
-  const auto n = to_int(std::string_view(procs).substr(0, slash));
-  if (!n) return std::nullopt;
-  return std::max(0, *n - 1);
 }
 
 std::string grant_flags(const Grant& g) {

@@ -40,8 +40,9 @@
 //   6. No oversubscription while units wait (issue 35: 130 threads on 32 cores, the first
 //      flash-attention units granted 15 while 31 others ran): while the build has units not yet
 //      started, the compile's threads stay within the cores the running compiles' threads and one
-//      core per waiting unit leave; and a grant never takes more than the cores the machine has
-//      idle now (its runnable threads, /proc/loadavg), whoever runs there.
+//      core per waiting unit leave (a unit its Ninja's -j lets start now is not waiting). The
+//      machine's runnable threads (/proc/loadavg) are not asked: they count the whole host in a
+//      container limited to a few of its cores, and change between two reads.
 //   7. Memory: each extra thread reserves thread_memory_fraction x the unit's expected peak; the
 //      extra may use at most memory_share of what the budget has left beside the running
 //      reservations and the unit's own base, so the total always fits the budget.
@@ -100,8 +101,7 @@ struct Grant {
 
 // What rule 6 knows of the machine beyond the ledger.
 struct Idle {
-  int waiting = 0;          // the build's units not started yet (launch/unit_plan), this one aside
-  std::optional<int> busy;  // threads runnable on the machine now, this compile aside; unknown: nullopt
+  int waiting = 0;  // the build's units not started yet (launch/unit_plan), this one aside
 };
 
 // `running`: the other live reservations (not this compile); `now_ms`: the clock their until_ms use;
@@ -109,10 +109,6 @@ struct Idle {
 Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& running, int cores, std::uint64_t budget_kib,
                    long long now_ms, const GrantPolicy& policy, const std::vector<UnitWork>& coming = {},
                    const Idle& idle = {});
-
-// The runnable threads /proc/loadavg counts ("0.50 0.40 0.30 5/321 4242": 5), less the reader
-// itself; nullopt when the text is not that.
-std::optional<int> runnable_others(const std::string& loadavg);
 
 // The units that share the cores in rule 5, in this order: those running (their reservations'
 // work), this one, those coming.

@@ -1,5 +1,6 @@
 #include "launch/unit_plan.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <sstream>
@@ -60,7 +61,7 @@ int units_waiting(const UnitPlan& plan, const std::set<std::string>& running_out
   std::set<std::string> seen;
   for (const auto& u : plan.units)
     if (u.output != me && !running_outputs.count(u.output) && !plan.done.count(u.output)) seen.insert(u.output);
-  return static_cast<int>(seen.size());
+  return static_cast<int>(seen.size() - std::min(seen.size(), starting_soon(plan, running_outputs, me).size()));
 }
 
 }  // namespace kiln::launch

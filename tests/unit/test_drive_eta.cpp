@@ -122,9 +122,10 @@ TEST(Eta, LearnedDurationsGiveAnHonestEstimateEarly) {
         worst_rate_error = std::max(worst_rate_error, std::abs(rate->count() - truth));
     }
   }
-  // Within 1 s all along but for the last step (one 20 s unit left on two jobs: the replay halves
-  // it, the model cannot), where it says 13 s for 10.
-  EXPECT_LE(worst_error, 3.0);
+  // Within 5 s of 105 all along: the units running are laid out on the lanes at the mean length of
+  // the learned work left (which of them run is not known), so the short C++ steps read 2-5 s long
+  // while they run; from the first 20 s unit on it is within 2 s.
+  EXPECT_LE(worst_error, 5.0);
   EXPECT_GT(worst_rate_error, 50.0);  // what the rate alone said (the jump the issue saw)
 }
 

@@ -72,8 +72,8 @@ TEST(GencodeRewrite, FlashAttention3PerFileArchitectures) {
   // A planned PTX stays beside the file's sm_90a: it is for GPUs the plan names beyond this one.
   auto ptx = launch::prune_arch_args({"nvcc", "-c", "k_sm90.cu", "-gencode", "arch=compute_90a,code=sm_90a"},
                                      planned("9.0+PTX"));
-  EXPECT_EQ(ptx.args, (std::vector<std::string>{"nvcc", "-c", "k_sm90.cu", "-gencode=arch=compute_90a,code=sm_90a",
-                                                "-gencode=arch=compute_90,code=compute_90"}));
+  EXPECT_EQ(ptx.args, (std::vector<std::string>{"nvcc", "-c", "k_sm90.cu", "-gencode=arch=compute_90,code=compute_90",
+                                                "-gencode=arch=compute_90a,code=sm_90a"}));
 }
 
 TEST(GencodeRewrite, ArchAndCodeFormsAndPtx) {

@@ -48,6 +48,19 @@ TEST(UnitPlan, StartingSoonHonoursEachNinjasJobs) {
   EXPECT_EQ(outputs(launch::starting_soon(plan, {}, "other.o")).size(), 4u);
 }
 
+TEST(UnitPlan, WaitingAreTheUnitsNoSlotLetsStart) {
+  std::string text;
+  for (int i = 0; i < 6; ++i) text += "unit\tA\t2\tcuda\t1\ta" + std::to_string(i) + ".o\ta.cu\n";
+  for (int i = 0; i < 3; ++i) text += "unit\tB\t16\tcuda\t1\tb" + std::to_string(i) + ".o\tb.cu\n";
+  auto plan = launch::parse_unit_plan(text);
+  // a0 arrives: A (-j 2) starts a1 beside it and a2..a5 wait; B's three all start (-j 16).
+  EXPECT_EQ(launch::units_waiting(plan, {}, "a0.o"), 4);
+  // A Ninja with more slots than units (grant_share's -j 16 for 10 units) has nobody waiting.
+  EXPECT_EQ(launch::units_waiting(plan, {"a0.o", "a1.o"}, "b0.o"), 4);
+  plan.done = {"a0.o", "a1.o", "a2.o", "a3.o"};
+  EXPECT_EQ(launch::units_waiting(plan, {"a4.o"}, "b0.o"), 0);
+}
+
 TEST(UnitPlan, FromACMakeNinjaDryRun) {
   // `ninja -n -v` of a CMake CUDA project after configure: what it would run, in its order.
   const std::string dry =
