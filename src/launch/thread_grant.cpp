@@ -232,8 +232,7 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   if (capped) n = std::max(own_threads, idle_cores);
   if (n <= own_threads && capped) {
     g.why = fmt::format(
-        "no idle cores: {} other compile{} ({} threads){} on {} cores", others, others == 1 ? "" : "s",
-        others_threads,
+        "no idle cores: {} other compile{} ({} threads){} on {} cores", others, others == 1 ? "" : "s", others_threads,
         idle.waiting > 0 ? fmt::format(", {} unit{} waiting", idle.waiting, idle.waiting == 1 ? "" : "s") : "", cores);
     return g;
   }
