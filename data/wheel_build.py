@@ -55,10 +55,14 @@ def private_build_folder(wheel_dir):
     # build command's defaults. The folder is this kiln build folder's.
     base = os.path.join(os.path.dirname(os.path.abspath(wheel_dir)), "setuptools")
     os.makedirs(base, exist_ok=True)
+    # egg_base relative to setup.py's folder (the cwd): egg_info lists the .egg-info's files in its
+    # manifest by that path, and build_py's include_package_data asserts each path relative
+    # (setuptools 77+ lists them, so an absolute egg_base failed with "setup script specifies an
+    # absolute path" on a pyproject project with package data: frame_analytics cb24bf00).
     if not os.environ.get("DIST_EXTRA_CONFIG"):
         cfg = os.path.join(base, "kiln.cfg")
         with open(cfg, "w") as f:
-            f.write("[build]\nbuild_base = %s\n[egg_info]\negg_base = %s\n" % (base, base))
+            f.write("[build]\nbuild_base = %s\n[egg_info]\negg_base = %s\n" % (base, os.path.relpath(base)))
         os.environ["DIST_EXTRA_CONFIG"] = cfg
     try:
         from distutils.command import build as build_cmd

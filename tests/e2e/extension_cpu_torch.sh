@@ -35,8 +35,13 @@ from torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtensio
 ext = CppExtension("gx._C", ["gx/a.cpp"])
 if torch.cuda.is_available() or os.getenv("FORCE_CUDA", "0") == "1":
     ext = CUDAExtension("gx._C", ["gx/a.cpp", "gx/k.cu"])
-setup(name="gx", version="0.1", packages=["gx"], ext_modules=[ext], cmdclass={"build_ext": BuildExtension})
+setup(name="gx", version="0.1", packages=["gx"], ext_modules=[ext], cmdclass={"build_ext": BuildExtension},
+      include_package_data=True)
 PY
+# Package data through the manifest (frame_analytics cb24bf00's pyproject project has it by default):
+# build_py asserts every path egg_info lists relative, the .egg-info's own files among them.
+echo "include gx/table.txt" > "$proj/MANIFEST.in"
+echo 42 > "$proj/gx/table.txt"
 cat > "$proj/gx/a.cpp" <<'CPP'
 // No torch headers: the build is cpp_extension's, the compile is quick.
 #include <Python.h>
@@ -72,6 +77,12 @@ rm -rf "$proj/build" "$proj/build-kiln"
 "$kiln" build "$proj" --profile cpu --python "$py" > "$work/b2.out" 2>&1 || fail "--profile cpu: $(tail -20 "$work/b2.out")"
 answer=$(cd "$work" && "$py" -c "import gx._C as c; print(c.answer())") || fail "the module does not import"
 [ "$answer" = 42 ] || fail "answer $answer"
+table=$(cd "$work" && "$py" -c "import gx, os; print(open(os.path.join(os.path.dirname(gx.__file__), 'table.txt')).read().strip())") \
+  || fail "the package data is not installed"
+[ "$table" = 42 ] || fail "table $table"
+# kiln's private setuptools folder is named to egg_info relative to setup.py (see data/wheel_build.py).
+egg_base=$(sed -n 's/^egg_base = //p' "$proj/build-kiln/setuptools/kiln.cfg")
+case $egg_base in /*|"") fail "egg_base is '$egg_base' in $proj/build-kiln/setuptools/kiln.cfg: setuptools 77+ refuses the manifest's absolute paths";; esac
 
 # 4. Forced on by the user: the real cpp_extension refuses, and the diagnosis says why.
 rm -rf "$proj/build" "$proj/build-kiln"
