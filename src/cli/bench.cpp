@@ -15,6 +15,7 @@
 #include "cli/project_dir.hpp"
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
+#include "report/build_folders.hpp"
 #include "report/bench.hpp"
 #include "report/load.hpp"
 #include "drive/build.hpp"
@@ -222,19 +223,22 @@ private:
     if (o.has_cache_stats) r.cache = o.cache;
     for (const auto& a : o.artifacts)
       if (auto size = s.fs.size(a)) r.libraries[a.substr(a.find_last_of('/') + 1)] = *size;
-    // The Ninja folder: the build folder, or the one torch.utils.cpp_extension made under build/.
-    std::string ninja_dir = plan->build_dir;
-    if (plan->kind == read::ProjectKind::extension)
-      for (const auto& d : s.fs.list(plan->project_dir + "/build"))
-        if (s.fs.exists(plan->project_dir + "/build/" + d + "/.ninja_log"))
-          ninja_dir = plan->project_dir + "/build/" + d;
-    if (o.ok && plan->generator == "Ninja" && s.fs.exists(ninja_dir + "/.ninja_log"))
-      if (auto in = report::load_build(ninja_dir, s, machine.usable_cores())) {
-        auto p = report::compute_profile(*in);
+    // The Ninja folders: kiln's build folder, or those torch.utils.cpp_extension made where this
+    // build's setuptools built (BUILD/setuptools/temp.*, one per extension when they built at once;
+    // found as kiln report finds them), joined on the launcher's clock.
+    if (o.ok) {
+      const auto found = report::find_build_folders(s.fs, plan->build_dir);
+      std::vector<report::ProfileInput> parts;
+      for (const auto& d : found.ninja_dirs)
+        if (auto in = report::load_build(d, s, machine.usable_cores(), std::nullopt, found.kiln_dir))
+          parts.push_back(std::move(*in));
+      if (!parts.empty()) {
+        auto p = report::compute_profile(report::merge_inputs(std::move(parts)));
         r.critical_path_s = p.critical_path_ms / 1000.0;
         r.efficiency = p.efficiency;
         if (p.peak_memory_kib >= 0) r.peak_concurrent_kib = p.peak_memory_kib;
       }
+    }
     return r;
   }
 

@@ -84,6 +84,16 @@ table=$(cd "$work" && "$py" -c "import gx, os; print(open(os.path.join(os.path.d
 egg_base=$(sed -n 's/^egg_base = //p' "$proj/build-kiln/setuptools/kiln.cfg")
 case $egg_base in /*|"") fail "egg_base is '$egg_base' in $proj/build-kiln/setuptools/kiln.cfg: setuptools 77+ refuses the manifest's absolute paths";; esac
 
+# 3b. kiln bench of the extension profiles the Ninja folders this build's setuptools made
+#     (BUILD/setuptools since issue 34): a critical path, where it had found none in the project's build/.
+"$kiln" bench "$proj" --python "$py" --matrix cache=cold --bench-dir "$work/bench" --json > "$work/bench.json" 2> "$work/bench.err" \
+  || fail "kiln bench: $(tail -5 "$work/bench.err")"
+python3 - "$work/bench.json" <<'PY' || fail "kiln bench found no Ninja log of the extension: $(cat "$work/bench.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))["configs"][0]
+assert c["ok_runs"] == 1 and c["median_critical_path_s"] is not None and c["median_critical_path_s"] > 0, c
+PY
+
 # 4. Forced on by the user: the real cpp_extension refuses, and the diagnosis says why.
 rm -rf "$proj/build" "$proj/build-kiln"
 FORCE_CUDA=1 "$kiln" build "$proj" --gpu h100 --python "$py" --json > "$work/b3.json" 2> "$work/b3.err"
