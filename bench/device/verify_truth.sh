@@ -3,6 +3,7 @@
 # verdict (kiln: would it load?) against the truth (the interpreter: does it?):
 #   1. torch/lib                 each library dlopen'ed (ctypes, RTLD_NOW) after `import torch`
 #   2. site-packages             each extension module that needs torch, imported after `import torch`
+#                                (a library without PyInit_: dlopen'ed after it, as its package does)
 #                                (kiln verify on the folder, and on each module by bare name from
 #                                inside its folder: that spelling once looped forever)
 #   3. a fresh build folder      a small CUDAExtension written here, built by `kiln build`, its module
@@ -93,8 +94,12 @@ site = sys.argv[1]
 for p in open(sys.argv[2]).read().split():
     rel = os.path.relpath(p, site)
     mod = rel.split(".")[0].replace(os.sep, ".")
-    r = subprocess.run([sys.executable, "-c", f"import torch, importlib; importlib.import_module({mod!r})"],
-                       capture_output=True, text=True, timeout=300, cwd="/")
+    # A library with no PyInit_ (torchaudio's lib/*.abi3.so) is not imported: its package dlopens
+    # it after import torch, so that is its truth.
+    syms = subprocess.run(["readelf", "--dyn-syms", "-W", p], capture_output=True, text=True).stdout
+    code = (f"import torch, importlib; importlib.import_module({mod!r})" if "PyInit_" in syms
+            else f"import torch, ctypes; ctypes.CDLL({p!r})")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd="/")
     print(p, "ok" if r.returncode == 0 else "fail", (r.stderr.strip().splitlines() or [""])[-1], sep="\t")
 PY
   compare site-packages "$W/site.json" "$W/site.truth" || status=1
