@@ -61,6 +61,10 @@ void declare(Command& c, CLI::App& app);
 // whole number 1 or more") rather than CLI11's ("Value 0 not in range 0.000000 to 1797693...").
 CLI::Validator number_in(double lo, double hi = std::numeric_limits<double>::infinity(), bool whole = true);
 
+// The same answer from every command for paths that are not there: a usage error (exit 2) naming
+// them, "'a', 'b': no such file or folder" (issue 33; inspect, verify and report had exited 1).
+void refuse_missing_paths(const io::Filesystem& fs, const std::vector<std::string>& paths);
+
 // Parses argv, runs the chosen command and maps errors to exit codes. Messages go to s.err as
 // "kiln: error: ...".
 int run_cli(int argc, const char* const* argv, io::Seams& s);

@@ -48,6 +48,7 @@ public:
       if (!s.fs.is_directory(root_)) throw UsageError("--root '" + root_ + "' is not a folder");
       render_.deps = true;
     }
+    refuse_missing_paths(s.fs, paths_);
     const std::string python = python_interpreter(s, python_);
     if (!python.empty()) render_.deps = true;
     auto walk = binary::walk_paths(paths_, s.fs);

@@ -49,6 +49,13 @@ void declare(Command& c, CLI::App& app) {
     j->description(fmt::format("{} (schema {}, docs/cli/{}.md)", j->get_description(), schema_for(c.name()), c.name()));
 }
 
+void refuse_missing_paths(const io::Filesystem& fs, const std::vector<std::string>& paths) {
+  std::string missing;
+  for (const auto& p : paths)
+    if (!fs.exists(p) && !fs.is_symlink(p)) missing += (missing.empty() ? "'" : ", '") + p + "'";
+  if (!missing.empty()) throw UsageError(missing + ": no such file or folder");
+}
+
 CLI::Validator number_in(double lo, double hi, bool whole) {
   return CLI::Validator(
       [=](std::string& v) -> std::string {

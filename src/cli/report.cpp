@@ -53,6 +53,8 @@ public:
 
   int run(io::Seams& s) override {
     std::string dir = dir_;
+    // As plan, build and bench say of a DIR that is not one: a usage error (exit 2).
+    if (!dir.empty() && !s.fs.is_directory(dir)) throw UsageError("'" + dir + "' is not a directory");
     if (dir.empty()) {
       std::error_code ec;
       const std::string cwd = std::filesystem::current_path(ec).string();

@@ -50,6 +50,7 @@ public:
     if (gpus_.empty() && archs_.empty())
       throw UsageError("name the GPUs to verify for: --gpu NAME (repeatable) or --archs SPEC");
     if (!root_.empty() && !s.fs.is_directory(root_)) throw UsageError("--root '" + root_ + "' is not a folder");
+    refuse_missing_paths(s.fs, paths_);
     const std::string python = python_interpreter(s, python_);
     std::vector<std::pair<std::string, core::GpuModel>> gpus;
     for (const auto& g : gpus_) {

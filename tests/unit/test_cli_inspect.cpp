@@ -47,7 +47,7 @@ TEST(CliInspect, JsonSchema) {
   EXPECT_TRUE(f["error"].is_null());
 }
 
-TEST(CliInspect, CorruptAndMissingFilesExitOne) {
+TEST(CliInspect, CorruptFilesExitOneMissingOnesTwo) {
   kiln::testing::TempDir dir;
   auto good = make_fatbin({FakeEntry{2, 80}});
   auto bad = dir.write("bad.fatbin", good.substr(0, good.size() - 1));
@@ -55,8 +55,8 @@ TEST(CliInspect, CorruptAndMissingFilesExitOne) {
   EXPECT_EQ(c.run({"inspect", bad}), 1);
   EXPECT_NE(c.out.str().find("bad.fatbin: error: offset 0x"), std::string::npos) << c.out.str();
   Cli c2;
-  EXPECT_EQ(c2.run({"inspect", (dir.path / "nope.so").string()}), 1);
-  EXPECT_NE(c2.err.str().find("nope.so: no such file or folder"), std::string::npos) << c2.err.str();
+  EXPECT_EQ(c2.run({"inspect", (dir.path / "nope.so").string()}), 2);  // a usage error, as every command's (issue 33)
+  EXPECT_NE(c2.err.str().find("nope.so': no such file or folder"), std::string::npos) << c2.err.str();
 }
 
 TEST(CliInspect, FolderRecursionSkipsNonBinaries) {
