@@ -381,6 +381,23 @@ std::string bare_nvcc_hint(const std::string& word) {
                      ptx ? "virtual" : "real", a->compute(), word.substr(0, word.find(',')));
 }
 
+// Bare nvcc names, alone or listed with ',' or ';' ("sm_90", "sm_80;sm_90a", "compute_90"): what
+// each names, as -code does: sm_XY is XY's SASS (torch 9.0, CMake 90-real), compute_XY its PTX
+// (90-virtual). nullopt when a piece is not such a name.
+std::optional<TargetSet> bare_nvcc_names(const std::string& word) {
+  TargetSet set;
+  const auto pieces = split(word, ",;");
+  if (pieces.empty()) return std::nullopt;
+  for (const auto& piece : pieces) {
+    const bool sass = starts_with(piece, "sm_");
+    if (!sass && !starts_with(piece, "compute_")) return std::nullopt;
+    auto a = parse_arch_name(piece);
+    if (!a || unknown_arch(*a, piece)) return std::nullopt;
+    set.add(Target{*a, sass ? CodeKind::sass : CodeKind::ptx});
+  }
+  return set;
+}
+
 }  // namespace
 
 tl::expected<TargetSet, SpecError> parse_nvcc_args(const std::vector<std::string>& args, const SpecContext& ctx) {
@@ -415,8 +432,12 @@ tl::expected<TargetSet, SpecError> parse_nvcc_args(const std::vector<std::string
       code_value = **v;
       any = true;
     } else if (!args[i].empty() && args[i][0] != '-') {
-      return tl::unexpected(
-          bad(args[i], "not an nvcc architecture flag (expected -gencode, -arch or -code)" + bare_nvcc_hint(args[i])));
+      auto names = bare_nvcc_names(lower(args[i]));
+      if (!names)
+        return tl::unexpected(bad(
+            args[i], "not an nvcc architecture flag (expected -gencode, -arch or -code)" + bare_nvcc_hint(args[i])));
+      set.add(*names);
+      any = true;
     }
   }
   if (arch_value) {

@@ -305,16 +305,20 @@ TEST(RoundTrip, AllSpellingsBothWays) {
   EXPECT_EQ(must(parse_nvcc(format_nvcc(set), {})), set);
 }
 
-// Issue 21: `--archs sm_90` was refused with no hint of what to write instead.
-TEST(NvccSpelling, BareNamesAreRefusedWithTheSpellingsThatWork) {
-  auto sm = parse_spec("sm_90", Syntax::automatic, {});
-  ASSERT_FALSE(sm);
-  EXPECT_NE(sm.error().message.find("9.0 (torch), 90-real (CMake) or -gencode arch=compute_90,code=sm_90"),
-            std::string::npos)
-      << sm.error().message;
-  auto ptx = parse_spec("compute_90", Syntax::automatic, {});
-  ASSERT_FALSE(ptx);
-  EXPECT_NE(ptx.error().message.find("9.0+PTX (torch), 90-virtual (CMake)"), std::string::npos) << ptx.error().message;
+// Issue 21: `--archs sm_90` was refused with no hint of what to write instead; issue 33: it is
+// taken as nvcc's -code takes it (sm_XY: SASS, compute_XY: PTX), alone or listed.
+TEST(NvccSpelling, BareNamesAreTakenAsNvccMeansThem) {
+  EXPECT_EQ(names(must(parse_spec("sm_90", Syntax::automatic, {}))), (V{"sm_90"}));
+  EXPECT_EQ(must(parse_spec("sm_90", Syntax::automatic, {})), must(parse_spec("9.0", Syntax::automatic, {})));
+  EXPECT_EQ(names(must(parse_spec("sm_90a", Syntax::automatic, {}))), (V{"sm_90a"}));
+  EXPECT_EQ(must(parse_spec("SM_90a", Syntax::automatic, {})), must(parse_spec("90a-real", Syntax::automatic, {})));
+  EXPECT_EQ(must(parse_spec("compute_90", Syntax::automatic, {})),
+            must(parse_spec("90-virtual", Syntax::automatic, {})));
+  EXPECT_EQ(names(must(parse_spec("sm_80;sm_90,compute_90", Syntax::automatic, {}))),
+            (V{"sm_80", "sm_90", "compute_90"}));
+  auto typo = parse_spec("sm_9x", Syntax::automatic, {});
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().message.find("not an nvcc architecture flag"), std::string::npos) << typo.error().message;
   auto gen = parse_spec("arch=compute_90,code=sm_90", Syntax::automatic, {});
   ASSERT_FALSE(gen);
   EXPECT_NE(gen.error().message.find("write -gencode arch=compute_90,code=sm_90"), std::string::npos)
