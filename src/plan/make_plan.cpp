@@ -10,6 +10,7 @@
 #include "core/arch_spec.hpp"
 #include "core/data_toml.hpp"
 #include "core/fnv.hpp"
+#include "core/spelling.hpp"
 #include "io/task_table.hpp"
 #include "io/user_cache.hpp"
 #include "plan/ledger_place.hpp"
@@ -28,6 +29,7 @@
 #include "read/enclosing_project.hpp"
 #include "read/pytorch_options.hpp"
 #include "read/setup_py_ast.hpp"
+#include "read/switch_words.hpp"
 #include "read/torch_package.hpp"
 
 namespace kiln::plan {
@@ -220,6 +222,14 @@ tl::expected<std::optional<probe::NvccInfo>, PlanError> find_compilers(Plan& p, 
   for (const auto& name : req.gpus) {
     auto m = core::GpuTable::get().lookup(name);
     if (!m) return usage(m.error().message);
+    // A GPU that comes only with an Arm CPU: x86-64 files never load there (verify says wrong-cpu).
+    const std::string cpu = req.platform ? req.platform->processor : read::host_platform().processor;
+    if (m->aarch64_only && (cpu == "x86_64" || cpu == "amd64"))
+      return usage(fmt::format(
+          "--gpu '{}': {} is an aarch64 ({}) GPU and this build is for x86-64, whose files never load there; build on "
+          "the {} itself, or name the GPU of the x86-64 machine that will run it",
+          name, m->name, m->segment == "jetson" ? "Jetson" : "Grace",
+          m->segment == "jetson" ? "Jetson" : "Grace machine"));
     p.gpus.push_back(*m);
   }
   return nvcc;
@@ -339,6 +349,22 @@ tl::expected<void, PlanError> plan_jobs_and_launcher(Plan& p, const BuildRequest
   return {};
 }
 
+// A --knob that no switch kiln read and no top-level build file names is most likely a typo: said,
+// with the nearest name they hold; set as given all the same (a module setup.py imports, or C++
+// code, may read it).
+void note_unread_knobs(Plan& p, const std::map<std::string, std::string>& overrides, const io::Filesystem& fs) {
+  std::set<std::string> words = read::switch_words(fs, p.project_dir);
+  for (const auto& k : p.knobs.knobs)
+    if (!overrides.count(k.name) || k.origin != read::KnobOrigin::knob_option || !k.where.empty()) words.insert(k.name);
+  const std::vector<std::string> names(words.begin(), words.end());
+  for (const auto& [name, value] : overrides) {
+    if (words.count(name)) continue;
+    const auto near = core::closest(name, names);
+    p.notes.push_back(fmt::format("warning: --knob {}={}: no build file of the project names {}{}; set as given", name,
+                                  value, name, near ? fmt::format(" (did you mean {}?)", *near) : std::string()));
+  }
+}
+
 // The project's own switches (data/project_knobs.toml): read from its build files, decided from the
 // plan, then handed to the build as environment variables or -D entries. --set and -D win.
 tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const io::Seams& s, const Sets& sets,
@@ -396,6 +422,7 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
   if (p.kind == read::ProjectKind::pytorch) return {};
   p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
+  note_unread_knobs(p, *overrides, s.fs);
   route_suffixed_targets_of_project_lists(p, setup ? setup->arch_parsers : std::vector<read::ArchParser>{},
                                           setup ? setup->calls_cmake : std::string());
   if (p.cuda() && !p.knobs.cmake_archs.empty())

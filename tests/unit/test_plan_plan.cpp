@@ -93,7 +93,8 @@ TEST(Plan, LocalGpusThenDefault) {
 
 TEST(Plan, GpuNewerThanToolkitGetsSameMajorSassOrPtx) {
   Harness h("sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120");  // an older nvcc without sm_103 / sm_121
-  auto p = h.plan({.gpus = {"B300", "GB10"}});
+  // GB10 (DGX Spark) comes only with an Arm CPU: planned for an aarch64 build.
+  auto p = h.plan({.gpus = {"B300", "GB10"}, .platform = read::Platform{"Linux", "aarch64"}});
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(cmake_of(*p), "sm_100;sm_120");
   EXPECT_EQ(p->notes.size(), 2u);
@@ -324,4 +325,39 @@ TEST(Plan, EmptyGitSubmodulesAreNamedWithTheCommandThatFillsThem) {
   EXPECT_TRUE(named);
   h.fs.add_file("/proj/third_party/cutlass/.git", "gitdir: ../../.git/modules/cutlass");
   EXPECT_TRUE(h.plan({.archs = "90"})->empty_submodules.empty());
+}
+
+// Issue 33: `--gpu orin` for an x86-64 build was accepted and shown `native`; x86-64 files never
+// load on a Jetson.
+TEST(Plan, AJetsonGpuIsRefusedForAnX8664Build) {
+  Harness h;
+  auto p = h.plan({.gpus = {"orin"}, .platform = read::Platform{"Linux", "x86_64"}});
+  ASSERT_FALSE(p);
+  EXPECT_TRUE(p.error().usage);
+  EXPECT_NE(p.error().message.find("--gpu 'orin': Jetson AGX Orin is an aarch64 (Jetson) GPU and this build is for "
+                                   "x86-64"),
+            std::string::npos)
+      << p.error().message;
+  EXPECT_EQ(p.error().message.find('\n'), std::string::npos);
+  EXPECT_TRUE(h.plan({.gpus = {"orin"}, .platform = read::Platform{"Linux", "aarch64"}}));
+  EXPECT_TRUE(h.plan({.gpus = {"h100"}, .platform = read::Platform{"Linux", "x86_64"}}));
+}
+
+// Issue 33: a --knob the project reads nowhere (a typo) was taken silently.
+TEST(Plan, AKnobTheProjectDoesNotReadIsWarnedWithTheNearestNameAndStillSet) {
+  Harness h;
+  h.fs.add_file("/proj/CMakeLists.txt", "project(x)\noption(WITH_FAST_KERNELS \"fast kernels\" OFF)\n");
+  auto p = h.plan({.archs = "90", .knobs = {"WITH_FAST_KERNEL=ON", "WITH_FAST_KERNELS=ON", "ZZZ_OTHER=1"}});
+  ASSERT_TRUE(p) << p.error().message;
+  std::vector<std::string> warnings;
+  for (const auto& n : p->notes)
+    if (n.rfind("warning: --knob", 0) == 0) warnings.push_back(n);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0],
+            "warning: --knob WITH_FAST_KERNEL=ON: no build file of the project names WITH_FAST_KERNEL (did you mean "
+            "WITH_FAST_KERNELS?); set as given");
+  EXPECT_EQ(warnings[1], "warning: --knob ZZZ_OTHER=1: no build file of the project names ZZZ_OTHER; set as given");
+  bool applied = false;
+  for (const auto& k : p->knobs.knobs) applied |= k.name == "WITH_FAST_KERNEL" && k.value == "ON" && k.sets();
+  EXPECT_TRUE(applied);
 }
