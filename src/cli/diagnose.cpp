@@ -10,6 +10,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
 #include "diagnose/diagnoser.hpp"
@@ -79,7 +81,7 @@ private:
   // What the project tells the fixes: its own force-build switch (NAME=VALUE) read from its
   // setup.py, and its empty git submodules (a missing header one of them should hold).
   std::optional<diagnose::PlanContext> project_context(io::Seams& s) const {
-    std::string dir = project_.empty() ? "." : project_;
+    std::string dir = project_.empty() ? recorded_project(s.fs).value_or(".") : project_;
     if (!project_.empty() && !s.fs.is_directory(dir))
       throw UsageError("--project '" + project_ + "' is not a directory");
     diagnose::PlanContext pc;
@@ -92,6 +94,23 @@ private:
     }
     if (pc.force_build.empty() && pc.empty_submodules.empty()) return std::nullopt;
     return pc;
+  }
+
+  // A log in kiln's build folder (BUILD/kiln-build.log): the project its record names, so the
+  // diagnosis run from anywhere reads that project's switches and submodules.
+  std::optional<std::string> recorded_project(const io::Filesystem& fs) const {
+    if (log_ == "-") return std::nullopt;
+    const auto slash = log_.rfind('/');
+    const std::string record =
+        (slash == std::string::npos ? std::string(".") : log_.substr(0, slash)) + "/kiln-build.json";
+    if (io::read_refusal(fs, record, io::kBuildRecordMaxBytes)) return std::nullopt;
+    const auto text = fs.read(record);
+    if (!text) return std::nullopt;
+    const auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (!j.is_object() || !j.contains("project_dir") || !j["project_dir"].is_string()) return std::nullopt;
+    std::string dir = j["project_dir"].get<std::string>();
+    if (dir.empty() || dir.front() != '/' || !fs.is_directory(dir)) return std::nullopt;
+    return dir;
   }
 
   std::string project_;

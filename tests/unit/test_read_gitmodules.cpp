@@ -3,6 +3,9 @@
 // rather than a package to install.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "binary_fixtures.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/empty_submodule.hpp"
 #include "read/gitmodules.hpp"
@@ -78,4 +81,24 @@ TEST(SubmoduleIncludes, TheDiagnosisNamesTheSubmoduleOnlyWhereThePlanSaysItIsEmp
   // An empty submodule the failing compile does not include: the header is someone else's.
   opts.plan = diagnose::PlanContext{.empty_submodules = {"third_party/cutlass"}};
   EXPECT_EQ(diagnose::diagnose_text(log, opts).root_cause()->signature->id, "host-compiler.header-missing");
+}
+
+// kiln diagnose BUILD/kiln-build.log from any folder: the project comes from kiln's record beside
+// the log, so its empty submodules are known without --project.
+TEST(SubmoduleIncludes, KilnDiagnoseFindsTheProjectFromTheBuildRecord) {
+  kiln::testing::TempDir dir;
+  const std::string proj = (dir.path / "proj").string();
+  dir.write("proj/.gitmodules", "[submodule \"phmap\"]\n\tpath = third_party/parallel-hashmap\n");
+  std::filesystem::create_directories(dir.path / "proj/third_party/parallel-hashmap");
+  dir.write("proj/build-kiln/kiln-build.json", "{\"schema\": 1, \"project_dir\": \"" + proj + "\"}");
+  const auto log = dir.write("proj/build-kiln/kiln-build.log",
+                             "FAILED: g.o\nc++ -I" + proj +
+                                 "/third_party/parallel-hashmap -c a.cpp -o g.o\n"
+                                 "a.cpp:1:10: fatal error: parallel_hashmap/phmap.h: No such file or directory\n");
+  kiln::testing::CliRig c;
+  EXPECT_EQ(c.run({"diagnose", log}), 1);
+  EXPECT_NE(
+      c.out.str().find("empty submodule third_party/parallel-hashmap: run git submodule update --init --recursive"),
+      std::string::npos)
+      << c.out.str();
 }
