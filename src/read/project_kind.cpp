@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
+
 #include "core/name_table.hpp"
 
 namespace kiln::read {
@@ -77,6 +79,34 @@ KindReading read_project_kind(const io::Seams& s, const std::string& dir, const 
   return r;
 }
 
+namespace {
+
+// The subfolders that are projects themselves (torch-ngp's gridencoder/, raymarching/, ... each
+// with its setup.py and none at the top): said with the command that builds one.
+std::string subprojects(const io::Filesystem& fs, const std::string& dir) {
+  std::vector<std::string> names = fs.list(dir);
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> found;
+  for (const auto& n : names) {
+    if (n.empty() || n[0] == '.') continue;
+    const std::string sub = dir + "/" + n;
+    for (const char* f : {"setup.py", "CMakeLists.txt", "pyproject.toml"})
+      if (fs.exists(sub + "/" + f)) {
+        found.push_back(n + "/" + f);
+        break;
+      }
+  }
+  if (found.empty()) return {};
+  std::string out = "; its subfolders are projects: ";
+  const size_t shown = std::min<size_t>(found.size(), 6);
+  for (size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + found[i];
+  if (found.size() > shown) out += fmt::format(" and {} more", found.size() - shown);
+  const std::string first = found[0].substr(0, found[0].find('/'));
+  return out + fmt::format(" (build one with kiln build {}/{})", dir, first);
+}
+
+}  // namespace
+
 std::string describe_folder(const io::Filesystem& fs, const std::string& dir,
                             const tl::expected<SetupPyReading, std::string>* setup) {
   std::vector<std::string> found;
@@ -94,10 +124,11 @@ std::string describe_folder(const io::Filesystem& fs, const std::string& dir,
   if (fs.exists(dir + "/pyproject.toml")) found.push_back("pyproject.toml, whose [build-system] does not need torch");
   for (const char* f : {"setup.cfg", "Makefile", "meson.build", "BUILD.bazel"})
     if (fs.exists(dir + "/" + f)) found.push_back(f);
-  if (found.empty()) return "nothing kiln can build (no CMakeLists.txt, setup.py or pyproject.toml)";
+  if (found.empty())
+    return "nothing kiln can build (no CMakeLists.txt, setup.py or pyproject.toml)" + subprojects(fs, dir);
   std::string out = "found ";
   for (size_t i = 0; i < found.size(); ++i) out += (i ? ", " : "") + found[i];
-  return out + " but no CMakeLists.txt";
+  return out + " but no CMakeLists.txt" + subprojects(fs, dir);
 }
 
 }  // namespace kiln::read

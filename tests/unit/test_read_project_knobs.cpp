@@ -364,6 +364,21 @@ TEST(ProjectKnobsFixtures, AFolderThatIsNoProjectSaysWhatItFound) {
             "setup.cfg but no CMakeLists.txt");
 }
 
+TEST(ProjectKnobsFixtures, AFolderOfProjectsNamesThemAndHowToBuildOne) {
+  // torch-ngp b6e0804: no build file at the top; gridencoder/, raymarching/, shencoder/ and
+  // freqencoder/ each have their setup.py (its README builds them one by one).
+  io::FakeFilesystem fs;
+  fs.add_file("/ngp/main_nerf.py", "");
+  for (const char* d : {"raymarching", "gridencoder", "shencoder", "freqencoder"})
+    fs.add_file(std::string("/ngp/") + d + "/setup.py", "");
+  fs.add_file("/ngp/nerf/utils.py", "");
+  fs.add_file("/ngp/.git/config", "");
+  EXPECT_EQ(read::describe_folder(fs, "/ngp", nullptr),
+            "nothing kiln can build (no CMakeLists.txt, setup.py or pyproject.toml); its subfolders are projects: "
+            "freqencoder/setup.py, gridencoder/setup.py, raymarching/setup.py, shencoder/setup.py (build one with "
+            "kiln build /ngp/freqencoder)");
+}
+
 // --- the reader on small texts ---
 
 TEST(ProjectKnobsRead, ComparisonsDefaultsAndValues) {
