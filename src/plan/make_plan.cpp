@@ -425,7 +425,12 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   note_unread_knobs(p, *overrides, s.fs);
   route_suffixed_targets_of_project_lists(p, setup ? setup->arch_parsers : std::vector<read::ArchParser>{},
                                           setup ? setup->calls_cmake : std::string());
-  if (p.cuda() && !p.knobs.cmake_archs.empty())
+  // Not said where the list it sets from is a variable kiln sets to the plan's targets.
+  const bool kiln_sets_it = std::any_of(p.knobs.knobs.begin(), p.knobs.knobs.end(), [&](const read::Knob& k) {
+    return k.role == "arch-list" && k.origin == read::KnobOrigin::kiln &&
+           (p.knobs.cmake_archs.find("{" + k.name + "}") != std::string::npos);
+  });
+  if (p.cuda() && !p.knobs.cmake_archs.empty() && !kiln_sets_it)
     p.notes.push_back("the project sets its own architectures (" + p.knobs.cmake_archs +
                       "), which beat the planned CMAKE_CUDA_ARCHITECTURES for what it covers");
   if (p.cuda() && !p.knobs.hardcoded_archs.empty())

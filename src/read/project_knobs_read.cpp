@@ -247,6 +247,24 @@ std::vector<KnobSighting> read_cmakelists(std::string_view text, const std::stri
   for (auto& k : out)
     if (k.use == Use::cmake_cache)
       if (auto c = choices.find(k.name); c != choices.end()) k.choices = c->second;
+  // `set(CMAKE_CUDA_ARCHITECTURES $ENV{X})` or `${X}` (tiny-cuda-nn 6ee3546 CMakeLists.txt:142-147):
+  // X is the project's architecture list, in CMake's spelling, whatever it is called.
+  for (const auto& c : *commands) {
+    if (c.name != "set" || c.args.size() < 2 || c.args[0].text != "CMAKE_CUDA_ARCHITECTURES") continue;
+    const std::string& v = c.args[1].text;
+    for (auto& k : out) {
+      const bool env = k.use == Use::value && v.find("$ENV{" + k.name + "}") != std::string::npos;
+      const bool var = k.use == Use::cmake_cache && v.find("${" + k.name + "}") != std::string::npos;
+      if (!env && !var) continue;
+      k.effect = "archs";
+      k.effect_where = file + ":" + std::to_string(c.line);
+      k.effect_text =
+          c.line >= 1 && static_cast<size_t>(c.line) <= lines.size() ? trim(lines[c.line - 1]) : std::string();
+      k.arch.reach = "cmake";
+      k.arch.sep = ";";
+      k.arch.form = "numbers";
+    }
+  }
   return out;
 }
 

@@ -576,6 +576,38 @@ TEST(ProjectKnobsRead, CmakeArchOverride) {
             "");
 }
 
+// tiny-cuda-nn 6ee3546 CMakeLists.txt:42 and 142-147 (the pattern, written here): the list comes
+// from an environment variable, else a cache string of the same name. Whatever it is called, it is
+// the project's architecture list, and kiln sets it in CMake's spelling.
+TEST(ProjectKnobsRead, AVariableCMakeCudaArchitecturesIsSetFromIsTheArchList) {
+  read::ProjectReading r;
+  r.sightings = read::read_cmakelists(
+      "project(t LANGUAGES CXX CUDA)\n"
+      "set(MY_GPU_LIST \"\" CACHE STRING \"GPU architectures to build for\")\n"
+      "if (DEFINED ENV{MY_GPU_LIST})\n"
+      "  set(CMAKE_CUDA_ARCHITECTURES $ENV{MY_GPU_LIST})\n"
+      "elseif (MY_GPU_LIST)\n"
+      "  set(CMAKE_CUDA_ARCHITECTURES ${MY_GPU_LIST})\n"
+      "endif()\n",
+      "CMakeLists.txt");
+  r.cuda_evidence = "CMakeLists.txt:1 project(t LANGUAGES CXX CUDA)";
+  read::KnobContext ctx;
+  ctx.sass = {90, 100};
+  auto kp = read::decide_knobs(r, ctx);
+  const auto* k = find(kp, "MY_GPU_LIST");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->role, "arch-list");
+  EXPECT_EQ(k->value, "90;100");
+  EXPECT_TRUE(k->sets());
+  // A list set from a literal stays the project's own (cmake_arch_override says so).
+  read::ProjectReading lit;
+  lit.sightings = read::read_cmakelists("set(OTHER_LIST \"\" CACHE STRING \"\")\nset(CMAKE_CUDA_ARCHITECTURES 80)\n",
+                                        "CMakeLists.txt");
+  auto none = read::decide_knobs(lit, ctx);
+  const auto* o = find(none, "OTHER_LIST");
+  EXPECT_TRUE(o == nullptr || o->role != "arch-list");
+}
+
 // Each origin has one spelling (the plan's JSON shows it), and reading it back gives the same origin.
 TEST(ProjectKnobs, EveryOriginRoundTripsThroughItsName) {
   for (auto o : read::kKnobOrigins) EXPECT_EQ(read::knob_origin_from(read::to_string(o)), o) << read::to_string(o);
