@@ -20,7 +20,9 @@ std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>
                                        [](const auto& a, const auto& b) { return a.start_ms < b.start_ms; });
   // A clock set back makes a negative time; it reads as just started.
   const long long ms = std::max(0LL, now_ms - oldest->start_ms);
-  return RunningNow{oldest->output, std::chrono::seconds(ms / 1000), units.size()};
+  RunningNow r{oldest->output, std::chrono::seconds(ms / 1000), units.size(), {}};
+  for (const auto& u : units) r.running_for.emplace_back(std::max(0LL, now_ms - u.start_ms));
+  return r;
 }
 
 std::string running_text(const RunningNow& r) {
@@ -145,7 +147,7 @@ drive::ProgressSink BuildProgress::sink() {
   };
   sink.on_status = [this](const drive::NinjaStatus& st, std::chrono::milliseconds elapsed) {
     std::lock_guard lock(mu_);
-    last_eta_ = eta_.update(st, elapsed);
+    last_eta_ = eta_.update(st, elapsed, running_ ? running_->running_for : std::vector<std::chrono::milliseconds>{});
     last_status_ = st;
     status_at_ = s_.clock.now();
     if (st.done == st.total) running_.reset();  // nothing runs after the last step

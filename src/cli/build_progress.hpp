@@ -26,6 +26,7 @@ struct RunningNow {
   std::string output;
   std::chrono::seconds elapsed{0};
   size_t count = 0;
+  std::vector<std::chrono::milliseconds> running_for;  // each running compile's time so far, for the ETA
 };
 std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>& units, long long now_ms);
 // "CMakeFiles/x.dir/softmax.cu.o running 1m05s (+3 more)": the output first, so that a line cut

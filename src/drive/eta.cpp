@@ -62,7 +62,8 @@ void EtaModel::learn(std::map<std::string, long> learned_ms) {
   if (!learned_.empty()) mean_ms_ = unseen_ms_ / static_cast<double>(learned_.size());
 }
 
-double EtaModel::lane_end_ms(int total, int done, double elapsed_ms, double unit_ms) const {
+double EtaModel::lane_end_ms(int total, int done, double elapsed_ms, double unit_ms,
+                             const std::vector<std::chrono::milliseconds>& running_for) const {
   const int lanes = std::max(1, std::min(jobs_, total));
   // The i-th unit to start took a lane at the build's start, or when the unit `lanes` finishes
   // before it ended.
@@ -75,7 +76,16 @@ double EtaModel::lane_end_ms(int total, int done, double elapsed_ms, double unit
   const int left = total - done;
   const int running = std::min(lanes, left);
   std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
-  for (int i = done; i < done + running; ++i) free_at.push(std::max(elapsed_ms, start(i) + unit_ms));
+  // A running unit started when the launcher says it did, where it says (the heavy units of a
+  // tail started minutes apart); else when the unit `lanes` before it ended. The youngest first: a
+  // compile that just ended may still be listed (the files are read once a second), and it is old.
+  std::vector<std::chrono::milliseconds> ages = running_for;
+  std::sort(ages.begin(), ages.end());
+  for (int i = done; i < done + running; ++i) {
+    const auto k = static_cast<size_t>(i - done);
+    const double began = k < ages.size() ? elapsed_ms - static_cast<double>(ages[k].count()) : start(i);
+    free_at.push(std::max(elapsed_ms, began + unit_ms));
+  }
   for (int q = running; q < left; ++q) {
     const double t = free_at.top();
     free_at.pop();
@@ -86,7 +96,8 @@ double EtaModel::lane_end_ms(int total, int done, double elapsed_ms, double unit
   return end;
 }
 
-std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::chrono::milliseconds elapsed) {
+std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::chrono::milliseconds elapsed,
+                                                     const std::vector<std::chrono::milliseconds>& running_for) {
   if (late_) {
     learn(late_());
     late_ = nullptr;
@@ -127,7 +138,7 @@ std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::
     if (seen_.size() >= 3 && expected_so_far >= 2000) pace = std::clamp(now_ms / expected_so_far, 0.05, 20.0);
     unit_ms = work_ms * pace / static_cast<double>(left);
   }
-  const double end_ms = lane_end_ms(s.total, s.done, now_ms, unit_ms);
+  const double end_ms = lane_end_ms(s.total, s.done, now_ms, unit_ms, running_for);
   // Smooth the predicted end, not the countdown, so the figure ticks down steadily.
   smoothed_end_ms_ = smoothed_end_ms_ ? 0.7 * *smoothed_end_ms_ + 0.3 * end_ms : end_ms;
   const double shown = std::max(0.0, *smoothed_end_ms_ - now_ms);

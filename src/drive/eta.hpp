@@ -38,8 +38,10 @@ public:
   EtaModel(std::map<std::string, long> learned_ms, int jobs, std::function<std::map<std::string, long>()> late);
 
   // Feed every status line as it arrives (ninja prints it when a step finishes); returns the time
-  // left, or nullopt while there is nothing to go on yet.
-  std::optional<std::chrono::seconds> update(const NinjaStatus& s, std::chrono::milliseconds elapsed);
+  // left, or nullopt while there is nothing to go on yet. `running_for`: how long each compile
+  // running now has run (the launcher's files, launch/running_units), when known.
+  std::optional<std::chrono::seconds> update(const NinjaStatus& s, std::chrono::milliseconds elapsed,
+                                             const std::vector<std::chrono::milliseconds>& running_for = {});
 
   bool learned() const { return !learned_.empty(); }
 
@@ -49,7 +51,8 @@ private:
   std::map<std::string, long> learned_;
   int jobs_;
   // The end of the build if each unit left takes `unit_ms`, laid out on the lanes.
-  double lane_end_ms(int total, int done, double elapsed_ms, double unit_ms) const;
+  double lane_end_ms(int total, int done, double elapsed_ms, double unit_ms,
+                     const std::vector<std::chrono::milliseconds>& running_for) const;
   std::set<std::string> seen_;
   std::vector<double> finished_ms_;  // when each step finished, in order
   double seen_ms_ = 0;               // last durations of the outputs finished so far

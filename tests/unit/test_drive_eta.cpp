@@ -199,6 +199,28 @@ TEST(Eta, HoldsOnHeavyUniformUnitsFromTheFirstWave) {
   }
 }
 
+// The tail of a build of heavy units (issue 35: flash-attention said "22s left" with six units
+// of minutes still running): a running unit is placed where the launcher says it started, not
+// where the lane model guesses from the finish times.
+TEST(Eta, RunningUnitsArePlacedWhereTheyReallyStarted) {
+  auto run = [](std::vector<std::chrono::milliseconds> running_for) {
+    EtaModel model({}, 2);
+    model.update({1, 3, "a.o"}, std::chrono::milliseconds(50000));
+    return model.update({2, 3, "b.o"}, std::chrono::milliseconds(100000), running_for);
+  };
+  // Two lanes, units ending at 50 s and 100 s: c took a lane at 50 s by the guess; at a unit's
+  // mean (75 s) it ends at 125 s. The launcher says c has run for 10 s: it started at 90 s and
+  // ends at 165 s. Each end is smoothed with the one before (100 s): 8 s left against 20 s.
+  const auto guessed = run({});
+  const auto placed = run({std::chrono::milliseconds(10000)});
+  ASSERT_TRUE(guessed && placed);
+  EXPECT_GE(placed->count(), guessed->count() + 10) << guessed->count() << " s, " << placed->count() << " s";
+  // A compile listed a moment after it ended (older than the running one) does not take its place.
+  const auto stale = run({std::chrono::milliseconds(10000), std::chrono::milliseconds(95000)});
+  ASSERT_TRUE(stale);
+  EXPECT_EQ(stale->count(), placed->count());
+}
+
 TEST(Eta, LastDurationsFollowNinjasLastRecordRule) {
   auto d = kiln::report::last_durations(
       "# ninja log v5\n0\t100\t1\ta.o\th\n0\t50\t2\ta.o\th\n10\t40\t2\tb.o\th\nbad line\n");
