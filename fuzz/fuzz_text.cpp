@@ -21,7 +21,7 @@
 #include "read/cmake_lang.hpp"
 #include "read/project_knobs_read.hpp"
 #include "report/ninja_graph.hpp"
-#include "report/ninja_log.hpp"
+#include "drive/ninja_log.hpp"
 #include "report/nvcc_time.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)kiln::cli::check_config("fuzz.toml", text, {{"", {}}, {"build", {"jobs", "gpu"}}});
       break;
     case 6:
-      (void)kiln::report::parse_ninja_log(text), (void)kiln::report::last_durations(text);
+      (void)kiln::drive::parse_ninja_log(text), (void)kiln::drive::last_durations(text);
       break;
     case 7:
       for (const auto& k : kiln::launch::parse_wheel_index(text))

@@ -21,7 +21,6 @@
 #include "plan/plan.hpp"
 #include "plan/plan_report.hpp"
 #include "probe/disk.hpp"
-#include "report/ninja_log.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -73,13 +72,8 @@ public:
     if (req_.slurm) slurm_ = prepare_slurm(plan, s);
     if (!json_) s.err << plan::plan_to_text(plan) << "\n";
 
-    // The ETA learns from the previous build in this folder: what each output took last time, over
-    // the whole build (every extension of a torch extension project).
-    std::map<std::string, long> learned;
-    if (auto text = s.fs.read(plan.build_dir + "/.ninja_log")) learned = report::last_durations(*text);
-    // A torch extension's compiles (every extension's Ninja): from kiln exec's records of them.
-    if (learned.empty())
-      if (auto text = s.fs.read(plan.exec_log_path())) learned = drive::learned_from_exec_log(*text);
+    // The ETA learns from the previous build in this folder: what each output took last time.
+    auto learned = drive::learned_from_last_build(s.fs, plan);
     std::optional<BuildProgress> progress;
     drive::ProgressSink sink;
     if (!json_) {

@@ -4,6 +4,7 @@
 #include <queue>
 
 #include "drive/ninja_folders.hpp"
+#include "drive/ninja_log.hpp"
 #include "launch/exec_record.hpp"
 #include "launch/learned_cost.hpp"
 #include "launch/unit_plan.hpp"
@@ -28,6 +29,14 @@ std::map<std::string, long> learned_from_exec_log(const std::string& text) {
   for (const auto& r : launch::parse_exec_log(text).records)
     if (!r.output.empty() && r.exit == 0 && r.wall_ms > 0) out[r.output] = r.wall_ms;  // the last run counts
   return out;
+}
+
+std::map<std::string, long> learned_from_last_build(const io::Filesystem& fs, const plan::Plan& plan) {
+  std::map<std::string, long> learned;
+  if (auto text = fs.read(plan.build_dir + "/.ninja_log")) learned = last_durations(*text);
+  if (learned.empty())
+    if (auto text = fs.read(plan.exec_log_path())) learned = learned_from_exec_log(*text);
+  return learned;
 }
 
 std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,

@@ -70,6 +70,11 @@ std::string output_of(const std::string& description);
 // build folder, and its extensions' Ninja logs do not survive a fresh copy of the build folder.
 std::map<std::string, long> learned_from_exec_log(const std::string& text);
 
+// What each output took in the previous build in this folder, over the whole build: Ninja's
+// .ninja_log (drive/ninja_log), else kiln exec's records (a torch extension's compiles, every
+// extension's Ninja). Empty when neither is there.
+std::map<std::string, long> learned_from_last_build(const io::Filesystem& fs, const plan::Plan& plan);
+
 // What each unit of the build's unit plan took when it last compiled in any checkout of the project
 // (the user's history, launch/learned_cost): a fresh clone's ETA. The plan is kiln's own
 // (BUILD/.kiln/units.plan) or a torch extension's (build/temp.*/kiln-units.plan, written by

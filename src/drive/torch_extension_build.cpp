@@ -31,8 +31,8 @@ CacheLookup look_up_wheel(BuildContext& ctx) {
   const auto& plan = ctx.plan;
   CacheLookup c;
   const auto t0 = ctx.s.clock.now();
-  c.key = launch::wheel_key(plan, ctx.s);
-  c.root = launch::wheel_cache_root(plan, ctx.s.env);
+  c.key = launch::wheel_key(wheel_inputs(plan), ctx.s);
+  c.root = launch::wheel_cache_root(plan.cache_dir, ctx.s.env);
   c.kept = launch::find_cached_wheel(ctx.s.fs, c.root, c.key);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.s.clock.now() - t0).count();
   ctx.o.wheel_cache = {c.key.hex, c.root, c.kept.has_value(), false};
@@ -117,6 +117,21 @@ bool install(BuildContext& ctx, const std::string& wheel) {
 }
 
 }  // namespace
+
+launch::WheelInputs wheel_inputs(const plan::Plan& p) {
+  return {.project_dir = p.project_dir,
+          .build_dir = p.build_dir,
+          .targets = p.targets,
+          .prune_archs = p.prune_archs,
+          .build_type = p.build_type,
+          .python = p.python,
+          .torch_package = p.torch_package,
+          .nvcc = p.nvcc,
+          .nvcc_version = p.nvcc_version,
+          .real_cxx = p.real_cxx,
+          .env = p.env,
+          .knobs = p.knobs.knobs};
+}
 
 void TorchExtensionDriver::build(BuildContext& ctx) {
   const auto& plan = ctx.plan;

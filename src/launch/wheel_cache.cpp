@@ -90,7 +90,7 @@ constexpr std::string_view kManifestHead = "kiln wheel cache 2\n";
 
 }  // namespace
 
-WheelKey wheel_key(const plan::Plan& p, const io::Seams& s) {
+WheelKey wheel_key(const WheelInputs& p, const io::Seams& s) {
   std::string m(kManifestHead);
   m += fmt::format("kiln {}\n", KILN_VERSION);
   m += fmt::format("targets {}\nprune_archs {}\nbuild_type {}\n", core::format_cmake(p.targets), p.prune_archs ? 1 : 0,
@@ -112,13 +112,13 @@ WheelKey wheel_key(const plan::Plan& p, const io::Seams& s) {
   for (const auto& [k, v] : p.env)
     if (k != "MAX_JOBS") env[k] = replace_all(v, p.build_dir, "<build>");
   std::vector<std::string> names = core::compile_variables();  // core/build_names
-  for (const auto& k : p.knobs.knobs)
+  for (const auto& k : p.knobs)
     if (!k.cmake) names.push_back(k.name);
   for (const auto& n : names)
     if (!env.count(n))
       if (auto v = s.env.get(n)) env[n] = *v;
   for (const auto& [k, v] : env) m += "env " + k + "=" + v + "\n";
-  for (const auto& k : p.knobs.knobs)
+  for (const auto& k : p.knobs)
     if (k.cmake && !k.value.empty()) m += "define " + k.name + "=" + k.value + "\n";
   WheelKey key;
   walk(s.fs, p.project_dir, "", p.build_dir, false, m, key.files);
@@ -127,8 +127,8 @@ WheelKey wheel_key(const plan::Plan& p, const io::Seams& s) {
   return key;
 }
 
-std::string wheel_cache_root(const plan::Plan& p, const io::Environment& env) {
-  if (!p.cache_dir.empty()) return p.cache_dir + "/kiln-wheels";
+std::string wheel_cache_root(const std::string& cache_dir, const io::Environment& env) {
+  if (!cache_dir.empty()) return cache_dir + "/kiln-wheels";
   const std::string user = io::kiln_user_cache(env);
   return user.empty() ? "" : user + "/wheels";
 }

@@ -12,14 +12,27 @@
 // and thread grants (they change scheduling, not output), and packages beside torch in the
 // interpreter (setuptools, wheel), which shape only the wheel's metadata.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/arch.hpp"
 #include "io/seams.hpp"
-#include "plan/plan.hpp"
+#include "read/project_knobs.hpp"
 
 namespace kiln::launch {
+
+// What a wheel is built from, as the plan says it (drive/torch_extension_build fills it in).
+struct WheelInputs {
+  std::string project_dir;  // hashed, its build output and caches skipped
+  std::string build_dir;    // kiln's build folder: skipped, and made relative in kiln's variables
+  core::TargetSet targets;
+  bool prune_archs = false;
+  std::string build_type, python, torch_package, nvcc, nvcc_version, real_cxx;
+  std::map<std::string, std::string> env;  // what kiln sets for the build
+  std::vector<read::Knob> knobs;           // the project's own switches
+};
 
 struct WheelKey {
   std::string hex;       // 32 hex digits
@@ -30,11 +43,11 @@ struct WheelKey {
 // Walks the project folder through the Filesystem seam (a symlinked folder is hashed by what it
 // holds, one level of links deep; FIFOs and devices are named, never read; files are hashed in
 // pieces; VCS, build output and cache folders are skipped) and asks the host compiler for its version.
-WheelKey wheel_key(const plan::Plan& p, const io::Seams& s);
+WheelKey wheel_key(const WheelInputs& p, const io::Seams& s);
 
 // The cache folder: CACHE_DIR/kiln-wheels with --cache-dir (one folder for CI to keep), else
 // $XDG_CACHE_HOME/kiln/wheels, else $HOME/.cache/kiln/wheels; "" when none can be named.
-std::string wheel_cache_root(const plan::Plan& p, const io::Environment& env);
+std::string wheel_cache_root(const std::string& cache_dir, const io::Environment& env);
 
 struct CachedWheel {
   std::string path;  // ROOT/KEY.whl

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "drive/ninja_log.hpp"
 #include "launch/exec_record.hpp"
 #include "report/ninja_graph.hpp"
-#include "report/ninja_log.hpp"
 #include "report/nvcc_time.hpp"
 #include "launch/ccache_stats.hpp"
 
@@ -19,6 +19,10 @@ namespace kiln::report {
 using launch::ExecLog;
 using launch::ExecRecord;
 using launch::parse_exec_log;
+// Ninja's log is read below, where the build's ETA learns from it too (drive/ninja_log).
+using drive::Job;
+using drive::NinjaLog;
+using drive::parse_ninja_log;
 
 struct Unit {
   std::string name;  // first output, as Ninja names it

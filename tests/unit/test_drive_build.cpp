@@ -251,8 +251,8 @@ TEST(TorchExtensionDriver, AWheelThatFailsTheCheckIsNeitherKeptNorInstalled) {
   EXPECT_FALSE(r.o.ok);
   EXPECT_EQ(r.o.failed_step, "check");
   EXPECT_FALSE(r.o.wheel_cache.stored);
-  EXPECT_FALSE(
-      launch::find_cached_wheel(r.fs, launch::wheel_cache_root(r.plan, r.env), launch::wheel_key(r.plan, r.seams)));
+  EXPECT_FALSE(launch::find_cached_wheel(r.fs, launch::wheel_cache_root(r.plan.cache_dir, r.env),
+                                         launch::wheel_key(drive::wheel_inputs(r.plan), r.seams)));
   EXPECT_EQ(r.called(), (std::vector<std::string>{joined(r.plan.build_argv()), joined(check)}));  // no pip
   EXPECT_NE(r.log.str().find("failed the check: it is neither kept nor installed"), std::string::npos) << r.log.str();
 }
@@ -278,8 +278,8 @@ struct KeptWheelRig : Rig {
     plan.cache_dir = "/cache";
     fs.add_file("/p/setup.py", "from torch.utils.cpp_extension import CppExtension\n");
     fs.add_file("/tmp/ext-1.0-cp311-linux_x86_64.whl", "wheel bytes");
-    key = launch::wheel_key(plan, seams);
-    root = launch::wheel_cache_root(plan, env);
+    key = launch::wheel_key(drive::wheel_inputs(plan), seams);
+    root = launch::wheel_cache_root(plan.cache_dir, env);
     stored = launch::store_wheel(fs, root, key, "/tmp/ext-1.0-cp311-linux_x86_64.whl");
   }
   bool stored = false;

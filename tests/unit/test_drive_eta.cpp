@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "report/ninja_log.hpp"
+#include "drive/ninja_log.hpp"
 #include "drive/eta.hpp"
 #include "io/environment.hpp"
 #include "io/fs.hpp"
@@ -222,9 +222,22 @@ TEST(Eta, RunningUnitsArePlacedWhereTheyReallyStarted) {
 }
 
 TEST(Eta, LastDurationsFollowNinjasLastRecordRule) {
-  auto d = kiln::report::last_durations(
-      "# ninja log v5\n0\t100\t1\ta.o\th\n0\t50\t2\ta.o\th\n10\t40\t2\tb.o\th\nbad line\n");
+  auto d =
+      kiln::drive::last_durations("# ninja log v5\n0\t100\t1\ta.o\th\n0\t50\t2\ta.o\th\n10\t40\t2\tb.o\th\nbad line\n");
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d["a.o"], 50);
   EXPECT_EQ(d["b.o"], 30);
+}
+
+TEST(Eta, TheLastBuildInTheFolderIsReadFromNinjasLogElseFromKilnExecs) {
+  kiln::io::FakeFilesystem fs;
+  kiln::plan::Plan plan;
+  plan.build_dir = "/p/build-kiln";
+  EXPECT_TRUE(learned_from_last_build(fs, plan).empty());
+  fs.add_file(plan.exec_log_path(), R"({"output":"/p/t/a.o","source":"/p/a.cu","start_ms":1,"wall_ms":60000,"exit":0})"
+                                    "\n");
+  EXPECT_EQ(learned_from_last_build(fs, plan), (std::map<std::string, long>{{"/p/t/a.o", 60000}}));
+  // A CMake project's own Ninja log wins: its outputs are what the status lines name.
+  fs.add_file(plan.build_dir + "/.ninja_log", "# ninja log v5\n0\t100\t1\tk.cu.o\th\n");
+  EXPECT_EQ(learned_from_last_build(fs, plan), (std::map<std::string, long>{{"k.cu.o", 100}}));
 }

@@ -38,9 +38,8 @@ struct Fakes : kiln::testing::FakeSeams {
   }
 };
 
-plan::Plan plan_at(const std::string& dir) {
-  plan::Plan p;
-  p.kind = read::ProjectKind::extension;
+launch::WheelInputs plan_at(const std::string& dir) {
+  launch::WheelInputs p;
   p.project_dir = dir;
   p.build_dir = dir + "/build-kiln";
   p.python = "/venv/bin/python3";
@@ -81,24 +80,26 @@ TEST(WheelCache, EveryKindOfInputChangesTheKey) {
     change(g, p);
     return launch::wheel_key(p, g.seams).hex != base;
   };
-  EXPECT_TRUE(differs([](Fakes& g, plan::Plan&) { g.fs.add_file("/p/csrc/k.cu", "__global__ void k() { }\n"); }));
-  EXPECT_TRUE(differs([](Fakes& g, plan::Plan&) { g.fs.add_file("/p/csrc/new.h", ""); }));
-  EXPECT_TRUE(differs([](Fakes&, plan::Plan& p) { p.targets = *core::parse_cmake("90a-real", {}); }));
-  EXPECT_TRUE(differs([](Fakes&, plan::Plan& p) { p.prune_archs = true; }));
-  EXPECT_TRUE(differs([](Fakes&, plan::Plan& p) { p.nvcc_version = "13.1.0"; }));
-  EXPECT_TRUE(differs([](Fakes& g, plan::Plan&) { g.env.set("CXXFLAGS", "-O1"); }));
-  EXPECT_TRUE(differs([](Fakes& g, plan::Plan&) { g.proc.on("/usr/bin/c++ --version", io::ran("c++ 13.1\n")); }));
-  EXPECT_TRUE(differs([](Fakes& g, plan::Plan& p) {
+  EXPECT_TRUE(
+      differs([](Fakes& g, launch::WheelInputs&) { g.fs.add_file("/p/csrc/k.cu", "__global__ void k() { }\n"); }));
+  EXPECT_TRUE(differs([](Fakes& g, launch::WheelInputs&) { g.fs.add_file("/p/csrc/new.h", ""); }));
+  EXPECT_TRUE(differs([](Fakes&, launch::WheelInputs& p) { p.targets = *core::parse_cmake("90a-real", {}); }));
+  EXPECT_TRUE(differs([](Fakes&, launch::WheelInputs& p) { p.prune_archs = true; }));
+  EXPECT_TRUE(differs([](Fakes&, launch::WheelInputs& p) { p.nvcc_version = "13.1.0"; }));
+  EXPECT_TRUE(differs([](Fakes& g, launch::WheelInputs&) { g.env.set("CXXFLAGS", "-O1"); }));
+  EXPECT_TRUE(
+      differs([](Fakes& g, launch::WheelInputs&) { g.proc.on("/usr/bin/c++ --version", io::ran("c++ 13.1\n")); }));
+  EXPECT_TRUE(differs([](Fakes& g, launch::WheelInputs& p) {
     p.torch_package = "/venv/lib/torch";
     g.fs.add_file("/venv/lib/torch/version.py", "__version__ = '2.11.0'\n");
   }));
-  EXPECT_TRUE(differs([](Fakes& g, plan::Plan& p) {  // a variable the project's own build files read
-    p.knobs.knobs.push_back({.name = "MYPROJ_FAST_MATH", .role = "unknown"});
+  EXPECT_TRUE(differs([](Fakes& g, launch::WheelInputs& p) {  // a variable the project's own build files read
+    p.knobs.push_back({.name = "MYPROJ_FAST_MATH", .role = "unknown"});
     g.env.set("MYPROJ_FAST_MATH", "1");
   }));
   // Not inputs: outputs and caches inside the project.
-  EXPECT_FALSE(differs([](Fakes& g, plan::Plan&) { g.fs.add_file("/p/build/lib/x.so", "new output"); }));
-  EXPECT_FALSE(differs([](Fakes& g, plan::Plan&) { g.fs.add_file("/p/build-kiln/kiln-build.log", "log"); }));
+  EXPECT_FALSE(differs([](Fakes& g, launch::WheelInputs&) { g.fs.add_file("/p/build/lib/x.so", "new output"); }));
+  EXPECT_FALSE(differs([](Fakes& g, launch::WheelInputs&) { g.fs.add_file("/p/build-kiln/kiln-build.log", "log"); }));
 }
 
 TEST(WheelCache, StoreThenFindOnlyWholeEntriesWithTheSameInputs) {
@@ -144,13 +145,11 @@ TEST(WheelCache, KeepsTheMostRecentlyUsedEntries) {
 TEST(WheelCache, TheFolderFollowsTheCacheDirElseXdgElseHome) {
   io::FakeEnvironment env;
   env.set("HOME", "/root");
-  plan::Plan p;
-  EXPECT_EQ(launch::wheel_cache_root(p, env), "/root/.cache/kiln/wheels");
+  EXPECT_EQ(launch::wheel_cache_root("", env), "/root/.cache/kiln/wheels");
   env.set("XDG_CACHE_HOME", "/xdg");
-  EXPECT_EQ(launch::wheel_cache_root(p, env), "/xdg/kiln/wheels");
-  p.cache_dir = "/ci/cache";
-  EXPECT_EQ(launch::wheel_cache_root(p, env), "/ci/cache/kiln-wheels");
-  EXPECT_EQ(launch::wheel_cache_root(plan::Plan{}, io::FakeEnvironment{}), "");
+  EXPECT_EQ(launch::wheel_cache_root("", env), "/xdg/kiln/wheels");
+  EXPECT_EQ(launch::wheel_cache_root("/ci/cache", env), "/ci/cache/kiln-wheels");
+  EXPECT_EQ(launch::wheel_cache_root("", io::FakeEnvironment{}), "");
 }
 
 // ---- Issue 23: what the cache keeps, it keeps whole; what it reads, it reads safely. ----

@@ -6,7 +6,7 @@
 
 #include "launch/exec_record.hpp"
 #include "report/ninja_graph.hpp"
-#include "report/ninja_log.hpp"
+#include "drive/ninja_log.hpp"
 #include "report/nvcc_time.hpp"
 #include "report/profile.hpp"
 #include "launch/ccache_admin.hpp"
@@ -27,7 +27,7 @@ const std::string kSamples[] = {
 };
 
 void feed(const std::string& text) {
-  auto log = report::parse_ninja_log(text);
+  auto log = drive::parse_ninja_log(text);
   auto graph = report::parse_ninja_graph(text);
   auto exec = launch::parse_exec_log(text);
   auto nvcc = report::parse_nvcc_time(text);

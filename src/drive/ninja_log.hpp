@@ -9,7 +9,7 @@
 
 #include <tl/expected.hpp>
 
-namespace kiln::report {
+namespace kiln::drive {
 
 // One edge that ran: ninja writes a line per output, all with the same start, end and hash.
 struct Job {
@@ -31,12 +31,12 @@ struct NinjaLog {
 // Versions 5, 6 and 7 (start, end, mtime, output, hash, tab-separated). An error names the line.
 tl::expected<NinjaLog, std::string> parse_ninja_log(const std::string& text);
 
-}  // namespace kiln::report
+}  // namespace kiln::drive
 
-namespace kiln::report {
+namespace kiln::drive {
 
 // What each output took the last time it was built (ninja's rule: the last record per output
 // wins), for estimating the next build. Unreadable lines are skipped: this only guides an ETA.
 std::map<std::string, long> last_durations(const std::string& text);
 
-}  // namespace kiln::report
+}  // namespace kiln::drive

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "report/ninja_log.hpp"
+#include "drive/ninja_log.hpp"
 
-using kiln::report::parse_ninja_log;
+using kiln::drive::parse_ninja_log;
 
 TEST(NinjaLog, KeepsTheLatestBuildAndTheLastRecordPerOutput) {
   // Two ninja runs: the second restarts its clock at 0 (the record ending at 50 < 900 starts it).

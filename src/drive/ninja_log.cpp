@@ -1,4 +1,4 @@
-#include "report/ninja_log.hpp"
+#include "drive/ninja_log.hpp"
 #include "core/text.hpp"
 
 #include <fmt/format.h>
@@ -9,7 +9,7 @@
 #include <optional>
 #include <sstream>
 
-namespace kiln::report {
+namespace kiln::drive {
 namespace {
 
 std::vector<std::string_view> split_tabs(std::string_view line) {
@@ -139,9 +139,9 @@ tl::expected<NinjaLog, std::string> parse_ninja_log(const std::string& text) {
   return log;
 }
 
-}  // namespace kiln::report
+}  // namespace kiln::drive
 
-namespace kiln::report {
+namespace kiln::drive {
 
 std::map<std::string, long> last_durations(const std::string& text) {
   std::map<std::string, long> out;
@@ -158,4 +158,4 @@ std::map<std::string, long> last_durations(const std::string& text) {
   return out;
 }
 
-}  // namespace kiln::report
+}  // namespace kiln::drive
