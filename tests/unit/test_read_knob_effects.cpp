@@ -5,7 +5,7 @@
 // was false in that build and what kiln knows of the machine.
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
+#include "knob_fixtures.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -22,39 +22,13 @@ using namespace kiln;
 
 namespace {
 
-const std::string kFixtures = kiln::testing::source_dir() + "/tests/fixtures/projects/";
+using kiln::testing::Decided;
+using kiln::testing::decided;
+using kiln::testing::find;
+using kiln::testing::plan_in;
 
-struct Decided {
-  std::string role, value, origin, where;
-  bool operator==(const Decided&) const = default;
-};
-std::ostream& operator<<(std::ostream& o, const Decided& d) {
-  return o << "{" << d.role << ", '" << d.value << "', " << d.origin << ", " << d.where << "}";
-}
-
-read::KnobPlan plan_in(const std::string& dir, read::KnobContext ctx = {}) {
-  io::RealFilesystem fs;
-  io::RealProcessRunner proc;
-  auto setup = read::read_setup_py_ast(proc, "python3", dir);
-  EXPECT_TRUE(setup.has_value()) << dir << ": " << setup.error();
-  const bool cmake = read::detect_project_kind(fs, dir, &setup) == read::ProjectKind::cmake;
-  if (ctx.sass.empty()) ctx.sass = {90};
-  return read::decide_knobs(read::read_project(fs, dir, cmake, &setup), ctx);
-}
-
-read::KnobPlan plan_for(const std::string& name, read::KnobContext ctx = {}) { return plan_in(kFixtures + name, ctx); }
-
-std::map<std::string, Decided> decided(const read::KnobPlan& kp) {
-  std::map<std::string, Decided> out;
-  for (const auto& k : kp.knobs)
-    if (k.role != "unrelated") out[k.name] = {k.role, k.value, std::string(read::to_string(k.origin)), k.where};
-  return out;
-}
-
-const read::Knob* find(const read::KnobPlan& kp, const std::string& name) {
-  for (const auto& k : kp.knobs)
-    if (k.name == name) return &k;
-  return nullptr;
+read::KnobPlan plan_for(const std::string& name, read::KnobContext ctx = {}) {
+  return plan_in(kiln::testing::kKnobFixtures + name, ctx);
 }
 
 // A setup.py written inline, for the patterns no fixture folder needs.

@@ -4,7 +4,7 @@
 // (data/read_setup.py), as `kiln plan` reads it.
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
+#include "knob_fixtures.hpp"
 
 #include <filesystem>
 #include <map>
@@ -23,15 +23,9 @@ using kiln::read::KnobSighting;
 
 namespace {
 
-const std::string kFixtures = kiln::testing::source_dir() + "/tests/fixtures/projects/";
-
-struct Decided {
-  std::string role, value, origin, where;
-  bool operator==(const Decided&) const = default;
-};
-std::ostream& operator<<(std::ostream& o, const Decided& d) {
-  return o << "{" << d.role << ", '" << d.value << "', " << d.origin << ", " << d.where << "}";
-}
+const std::string& kFixtures = kiln::testing::kKnobFixtures;
+using kiln::testing::Decided;
+using kiln::testing::find;
 
 tl::expected<read::SetupPyReading, std::string> ast_reading(const std::string& dir) {
   io::RealProcessRunner proc;
@@ -45,29 +39,12 @@ read::ProjectKind kind_of(const std::string& name) {
 }
 
 read::KnobPlan plan_for(const std::string& name, read::KnobContext ctx = {}) {
-  io::RealFilesystem fs;
-  const std::string dir = kFixtures + name;
-  auto setup = ast_reading(dir);
-  if (fs.exists(dir + "/setup.py")) EXPECT_TRUE(setup.has_value()) << name << ": " << setup.error();
-  const bool cmake = read::detect_project_kind(fs, dir, &setup) == read::ProjectKind::cmake;
-  if (ctx.sass.empty()) ctx.sass = {90};
   if (ctx.jobs == 1) ctx.jobs = 8;
-  return read::decide_knobs(read::read_project(fs, dir, cmake, &setup), ctx);
-}
-
-const Knob* find(const read::KnobPlan& kp, const std::string& name) {
-  for (const auto& k : kp.knobs)
-    if (k.name == name) return &k;
-  return nullptr;
+  return kiln::testing::plan_in(kFixtures + name, ctx);
 }
 
 // Every knob but the ones the table calls unrelated, by name.
-std::map<std::string, Decided> gates(const read::KnobPlan& kp) {
-  std::map<std::string, Decided> out;
-  for (const auto& k : kp.knobs)
-    if (k.role != "unrelated") out[k.name] = {k.role, k.value, std::string(read::to_string(k.origin)), k.where};
-  return out;
-}
+std::map<std::string, Decided> gates(const read::KnobPlan& kp) { return kiln::testing::decided(kp); }
 
 TEST(ProjectKnobsFixtures, EveryFixtureCitesItsSourceAndCopiesNothing) {
   int n = 0;
