@@ -252,15 +252,23 @@ tl::expected<int, std::string> cancel_steps(const std::string& job_id, const std
   };
   auto steps = list();
   const int cancelled = static_cast<int>(steps.size());
-  for (int round = 0; round < 20 && !steps.empty(); ++round) {
+  // A cancelled step stays listed until its slurmstepd has ended the tasks and told slurmctld; on a
+  // loaded head node that has taken more than 5 s (the step's srun gone, the stepd's messages to it
+  // time out), so kiln asks again, less often, for up to kCancelWait.
+  constexpr auto kCancelWait = std::chrono::seconds(20);
+  const auto t0 = s.clock.now();
+  auto pause = std::chrono::milliseconds(250);
+  while (!steps.empty() && s.clock.now() - t0 < kCancelWait) {
     std::vector<std::string> argv = {t.scancel};
     argv.insert(argv.end(), steps.begin(), steps.end());
     s.proc.run({.argv = argv});
-    s.clock.sleep_for(std::chrono::milliseconds(250));
+    s.clock.sleep_for(pause);
+    pause = std::min<std::chrono::milliseconds>(pause * 2, std::chrono::seconds(2));
     steps = list();
   }
   if (!steps.empty())
-    return tl::unexpected(fmt::format("{} Slurm step(s) still listed after scancel: {}", steps.size(), steps.front()));
+    return tl::unexpected(fmt::format("{} Slurm step(s) still listed {} s after scancel: {}", steps.size(),
+                                      kCancelWait.count(), steps.front()));
   return cancelled;
 }
 

@@ -190,9 +190,17 @@ TEST(ProbeSlurm, CancelStepsOnlyThisBuildsAndWaitsTillGone) {
   Rig r;
   r.proc.on("squeue -h -s -j 12 -o %i %j", io::ran("12.4 kiln-9\n12.5 other\n12.6 kiln-9\n"));
   r.proc.on("scancel 12.4 12.6", io::ran(""));
+  const auto t0 = r.clock.now();
   auto left = probe::cancel_steps("12", "kiln-9", r.seams, r.t);
   ASSERT_FALSE(left);  // the fake squeue keeps listing them
-  EXPECT_NE(left.error().find("2 Slurm step(s) still listed"), std::string::npos);
+  EXPECT_NE(left.error().find("2 Slurm step(s) still listed 20 s after scancel"), std::string::npos) << left.error();
+  // A loaded head node takes seconds to end a cancelled step: kiln waits for it, but not without bound.
+  const auto waited = r.clock.now() - t0;
+  EXPECT_GE(waited, std::chrono::seconds(20));
+  EXPECT_LE(waited, std::chrono::seconds(22));
+  int scancels = 0;
+  for (const auto& c : r.proc.calls()) scancels += c.argv.front() == "scancel";
+  EXPECT_GE(scancels, 10);  // asked again, not once
   r.proc.on("squeue -h -s -j 12 -o %i %j", io::ran("12.5 other\n"));
   auto none = probe::cancel_steps("12", "kiln-9", r.seams, r.t);
   ASSERT_TRUE(none);
