@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "core/launcher_env.hpp"
 #include "launch/ccache_admin.hpp"
 #include "launch/exec_record.hpp"
 
@@ -63,12 +64,14 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
   }
   plan.cores = a.total_cpus();
   if (a.node_mem_kib) plan.mem_budget_kib = a.node_mem_kib * a.nodes.size();
-  plan.env["KILN_SLURM_UNITS"] = "1";
-  plan.env["KILN_SLURM_SELF"] = plan.kiln_exe;
-  plan.env["KILN_SLURM_REPORTS"] = plan.build_dir + "/.kiln/steps";
-  plan.env["KILN_SLURM_TAG"] = b.tag;
-  plan.env["KILN_SLURM_NODE_CPUS"] = std::to_string(*std::min_element(a.cpus.begin(), a.cpus.end()));
-  if (a.node_mem_kib) plan.env["KILN_SLURM_NODE_MEM_KIB"] = std::to_string(a.node_mem_kib);
+  core::LauncherEnv kiln;  // each unit a job step (launch/slurm_step)
+  kiln.slurm_units = true;
+  kiln.slurm_self = plan.kiln_exe;
+  kiln.slurm_reports = plan.build_dir + "/.kiln/steps";
+  kiln.slurm_tag = b.tag;
+  kiln.slurm_node_cpus = *std::min_element(a.cpus.begin(), a.cpus.end());
+  if (a.node_mem_kib) kiln.slurm_node_mem_kib = a.node_mem_kib;
+  for (auto& [k, v] : kiln.to_env()) plan.env[k] = std::move(v);
   return b;
 }
 

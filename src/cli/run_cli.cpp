@@ -8,6 +8,7 @@
 #include "cli/config_file.hpp"
 #include "cli/json_out.hpp"
 #include "cli/project_config.hpp"
+#include "core/launcher_env.hpp"
 #include "core/spelling.hpp"
 #include "launch/exec_launcher.hpp"
 #include "launch/plan_weights.hpp"
@@ -115,10 +116,12 @@ std::optional<int> run_compile(int argc, const char* const* argv, io::Seams& s) 
   if (argc >= 1) {
     const std::string_view self = argv[0];
     const std::string_view base = self.substr(self.find_last_of('/') + 1);
-    const char* var = base == "c++" ? "KILN_WRAP_CXX" : base == "nvcc" ? "KILN_WRAP_NVCC" : nullptr;
-    if (var) {
-      auto wrap = s.env.get(var);
-      if (!wrap || wrap->empty()) {
+    namespace vars = core::launcher_vars;
+    const std::string_view var = base == "c++" ? vars::kWrapCxx : base == "nvcc" ? vars::kWrapNvcc : "";
+    if (!var.empty()) {
+      const auto kiln = core::LauncherEnv::from_env(s.env);
+      const std::string* wrap = var == vars::kWrapCxx ? &kiln.wrap_cxx : &kiln.wrap_nvcc;
+      if (wrap->empty()) {
         s.err << "kiln: invoked as " << base << " without " << var << "; run it through kiln build\n";
         return kUsage;
       }

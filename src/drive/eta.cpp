@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <queue>
 
+#include "core/launcher_env.hpp"
 #include "drive/ninja_folders.hpp"
 #include "drive/ninja_log.hpp"
 #include "launch/exec_record.hpp"
@@ -41,8 +42,7 @@ std::map<std::string, long> learned_from_last_build(const io::Filesystem& fs, co
 
 std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
                                                       const io::Environment& env) {
-  auto child = plan.child_env(env);
-  const launch::HistoryPlaces at{child["KILN_MEM_HISTORY"], child["KILN_UNIT_HISTORY"], child["KILN_PROJECT_DIR"]};
+  const auto at = launch::HistoryPlaces::from_env(core::LauncherEnv::from_env(plan.child_env(env)));
   if (at.units_dir.empty()) return {};
   std::vector<std::string> plans{plan.unit_plan_path()};
   const std::string temp_root = extension_build_root(fs, plan.build_dir, plan.project_dir);

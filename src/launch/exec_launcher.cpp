@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "core/arch_spec.hpp"
+#include "core/launcher_env.hpp"
 #include "io/task_table.hpp"
 #include "probe/build_memory.hpp"
 #include "launch/gencode_rewrite.hpp"
@@ -47,12 +48,6 @@ bool is_nvcc(const std::vector<std::string>& args) {
   for (const auto& a : args)
     if (basename(a) == "nvcc") return true;
   return false;
-}
-
-std::optional<std::uint64_t> env_u64(const io::Environment& env, const char* name) {
-  auto v = env.get(name);
-  if (!v || v->empty()) return std::nullopt;
-  return core::parse_uint(*v);
 }
 
 // One write with O_APPEND: concurrent launchers never interleave within a line.
@@ -125,7 +120,8 @@ std::uint64_t expected_peak_kib(const io::Filesystem& fs, const std::string& his
 namespace {
 
 int build_cores(const io::Environment& env) {
-  if (auto n = env_u64(env, "KILN_CORES"); n && *n > 0) return static_cast<int>(std::min<std::uint64_t>(*n, 4096));
+  if (auto n = core::LauncherEnv::from_env(env).cores; n && *n > 0)
+    return static_cast<int>(std::min<std::uint64_t>(*n, 4096));
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
@@ -149,8 +145,8 @@ class ComingUnits {
 public:
   static constexpr size_t kMaxComingUnits = 256;
   ComingUnits(const io::Seams& s, const std::string& me, int targets) : s_(s), me_(me), targets_(targets) {
-    if (auto path = s.env.get("KILN_UNIT_PLAN"); path && !path->empty())
-      if (auto text = s.fs.read(*path)) plan_ = parse_unit_plan(*text);
+    if (auto path = core::LauncherEnv::from_env(s.env).unit_plan; !path.empty())
+      if (auto text = s.fs.read(path)) plan_ = parse_unit_plan(*text);
   }
   std::vector<UnitWork> work(const std::vector<Reservation>& running) {
     std::set<std::string> keys, running_outputs;
@@ -217,8 +213,9 @@ std::vector<PeerUnit> peers(const UnitWork& me, const std::vector<Reservation>& 
 // cannot spell (plan/python_env), and dependency flags ccache understands.
 std::vector<std::string> rewrite_command(std::vector<std::string> argv, const io::Seams& s, ExecRecord& rec) {
   const bool nvcc = is_nvcc(argv);
-  if (auto prune = s.env.get("KILN_PRUNE_ARCHS"); prune && !prune->empty() && nvcc) {
-    if (auto planned = core::parse_cmake(*prune, {})) {
+  const auto kiln = core::LauncherEnv::from_env(s.env);
+  if (!kiln.prune_archs.empty() && nvcc) {
+    if (auto planned = core::parse_cmake(kiln.prune_archs, {})) {
       auto r = prune_arch_args(argv, *planned);
       if (r.changed) {
         argv = r.args;
@@ -226,8 +223,8 @@ std::vector<std::string> rewrite_command(std::vector<std::string> argv, const io
       }
     }
   }
-  if (auto extra = s.env.get("KILN_EXTRA_ARCHS"); extra && !extra->empty() && is_nvcc(argv))
-    if (auto set = core::parse_cmake(*extra, {})) argv = add_arch_args(argv, *set).args;
+  if (!kiln.extra_archs.empty() && is_nvcc(argv))
+    if (auto set = core::parse_cmake(kiln.extra_archs, {})) argv = add_arch_args(argv, *set).args;
   return ccache_friendly_nvcc_args(argv);
 }
 
@@ -236,7 +233,8 @@ std::vector<std::string> rewrite_command(std::vector<std::string> argv, const io
 std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l, bool nvcc,
                   const std::string& user_append, const std::string& ledger_path, std::uint64_t budget) {
   ExecRecord& rec = l.rec;
-  const bool governed = s.env.get("KILN_SPLIT").value_or("") == "1";  // kiln build's thread grants are on
+  const auto kiln = core::LauncherEnv::from_env(s.env);
+  const bool governed = kiln.split;  // kiln build's thread grants are on
   const bool split = nvcc && governed;
   std::string flags;
   l.ledger.emplace(ledger_path, io::system_processes(), kLedgerLockTimeout);
@@ -309,7 +307,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
     if (!priority.why.empty()) rec.grant += (rec.grant.empty() ? "" : "; ") + priority.why;
     // Its share weighs what the compile may run: its granted cores, and with one target nvcc's
     // host side beside the device side (--threads 2 or more); a unit without kernels, one.
-    if (governed && s.env.get("KILN_CPU_SHARE").value_or("") == "1") {
+    if (governed && kiln.cpu_share.value_or(false)) {
       const auto own = unit.project.threads;
       const bool host_lane = rec.archs == 1 && (grant.threads >= 2 || (own && *own != 1));
       l.share_threads = has_kernels ? grant.cores + (host_lane ? 1 : 0) : 1;
@@ -329,10 +327,10 @@ std::string time_flag(const std::vector<std::string>& argv, io::Seams& s, Launch
   bool own_time = std::any_of(argv.begin(), argv.end(), names_time);
   std::istringstream words(user_append);
   for (std::string w; words >> w;) own_time = own_time || names_time(w);
-  auto dir = s.env.get("KILN_NVCC_TIME");
-  if (!nvcc || own_time || !dir || dir->empty() || l.rec.output.empty()) return "";
-  s.fs.make_dirs(*dir);
-  l.time_file = fmt::format("{}/{}-{}.csv", *dir, history_key(l.rec.output), ::getpid());
+  const auto dir = core::LauncherEnv::from_env(s.env).nvcc_time;
+  if (!nvcc || own_time || dir.empty() || l.rec.output.empty()) return "";
+  s.fs.make_dirs(dir);
+  l.time_file = fmt::format("{}/{}-{}.csv", dir, history_key(l.rec.output), ::getpid());
   std::error_code ec;
   const auto cwd = std::filesystem::current_path(ec);
   // A build folder with a blank in its path: the phases are skipped rather than the compile broken.
@@ -348,7 +346,8 @@ void record(const io::ProcessResult& result, io::Seams& s, Launch& l) {
     if (auto csv = s.fs.read(l.time_file)) rec.phases = parse_nvcc_phases(*csv);
     ::unlink(l.time_file.c_str());
   }
-  const std::string history = s.env.get("KILN_MEM_HISTORY").value_or("");
+  const auto kiln = core::LauncherEnv::from_env(s.env);
+  const std::string& history = kiln.mem_history;
   // A ccache hit peaks at a few MiB and takes a fraction of a second: it must not teach the
   // governor that this unit is cheap or short, so only real compiles are recorded.
   constexpr long kSmallestRealCompileKib = 32 * 1024;
@@ -364,12 +363,10 @@ void record(const io::ProcessResult& result, io::Seams& s, Launch& l) {
       s.fs.write(l.units_dir + "/" + history_key(l.unit_id), format_history(h));
   }
   // The plan's units still to come are those not done (ComingUnits).
-  if (auto plan = s.env.get("KILN_UNIT_PLAN"); plan && !plan->empty() && !rec.output.empty())
-    append_line(*plan, plan_done_line(rec.output));
+  if (!kiln.unit_plan.empty() && !rec.output.empty()) append_line(kiln.unit_plan, plan_done_line(rec.output));
   // Version probes and the like (no output, no source) are not units of the build.
-  if (auto log = s.env.get("KILN_EXEC_LOG");
-      log && !log->empty() && result.started && !(rec.output.empty() && rec.source.empty()))
-    append_line(*log, record_json_line(rec));
+  if (!kiln.exec_log.empty() && result.started && !(rec.output.empty() && rec.source.empty()))
+    append_line(kiln.exec_log, record_json_line(rec));
 }
 
 }  // namespace
@@ -385,18 +382,18 @@ static void learn_history(const std::vector<std::string>& argv, const io::Seams&
   l.unit_id = learned.unit_id;
   rec.expected_kib = l.history_before && l.history_before->peak_kib > 0
                          ? static_cast<std::uint64_t>(l.history_before->peak_kib * 1.1)
-                         : expected_peak_kib(s.fs, s.env.get("KILN_MEM_HISTORY").value_or(""), argv);
+                         : expected_peak_kib(s.fs, places.build_history, argv);
 }
 
 // kiln build's progress line names the compiles running now (launch/running_units); "" when there
 // is nothing to show or the file could not be written.
 static std::string show_running(io::Seams& s, const ExecRecord& rec) {
   try {
-    const auto dir = s.env.get("KILN_RUNNING");
-    if (!dir || dir->empty() || rec.output.empty()) return "";
+    const auto dir = core::LauncherEnv::from_env(s.env).running;
+    if (dir.empty() || rec.output.empty()) return "";
     const long pid = static_cast<long>(::getpid());
     const auto started = io::system_processes().start_time(pid);
-    return mark_running(s.fs, *dir, {pid, started.value_or(0), rec.start_ms, rec.output});
+    return mark_running(s.fs, dir, {pid, started.value_or(0), rec.start_ms, rec.output});
   } catch (...) {
     return "";
   }
@@ -404,8 +401,8 @@ static std::string show_running(io::Seams& s, const ExecRecord& rec) {
 
 int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   // On a Slurm node, inside a step this launcher started: run the compiler and report (slurm_step).
-  if (auto report = s.env.get("KILN_STEP_REPORT"); report && !report->empty())
-    return run_step_on_node(command, *report, s);
+  if (auto report = core::LauncherEnv::from_env(s.env).step_report; !report.empty())
+    return run_step_on_node(command, report, s);
   std::vector<std::string> argv = command;
   Launch l;
   ExecRecord& rec = l.rec;
@@ -420,9 +417,8 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     learn_history(argv, s, l);
     const std::string user_append = s.env.get("NVCC_APPEND_FLAGS").value_or("");
     std::string flags;
-    if (auto path = s.env.get("KILN_LEDGER"); path && !path->empty())
-      if (auto budget = env_u64(s.env, "KILN_MEM_BUDGET_KIB"))
-        flags = admit(argv, s, l, nvcc, user_append, *path, *budget);
+    if (const auto kiln = core::LauncherEnv::from_env(s.env); !kiln.ledger.empty() && kiln.mem_budget_kib)
+      flags = admit(argv, s, l, nvcc, user_append, kiln.ledger, *kiln.mem_budget_kib);
     if (auto t = time_flag(argv, s, l, nvcc, user_append); !t.empty()) flags += (flags.empty() ? "" : " ") + t;
     if (!flags.empty()) {
       child_env = s.env.all();

@@ -4,12 +4,9 @@
 // runs the compiler with its output untouched, and records wall time, CPU time and peak memory.
 // It never breaks a build: if any part of its own fails, the compiler still runs as given.
 //
-// Environment (set by kiln build): KILN_EXEC_LOG (JSON lines, one per compile), KILN_LEDGER (the
-// governor's shared ledger; absent: no governing), KILN_MEM_BUDGET_KIB, KILN_MEM_HISTORY (folder of
-// learned peaks and durations per output), KILN_PRUNE_ARCHS (targets in CMake spelling), KILN_CORES
-// (the build's cores, for thread grants), KILN_SPLIT (1: grant long nvcc units extra threads, see
-// launch/thread_grant.hpp), KILN_NVCC_TIME (a folder: record nvcc's phase times per unit), KILN_RUNNING
-// (a folder: one file per compile while it runs, for the progress line; launch/running_units.hpp).
+// What kiln build tells it (the exec log, the governor's ledger and budget, learned history, the
+// targets to prune to, thread grants, ...) comes through the environment: core/launcher_env.hpp
+// names each variable and what it means.
 //
 // kiln's own nvcc flags (the thread grant, --time) travel in NVCC_APPEND_FLAGS, after any the user
 // set there: ccache does not hash that variable, so a compile hits the same cache entry whatever

@@ -50,10 +50,11 @@ std::string format_history(const UnitHistory& h) {
   return fmt::format("{} {} {} {}\n", h.peak_kib, h.cpu_ms, h.wall_ms, h.cores);
 }
 
-HistoryPlaces HistoryPlaces::from_env(const io::Environment& env) {
-  return {env.get("KILN_MEM_HISTORY").value_or(""), env.get("KILN_UNIT_HISTORY").value_or(""),
-          env.get("KILN_PROJECT_DIR").value_or("")};
+HistoryPlaces HistoryPlaces::from_env(const core::LauncherEnv& kiln) {
+  return {kiln.mem_history, kiln.unit_history, kiln.project_dir};
 }
+
+HistoryPlaces HistoryPlaces::from_env(const io::Environment& env) { return from_env(core::LauncherEnv::from_env(env)); }
 
 Learned learned_cost(const io::Filesystem& fs, const HistoryPlaces& at, const std::string& output,
                      const std::string& source) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "core/launcher_env.hpp"
 #include "io/environment.hpp"
 #include "io/fs.hpp"
 #include "launch/unit_plan.hpp"
@@ -38,6 +39,7 @@ struct HistoryPlaces {
   std::string build_history;  // KILN_MEM_HISTORY: this build folder's, keyed by output
   std::string units_dir;      // KILN_UNIT_HISTORY: the user's, keyed by portable_unit_id
   std::string project_dir;    // KILN_PROJECT_DIR
+  static HistoryPlaces from_env(const core::LauncherEnv& kiln);
   static HistoryPlaces from_env(const io::Environment& env);
 };
 

@@ -12,6 +12,7 @@
 
 #include "core/text.hpp"
 #include "core/fnv.hpp"
+#include "core/launcher_env.hpp"
 
 namespace kiln::launch {
 namespace {
@@ -54,20 +55,20 @@ std::string node_named_by_srun(const std::string& err) {
 }
 
 std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
-  if (env.get("KILN_SLURM_UNITS").value_or("") != "1") return std::nullopt;
+  const auto kiln = core::LauncherEnv::from_env(env);
+  if (!kiln.slurm_units) return std::nullopt;
   SlurmConfig c;
   c.job_id = env.get("SLURM_JOB_ID").value_or("");
-  c.self = env.get("KILN_SLURM_SELF").value_or("");
-  c.reports = env.get("KILN_SLURM_REPORTS").value_or("");
+  c.self = kiln.slurm_self;
+  c.reports = kiln.slurm_reports;
   if (c.job_id.empty() || c.self.empty() || c.reports.empty()) return std::nullopt;
-  c.tag = env.get("KILN_SLURM_TAG").value_or("kiln");
-  if (auto v = env.get("KILN_SLURM_SRUN"); v && !v->empty()) c.srun = *v;
-  if (auto v = env.get("KILN_SLURM_SQUEUE"); v && !v->empty()) c.squeue = *v;
-  const auto number = [&](const char* name) { return core::parse_int(env.get(name).value_or("")); };
-  if (auto n = number("KILN_SLURM_RETRIES")) c.retries = static_cast<int>(std::clamp(*n, 0LL, 10LL));
-  if (auto n = core::parse_uint(env.get("KILN_SLURM_NODE_MEM_KIB").value_or(""))) c.node_mem_kib = *n;
-  if (auto n = number("KILN_SLURM_NODE_CPUS")) c.node_cpus = static_cast<int>(std::clamp(*n, 0LL, 1LL << 20));
-  if (auto n = number("KILN_SLURM_STEP_WAIT")) c.step_wait_s = static_cast<int>(std::clamp(*n, 1LL, 86400LL));
+  c.tag = kiln.slurm_tag.empty() ? "kiln" : kiln.slurm_tag;
+  if (!kiln.slurm_srun.empty()) c.srun = kiln.slurm_srun;
+  if (!kiln.slurm_squeue.empty()) c.squeue = kiln.slurm_squeue;
+  if (auto n = kiln.slurm_retries) c.retries = static_cast<int>(std::clamp(*n, 0LL, 10LL));
+  if (auto n = kiln.slurm_node_mem_kib) c.node_mem_kib = *n;
+  if (auto n = kiln.slurm_node_cpus) c.node_cpus = static_cast<int>(std::clamp(*n, 0LL, 1LL << 20));
+  if (auto n = kiln.slurm_step_wait) c.step_wait_s = static_cast<int>(std::clamp(*n, 1LL, 86400LL));
   return c;
 }
 
@@ -168,8 +169,8 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
     io::ProcessSpec step = spec;
     step.argv = step_argv(c, ask, spec.argv);
     auto env = spec.env.value_or(s.env.all());
-    env["KILN_STEP_REPORT"] = report;
-    env.erase("KILN_SLURM_UNITS");  // the node side must not launch steps of its own
+    env[std::string(core::launcher_vars::kStepReport)] = report;
+    env.erase(std::string(core::launcher_vars::kSlurmUnits));  // the node side must not launch steps of its own
     step.env = env;
     // srun's output is the compiler's, relayed; srun's own error lines name a node that failed a
     // step before the node side could report ("Task launch ... failed on node n2: ...").

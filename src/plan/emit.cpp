@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/arch_spec.hpp"
+#include "core/launcher_env.hpp"
 #include "core/json_text.hpp"
 #include "plan/plan_report.hpp"
 #include "plan/request_args.hpp"
@@ -36,10 +37,10 @@ std::string one_line(std::string s) {
 std::string needs_kiln_build(const Plan& p, const std::string& key, const std::string& value) {
   if (value.rfind(p.wrapper_dir() + "/", 0) == 0)
     return "kiln's compiler link, made by kiln build (memory governor, ccache); a plain build uses its own compiler";
-  if (key == "KILN_EXTRA_ARCHS")
+  if (key == core::launcher_vars::kExtraArchs)
     return "kiln's nvcc launcher adds these targets, which TORCH_CUDA_ARCH_LIST cannot spell; a plain build "
            "leaves them out";
-  if (key.rfind("KILN_", 0) == 0) return "read by kiln's launcher only";
+  if (core::is_launcher_variable(key)) return "read by kiln's launcher only";
   return "";
 }
 

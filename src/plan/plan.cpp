@@ -9,6 +9,7 @@
 
 #include "core/json_text.hpp"
 #include "core/arch_spec.hpp"
+#include "core/launcher_env.hpp"
 
 namespace kiln::plan {
 
@@ -97,39 +98,41 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
     e["CCACHE_BASEDIR"] = ccache_basedir();
     if (!cache_dir.empty()) e["CCACHE_DIR"] = cache_dir;
   }
+  core::LauncherEnv kiln;  // what the launchers are told
   if (wraps_compilers()) {
     // What the c++ and nvcc links run: the launchers after `kiln exec --`, then the compiler.
     std::string chain;
     for (const auto& l : launcher())
       if (l != kiln_exe && l != "exec" && l != "--") chain += l + '\x1f';
-    e["KILN_WRAP_CXX"] = chain + real_cxx;
-    e["KILN_WRAP_NVCC"] = chain + nvcc;
+    kiln.wrap_cxx = chain + real_cxx;
+    kiln.wrap_nvcc = chain + nvcc;
   }
   if (governed()) {
-    e["KILN_EXEC_LOG"] = exec_log_path();
-    e["KILN_EXE"] = kiln_exe;  // for data/parallel_extensions.py: `kiln exec --weigh` orders its units
-    e["KILN_RUNNING"] = running_dir();
-    e["KILN_LEDGER"] = ledger.empty() ? build_dir + "/.kiln/ledger" : ledger;
-    e["KILN_MEM_HISTORY"] = build_dir + "/.kiln/mem";
+    kiln.exec_log = exec_log_path();
+    kiln.exe = kiln_exe;  // for data/parallel_extensions.py: `kiln exec --weigh` orders its units
+    kiln.running = running_dir();
+    kiln.ledger = ledger.empty() ? build_dir + "/.kiln/ledger" : ledger;
+    kiln.mem_history = build_dir + "/.kiln/mem";
     // The same units learned in another checkout of the project (a fresh clone elsewhere): keyed
     // by the output's path inside the project and the source's content (launch/exec_launcher).
-    e["KILN_PROJECT_DIR"] = project_dir;
+    kiln.project_dir = project_dir;
     const std::string user = io::kiln_user_cache(env);
     if (!cache_dir.empty())
-      e["KILN_UNIT_HISTORY"] = cache_dir + "/kiln-units";
+      kiln.unit_history = cache_dir + "/kiln-units";
     else if (!user.empty())
-      e["KILN_UNIT_HISTORY"] = user + "/units";
-    e["KILN_MEM_BUDGET_KIB"] = std::to_string(mem_budget_kib);
-    if (prune_archs) e["KILN_PRUNE_ARCHS"] = core::format_cmake(targets);
-    e["KILN_CORES"] = std::to_string(cores);
-    if (split_threads) e["KILN_SPLIT"] = "1";
+      kiln.unit_history = user + "/units";
+    kiln.mem_budget_kib = mem_budget_kib;
+    if (prune_archs) kiln.prune_archs = core::format_cmake(targets);
+    kiln.cores = static_cast<std::uint64_t>(cores);
+    kiln.split = split_threads;
     // What comes next, for the thread grants; a torch extension's helper names its own per Ninja.
-    if (split_threads) e["KILN_UNIT_PLAN"] = unit_plan_path();
-    if (nvcc_time) e["KILN_NVCC_TIME"] = build_dir + "/.kiln/time";
+    if (split_threads) kiln.unit_plan = unit_plan_path();
+    if (nvcc_time) kiln.nvcc_time = build_dir + "/.kiln/time";
     // Always said: a KILN_CPU_SHARE=1 of the user's, refused where nice cannot be lowered again,
     // must not reach the launchers.
-    e["KILN_CPU_SHARE"] = cpu_share ? "1" : "0";
+    kiln.cpu_share = cpu_share;
   }
+  for (auto& [k, v] : kiln.to_env()) e[k] = std::move(v);
   // ccache hashes the working directory of a compile with -g (hash_dir), and Python's own CFLAGS
   // carry -g into every torch extension's host .cpp: a fresh copy of the project then misses on
   // each of them. kiln's paths are already relative to CCACHE_BASEDIR, so the folder adds nothing

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/arch_spec.hpp"
+#include "core/launcher_env.hpp"
 
 namespace kiln::plan {
 
@@ -36,9 +37,9 @@ void route_suffixed_targets_of_project_lists(Plan& p, const std::vector<read::Ar
     const bool added = p.wraps_compilers() && cmake_call.empty();
     if (added) {
       core::TargetSet extra = suffixed;
-      if (auto had = p.env.find("KILN_EXTRA_ARCHS"); had != p.env.end())
+      if (auto had = p.env.find(std::string(core::launcher_vars::kExtraArchs)); had != p.env.end())
         if (auto prev = core::parse_cmake(had->second, {})) extra.add(*prev);
-      p.env["KILN_EXTRA_ARCHS"] = core::format_cmake(extra);
+      p.env[std::string(core::launcher_vars::kExtraArchs)] = core::format_cmake(extra);
     }
     p.notes.push_back(fmt::format(
         "the project takes its architectures from {} ({}){} and kiln sets it to {} in its default's spelling, which "

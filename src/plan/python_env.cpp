@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/arch_spec.hpp"
+#include "core/launcher_env.hpp"
 #include "probe/torch_install.hpp"
 #include "probe/version_text.hpp"
 #include "read/pytorch_options.hpp"
@@ -101,7 +102,7 @@ tl::expected<std::map<std::string, std::string>, std::string> python_build_env(
             "torch cannot spell " + core::format_cmake(rest) +
             " in TORCH_CUDA_ARCH_LIST and kiln's compiler launcher is off (--no-governor?), so nothing "
             "would build them; drop them or let kiln wrap the compilers");
-      env["KILN_EXTRA_ARCHS"] = core::format_cmake(rest);
+      env[std::string(core::launcher_vars::kExtraArchs)] = core::format_cmake(rest);
     }
     const std::string bin = p.nvcc.substr(0, p.nvcc.find_last_of('/'));
     env["CUDA_HOME"] = bin.substr(0, bin.find_last_of('/'));
