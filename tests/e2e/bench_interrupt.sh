@@ -2,13 +2,13 @@
 # SIGINT of `kiln bench` stops the running row's build tree and starts no other row (issue 23: kiln
 # bench died on SIGINT and left kiln exec, ccache, nvcc and cicc running).
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
+need cmake ninja
 work=$(mktemp -d)
 marker="kiln-bench-int-$$"
 cleanup() { pkill -KILL -f "^$marker" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 cat > "$work/slowcc" <<SH
 #!/usr/bin/env bash
 for a in "\$@"; do case "\$a" in *unit.cpp) bash -c "exec -a $marker sleep 60" & exec -a $marker sleep 60;; esac; done

@@ -3,9 +3,9 @@
 # folder served from ccache, and an incremental rebuild after touching one .cu file.
 set -euo pipefail
 kiln=$1
-. "$2/tests/e2e/lib/cuda_project.sh"
-require_cuda_build_tools
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/cuda_project.sh"
+cuda_suite_work
 proj=$work/proj
 write_tiny_cuda_project "$proj"
 export CCACHE_DIR=$work/ccache
@@ -28,13 +28,13 @@ sleep 1; touch "$proj/a.cu"
 steps=$(field "$work/incr.json" "['outcome']['steps']")
 echo "incremental rebuild: $steps steps"
 grep -q "a.cu.o" "$work/cold/kiln-build.log"
-! grep -q "b.cu.o" "$work/cold/kiln-build.log" || { echo "b.cu was recompiled"; exit 1; }
+! grep -q "b.cu.o" "$work/cold/kiln-build.log" || fail "b.cu was recompiled"
 [ "$steps" -le 3 ]
 
 # A no-op: CMake is not re-run (same arguments), and the summary says up to date, not "0% hit rate".
 "$kiln" build "$proj" --archs 80-real --build-dir "$work/cold" > "$work/noop.txt" 2> "$work/noop.err"
 grep -q "^up to date" "$work/noop.txt" || { cat "$work/noop.txt"; exit 1; }
-! grep -q "hit rate" "$work/noop.txt" || { echo "no-op build reports a hit rate"; exit 1; }
+! grep -q "hit rate" "$work/noop.txt" || fail "no-op build reports a hit rate"
 grep -q "configure: skipped" "$work/cold/kiln-build.log"
 
 # New arguments re-run CMake, which rewrites .ninja_log in hash order; nothing needs building.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # kiln build diagnoses its own failure: a .cu with a C++ error and a target this nvcc cannot build.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
-[ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null || { echo "skip: nvcc missing"; exit 77; }
+need cmake ninja
+need_nvcc
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/p"
 printf 'cmake_minimum_required(VERSION 3.24)\nproject(f LANGUAGES CXX CUDA)\nadd_library(k SHARED bad.cu)\n' > "$work/p/CMakeLists.txt"
@@ -12,7 +13,7 @@ set +e
 "$kiln" build "$work/p" --archs 80-real --no-ccache --build-dir "$work/b" --json > "$work/out.json"
 rc=$?
 set -e
-[ "$rc" -eq 1 ] || { echo "expected exit 1, got $rc"; exit 1; }
+[ "$rc" -eq 1 ] || fail "expected exit 1, got $rc"
 python3 - "$work/out.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))["outcome"]

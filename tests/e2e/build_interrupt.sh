@@ -5,8 +5,9 @@
 # that ignores the signal still goes: its launcher (`kiln exec`) dies and takes its tree with it,
 # and kiln SIGKILLs whatever still runs under it after a grace period.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
+need cmake ninja
 work=$(mktemp -d)
 marker="kiln-interrupt-$$"
 cleanup() { pkill -KILL -f "^$marker" 2>/dev/null || true; rm -rf "$work"; }

@@ -2,14 +2,13 @@
 # `kiln build --json` prints a result on every exit (issue 23: an interrupted build printed
 # nothing): SIGTERM during the compile gives a kiln.build object whose outcome names the signal.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null && command -v python3 >/dev/null ||
-  { echo "skip: cmake, ninja or python3 missing"; exit 77; }
+need cmake ninja python3
 work=$(mktemp -d)
 marker="kiln-interrupt-json-$$"
 cleanup() { pkill -KILL -f "^$marker" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 cat > "$work/slowcc" <<SH
 #!/usr/bin/env bash
 for a in "\$@"; do case "\$a" in *unit.cpp) exec -a $marker sleep 60;; esac; done

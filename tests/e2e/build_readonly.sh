@@ -3,14 +3,14 @@
 # directory"), and a full disk during configure is named as a full disk. Both need a small tmpfs:
 # skipped (77) where this user cannot mount one.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
+need cmake ninja
 work=$(mktemp -d)
 cleanup() { umount "$work/ro" 2>/dev/null || true; umount "$work/full" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$work/ro" "$work/full" "$work/p"
-mount -t tmpfs -o ro,size=1m tmpfs "$work/ro" 2>/dev/null || { echo "skip: cannot mount a tmpfs here"; exit 77; }
+mount -t tmpfs -o ro,size=1m tmpfs "$work/ro" 2>/dev/null || skip "cannot mount a tmpfs here"
 printf 'cmake_minimum_required(VERSION 3.24)\nproject(i LANGUAGES CXX)\nadd_library(i STATIC unit.cpp)\n' > "$work/p/CMakeLists.txt"
 echo 'int f() { return 1; }' > "$work/p/unit.cpp"
 

@@ -5,14 +5,13 @@
 # Ninja runs in its own process group, so no terminal signal reaches it: a guard process per step
 # kills the step's tree when kiln dies, holding the build lock until that tree is gone.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null && command -v flock >/dev/null ||
-  { echo "skip: cmake, ninja or flock missing"; exit 77; }
+need cmake ninja flock
 work=$(mktemp -d)
 marker="kiln-sigkill-$$"
 cleanup() { pkill -KILL -f "^$marker" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 cat > "$work/slowcc" <<SH
 #!/usr/bin/env bash
 for a in "\$@"; do case "\$a" in *unit_*.cpp) bash -c "exec -a $marker sleep 60" & exec -a $marker sleep 60;; esac; done

@@ -4,14 +4,13 @@
 # starts and continues it with SIGTERM. Both outputs: text (exit 143) and --json (an interrupted
 # kiln.build object). Skips without gdb or where it cannot trace (a container without ptrace).
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null && command -v python3 >/dev/null ||
-  { echo "skip: cmake, ninja or python3 missing"; exit 77; }
-command -v gdb >/dev/null || { echo "skip: gdb missing"; exit 77; }
-gdb -batch -ex run --args /bin/true >/dev/null 2>&1 || { echo "skip: gdb cannot trace here"; exit 77; }
+need cmake ninja python3
+need gdb
+gdb -batch -ex run --args /bin/true >/dev/null 2>&1 || skip "gdb cannot trace here"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$work/p"
 printf 'cmake_minimum_required(VERSION 3.24)\nproject(v LANGUAGES CXX)\nadd_library(v SHARED unit.cpp)\n' \
   > "$work/p/CMakeLists.txt"

@@ -4,9 +4,9 @@
 # the fix names that line. By default (issue 35) kiln's launcher compiles the plan's sm_90 in its place.
 set -euo pipefail
 kiln=$1
-. "$2/tests/e2e/lib/cuda_project.sh"
-require_cuda_build_tools
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/cuda_project.sh"
+cuda_suite_work
 proj=$work/proj
 write_tiny_cuda_project "$proj"
 echo 'set_target_properties(k PROPERTIES CUDA_ARCHITECTURES 75-real)' >> "$proj/CMakeLists.txt"
@@ -20,7 +20,7 @@ assert o["ok"] is False and o["exit_code"] == 1 and o["failed_step"] == "verify"
 assert "CMakeLists.txt:6" in o["diagnosis"]["fix"] and "CUDA_ARCHITECTURES 75-real" in o["diagnosis"]["fix"], o["diagnosis"]
 PY
 rc=0; "$kiln" build "$proj" --gpu h100 --keep-project-archs --build-dir "$work/b" > "$work/out.txt" 2> "$work/err" || rc=$?
-[ $rc -eq 1 ] || { echo "text: exit $rc"; exit 1; }
+[ $rc -eq 1 ] || fail "text: exit $rc"
 grep -q "^FAILED" "$work/out.txt" || { echo "no FAILED in:"; cat "$work/out.txt"; exit 1; }
 grep -q "FAILED: verify: .*CUDA_ARCHITECTURES 75-real" "$work/err" || { cat "$work/err"; exit 1; }
 rc=0; "$kiln" build "$proj" --gpu h100 --build-dir "$work/d" > "$work/def.txt" 2> "$work/err" || rc=$?

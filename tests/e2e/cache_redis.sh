@@ -3,12 +3,13 @@
 # redis-server on loopback; the second build, in another folder with its own empty cache, is served
 # by the remote storage (outcome.cache.remote_hits > 0).
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v redis-server >/dev/null || { echo "skip: redis-server missing (apt-get install redis-server)"; exit 77; }
-command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
-[ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null || { echo "skip: nvcc missing"; exit 77; }
-command -v ccache >/dev/null || { echo "skip: ccache missing"; exit 77; }
-ccache --version | grep -q "redis-storage" || { echo "skip: this ccache has no Redis storage"; exit 77; }
+command -v redis-server >/dev/null || skip "redis-server missing (apt-get install redis-server)"
+need cmake ninja
+need_nvcc
+need ccache
+ccache --version | grep -q "redis-storage" || skip "this ccache has no Redis storage"
 work=$(mktemp -d)
 redis_pid=
 cleanup() { [ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null && wait "$redis_pid" 2>/dev/null; rm -rf "$work"; }
@@ -40,7 +41,7 @@ if "$kiln" cache config --dir "$work/cacheX" --remote "redis://127.0.0.1:$closed
   echo "an unreachable remote was accepted"; exit 1
 fi
 grep -q "cannot reach 127.0.0.1:$closed" "$work/unreach.err" || { cat "$work/unreach.err"; exit 1; }
-! grep -qs remote_storage "$work/cacheX/ccache.conf" || { echo "the refused remote was written"; exit 1; }
+! grep -qs remote_storage "$work/cacheX/ccache.conf" || fail "the refused remote was written"
 "$kiln" cache config --dir "$work/cacheX" --remote "redis://127.0.0.1:$closed" --no-check > /dev/null
 
 # Runner 1: empty local cache A, pointed at Redis, fills it.
@@ -52,7 +53,7 @@ grep -q "cannot reach 127.0.0.1:$closed" "$work/unreach.err" || { cat "$work/unr
 
 # Runner 2: another folder, another empty local cache B, same Redis.
 "$kiln" cache config --dir "$work/cacheB" --remote "$remote" > /dev/null
-[ ! -d "$work/cacheB/0" ] || { echo "cache B is not empty"; exit 1; }
+[ ! -d "$work/cacheB/0" ] || fail "cache B is not empty"
 "$kiln" build "$proj" --archs 80-real --build-dir "$work/b2" --cache-dir "$work/cacheB" --json > "$work/b2.json"
 remote_hits=$(field "$work/b2.json" "['outcome']['cache']['remote_hits']")
 misses=$(field "$work/b2.json" "['outcome']['cache']['misses']")

@@ -4,16 +4,16 @@
 # hits, headers found through an absolute -I included (CCACHE_BASEDIR, CCACHE_NOHASHDIR: plan.cpp).
 set -euo pipefail
 kiln=$1
-. "$2/tests/e2e/lib/cuda_project.sh"
-require_cuda_build_tools
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/cuda_project.sh"
+cuda_suite_work
 one=$work/one/p; two=$work/two/deeper/still/p
 write_two_checkouts "$one" "$two"
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['outcome']['cache'][sys.argv[2]])" "$1" "$2"; }
 "$kiln" build "$one" --archs 80-real --cache-dir "$work/cc" --json > "$work/one.json"
-[ "$(field "$work/one.json" misses)" -ge 2 ] || { echo "the first checkout did not fill the cache"; exit 1; }
+[ "$(field "$work/one.json" misses)" -ge 2 ] || fail "the first checkout did not fill the cache"
 "$kiln" build "$two" --archs 80-real --cache-dir "$work/cc" --json > "$work/two.json"
 hits=$(field "$work/two.json" hits); misses=$(field "$work/two.json" misses)
 echo "second checkout: $hits hits, $misses misses"
-[ "$misses" -eq 0 ] && [ "$hits" -ge 3 ] || { echo "FAIL: another checkout path missed the cache"; exit 1; }
+[ "$misses" -eq 0 ] && [ "$hits" -ge 3 ] || fail "another checkout path missed the cache"
 echo PASS

@@ -2,10 +2,10 @@
 # The command line under bad input, as a shell sees it: stdin that cannot be a log, FIFOs in a
 # scanned folder, JSON errors, `--`, completion loaded by bash. Needs no CUDA.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 KILN=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 # diagnose: unreadable or empty stdin is an error (exit 2), never "no failure found".
 "$KILN" diagnose < /dev/null > "$work/out" 2> "$work/err"; rc=$?

@@ -2,13 +2,13 @@
 # SIGINT and SIGTERM while CMake configures (held in the issue-23 audit; kept tested): CMake and
 # what it runs stop, kiln exits 128 + signal, nothing is left running.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
+need cmake ninja
 work=$(mktemp -d)
 marker="kiln-configure-int-$$"
 cleanup() { pkill -KILL -f "^$marker" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$work/p"
 cat > "$work/p/CMakeLists.txt" <<CM
 cmake_minimum_required(VERSION 3.24)

@@ -1,7 +1,8 @@
 # A real build for an architecture this nvcc cannot build (sm_70 on CUDA 13): kiln diagnose must
 # name nvcc.unsupported-gpu-arch with the architecture, not ninja's summary.
-source "$2/tests/fixtures/diagnose-project/e2e_lib.sh"
-nvcc --list-gpu-arch 2>/dev/null | grep -qx compute_70 && { echo "skip: this nvcc still builds sm_70"; exit 77; }
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/diagnose_project.sh"
+nvcc --list-gpu-arch 2>/dev/null | grep -qx compute_70 && skip "this nvcc still builds sm_70"
 configure_and_build arch && fail "the broken build succeeded"
 expect_root nvcc.unsupported-gpu-arch
 "$KILN" diagnose --json "$WORK/build.log" | python3 -c "

@@ -1,11 +1,11 @@
 # kiln diagnose as a command: exit codes, stdin, --all, --json, --context, bad input. Needs no
 # CUDA: it reads logs from tests/fixtures/diagnose.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 KILN=$1
 FX=$2/tests/fixtures/diagnose
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 strip() { grep -v '^#~' "$FX/$1.log" >"$WORK/$1.log"; }
 
 strip full-oom-killed

@@ -1,6 +1,7 @@
 # Real configuration failures: a missing package and an empty architecture list; plus a clean
 # build, which must be reported as no failure (exit 0).
-source "$2/tests/fixtures/diagnose-project/e2e_lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/diagnose_project.sh"
 configure_and_build package && fail "the broken configure succeeded"
 expect_root cmake.package-config-not-found
 configure_and_build "" -DCMAKE_CUDA_ARCHITECTURES= && fail "configure with empty architectures succeeded"

@@ -1,6 +1,7 @@
 # Real C++ errors in a .cu file (a missing semicolon; an undeclared identifier): kiln diagnose
 # names the file and line of the first error.
-source "$2/tests/fixtures/diagnose-project/e2e_lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/diagnose_project.sh"
 configure_and_build syntax && fail "the broken build succeeded"
 expect_root nvcc.compile-error
 "$KILN" diagnose --json "$WORK/build.log" | python3 -c "

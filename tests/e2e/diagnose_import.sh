@@ -1,7 +1,8 @@
 # ABI mismatch at import, for real: a Python extension built against a libtorch symbol that the
 # running process does not provide (what an extension built for another torch version hits).
-source "$2/tests/fixtures/diagnose-project/e2e_lib.sh"
-command -v python3-config >/dev/null || { echo "skip: python3-config not found"; exit 77; }
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/diagnose_project.sh"
+need python3-config
 cat >"$WORK/ext.cpp" <<'CPP'
 #include <Python.h>
 #include <string>

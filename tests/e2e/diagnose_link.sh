@@ -1,5 +1,6 @@
 # Real link failures: an undefined reference and a missing library.
-source "$2/tests/fixtures/diagnose-project/e2e_lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/diagnose_project.sh"
 configure_and_build undefined && fail "the broken build succeeded"
 expect_root linker.undefined-reference
 "$KILN" diagnose --json "$WORK/build.log" | python3 -c "

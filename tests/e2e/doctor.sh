@@ -2,11 +2,11 @@
 # kiln doctor end to end: the real binary against this machine and against a fake CUDA tree whose
 # nvcc and cuda.h disagree. Usage: doctor.sh <kiln> <source-dir>
 set -u
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null || { echo "python3 needed to read the JSON"; exit 77; }
+command -v python3 >/dev/null || skip "python3 needed to read the JSON"
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {'d': d}))" "$@"; }
 
 # 1. This machine: JSON that parses, and an exit code that agrees with its "ok".

@@ -5,15 +5,14 @@
 # touching one .cu file rebuilds one object. Usage: example_minitorch.sh KILN SOURCE_DIR
 # Exit 77 (skipped) when nvcc, cmake, ninja or Python >= 3.11 is missing.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 src="$2/examples/minitorch"
 
 nvcc="$(command -v nvcc || true)"
 [[ -z "$nvcc" && -x /usr/local/cuda/bin/nvcc ]] && nvcc=/usr/local/cuda/bin/nvcc
-for tool in cmake ninja python3; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool not found"; exit 77; }
-done
-[[ -n "$nvcc" ]] || { echo "skip: nvcc not found"; exit 77; }
-python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "skip: python3 < 3.11"; exit 77; }
+need cmake ninja python3
+[[ -n "$nvcc" ]] || skip "nvcc not found"
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || skip "python3 < 3.11"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -21,7 +20,6 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$src" "$work/minitorch"
 rm -rf "$work"/minitorch/build*
 
-fail() { echo "FAIL: $*"; exit 1; }
 
 launcher=()
 if command -v ccache >/dev/null; then

@@ -6,15 +6,12 @@
 # wheel is checked before it is kept or installed, and pip installs one at a time. Two trials of
 # three builds: every run exits 0, every wheel (built, kept, installed) holds a loadable _C.so.
 set -uo pipefail
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/torch_venv.sh"
 kiln=$1
-fail() { echo "FAIL: $*"; exit 1; }
-for tool in c++ ninja; do command -v $tool >/dev/null || { echo "skip: $tool not found"; exit 77; }; done
-/usr/bin/python3 -c "import torch.utils.cpp_extension, setuptools, wheel" 2>/dev/null \
-  || { echo "skip: /usr/bin/python3 has no torch, setuptools or wheel"; exit 77; }
+need c++ ninja
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-/usr/bin/python3 -m venv --system-site-packages --without-pip "$work/venv" 2>/dev/null \
-  || { echo "skip: python3 -m venv does not work here"; exit 77; }
-py=$work/venv/bin/python
+torch_venv "$work" --without-pip
 proj=$work/cx
 mkdir -p "$proj/cx"
 : > "$proj/cx/__init__.py"

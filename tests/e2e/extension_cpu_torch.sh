@@ -9,18 +9,18 @@
 #  4. with the switch forced on by the user (FORCE_CUDA=1 in the environment, which wins), the real
 #     cpp_extension fails in _check_cuda_version, and the root cause is cpp-extension.torch-cpu-only.
 set -uo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-fail() { echo "FAIL: $*"; exit 1; }
 for tool in c++ ccache ninja nvcc; do
-  command -v $tool >/dev/null || [ -x /usr/local/cuda/bin/$tool ] || { echo "skip: $tool not found"; exit 77; }
+  command -v $tool >/dev/null || [ -x /usr/local/cuda/bin/$tool ] || skip "$tool not found"
 done
 /usr/bin/python3 -c "import torch.utils.cpp_extension, setuptools, wheel" 2>/dev/null \
-  || { echo "skip: /usr/bin/python3 has no torch, setuptools or wheel (apt-get install python3-torch python3-wheel)"; exit 77; }
+  || skip "/usr/bin/python3 has no torch, setuptools or wheel (apt-get install python3-torch python3-wheel)"
 [ "$(/usr/bin/python3 -c 'import torch; print(torch.version.cuda)' 2>/dev/null)" = None ] \
-  || { echo "skip: this torch is a CUDA build"; exit 77; }
+  || skip "this torch is a CUDA build"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 /usr/bin/python3 -m venv --system-site-packages --without-pip "$work/venv" 2>/dev/null \
-  || { echo "skip: python3 -m venv does not work here"; exit 77; }
+  || skip "python3 -m venv does not work here"
 py=$work/venv/bin/python
 proj=$work/gx
 mkdir -p "$proj/gx"

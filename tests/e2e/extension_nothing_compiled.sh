@@ -8,15 +8,12 @@
 #  2. with the switch set as that message says: compiled, installed, the module answers;
 #  3. the same inputs again: a wheel-cache hit, nothing compiled, still a success.
 set -uo pipefail
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/torch_venv.sh"
 kiln=$1
-fail() { echo "FAIL: $*"; exit 1; }
-for tool in c++ ninja; do command -v $tool >/dev/null || { echo "skip: $tool not found"; exit 77; }; done
-/usr/bin/python3 -c "import torch.utils.cpp_extension, setuptools, wheel" 2>/dev/null \
-  || { echo "skip: /usr/bin/python3 has no torch, setuptools or wheel (apt-get install python3-torch python3-wheel)"; exit 77; }
+need c++ ninja
 work=$(mktemp -d); [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-/usr/bin/python3 -m venv --system-site-packages --without-pip "$work/venv" 2>/dev/null \
-  || { echo "skip: python3 -m venv does not work here"; exit 77; }
-py=$work/venv/bin/python
+torch_venv "$work" --without-pip
 proj=$work/gx
 mkdir -p "$proj/gx"
 : > "$proj/gx/__init__.py"

@@ -4,14 +4,14 @@
 # distutils splits CXX on blanks, so kiln's compiler links must live at a path without one. The
 # module is built, installed into the venv, imports and answers; the compile went through ccache.
 set -uo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-fail() { echo "FAIL: $*"; exit 1; }
-for tool in c++ ccache ninja; do command -v $tool >/dev/null || { echo "skip: $tool not found"; exit 77; }; done
+need c++ ccache ninja
 /usr/bin/python3 -c "import torch.utils.cpp_extension, setuptools, wheel" 2>/dev/null \
-  || { echo "skip: /usr/bin/python3 has no torch, setuptools or wheel (apt-get install python3-torch python3-wheel)"; exit 77; }
+  || skip "/usr/bin/python3 has no torch, setuptools or wheel (apt-get install python3-torch python3-wheel)"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 /usr/bin/python3 -m venv --system-site-packages --without-pip "$work/v env" 2>/dev/null \
-  || { echo "skip: python3 -m venv does not work here"; exit 77; }
+  || skip "python3 -m venv does not work here"
 py="$work/v env/bin/python"
 proj="$work/my ext"
 mkdir -p "$proj/spaceext"

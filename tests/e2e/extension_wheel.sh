@@ -7,12 +7,12 @@
 # in kiln's wheel cache (the backend does not run); with --no-wheel-cache the backend runs and its
 # compile hits ccache; a changed source or compiler flag is a miss.
 set -uo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
 export PATH=/usr/local/cuda/bin:$PATH
-for tool in python3 nvcc c++ ccache; do command -v $tool >/dev/null || { echo "skip: $tool not found"; exit 77; }; done
+need python3 nvcc c++ ccache
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-python3 -m venv "$work/venv" >/dev/null 2>&1 || { echo "skip: python3 -m venv does not work here"; exit 77; }
+python3 -m venv "$work/venv" >/dev/null 2>&1 || skip "python3 -m venv does not work here"
 py=$work/venv/bin/python
 
 mkdir -p "$work/proj/backend"

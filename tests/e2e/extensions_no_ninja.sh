@@ -8,9 +8,9 @@
 # in debug info (the Ninja path compiles absolute paths from build_temp, distutils relative ones
 # from the project) and so in the linker's build-id over it, which are stripped before comparing.
 set -uo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-fail() { echo "FAIL: $*"; exit 1; }
-for tool in c++ ninja objcopy; do command -v $tool >/dev/null || { echo "skip: $tool not found"; exit 77; }; done
+need c++ ninja objcopy
 . "$(dirname "$0")/lib/torch_venv.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 torch_venv "$work"

@@ -8,9 +8,9 @@
 # longest first by kiln's weights (checked in the Ninja file and the launcher's records). A compile error in one extension stops
 # the build with that error and names the extension.
 set -uo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-fail() { echo "FAIL: $*"; exit 1; }
-for tool in c++ ninja; do command -v $tool >/dev/null || { echo "skip: $tool not found"; exit 77; }; done
+need c++ ninja
 . "$(dirname "$0")/lib/torch_venv.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 torch_venv "$work"

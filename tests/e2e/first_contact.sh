@@ -4,11 +4,11 @@
 # `kiln build --no-knobs` builds no CUDA code and fails naming the switch; `kiln build` builds
 # it; a second build into a folder in use is refused, naming the other run.
 set -uo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
 export PATH=/usr/local/cuda/bin:$PATH
-for tool in cmake ninja nvcc flock; do command -v $tool >/dev/null || { echo "skip: $tool not found"; exit 77; }; done
+need cmake ninja nvcc flock
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$work/proj"
 cat > "$work/proj/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.24)

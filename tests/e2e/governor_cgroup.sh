@@ -3,9 +3,10 @@
 # amount of memory fails under plain `ninja -j 6` (the OOM killer) and builds under `kiln build
 # --jobs 6`, whose launcher admits compiles by memory, with the cgroup's peak under its limit.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null && command -v python3 >/dev/null || { echo "skip: cmake/ninja/python3 missing"; exit 77; }
-[ "$(id -u)" = 0 ] || { echo "skip: needs root for a cgroup"; exit 77; }
+need cmake ninja python3
+[ "$(id -u)" = 0 ] || skip "needs root for a cgroup"
 
 limit=$((1200 * 1024 * 1024))
 hog_mib=350
@@ -13,7 +14,7 @@ hog_mib=350
 mem_line=$(grep -E '^[0-9]+:memory:' /proc/self/cgroup | head -1 | cut -d: -f3- || true)
 if [ -n "$mem_line" ] && [ -d "/sys/fs/cgroup/memory$mem_line" ]; then
   cg="/sys/fs/cgroup/memory${mem_line%/}/kiln-governor-$$"
-  mkdir "$cg" 2>/dev/null || { echo "skip: cannot create a v1 memory cgroup"; exit 77; }
+  mkdir "$cg" 2>/dev/null || skip "cannot create a v1 memory cgroup"
   echo $limit > "$cg/memory.limit_in_bytes"
   echo $limit > "$cg/memory.memsw.limit_in_bytes" 2>/dev/null || true
   peak_file=$cg/memory.max_usage_in_bytes
@@ -21,12 +22,12 @@ if [ -n "$mem_line" ] && [ -d "/sys/fs/cgroup/memory$mem_line" ]; then
 elif grep -q memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
   v2=$(grep '^0::' /proc/self/cgroup | cut -d: -f3-)
   cg="/sys/fs/cgroup${v2%/}/kiln-governor-$$"
-  mkdir "$cg" 2>/dev/null || { echo "skip: cannot create a v2 cgroup"; exit 77; }
+  mkdir "$cg" 2>/dev/null || skip "cannot create a v2 cgroup"
   echo $limit > "$cg/memory.max"; echo 0 > "$cg/memory.swap.max" 2>/dev/null || true
   peak_file=$cg/memory.peak
   reset_peak() { echo 0 > "$cg/memory.peak" 2>/dev/null || true; }
 else
-  echo "skip: no memory cgroup available"; exit 77
+  skip "no memory cgroup available"
 fi
 work=$(mktemp -d)
 cleanup() { rm -rf "$work"; rmdir "$cg" 2>/dev/null || true; }

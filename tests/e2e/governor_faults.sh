@@ -6,13 +6,13 @@
 #     start time: ignored and cleared, the compile is not held back;
 #  3. `kill -9` of `kiln exec`: the compile under it (and its own child) dies too.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v flock >/dev/null || { echo "skip: flock (util-linux) missing"; exit 77; }
+command -v flock >/dev/null || skip "flock (util-linux) missing"
 work=$(mktemp -d)
 marker="kiln-governor-fault-$$"
 cleanup() { pkill -KILL -f "^$marker" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 export KILN_LEDGER=$work/ledger KILN_MEM_BUDGET_KIB=1000 KILN_EXEC_LOG=$work/exec.jsonl
 
 # 1. Another process holds the lock for a minute.

@@ -11,11 +11,11 @@
 #     and `kiln report` shows the grants; the build ends in a fraction of a long unit's serial time.
 #  2. Without a plan, the same build as before this change: the first arrivals take the cores.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v ninja >/dev/null || { echo "skip: ninja missing"; exit 77; }
+need ninja
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$work/bin" "$work/src" "$work/b"
 cat > "$work/bin/nvcc" <<'NVCC'
 #!/usr/bin/env bash

@@ -2,11 +2,11 @@
 # kiln inspect / kiln verify end to end on a shared library that nvcc builds here, plus a corrupt
 # copy of it. Skips (77) without nvcc.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 KILN=$1
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-[ -x "$NVCC" ] || { echo "nvcc not found: skipping"; exit 77; }
+[ -x "$NVCC" ] || skip "nvcc not found"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 cat > "$T/k.cu" <<'CU'
 __global__ void k(float* a) { a[threadIdx.x] *= 2.0f; }

@@ -6,11 +6,11 @@
 # compiles differ only in a generated module id, so whole objects are not compared.) Skips (77)
 # without nvcc or binutils.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-[ -x "$NVCC" ] || { echo "nvcc not found: skipping"; exit 77; }
-command -v objcopy >/dev/null && command -v objdump >/dev/null || { echo "no binutils: skipping"; exit 77; }
+[ -x "$NVCC" ] || skip "nvcc not found"
+command -v objcopy >/dev/null && command -v objdump >/dev/null || skip "no binutils"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 cat > "$T/u.cu" <<'CU'
 #include <cstdio>

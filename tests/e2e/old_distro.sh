@@ -6,8 +6,8 @@
 # cached in the build folder, so only the first run downloads (a few minutes). Skips (77) without
 # root, debootstrap or the archive.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-fail() { echo "FAIL: $*"; exit 1; }
 
 # 1. The symbol versions the binary asks of glibc: none above 2.28 (none at all when static).
 if command -v objdump >/dev/null; then
@@ -18,9 +18,9 @@ if command -v objdump >/dev/null; then
   fi
 fi
 
-[ "$(id -u)" = 0 ] || { echo "skip: chroot needs root"; exit 77; }
-command -v debootstrap >/dev/null || { echo "skip: debootstrap missing"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 needed to write the test files"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "chroot needs root"
+need debootstrap
+command -v python3 >/dev/null || skip "python3 needed to write the test files"
 cache=$(dirname "$kiln")/e2e-rootfs
 mkdir -p "$cache"
 root=""
@@ -34,7 +34,7 @@ for suite_mirror in "buster http://archive.debian.org/debian" "bullseye http://d
   fi
   echo "debootstrap $1 failed: $(tail -1 "$cache/$1.log")"; rm -rf "$cache/$1"
 done
-[ -n "$root" ] || { echo "skip: no Debian archive reachable"; exit 77; }
+[ -n "$root" ] || skip "no Debian archive reachable"
 glibc=$(ls "$root"/lib/x86_64-linux-gnu/libc-*.so 2>/dev/null | sed 's/.*libc-//;s/\.so//')
 echo "root file system: $root (glibc ${glibc:-?})"
 

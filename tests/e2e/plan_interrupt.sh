@@ -7,13 +7,13 @@
 # no process of the probe behind and start no other probe. The second case is a shim that runs the
 # real work as its child (as pyenv's does): the child outlives the shim and must be killed too.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
+need python3
 work=$(mktemp -d)
 marker="kiln-plan-interrupt-$$"
 cleanup() { pkill -KILL -f "^$marker" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$work/p"
 printf 'from torch.utils.cpp_extension import CUDAExtension, BuildExtension\n' > "$work/p/setup.py"
 # exec: the probe itself hangs. shim: the probe's child hangs, the probe waits for it.

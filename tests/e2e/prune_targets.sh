@@ -13,17 +13,17 @@
 #     alone elsewhere.
 # Skips (77) without nvcc or one that cannot build sm_90a.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-[ -x "$NVCC" ] || { echo "nvcc not found: skipping"; exit 77; }
+[ -x "$NVCC" ] || skip "nvcc not found"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 cat > "$T/k.cu" <<'CU'
 __global__ void scale(float* a, float s) { a[blockIdx.x * blockDim.x + threadIdx.x] *= s; }
 void launch(float* a) { scale<<<2, 64>>>(a, 2.0f); }
 CU
 "$NVCC" -c -gencode arch=compute_90a,code=sm_90a -o "$T/probe.o" "$T/k.cu" > /dev/null 2>&1 ||
-  { echo "this nvcc cannot build sm_90a: skipping"; exit 77; }
+  skip "this nvcc cannot build sm_90a"
 
 # The targets an object holds, one per line, from kiln inspect's JSON (SASS as sm_XX, PTX as compute_XX).
 targets() {

@@ -2,10 +2,10 @@
 # kiln plan on a PyTorch "checkout" made of fixtures reproducing two commits' option blocks (tests/fixtures/pytorch):
 # every declared option listed with value, origin and reason; a typo refused with exit 2.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 KILN=$1
 SRC=$2
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+need python3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 for c in commit-00117da6 commit-0cbc3db7; do

@@ -2,6 +2,7 @@
 # The README's two set-up commands and .ci/run must be the same commands, so CI runs what users run;
 # and its usage examples that need nothing but kiln run as documented.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 src=$2
 readme_cmds=$(grep -E '^(apt-get update|cmake --preset default)' "$src/README.md")
 ci_cmds=$(grep -E '^(apt-get update|cmake --preset default)' "$src/.ci/run")
@@ -59,7 +60,7 @@ while IFS= read -r line; do
     *) echo "skip (names a project not here): $line" ;;
   esac
 done < <(section 'build \[DIR\]`')
-[ -f "$work/src/myproj/build-kiln/kiln-build.log" ] || { echo "FAIL: kiln build ~/src/myproj built nothing"; exit 1; }
+[ -f "$work/src/myproj/build-kiln/kiln-build.log" ] || fail "kiln build ~/src/myproj built nothing"
 ln -s "$work/src/myproj/build-kiln/libk.so" "$work/build/libops.so"
 ln -s "$work/src/myproj/build-kiln/libk.so" "$work/build/_C.so"
 cp "$work/src/myproj/build-kiln/kiln-build.log" "$work/build/kiln-build.log"
@@ -77,5 +78,5 @@ for s in 'plan \[DIR\]' 'doctor' 'diagnose' 'inspect' 'verify' 'report' 'cache';
   done < <(section "$s")
 done
 [ $bad -eq 0 ] || exit 1
-[ "$ran" -ge 13 ] || { echo "FAIL: only $ran README lines ran"; exit 1; }
+[ "$ran" -ge 13 ] || fail "only $ran README lines ran"
 echo "README's build, plan, doctor, diagnose, inspect, report and cache examples exit as documented ($ran lines)"

@@ -3,9 +3,9 @@
 # architecture is measured), then kiln bench over archs x cache on the same project.
 set -euo pipefail
 kiln=$1
-. "$2/tests/e2e/lib/cuda_project.sh"
-require_cuda_build_tools
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/cuda_project.sh"
+cuda_suite_work
 proj=$work/proj
 write_tiny_cuda_project "$proj"
 export CCACHE_DIR=$work/ccache

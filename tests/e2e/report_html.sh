@@ -3,11 +3,12 @@
 # written by hand (the kiln exec schema), rendered in headless Chromium: the screenshot must exist
 # and be more than a blank page.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
+need cmake ninja
 chrome=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$chrome" ] || { echo "skip: chromium missing (apt-get install chromium)"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
+[ -n "$chrome" ] || skip "chromium missing (apt-get install chromium)"
+need python3
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 proj=$work/proj; mkdir -p "$proj"
 {
@@ -44,11 +45,11 @@ assert d["memory"]["peak_bytes"] is not None and d["memory"]["peak_bytes"] >= 64
 assert d["efficiency"] >= 0.99
 PY
 grep -q "<svg id='timeline'" "$work/report.html"
-! grep -q "https\?://" "$work/report.html" || { echo "the page refers to the network"; exit 1; }
+! grep -q "https\?://" "$work/report.html" || fail "the page refers to the network"
 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
   --disable-component-update --disable-sync --user-data-dir="$work/profile" --screenshot="$work/out.png" \
   --window-size=1400,1000 "file://$work/report.html" >/dev/null 2>&1 || true
-[ -s "$work/out.png" ] || { echo "chromium wrote no screenshot"; exit 1; }
+[ -s "$work/out.png" ] || fail "chromium wrote no screenshot"
 # Non-trivial: a PNG of the right size whose pixels are not all one colour.
 python3 - "$work/out.png" <<'PY'
 import struct, sys, zlib

@@ -11,16 +11,14 @@
 #     their objects equal a local build's.
 # Needs root (slurmd), Slurm's daemons and mount namespaces; exit 77 otherwise.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
-for tool in munged slurmctld slurmd srun salloc sinfo squeue scancel scontrol cmake ninja c++ unshare; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool not found"; exit 77; }
-done
-[ "$(id -u)" = 0 ] || { echo "skip: slurmd needs root"; exit 77; }
-unshare -m --propagation private true 2>/dev/null || { echo "skip: no mount namespaces (unshare -m)"; exit 77; }
+need munged slurmctld slurmd srun salloc sinfo squeue scancel scontrol cmake ninja c++ unshare
+[ "$(id -u)" = 0 ] || skip "slurmd needs root"
+unshare -m --propagation private true 2>/dev/null || skip "no mount namespaces (unshare -m)"
 
 work=$(mktemp -d /tmp/kiln-slurm-adv.XXXXXX)
 chmod 755 "$work"
-fail() { echo "FAIL: $*"; exit 1; }
 cleanup() {
   for f in "$work"/slurmd-n*.pid "$work"/slurmctld.pid "$work"/munge/pid; do
     [ -s "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null || true

@@ -8,17 +8,15 @@
 # unit with an error naming it. Needs root (slurmd) and Slurm's daemons; exit 77 otherwise.
 # Usage: slurm_cluster.sh KILN SOURCE_DIR
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$1
 src=$2
-for tool in munged slurmctld slurmd srun salloc sinfo squeue scancel scontrol cmake ninja c++ unshare; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool not found"; exit 77; }
-done
-[ "$(id -u)" = 0 ] || { echo "skip: slurmd needs root"; exit 77; }
-unshare -m --propagation private true 2>/dev/null || { echo "skip: no mount namespaces (unshare -m)"; exit 77; }
+need munged slurmctld slurmd srun salloc sinfo squeue scancel scontrol cmake ninja c++ unshare
+[ "$(id -u)" = 0 ] || skip "slurmd needs root"
+unshare -m --propagation private true 2>/dev/null || skip "no mount namespaces (unshare -m)"
 
 work=$(mktemp -d /tmp/kiln-slurm.XXXXXX)
 chmod 755 "$work"
-fail() { echo "FAIL: $*"; exit 1; }
 cleanup() {
   # Every daemon this test started, by the pid it wrote; then the folder.
   for f in "$work"/slurmd-n*.pid "$work"/slurmctld.pid "$work"/munge/pid; do

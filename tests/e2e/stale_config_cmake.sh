@@ -2,9 +2,9 @@
 # A CMake project kiln configures: an option changed or dropped after the first configure is taken
 # by the next build (plain cmake would keep a dropped -D value in CMakeCache.txt).
 set -u
+. "$(dirname "$0")/lib/common.sh"
 KILN=$1
-command -v cmake >/dev/null && command -v ninja >/dev/null && command -v c++ >/dev/null || { echo "skip: cmake/ninja/c++ missing"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+need cmake ninja c++
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 P=$T/proj

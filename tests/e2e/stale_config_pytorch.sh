@@ -4,9 +4,9 @@
 # USE_*/BUILD_*/CMAKE_* become -D values). A changed USE_* after the first build must reach the
 # next one: through CMAKE_FRESH=1 where setup.py reads it, else by removing the cache.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 KILN=$1
-for t in cmake ninja c++ python3; do command -v $t >/dev/null || { echo "skip: $t missing"; exit 77; }; done
-fail() { echo "FAIL: $*"; exit 1; }
+need cmake ninja c++ python3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 

@@ -4,11 +4,11 @@
 # only for some architectures (specialised) does not; a build folder's CMakeFiles/ and objects are
 # not products, a truncated library is a problem named by path. Skips (77) without nvcc.
 set -u
+. "$(dirname "$0")/lib/common.sh"
 KILN=$1
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-[ -x "$NVCC" ] || { echo "nvcc not found: skipping"; exit 77; }
+[ -x "$NVCC" ] || skip "nvcc not found"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 cat > "$T/a.cu" <<'CU'
 __global__ void everywhere(float* a) { a[threadIdx.x] *= 2.0f; }

@@ -12,19 +12,18 @@
 #  C. a module needing a library nobody loads: the import fails and verify FAILs it;
 #  D. the module in a build folder, checked with --python: passes.
 set -uo pipefail
+. "$(dirname "$0")/lib/common.sh"
 kiln=$(readlink -f "$1")
-fail() { echo "FAIL: $*"; exit 1; }
-command -v cc >/dev/null || { echo "skip: no C compiler"; exit 77; }
+need cc
 sys_py=/usr/bin/python3
-"$sys_py" -c "import torch" 2>/dev/null || { echo "skip: $sys_py has no torch (python3-torch)"; exit 77; }
+"$sys_py" -c "import torch" 2>/dev/null || skip "$sys_py has no torch (python3-torch)"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-"$sys_py" -m venv --system-site-packages --without-pip "$work/venv" >/dev/null 2>&1 \
-  || { echo "skip: python3 -m venv does not work here"; exit 77; }
+"$sys_py" -m venv --system-site-packages --without-pip "$work/venv" >/dev/null 2>&1 || skip "python3 -m venv does not work here"
 py=$work/venv/bin/python
 sp=$("$py" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 suffix=$("$py" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 inc=$("$py" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
-[ -f "$inc/Python.h" ] || { echo "skip: no Python.h in $inc (python3-dev)"; exit 77; }
+[ -f "$inc/Python.h" ] || skip "no Python.h in $inc (python3-dev)"
 torch_lib=$("$sys_py" -c "import torch, os; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))")
 mkdir -p "$sp"
 v() { timeout 60 "$kiln" verify "$@" --archs 8.0 --json; }

@@ -1,10 +1,14 @@
-# Shared by the end-to-end suites that build a small CMake + CUDA project (sourced, not run).
+# Shared by the end-to-end suites that build a small CMake + CUDA project (sourced after common.sh,
+# not run).
 
-# Skips the suite (exit 77) unless cmake, ninja, nvcc and ccache are all there.
-require_cuda_build_tools() {
-  command -v cmake >/dev/null && command -v ninja >/dev/null || { echo "skip: cmake/ninja missing"; exit 77; }
-  [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null || { echo "skip: nvcc missing"; exit 77; }
-  command -v ccache >/dev/null || { echo "skip: ccache missing"; exit 77; }
+# Skips the suite (exit 77) unless cmake, ninja, nvcc and ccache are all there, then sets `work` to a
+# new folder removed when the suite exits.
+cuda_suite_work() {
+  need cmake ninja
+  need_nvcc
+  need ccache
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
 }
 
 # Writes to $1 a project of two .cu files in a shared library and an executable linking it.
