@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "cli/verify_json.hpp"
 #include "core/arch_spec.hpp"
 #include "diagnose/render.hpp"
 #include "plan/plan_report.hpp"
@@ -26,18 +27,6 @@ json diagnosis_json(const drive::BuildVerdict& v) {
   if (!root && v.full_disk) return {{"id", "resources.no-space"}, {"cause", *v.full_disk}};
   if (!root) return {{"id", nullptr}, {"cause", "no known signature matched; see the log"}};
   return {{"id", root->signature->id}, {"line", root->first_line}, {"cause", root->cause}, {"fix", root->fix}};
-}
-
-json verify_json(const binary::VerifyReport& v) {
-  json files = json::array();
-  for (const auto& f : v.files) {
-    json gpus = json::array();
-    for (const auto& g : f.gpus) gpus.push_back({{"gpu", g.gpu}, {"verdict", core::to_string(g.coverage.verdict)}});
-    files.push_back({{"file", f.file}, {"archs", core::format_cmake(f.targets)}, {"gpus", gpus}});
-  }
-  json problems = json::array();
-  for (const auto& pr : v.problems) problems.push_back(pr.line());
-  return {{"ok", v.ok()}, {"files", files}, {"problems", problems}};
 }
 
 void print_failure(io::Seams& s, const plan::Plan& p, const drive::BuildOutcome& o, const drive::BuildVerdict& v) {
@@ -148,7 +137,8 @@ json build_json(const plan::Plan& p, const drive::BuildOutcome& o, const drive::
                           : json(nullptr)},
         {"log", p.log_path()},
         {"diagnosis", diagnosis_json(v)}}}};
-  if (o.ok) j["outcome"]["verify"] = verify_json(v.verified);
+  // The same shape as kiln verify --json (kiln.build/2; /1 had its own, smaller one).
+  if (o.ok) j["outcome"]["verify"] = verify_report_json(v.verified, binary::VerifyOptions{}.kernel_names);
   return j;
 }
 

@@ -14,10 +14,12 @@ using json = nlohmann::ordered_json;
 
 // The one list of schema versions; docs/cli/json.md mirrors it. doctor is at 2: its sizes and
 // durations moved to bytes and seconds (memory_gib -> memory_bytes, elapsed_ms -> elapsed_s).
+// build is at 2: its outcome.verify took kiln verify's shape (files[].path and targets, problems
+// as objects).
 constexpr std::array<std::pair<std::string_view, int>, 12> kVersions{{
     {"archs", 1},
     {"bench", 1},
-    {"build", 1},
+    {"build", 2},
     {"cache", 1},
     {"diagnose", 1},
     {"doctor", 2},

@@ -10,7 +10,7 @@
 
 namespace kiln::cli {
 
-// "kiln.build/1". A command's version is bumped whenever its JSON changes shape (a field renamed,
+// "kiln.build/2". A command's version is bumped whenever its JSON changes shape (a field renamed,
 // removed or retyped); within one version fields are only added.
 std::string schema_for(std::string_view command);
 

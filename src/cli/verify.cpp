@@ -2,20 +2,17 @@
 // GPU and its libraries resolve with a matching ABI; otherwise one line per problem and exit 1.
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include "binary/verify.hpp"
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
 #include "cli/python_option.hpp"
+#include "cli/verify_json.hpp"
 #include "core/arch_spec.hpp"
 #include "core/gpu_table.hpp"
 #include "probe/spec_context.hpp"
 
 namespace kiln::cli {
 namespace {
-
-using json = nlohmann::ordered_json;
 
 class VerifyCommand final : public Command {
 public:
@@ -78,37 +75,7 @@ public:
     opt.python = python;
     auto rep = binary::verify_files(paths_, gpus, opt, s);
     if (json_) {
-      json j;
-      j["ok"] = rep.ok();
-      j["files_checked"] = rep.files_checked;
-      j["skipped"] = rep.skipped;
-      json files = json::array();
-      for (const auto& f : rep.files) {
-        json g = json::array();
-        for (const auto& v : f.gpus)
-          g.push_back({{"gpu", v.gpu},
-                       {"model", v.model.name},
-                       {"cc", core::cc_string(v.model.cc)},
-                       {"verdict", v.no_kernels ? std::string("no-kernels") : core::to_string(v.coverage.verdict)},
-                       {"via", v.coverage.via ? json(v.coverage.via->name()) : json(nullptr)},
-                       {"why", v.coverage.why},
-                       {"kernels", v.kernels ? kernels_json(*v.kernels, opt.kernel_names) : json(nullptr)}});
-        json targets = json::array();
-        for (const auto& t : f.targets) targets.push_back({{"arch", t.arch.sm()}, {"kind", core::to_string(t.kind)}});
-        files.push_back(
-            {{"path", f.file}, {"targets", targets}, {"cxx_abi", f.cxx_abi}, {"kernels", f.kernels}, {"gpus", g}});
-      }
-      j["files"] = files;
-      json problems = json::array();
-      for (const auto& p : rep.problems)
-        problems.push_back({{"file", p.file}, {"gpu", p.gpu}, {"kind", p.kind}, {"why", p.why}, {"fix", p.fix}});
-      j["problems"] = problems;
-      j["notes"] = rep.notes;
-      json torches = json::array();
-      for (const auto& t : rep.torches)
-        torches.push_back({{"torch", t.torch_dir.empty() ? json(nullptr) : json(t.torch_dir)}, {"how", t.how}});
-      j["extension_torch"] = torches;
-      print_json(s.out, "verify", std::move(j));
+      print_json(s.out, "verify", verify_report_json(rep, opt.kernel_names));
     } else {
       for (const auto& f : rep.files)
         for (const auto& v : f.gpus)
@@ -145,16 +112,6 @@ private:
   std::vector<std::string> paths_, gpus_;
   std::string archs_, root_, python_;
   bool undefined_ = false, no_deps_ = false, json_ = false, all_ = false, objects_ = false, union_ = false;
-
-  static json kernels_json(const binary::KernelCoverage& k, std::size_t names) {
-    json missing = json::array();
-    for (std::size_t i = 0; i < k.missing.size() && (names == 0 || i < names); ++i) missing.push_back(k.missing[i]);
-    return {{"total", k.total},
-            {"runnable", k.runnable},
-            {"missing_count", k.missing.size()},
-            {"missing", missing},
-            {"specialised", k.specialised}};
-  }
 };
 
 }  // namespace
