@@ -11,6 +11,7 @@
 #include "binary/inspect.hpp"
 #include "binary/vendor.hpp"
 #include "core/arch_spec.hpp"
+#include "core/name_table.hpp"
 
 namespace kiln::binary {
 namespace {
@@ -23,7 +24,7 @@ bool is_torch_core(const std::string& name) {
 std::optional<Problem> wrong_cpu(const FileReport& f, const core::GpuModel& m, const std::string& gpu) {
   if (!m.aarch64_only || f.machine == 0 || f.machine == kEmAarch64) return std::nullopt;
   return Problem{
-      f.path, gpu, "wrong-cpu",
+      f.path, gpu, ProblemKind::wrong_cpu,
       fmt::format("{} code cannot load on {}, whose CPU is aarch64 (whatever GPU code it holds)",
                   machine_name(f.machine), m.name),
       vendor_library(f.path)
@@ -57,7 +58,7 @@ void judge_gpu(const FileReport& f, const std::string& name, const core::GpuMode
     std::string have;
     for (const auto& t : v.targets) have += (have.empty() ? "" : ", ") + t.name();
     rep.problems.push_back(
-        {f.path, gpu, "no-kernel",
+        {f.path, gpu, ProblemKind::no_kernel,
          fmt::format("no kernel image runs here (has {}){}", have,
                      table ? fmt::format("; none of its {} kernels can launch", table->kernels.size()) : ""),
          fix});
@@ -69,7 +70,7 @@ void judge_gpu(const FileReport& f, const std::string& name, const core::GpuMode
   std::vector<std::string> names;
   for (std::size_t k = 0; k < shown; ++k) names.push_back(demangle(kc.missing[k]));
   rep.problems.push_back(
-      {f.path, gpu, "kernel-missing",
+      {f.path, gpu, ProblemKind::kernel_missing,
        fmt::format(
            "{} of {} kernels have no image that runs here{} (the file's {} serves the others): {}{}", kc.missing.size(),
            kc.total,
@@ -93,6 +94,24 @@ std::string rebuild_hint(const core::TargetSet& have, int cc) {
   return fmt::format("rebuild with {}=\"{}\" (nvcc: -gencode arch=compute_{},code=sm_{})",
                      torch ? "TORCH_CUDA_ARCH_LIST" : "CMAKE_CUDA_ARCHITECTURES", list, cc, cc);
 }
+
+namespace {
+
+constexpr core::NameTable<ProblemKind, 9> kProblemKindNames{{{{ProblemKind::no_kernel, "no-kernel"},
+                                                              {ProblemKind::kernel_missing, "kernel-missing"},
+                                                              {ProblemKind::missing_library, "missing-library"},
+                                                              {ProblemKind::abi_mismatch, "abi-mismatch"},
+                                                              {ProblemKind::symbol_version, "symbol-version"},
+                                                              {ProblemKind::undefined_symbol, "undefined-symbol"},
+                                                              {ProblemKind::unreadable, "unreadable"},
+                                                              {ProblemKind::no_cuda, "no-cuda"},
+                                                              {ProblemKind::wrong_cpu, "wrong-cpu"}}}};
+
+}  // namespace
+
+std::string_view to_string(ProblemKind k) { return kProblemKindNames.name(k, "problem"); }
+
+std::optional<ProblemKind> problem_kind_from(std::string_view s) { return kProblemKindNames.find(s); }
 
 std::string Problem::line() const {
   return fmt::format("{}: {}{}{}", file, gpu.empty() ? "" : gpu + ": ", why, fix.empty() ? "" : "; " + fix);
@@ -120,11 +139,11 @@ namespace {
 // against the libtorch it loads, and undefined symbols.
 void add_deps_problems(const std::string& path, const DepsReport& d, const std::string& torch_abi,
                        const std::string& torch_path, const VerifyOptions& opt, VerifyReport& rep) {
-  if (d.error) rep.problems.push_back({path, "", "unreadable", *d.error, ""});
+  if (d.error) rep.problems.push_back({path, "", ProblemKind::unreadable, *d.error, ""});
   for (const auto& lib : d.libraries) {
     if (lib.path || lib.via == "driver") continue;
     rep.problems.push_back(
-        {path, "", "missing-library",
+        {path, "", ProblemKind::missing_library,
          fmt::format("needs {} (through {}), which is not found{}", lib.name,
                      lib.needed_by == d.path ? "itself" : lib.needed_by,
                      opt.root.empty() ? "" : " in the image at " + opt.root),
@@ -134,14 +153,14 @@ void add_deps_problems(const std::string& path, const DepsReport& d, const std::
                                   : fmt::format("{}", fmt::join(lib.searched, ", ")))});
   }
   for (const auto& p : d.version_problems)
-    rep.problems.push_back({path, "", "symbol-version",
+    rep.problems.push_back({path, "", ProblemKind::symbol_version,
                             fmt::format("needs {} from {}, which {} does not define", p.version, p.library, p.provider),
                             "build against an older toolchain/sysroot or ship a newer " + p.library});
   if (!torch_abi.empty() && torch_abi != "none" && d.abi.cxx_abi != "both" && torch_abi != "both" &&
       torch_abi != d.abi.cxx_abi) {
     const int want = torch_abi == "cxx11" ? 1 : 0;
     rep.problems.push_back(
-        {path, "", "abi-mismatch",
+        {path, "", ProblemKind::abi_mismatch,
          fmt::format("uses the {} C++ string ABI but {} uses {}", d.abi.cxx_abi, torch_path, torch_abi),
          fmt::format("rebuild with -D_GLIBCXX_USE_CXX11_ABI={} (torch.compiled_with_cxx11_abi() is {})", want,
                      want ? "True" : "False")});
@@ -150,7 +169,7 @@ void add_deps_problems(const std::string& path, const DepsReport& d, const std::
   if ((opt.undefined || python_extension_module(path)) && d.missing() == 0 && !d.undefined.empty()) {
     const std::size_t shown = std::min<std::size_t>(d.undefined.size(), 5);
     std::vector<std::string> names(d.undefined.begin(), d.undefined.begin() + static_cast<long>(shown));
-    rep.problems.push_back({path, "", "undefined-symbol",
+    rep.problems.push_back({path, "", ProblemKind::undefined_symbol,
                             fmt::format("{} undefined symbol{} that no resolved library defines: {}{}",
                                         d.undefined.size(), d.undefined.size() == 1 ? "" : "s", fmt::join(names, ", "),
                                         d.undefined.size() > shown ? ", ..." : ""),
@@ -166,7 +185,8 @@ VerifyReport verify_files(const std::vector<std::string>& paths,
                           const io::Seams& s) {
   VerifyReport rep;
   auto walk = walk_paths(paths, s.fs);
-  for (const auto& m : walk.missing) rep.problems.push_back({m, "", "unreadable", "no such file or folder", ""});
+  for (const auto& m : walk.missing)
+    rep.problems.push_back({m, "", ProblemKind::unreadable, "no such file or folder", ""});
   for (const auto& [path, kind] : walk.special) rep.notes.push_back(path + ": skipped: " + kind + ", not a file");
   // A file named on the command line is always checked; inside folders, what the build system
   // made for itself is not a product.
@@ -227,7 +247,7 @@ VerifyReport verify_files(const std::vector<std::string>& paths,
     }
     rep.files_checked++;
     if (f.error) {
-      rep.problems.push_back({f.path, "", "unreadable", *f.error, ""});
+      rep.problems.push_back({f.path, "", ProblemKind::unreadable, *f.error, ""});
       continue;
     }
     if (f.has_cuda()) {
@@ -251,7 +271,7 @@ VerifyReport verify_files(const std::vector<std::string>& paths,
   }
   rep.torches = torch.used();
   if (rep.files.empty())
-    rep.problems.push_back({fmt::format("{}", fmt::join(paths, " ")), "", "no-cuda",
+    rep.problems.push_back({fmt::format("{}", fmt::join(paths, " ")), "", ProblemKind::no_cuda,
                             "no file holds CUDA code, so nothing runs on any GPU",
                             "check that the build produced its CUDA extension"});
   return rep;

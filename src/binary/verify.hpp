@@ -2,7 +2,9 @@
 // The gate before shipping: for every CUDA-bearing file, does some kernel image run on each named
 // GPU (core::coverage), do its libraries resolve, does its C++ ABI match the libtorch it loads?
 // `kiln verify` prints this; `kiln build` calls verify_files after a build.
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "binary/extension_torch.hpp"
@@ -31,11 +33,29 @@ struct VerifyOptions {
 // under CMakeFiles/. Not products, so a folder verify skips them (object files too, unless asked).
 bool build_system_file(const std::string& path);
 
+// What a problem is about. Serialised only through to_string (the JSON's "kind": "no-kernel", ...).
+enum class ProblemKind {
+  no_kernel,         // no kernel image runs on the GPU
+  kernel_missing,    // some kernels have no image that runs on it
+  missing_library,   // a library it needs is not found
+  abi_mismatch,      // its C++ string ABI is not the libtorch's it loads
+  symbol_version,    // needs a symbol version its provider does not define
+  undefined_symbol,  // undefined symbols no resolved library defines
+  unreadable,        // not there, or not parseable
+  no_cuda,           // no file holds CUDA code
+  wrong_cpu,         // x86-64 code for a GPU that comes only with an Arm CPU
+};
+std::string_view to_string(ProblemKind k);
+std::optional<ProblemKind> problem_kind_from(std::string_view s);  // to_string's inverse
+inline constexpr ProblemKind kProblemKinds[] = {
+    ProblemKind::no_kernel,    ProblemKind::kernel_missing, ProblemKind::missing_library,
+    ProblemKind::abi_mismatch, ProblemKind::symbol_version, ProblemKind::undefined_symbol,
+    ProblemKind::unreadable,   ProblemKind::no_cuda,        ProblemKind::wrong_cpu};
+
 struct Problem {
   std::string file;
-  std::string gpu;           // "" when the problem is not about a GPU
-  std::string kind;          // "no-kernel", "kernel-missing", "missing-library", "abi-mismatch", "symbol-version",
-                             // "undefined-symbol", "unreadable", "no-cuda", "wrong-cpu"
+  std::string gpu;  // "" when the problem is not about a GPU
+  ProblemKind kind = ProblemKind::unreadable;
   std::string why;           // one sentence
   std::string fix;           // what to rebuild or install
   std::string line() const;  // "FILE: GPU: WHY; FIX"

@@ -43,7 +43,8 @@ json verify_report_json(const binary::VerifyReport& rep, std::size_t kernel_name
   j["files"] = files;
   json problems = json::array();
   for (const auto& p : rep.problems)
-    problems.push_back({{"file", p.file}, {"gpu", p.gpu}, {"kind", p.kind}, {"why", p.why}, {"fix", p.fix}});
+    problems.push_back(
+        {{"file", p.file}, {"gpu", p.gpu}, {"kind", binary::to_string(p.kind)}, {"why", p.why}, {"fix", p.fix}});
   j["problems"] = problems;
   j["notes"] = rep.notes;
   json torches = json::array();

@@ -42,14 +42,14 @@ binary::VerifyReport verify(io::Seams& s, const plan::Plan& p, const BuildOutcom
   auto report = binary::verify_files(o.artifacts, gpus, opt, s);
   // The project's own CUDA_ARCHITECTURES beat the plan's list: that line is what to change.
   for (auto& pr : report.problems)
-    if (pr.kind == "no-kernel" && !p.knobs.cmake_archs.empty())
+    if (pr.kind == binary::ProblemKind::no_kernel && !p.knobs.cmake_archs.empty())
       pr.fix = fmt::format(
           "the project sets its own architectures ({}), which override the planned {}: change them "
           "to {} or remove them",
           p.knobs.cmake_archs, core::format_cmake(p.targets), core::format_cmake(p.targets));
   // A project may build no CUDA code at all (a C++ library, the cpu profile): not a failure of
   // the build, so it is said as a note in the summary instead.
-  std::erase_if(report.problems, [](const binary::Problem& pr) { return pr.kind == "no-cuda"; });
+  std::erase_if(report.problems, [](const binary::Problem& pr) { return pr.kind == binary::ProblemKind::no_cuda; });
   return report;
 }
 

@@ -87,7 +87,8 @@ TEST_F(Deps, MissingLibraryIsReportedWithWhereItLooked) {
   EXPECT_EQ(lib.searched.front(), dir.path.string() + "/sub");  // $ORIGIN expanded
   auto v = verify_files({dir.path.string() + "/liba.so"}, {}, VerifyOptions{}, s.seams);
   bool found = false;
-  for (const auto& p : v.problems) found |= p.kind == "missing-library" && p.why.find("libb.so") != std::string::npos;
+  for (const auto& p : v.problems)
+    found |= p.kind == ProblemKind::missing_library && p.why.find("libb.so") != std::string::npos;
   EXPECT_TRUE(found);
   EXPECT_FALSE(v.ok());
 }
@@ -158,11 +159,12 @@ TEST_F(Deps, VerifyFindsAbiMismatchWithLibtorchAndTheUndefinedSymbolItCauses) {
       << log;
   auto v = verify_files({ext}, {}, VerifyOptions{}, s.seams);
   std::vector<std::string> kinds;
-  for (const auto& p : v.problems) kinds.push_back(p.kind);
+  for (const auto& p : v.problems) kinds.emplace_back(to_string(p.kind));
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "abi-mismatch"), kinds.end()) << ::testing::PrintToString(kinds);
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "undefined-symbol"), kinds.end()) << ::testing::PrintToString(kinds);
   for (const auto& p : v.problems)
-    if (p.kind == "abi-mismatch") EXPECT_NE(p.fix.find("-D_GLIBCXX_USE_CXX11_ABI=0"), std::string::npos) << p.fix;
+    if (p.kind == ProblemKind::abi_mismatch)
+      EXPECT_NE(p.fix.find("-D_GLIBCXX_USE_CXX11_ABI=0"), std::string::npos) << p.fix;
 }
 
 TEST(DepsVersions, ComparesNumerically) {
@@ -203,7 +205,7 @@ TEST_F(Deps, ExtensionModulesResolveAgainstTheTorchTheyImport) {
   EXPECT_TRUE(via_preloaded);
   // verify finds torch/lib on its own for a module inside site-packages.
   auto v = verify_files({module}, {}, {}, s.seams);
-  for (const auto& p : v.problems) EXPECT_NE(p.kind, "missing-library") << p.line();
+  for (const auto& p : v.problems) EXPECT_NE(p.kind, binary::ProblemKind::missing_library) << p.line();
 }
 
 // What `import torch` loads is torch/_C and everything it needs through torch's own RUNPATH (the
@@ -261,7 +263,7 @@ TEST_F(Deps, ExtensionModulesReuseWhatTorchsImportLoaded) {
   auto v = verify_files({sp}, {}, {}, s.seams);
   std::vector<std::string> missing;
   for (const auto& p : v.problems)
-    if (p.kind == "missing-library") missing.push_back(p.file + ": " + p.why);
+    if (p.kind == binary::ProblemKind::missing_library) missing.push_back(p.file + ": " + p.why);
   ASSERT_EQ(missing.size(), 1u) << ::testing::PrintToString(missing);
   EXPECT_NE(missing[0].find("ext2.cpython-312-x86_64-linux-gnu.so: needs libghost_x.so"), std::string::npos)
       << missing[0];

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
 
 #include "binary/elf.hpp"
@@ -39,7 +40,7 @@ TEST(Verify, CoverageVerdictsAndRebuildAdvice) {
   auto bad = verify_files({path}, gpus({"h100", "b200"}), VerifyOptions{}, s.seams);
   ASSERT_EQ(bad.problems.size(), 1u);
   const auto& p = bad.problems[0];
-  EXPECT_EQ(p.kind, "no-kernel");
+  EXPECT_EQ(p.kind, ProblemKind::no_kernel);
   EXPECT_NE(p.gpu.find("B200"), std::string::npos);
   EXPECT_NE(p.fix.find("TORCH_CUDA_ARCH_LIST=\"8.0;9.0a;10.0\""), std::string::npos) << p.fix;
   EXPECT_NE(p.line().find(path), std::string::npos);
@@ -58,7 +59,7 @@ TEST(Verify, PtxJitCountsAsRunningAndCorruptFilesAreProblems) {
   auto bad = dir.write("bad.fatbin", broken);
   auto r2 = verify_files({bad, ptx}, gpus({"h100"}), VerifyOptions{}, s.seams);
   ASSERT_FALSE(r2.ok());
-  EXPECT_EQ(r2.problems[0].kind, "unreadable");
+  EXPECT_EQ(r2.problems[0].kind, ProblemKind::unreadable);
   EXPECT_NE(r2.problems[0].why.find("offset 0x"), std::string::npos);
 }
 
@@ -68,7 +69,7 @@ TEST(Verify, NoCudaAnywhereIsAProblem) {
   auto txt = dir.write("readme.txt", "hello");
   auto r = verify_files({txt}, gpus({"h100"}), VerifyOptions{}, s.seams);
   ASSERT_EQ(r.problems.size(), 1u);
-  EXPECT_EQ(r.problems[0].kind, "no-cuda");
+  EXPECT_EQ(r.problems[0].kind, ProblemKind::no_cuda);
   EXPECT_EQ(rebuild_arch_list(core::TargetSet{}, 120), "12.0");
 }
 
@@ -105,7 +106,7 @@ TEST(Verify, NvidiaLibrariesGetNoRebuildAdvice) {
   auto mine = dir.write("build/libmine.so", cufft_like(75));
   auto r = verify_files({wheel, toolkit, mine}, gpus({"7.0"}), VerifyOptions{}, s.seams);
   ASSERT_EQ(r.problems.size(), 3u);
-  for (const auto& p : r.problems) EXPECT_EQ(p.kind, "no-kernel") << p.line();
+  for (const auto& p : r.problems) EXPECT_EQ(p.kind, ProblemKind::no_kernel) << p.line();
   EXPECT_EQ(r.problems[0].fix.find("TORCH_CUDA_ARCH_LIST"), std::string::npos) << r.problems[0].fix;
   EXPECT_NE(r.problems[0].fix.find("libcufft is NVIDIA's library"), std::string::npos) << r.problems[0].fix;
   EXPECT_NE(r.problems[0].fix.find("nvidia-cufft"), std::string::npos) << r.problems[0].fix;
@@ -121,7 +122,7 @@ TEST(Verify, X86CodeForAJetsonIsTheWrongCpu) {
   auto arm = dir.write("arm/libk.so", make_elf({{".nv_fatbin", fatbin}}, 183));
   auto r = verify_files({x86, arm}, gpus({"orin"}), VerifyOptions{}, s.seams);
   ASSERT_EQ(r.problems.size(), 1u) << r.problems[0].line();
-  EXPECT_EQ(r.problems[0].kind, "wrong-cpu");
+  EXPECT_EQ(r.problems[0].kind, ProblemKind::wrong_cpu);
   EXPECT_EQ(r.problems[0].file, x86);
   EXPECT_NE(r.problems[0].why.find("x86-64 code cannot load on Jetson AGX Orin"), std::string::npos)
       << r.problems[0].why;
@@ -160,4 +161,15 @@ TEST(Verify, ImagesWithoutKernelsLaunchNothingAndFailNowhere) {
   VerifyOptions by_union;
   by_union.per_kernel = false;
   EXPECT_FALSE(verify_files({lib}, gpus({"h100"}), by_union, s.seams).ok());
+}
+
+TEST(Verify, EachProblemKindHasOneSpelling) {
+  std::set<std::string_view> names;
+  for (auto k : kProblemKinds) {
+    EXPECT_EQ(problem_kind_from(to_string(k)), k) << to_string(k);
+    names.insert(to_string(k));
+  }
+  EXPECT_EQ(names.size(), std::size(kProblemKinds));
+  EXPECT_EQ(to_string(ProblemKind::no_kernel), "no-kernel");
+  EXPECT_FALSE(problem_kind_from("no_kernel"));
 }

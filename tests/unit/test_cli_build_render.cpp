@@ -49,7 +49,8 @@ TEST(BuildJson, TheVerifyReportHasKilnVerifysShape) {
   v.ok = false;
   v.failed_step = "verify";
   v.exit_code = 1;
-  v.verified.problems.push_back({"/b/libk.so", "B200 (cc 10.0)", "no-kernel", "no kernel image runs here", "rebuild"});
+  v.verified.problems.push_back(
+      {"/b/libk.so", "B200 (cc 10.0)", binary::ProblemKind::no_kernel, "no kernel image runs here", "rebuild"});
   const auto bad = cli::build_json(p, o, v, std::nullopt);
   EXPECT_EQ(bad["outcome"]["verify"]["problems"][0], (nlohmann::ordered_json{{"file", "/b/libk.so"},
                                                                              {"gpu", "B200 (cc 10.0)"},

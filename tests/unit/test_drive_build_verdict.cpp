@@ -114,7 +114,7 @@ TEST(BuildVerdict, NoKernelForAPlannedGpuFailsVerifyNamingTheProjectsOwnArchitec
   EXPECT_EQ(plain.failed_step, "verify");
   EXPECT_EQ(plain.exit_code, 1);
   ASSERT_EQ(plain.verified.problems.size(), 1u);
-  EXPECT_EQ(plain.verified.problems[0].kind, "no-kernel");
+  EXPECT_EQ(plain.verified.problems[0].kind, binary::ProblemKind::no_kernel);
   EXPECT_EQ(plain.verified.problems[0].fix.find("the project sets its own"), std::string::npos);
 
   r.plan.knobs.cmake_archs = "80";
