@@ -15,13 +15,13 @@
 namespace kiln::report {
 namespace {
 
-bool on_any_node(const Unit& u) { return u.kind == "cuda" || u.kind == "c++"; }
+bool on_any_node(const Unit& u) { return u.kind == UnitKind::cuda || u.kind == UnitKind::cxx; }
 
 // What a unit needs where nothing was recorded: the sizing table's default for its kind.
 std::uint64_t unit_kib(const Unit& u) {
   if (u.peak_rss_kib > 0) return static_cast<std::uint64_t>(u.peak_rss_kib);
-  const double gib = u.kind == "cuda" ? probe::gib_per_job(probe::JobKind::cuda, std::max(1, u.archs))
-                                      : probe::gib_per_job(probe::JobKind::cxx, 0);
+  const double gib = u.kind == UnitKind::cuda ? probe::gib_per_job(probe::JobKind::cuda, std::max(1, u.archs))
+                                              : probe::gib_per_job(probe::JobKind::cxx, 0);
   return static_cast<std::uint64_t>(gib * 1024 * 1024);
 }
 
@@ -141,7 +141,7 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
     if (first == n || level[i] > level[first]) first = i;
   if (first < n) pr.critical_path_ms = level[first];
   for (size_t k = first; k < n; k = after[k])
-    if (p.units[k].kind == "link") pr.critical_links_ms += dur[k];
+    if (p.units[k].kind == UnitKind::link) pr.critical_links_ms += dur[k];
   const long total_cores = static_cast<long>(shape.nodes) * shape.cores;
   pr.cpu_bound_ms = cpu / std::max<long>(1, total_cores);
   pr.head_bound_ms = head / std::max(1, shape.cores);

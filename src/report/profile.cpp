@@ -32,15 +32,15 @@ bool is_library(const std::string& name) {
 
 // cuda / c++ / link / other, from the rule when the graph names it, else from the file name
 // (CMake: x.cu.o; torch.utils.cpp_extension: x.cuda.o).
-std::string kind_of(const Unit& u, const std::string& rule) {
+UnitKind kind_of(const Unit& u, const std::string& rule) {
   if (u.archs > 0 || rule.find("CUDA_COMPILER") != std::string::npos || rule == "cuda_compile" ||
       ends_with(u.name, ".cu.o") || ends_with(u.name, ".cuda.o"))
-    return "cuda";
-  if (rule.find("LINKER") != std::string::npos || rule == "link" || is_library(basename(u.name))) return "link";
+    return UnitKind::cuda;
+  if (rule.find("LINKER") != std::string::npos || rule == "link" || is_library(basename(u.name))) return UnitKind::link;
   if (rule.find("_COMPILER") != std::string::npos || rule == "compile" || ends_with(u.name, ".o") ||
       ends_with(u.name, ".obj"))
-    return "c++";
-  return "other";
+    return UnitKind::cxx;
+  return UnitKind::other;
 }
 
 std::string target_of(const std::string& output) {
@@ -273,14 +273,14 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
         "docs/cli/build.md)",
         u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got, p.avg_lanes, p.cores,
         100 * p.job_cpu_share);
-  if (u.kind == "cuda" && lanes * 4 >= p.cores * 3)
+  if (u.kind == UnitKind::cuda && lanes * 4 >= p.cores * 3)
     // It already had (nearly) every core: more threads would not shorten it.
     return fmt::format(
         "{} is {} of the {} build and already ran on {} of the {} cores ({}); what is left is serial in nvcc "
         "(front end, host compile, the largest kernels' optimisation): split the source file into several units, or "
         "instantiate fewer templates per unit",
         u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), lanes, p.cores, got);
-  if (u.kind != "cuda")
+  if (u.kind != UnitKind::cuda)
     return fmt::format("{} is {} of the {} build: split the source file, or compile it earlier (it starts at {})",
                        u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms),
                        human_duration(u.start_ms - t0));
@@ -304,7 +304,7 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
 }
 
 std::string efficiency_reason(const Profile& p) {
-  if (p.bound_by == "one unit" || p.efficiency <= 1.25) return "";
+  if (p.bound_by == Bound::one_unit || p.efficiency <= 1.25) return "";
   if (p.contended)
     return fmt::format(
         "; the build's jobs were on a CPU only {:.0f}% of the time they ran: other work on the machine "
@@ -470,7 +470,7 @@ void arch_times(const ProfileInput& in, Profile& p) {
         const bool same_source = !u.source.empty() && same_file(u.source, nu.source, in.build_dir);
         const bool same_name = u.source.empty() && (ends_with(u.name, "/" + basename(nu.source) + ".o") ||
                                                     basename(u.name) == basename(nu.source) + ".o");
-        if (u.kind == "cuda" && (same_source || same_name)) {
+        if (u.kind == UnitKind::cuda && (same_source || same_name)) {
           u.arch_ms = nu.device_ms;
           u.host_ms = nu.host_ms;
           if (u.source.empty()) u.source = nu.source;
@@ -502,7 +502,7 @@ void arch_times(const ProfileInput& in, Profile& p) {
       p.arch_method =
           "even split of each CUDA unit's time over its archs (an estimate: which arch costs more cannot be told)";
     } else {
-      bool cuda = std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.kind == "cuda"; });
+      bool cuda = std::any_of(p.units.begin(), p.units.end(), [](const Unit& u) { return u.kind == UnitKind::cuda; });
       if (cuda)
         p.notes.push_back(
             fmt::format("time per architecture cannot be told from .ninja_log; rebuild with "
@@ -595,7 +595,7 @@ Profile compute_profile(const ProfileInput& in) {
     bound_cp = p.split_critical_path_ms;
   }
   p.lower_bound_ms = std::max(cpu_bound, bound_cp);
-  p.bound_by = bound_cp >= cpu_bound ? "critical path" : "cpu";
+  p.bound_by = bound_cp >= cpu_bound ? Bound::critical_path : Bound::cpu;
   // One unit bounds the build when it alone is at least 60% of the critical path and of the wall time.
   for (size_t i : p.critical_path) {
     const Unit& u = p.units[i];
@@ -606,7 +606,7 @@ Profile compute_profile(const ProfileInput& in) {
   p.avg_parallelism = p.makespan_ms > 0 ? static_cast<double>(busy) / p.makespan_ms : 0.0;
   judge_contention(p);
   if (p.bounding_unit >= 0 && cp >= cpu_bound) {
-    p.bound_by = "one unit";
+    p.bound_by = Bound::one_unit;
     p.remedy = one_unit_remedy(p, p.units[p.bounding_unit], t0);
   }
   p.efficiency = p.lower_bound_ms > 0 ? static_cast<double>(p.makespan_ms) / p.lower_bound_ms : 1.0;

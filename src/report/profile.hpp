@@ -11,6 +11,7 @@
 #include "launch/exec_record.hpp"
 #include "report/ninja_graph.hpp"
 #include "report/nvcc_time.hpp"
+#include "report/unit_kind.hpp"
 #include "launch/ccache_stats.hpp"
 
 namespace kiln::report {
@@ -27,7 +28,7 @@ using drive::parse_ninja_log;
 struct Unit {
   std::string name;  // first output, as Ninja names it
   std::vector<std::string> outputs;
-  std::string kind;    // cuda, c++, link, other
+  UnitKind kind = UnitKind::other;
   std::string target;  // the CMake target (CMakeFiles/<t>.dir) or the library / executable name
   std::string source;  // when the exec log or the graph names it
   long start_ms = 0, end_ms = 0;
@@ -102,7 +103,7 @@ struct Profile {
   std::string cores_source;
   long lower_bound_ms = 0;
   double efficiency = 0;  // makespan / lower bound (1.0 = at the bound)
-  std::string bound_by;   // "cpu", "critical path", or "one unit" (the critical path is one unit's compile)
+  Bound bound_by = Bound::cpu;
   // The critical path if every CUDA unit's device phases ran on all cores (nvcc --split-compile /
   // --threads); -1 when no unit's phases were recorded. The lower bound uses it when known.
   long split_critical_path_ms = -1;

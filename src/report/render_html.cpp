@@ -31,10 +31,17 @@ std::string esc(std::string_view s) {
   return o;
 }
 
-const char* color(const std::string& kind) {
-  if (kind == "cuda") return "#76b900";
-  if (kind == "c++") return "#3b82f6";
-  if (kind == "link") return "#f59e0b";
+const char* color(UnitKind kind) {
+  switch (kind) {
+    case UnitKind::cuda:
+      return "#76b900";
+    case UnitKind::cxx:
+      return "#3b82f6";
+    case UnitKind::link:
+      return "#f59e0b";
+    case UnitKind::other:
+      break;
+  }
   return "#9ca3af";
 }
 
@@ -102,7 +109,7 @@ std::string timeline(const Profile& p) {
         "<rect x='{:.1f}' y='{}' width='{:.1f}' height='{}' fill='{}'{} data-n='{}' data-d='{}' data-k='{}' "
         "data-t='{}' data-m='{}'><title>{} ({})</title></rect>",
         x, u.lane * lane_h + 1, w, lane_h - 2, color(u.kind), u.critical ? " class='crit'" : "", esc(u.name),
-        human_ms(u.duration_ms()), u.kind, esc(u.target), human_kib(u.peak_rss_kib), esc(u.name),
+        human_ms(u.duration_ms()), to_string(u.kind), esc(u.target), human_kib(u.peak_rss_kib), esc(u.name),
         human_ms(u.duration_ms()));
   }
   o += axis(p.makespan_ms, h + 2) + "</svg>";
@@ -160,8 +167,8 @@ rect.crit{stroke:#dc2626;stroke-width:1.5}
   row("lower bound", human_ms(p.lower_bound_ms),
       p.split_critical_path_ms >= 0
           ? fmt::format("max(CPU / {} cores, critical path with device phases split over the cores = {}); bound by {}",
-                        p.cores, human_ms(p.split_critical_path_ms), p.bound_by)
-          : fmt::format("max(CPU / {} cores, critical path); bound by {}", p.cores, p.bound_by));
+                        p.cores, human_ms(p.split_critical_path_ms), to_string(p.bound_by))
+          : fmt::format("max(CPU / {} cores, critical path); bound by {}", p.cores, to_string(p.bound_by)));
   row("cores", std::to_string(p.cores), "from " + p.cores_source);
   row("efficiency", fmt::format("{:.2f}x", p.efficiency), "wall time / lower bound (1.00 is the limit)");
   if (!p.remedy.empty()) row("remedy", "one unit", p.remedy);

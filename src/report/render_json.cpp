@@ -33,7 +33,7 @@ json unit_json(const Unit& u) {
   json arch = json::object();
   for (const auto& [a, ms] : u.arch_ms) arch[fmt::format("sm_{}", a)] = seconds(ms);
   return {{"name", u.name},
-          {"kind", u.kind},
+          {"kind", to_string(u.kind)},
           {"target", u.target},
           {"source", u.source.empty() ? json(nullptr) : json(u.source)},
           {"start_s", seconds(u.start_ms)},
@@ -87,7 +87,7 @@ json to_json(const Profile& p, size_t top) {
       {"cores_source", p.cores_source},
       {"lower_bound_s", seconds(p.lower_bound_ms)},
       {"split_critical_path_s", p.split_critical_path_ms >= 0 ? seconds(p.split_critical_path_ms) : json(nullptr)},
-      {"bound_by", p.bound_by},
+      {"bound_by", to_string(p.bound_by)},
       {"bounding_unit", p.bounding_unit >= 0 ? json(p.units[p.bounding_unit].name) : json(nullptr)},
       {"remedy", p.remedy.empty() ? json(nullptr) : json(p.remedy)},
       {"efficiency", std::round(p.efficiency * 1000) / 1000},

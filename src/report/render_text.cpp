@@ -99,9 +99,9 @@ std::string render_text(const Profile& p, size_t top) {
   line("", fmt::format("cores from {}", p.cores_source));
   line("efficiency",
        fmt::format("{:.2f}x: the build took {:.2f} times the bound ({}-bound){}", p.efficiency, p.efficiency,
-                   p.bound_by == "cpu"        ? "CPU"
-                   : p.bound_by == "one unit" ? "one-unit"
-                                              : "critical-path",
+                   p.bound_by == Bound::cpu        ? "CPU"
+                   : p.bound_by == Bound::one_unit ? "one-unit"
+                                                   : "critical-path",
                    efficiency_reason(p)));
   if (!p.remedy.empty()) line("remedy", p.remedy);
   line("parallel", fmt::format("average {:.1f}, peak {} concurrent jobs ({} cores)", p.avg_parallelism,
@@ -119,8 +119,9 @@ std::string render_text(const Profile& p, size_t top) {
   o += fmt::format("\nslowest units\n  {:>8} {:>8} {:>9} {:<5} {}\n", "time", "cpu", "peak RSS", "kind", "unit");
   for (size_t i : slowest(p, top)) {
     const Unit& u = p.units[i];
-    o += fmt::format("  {:>8} {:>8} {:>9} {:<5} {}{}\n", human_ms(u.duration_ms()), human_ms(u.cpu_ms),
-                     human_kib(u.peak_rss_kib), u.kind, shorten(u.name, 70), u.critical ? "  *critical" : "");
+    o +=
+        fmt::format("  {:>8} {:>8} {:>9} {:<5} {}{}\n", human_ms(u.duration_ms()), human_ms(u.cpu_ms),
+                    human_kib(u.peak_rss_kib), to_string(u.kind), shorten(u.name, 70), u.critical ? "  *critical" : "");
   }
   o += fmt::format("\nslowest targets\n  {:>8} {:>6} {}\n", "time", "units", "target");
   for (size_t i = 0; i < p.targets.size() && i < top; ++i)

@@ -6,12 +6,12 @@ using namespace kiln;
 
 namespace {
 
-report::Unit unit(std::string name, std::string kind, long start, long end, long kib = 1024 * 1024,
+report::Unit unit(std::string name, std::string_view kind, long start, long end, long kib = 1024 * 1024,
                   std::string node = "") {
   report::Unit u;
   u.name = std::move(name);
   u.outputs = {u.name};
-  u.kind = std::move(kind);
+  u.kind = *report::unit_kind_from(kind);  // the spelling the report prints
   u.start_ms = start;
   u.end_ms = end;
   u.peak_rss_kib = kib;

@@ -106,7 +106,7 @@ TEST(Profile, CriticalPathParallelismAndBoundFromTheGraph) {
   EXPECT_TRUE(p.critical_path_from_graph);
   EXPECT_EQ(names(p), (std::vector<std::string>{"gen.h", "CMakeFiles/lib.dir/c.cpp.o", "liblib.so", "app"}));
   EXPECT_EQ(p.lower_bound_ms, 1600);
-  EXPECT_EQ(p.bound_by, "critical path");
+  EXPECT_EQ(p.bound_by, Bound::critical_path);
   EXPECT_DOUBLE_EQ(p.efficiency, 1.0);
   EXPECT_DOUBLE_EQ(p.avg_parallelism, 2200.0 / 1600.0);
   EXPECT_EQ(p.max_parallelism, 2);
@@ -123,10 +123,10 @@ TEST(Profile, CriticalPathParallelismAndBoundFromTheGraph) {
       if (u.name == n) return u;
     return Unit{};
   };
-  EXPECT_EQ(unit("CMakeFiles/lib.dir/b.cu.o").kind, "cuda");
-  EXPECT_EQ(unit("CMakeFiles/lib.dir/c.cpp.o").kind, "c++");
+  EXPECT_EQ(unit("CMakeFiles/lib.dir/b.cu.o").kind, UnitKind::cuda);
+  EXPECT_EQ(unit("CMakeFiles/lib.dir/c.cpp.o").kind, UnitKind::cxx);
   EXPECT_EQ(unit("CMakeFiles/lib.dir/c.cpp.o").source, "/src/c.cpp");
-  EXPECT_EQ(unit("liblib.so").kind, "link");
+  EXPECT_EQ(unit("liblib.so").kind, UnitKind::link);
   EXPECT_EQ(unit("liblib.so").target, "lib");
   ASSERT_FALSE(p.targets.empty());
   EXPECT_EQ(p.targets[0].name, "lib");
@@ -139,7 +139,7 @@ TEST(Profile, OneCoreMakesTheBuildCpuBound) {
   in.graph = *parse_ninja_graph(kDot);
   auto p = compute_profile(in);
   EXPECT_EQ(p.lower_bound_ms, 2200);
-  EXPECT_EQ(p.bound_by, "cpu");
+  EXPECT_EQ(p.bound_by, Bound::cpu);
   EXPECT_NEAR(p.efficiency, 1600.0 / 2200.0, 1e-9);
 }
 
@@ -284,7 +284,7 @@ TEST(Profile, AUnitThatAlreadyHadTheCoresIsNotPromisedMore) {
   // 27 s serial + 148 s of device phases x 14 / 16 = 129.5 s: 156.5 s, not 148 / 16 + 27.
   EXPECT_EQ(p.split_critical_path_ms, 156500);
   EXPECT_NEAR(p.efficiency, 175.0 / 156.5, 1e-3);
-  EXPECT_EQ(p.bound_by, "one unit");
+  EXPECT_EQ(p.bound_by, Bound::one_unit);
   EXPECT_NE(p.remedy.find("already ran on 14 of the 16 cores"), std::string::npos) << p.remedy;
   EXPECT_NE(p.remedy.find("split the source file"), std::string::npos) << p.remedy;
   EXPECT_EQ(p.remedy.find("give it more"), std::string::npos) << p.remedy;
@@ -314,7 +314,7 @@ TEST(Profile, ABuildBoundByOneUnitNamesTheRemedyAndCountsWhatSplittingCouldDo) {
   EXPECT_EQ(p.split_critical_path_ms, 120000);
   EXPECT_EQ(p.lower_bound_ms, 120000);
   EXPECT_NEAR(p.efficiency, 320.0 / 120.0, 1e-6);
-  EXPECT_EQ(p.bound_by, "one unit");
+  EXPECT_EQ(p.bound_by, Bound::one_unit);
   ASSERT_GE(p.bounding_unit, 0);
   EXPECT_EQ(p.units[p.bounding_unit].name, "/p/build/temp/csrc/bwd.o");
   EXPECT_NE(p.remedy.find("--split-compile"), std::string::npos) << p.remedy;
@@ -400,7 +400,7 @@ TEST(Profile, NoRemedyPromisesTheTimeAlreadyTaken) {
       "\n");
   ASSERT_TRUE(in.exec->problems.empty()) << in.exec->problems.front();
   auto p = compute_profile(in);
-  EXPECT_EQ(p.bound_by, "one unit");
+  EXPECT_EQ(p.bound_by, Bound::one_unit);
   EXPECT_GE(p.split_critical_path_ms * 20, p.critical_path_ms * 19);
   EXPECT_EQ(p.remedy.find("would be"), std::string::npos) << p.remedy;
   EXPECT_EQ(p.remedy.find("give it more"), std::string::npos) << p.remedy;
@@ -418,7 +418,7 @@ TEST(Profile, ABuildThatOutnumberedTheCoresWithItsOwnThreadsIsNotContended) {
   auto unit = [&](const std::string& name, long end_s, long cpu_s, int cores, int split) {
     Unit u;
     u.name = name;
-    u.kind = cores > 1 ? "cuda" : "c++";
+    u.kind = cores > 1 ? UnitKind::cuda : UnitKind::cxx;
     u.end_ms = end_s * 1000;
     u.cpu_ms = cpu_s * 1000;
     u.cores = cores;
@@ -441,4 +441,12 @@ TEST(Profile, ABuildThatOutnumberedTheCoresWithItsOwnThreadsIsNotContended) {
   for (auto& u : p.units) u.cores = 1;
   judge_contention(p);
   EXPECT_TRUE(p.contended);
+}
+
+TEST(Profile, UnitKindsAndBoundsHaveOneSpellingEach) {
+  for (auto k : kUnitKinds) EXPECT_EQ(unit_kind_from(to_string(k)), k) << to_string(k);
+  for (auto b : kBounds) EXPECT_EQ(bound_from(to_string(b)), b) << to_string(b);
+  EXPECT_EQ(to_string(UnitKind::cxx), "c++");
+  EXPECT_EQ(to_string(Bound::critical_path), "critical path");
+  EXPECT_FALSE(unit_kind_from("cxx"));
 }
