@@ -5,6 +5,7 @@
 #include <future>
 #include <memory>
 
+#include "core/name_table.hpp"
 #include "probe/gpu_check.hpp"
 
 namespace kiln::probe {
@@ -23,7 +24,7 @@ std::string cache_home(const io::Seams& s) {
   return s.env.get("HOME").value_or("/tmp") + "/.cache";
 }
 
-DiskReport disk_for(const io::Seams& s, const DiskQuery& q, const std::string& role, const std::string& path) {
+DiskReport disk_for(const io::Seams& s, const DiskQuery& q, DiskRole role, const std::string& path) {
   DiskReport d{role, path, path, std::nullopt};
   // The folder may not exist yet; its nearest existing parent is where it will be created.
   while (!d.checked.empty() && d.checked != "/" && !s.fs.exists(d.checked)) d.checked = parent_dir(d.checked);
@@ -48,7 +49,7 @@ void machine_findings(const MachineReport& m, Findings& f) {
          fmt::format("MAX_JOBS={} (more jobs risk \"Killed signal terminated program cc1plus\")", m.jobs_cxx.jobs)});
   const double min_disk = min_build_disk_gib();
   for (const auto& d : m.disks)
-    if (d.role == "build" && d.space && static_cast<double>(d.space->free_bytes) / kGiB < min_disk)
+    if (d.role == DiskRole::build && d.space && static_cast<double>(d.space->free_bytes) / kGiB < min_disk)
       f.push_back(
           {Severity::warning, "machine", "machine.low-disk",
            fmt::format("Only {:.1f} GiB free at {} (the build folder); a PyTorch build tree needs about {:.0f} GiB.",
@@ -117,11 +118,11 @@ DoctorReport run_doctor(const io::Seams& s, const DoctorOptions& o) {
   r.machine.jobs_cuda = safe_jobs(r.machine.info, JobKind::cuda, 1);
   StatvfsDiskQuery statvfs_disk;
   const DiskQuery& dq = o.disk_query ? *o.disk_query : statvfs_disk;
-  r.machine.disks.push_back(disk_for(s, dq, "build", o.build_dir));
+  r.machine.disks.push_back(disk_for(s, dq, DiskRole::build, o.build_dir));
   if (!r.toolchain.ccache_info.cache_dir.empty())
-    r.machine.disks.push_back(disk_for(s, dq, "ccache", r.toolchain.ccache_info.cache_dir));
-  r.machine.disks.push_back(disk_for(s, dq, "kiln cache", cache_home(s) + "/kiln"));
-  r.machine.disks.push_back(disk_for(s, dq, "tmp", s.env.get("TMPDIR").value_or("/tmp")));
+    r.machine.disks.push_back(disk_for(s, dq, DiskRole::ccache, r.toolchain.ccache_info.cache_dir));
+  r.machine.disks.push_back(disk_for(s, dq, DiskRole::kiln_cache, cache_home(s) + "/kiln"));
+  r.machine.disks.push_back(disk_for(s, dq, DiskRole::tmp, s.env.get("TMPDIR").value_or("/tmp")));
   Findings mf;
   machine_findings(r.machine, mf);
   take(mf);
@@ -138,5 +139,14 @@ DoctorReport run_doctor(const io::Seams& s, const DoctorOptions& o) {
   r.elapsed_ms = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(s.clock.now() - t0).count());
   return r;
 }
+
+namespace {
+constexpr core::NameTable<DiskRole, 4> kDiskRoleNames{{{{DiskRole::build, "build"},
+                                                        {DiskRole::ccache, "ccache"},
+                                                        {DiskRole::kiln_cache, "kiln cache"},
+                                                        {DiskRole::tmp, "tmp"}}}};
+}  // namespace
+
+std::string_view to_string(DiskRole r) { return kDiskRoleNames.name(r, "disk"); }
 
 }  // namespace kiln::probe

@@ -3,6 +3,7 @@
 // `kiln plan` calls run_doctor to switch off features whose libraries are missing.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/seams.hpp"
@@ -35,8 +36,13 @@ struct DoctorOptions {
   const DiskQuery* disk_query = nullptr;  // nullptr: statvfs
 };
 
+// What a checked folder is for. Serialised only through to_string ("build", "ccache", "kiln cache", "tmp").
+enum class DiskRole { build, ccache, kiln_cache, tmp };
+std::string_view to_string(DiskRole r);
+inline constexpr DiskRole kDiskRoles[] = {DiskRole::build, DiskRole::ccache, DiskRole::kiln_cache, DiskRole::tmp};
+
 struct DiskReport {
-  std::string role;     // "build", "ccache", "kiln cache", "tmp"
+  DiskRole role = DiskRole::build;
   std::string path;     // as asked
   std::string checked;  // the existing folder statvfs was asked about
   std::optional<DiskSpace> space;

@@ -158,7 +158,7 @@ json machine_json(const DoctorReport& r) {
   const auto& m = r.machine.info;
   json disks = json::array();
   for (const auto& d : r.machine.disks)
-    disks.push_back({{"role", d.role},
+    disks.push_back({{"role", probe::to_string(d.role)},
                      {"path", d.path},
                      {"checked", d.checked},
                      {"free_bytes", d.space ? json(d.space->free_bytes) : json(nullptr)},

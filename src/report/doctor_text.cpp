@@ -180,7 +180,7 @@ void machine_section(std::string& o, const DoctorReport& r) {
   kv(o, "C++ jobs", fmt::format("{} = {}", m.jobs_cxx.jobs, m.jobs_cxx.arithmetic));
   kv(o, "nvcc jobs", fmt::format("{} = {}", m.jobs_cuda.jobs, m.jobs_cuda.arithmetic));
   for (const auto& d : m.disks)
-    kv(o, "disk " + d.role,
+    kv(o, "disk " + std::string(probe::to_string(d.role)),
        d.space ? fmt::format("{} free of {} at {}", gib(d.space->free_bytes), gib(d.space->total_bytes), d.checked)
                : "unknown (" + d.checked + ")");
   findings_for(o, r, "machine");

@@ -206,3 +206,9 @@ TEST(Doctor, ParallelModeSurvivesAPythonThatDiesBeforePrinting) {
   EXPECT_FALSE(r.python.error.empty());
   EXPECT_NE(r.python.error.find("init_fs_encoding"), std::string::npos) << r.python.error;
 }
+
+TEST(Doctor, EachDiskRoleHasOneSpelling) {
+  std::set<std::string_view> names;
+  for (auto r : kiln::probe::kDiskRoles) names.insert(kiln::probe::to_string(r));
+  EXPECT_EQ(names, (std::set<std::string_view>{"build", "ccache", "kiln cache", "tmp"}));
+}
