@@ -13,7 +13,7 @@ bool apply_config_check(BuildContext& ctx) {
                            c.cached.empty() ? "unset" : c.cached, c.source, c.planned);
   for (const auto& k : plan.config.dropped) ctx.log << fmt::format("kiln: configuration: {} no longer passed\n", k);
   if (!plan.config.how.empty()) ctx.log << "kiln: configuration: " << plan.config.how << "\n";
-  if (plan.config.reconfigure && plan.config.how.rfind("CMAKE_FRESH", 0) != 0) {
+  if (plan.config.reconfigure && plan.config.fresh == plan::FreshConfigure::remove_cache) {
     if (!ctx.s.fs.remove(plan.config.cache_path())) {
       ctx.log << "kiln: could not remove " << plan.config.cache_path() << "\n";
       ctx.o.failed_step = "configure";

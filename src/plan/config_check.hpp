@@ -11,6 +11,12 @@ struct StaleEntry {
   std::string source;                // "CMakeCache.txt" or "last configure" (kiln's stamp)
 };
 
+// How a PyTorch checkout's fresh configure comes about.
+enum class FreshConfigure {
+  remove_cache,  // kiln removes CMakeCache.txt (as setup.py --cmake does), so setup.py re-runs CMake
+  cmake_fresh,   // CMAKE_FRESH=1, where setup.py reads it: setup.py re-runs CMake from a fresh cache
+};
+
 struct ConfigCheck {
   std::string cmake_dir;  // the folder CMake configures: BUILD (CMake projects), CHECKOUT/build (PyTorch)
   bool cache_exists = false;
@@ -19,7 +25,8 @@ struct ConfigCheck {
   std::vector<std::string>
       cmake_changed;         // differs from the cache, but kiln passed the same last time: CMake's own doing
   bool reconfigure = false;  // PyTorch: a fresh configure is needed
-  std::string how;           // what kiln does about it, in words
+  FreshConfigure fresh = FreshConfigure::remove_cache;  // how, when reconfigure
+  std::string how;                                      // what kiln does about it, in words for people
   std::string cache_path() const { return cmake_dir + "/CMakeCache.txt"; }
   std::string stamp_path() const { return cmake_dir + "/.kiln-configure.json"; }
 };

@@ -599,7 +599,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   if (auto ok = plan_knobs(p, req, s, *sets, setup); !ok) return tl::unexpected(ok.error());
   if (p.kind == read::ProjectKind::cmake || p.kind == read::ProjectKind::pytorch) {
     p.config = check_configuration(s.fs, p, s.fs.read(p.project_dir + "/setup.py").value_or(""));
-    if (p.config.reconfigure && p.config.how.rfind("CMAKE_FRESH", 0) == 0) p.env["CMAKE_FRESH"] = "1";
+    if (p.config.reconfigure && p.config.fresh == FreshConfigure::cmake_fresh) p.env["CMAKE_FRESH"] = "1";
   }
   return p;
 }

@@ -95,8 +95,10 @@ ConfigCheck check_configuration(const io::Filesystem& fs, const Plan& p, const s
 
   if (p.kind == read::ProjectKind::pytorch) {
     c.reconfigure = !c.changed.empty() || !c.dropped.empty();
+    c.fresh = setup_py_text.find("CMAKE_FRESH") != std::string::npos ? FreshConfigure::cmake_fresh
+                                                                     : FreshConfigure::remove_cache;
     if (c.reconfigure)
-      c.how = setup_py_text.find("CMAKE_FRESH") != std::string::npos
+      c.how = c.fresh == FreshConfigure::cmake_fresh
                   ? "CMAKE_FRESH=1: setup.py re-runs CMake from a fresh cache"
                   : "kiln removes " + c.cache_path() + " (as setup.py --cmake does) so setup.py re-runs CMake";
   } else if (!c.changed.empty() || !c.dropped.empty()) {

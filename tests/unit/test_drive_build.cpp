@@ -10,6 +10,7 @@
 #include "drive/build.hpp"
 #include "drive/cmake_build.hpp"
 #include "drive/pytorch_build.hpp"
+#include "drive/stale_step.hpp"
 #include "drive/step_runner.hpp"
 #include "drive/torch_extension_build.hpp"
 #include "drive/wheel_build.hpp"
@@ -194,6 +195,21 @@ TEST(CMakeProjectDriver, AStaleCacheIsSaidAndRemovedBeforeCMakeConfiguresAgain) 
   EXPECT_NE(r.log.str().find("kiln: configuration: CMAKE_BUILD_TYPE was Debug (CMakeCache.txt), now Release"),
             std::string::npos)
       << r.log.str();
+}
+
+TEST(PyTorchCheckoutDriver, AFreshConfigureThroughCmakeFreshLeavesTheCacheToSetupPy) {
+  Rig r(read::ProjectKind::pytorch);
+  r.plan.config.cmake_dir = "/p/build";
+  r.plan.config.reconfigure = true;
+  r.plan.config.fresh = plan::FreshConfigure::cmake_fresh;
+  r.plan.config.how = "words for people, whatever they say";
+  r.fs.add_file(r.plan.config.cache_path(), "USE_CUDA:BOOL=OFF\n");
+  drive::BuildContext ctx{r.plan, r.seams, r.runner, r.log, r.o};
+  EXPECT_TRUE(drive::apply_config_check(ctx));
+  EXPECT_TRUE(r.fs.exists(r.plan.config.cache_path())) << "CMAKE_FRESH=1 makes setup.py start afresh";
+  r.plan.config.fresh = plan::FreshConfigure::remove_cache;
+  EXPECT_TRUE(drive::apply_config_check(ctx));
+  EXPECT_FALSE(r.fs.exists(r.plan.config.cache_path()));
 }
 
 TEST(PyTorchCheckoutDriver, RunsTheSetupBuildAndFindsLibrariesUnderBuildAndTorchLib) {
