@@ -89,7 +89,7 @@ private:
     if (s.fs.exists(dir + "/setup.py")) {
       auto kp = read::decide_knobs(read::read_project(s.fs, dir, false), {});
       for (const auto& k : kp.knobs)
-        if (k.role == "force-build" && !k.on_value.empty() && pc.force_build.empty())
+        if (k.role == read::knob_roles::kForceBuild && !k.on_value.empty() && pc.force_build.empty())
           pc.force_build = k.name + "=" + k.on_value;
     }
     if (pc.force_build.empty() && pc.empty_submodules.empty()) return std::nullopt;

@@ -85,7 +85,7 @@ diagnose::PlanContext plan_context(const plan::Plan& p) {
   c.cuda_version = p.nvcc_version.substr(0, p.nvcc_version.rfind('.'));
   c.empty_submodules = p.empty_submodules;
   for (const auto& k : p.knobs.knobs)
-    if (k.role == "force-build" && !k.on_value.empty() && c.force_build.empty())
+    if (k.role == read::knob_roles::kForceBuild && !k.on_value.empty() && c.force_build.empty())
       c.force_build = k.name + "=" + k.on_value;
   return c;
 }

@@ -427,7 +427,7 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
                                           setup ? setup->calls_cmake : std::string());
   // Not said where the list it sets from is a variable kiln sets to the plan's targets.
   const bool kiln_sets_it = std::any_of(p.knobs.knobs.begin(), p.knobs.knobs.end(), [&](const read::Knob& k) {
-    return k.role == "arch-list" && k.origin == read::KnobOrigin::kiln &&
+    return k.role == read::knob_roles::kArchList && k.origin == read::KnobOrigin::kiln &&
            (p.knobs.cmake_archs.find("{" + k.name + "}") != std::string::npos);
   });
   if (p.cuda() && !p.knobs.cmake_archs.empty() && !kiln_sets_it)

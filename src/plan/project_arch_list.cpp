@@ -16,7 +16,9 @@ void route_suffixed_targets_of_project_lists(Plan& p, const std::vector<read::Ar
   if (p.prune_archs && p.wraps_compilers() && cmake_call.empty()) {
     // kiln's launcher replaces whatever the project derives from its list: say so once per list.
     for (const auto& k : p.knobs.knobs) {
-      if (k.role != "arch-list" || k.origin != read::KnobOrigin::kiln || k.name == "TORCH_CUDA_ARCH_LIST") continue;
+      if (k.role != read::knob_roles::kArchList || k.origin != read::KnobOrigin::kiln ||
+          k.name == "TORCH_CUDA_ARCH_LIST")
+        continue;
       p.notes.push_back(fmt::format(
           "the project takes its architectures from {} ({}), set to {}{}; kiln's nvcc launcher compiles exactly {} "
           "in each unit in place of the flags the project makes of it ({}any PTX it adds for its newest entry is "
@@ -29,7 +31,8 @@ void route_suffixed_targets_of_project_lists(Plan& p, const std::vector<read::Ar
   }
   if (suffixed.empty()) return;
   for (const auto& k : p.knobs.knobs) {
-    if (k.role != "arch-list" || k.origin != read::KnobOrigin::kiln || k.name == "TORCH_CUDA_ARCH_LIST") continue;
+    if (k.role != read::knob_roles::kArchList || k.origin != read::KnobOrigin::kiln || k.name == "TORCH_CUDA_ARCH_LIST")
+      continue;
     std::string parsed;
     for (const auto& a : parsers)
       if (a.var == k.name && !a.suffix_ok && !a.sites.empty())

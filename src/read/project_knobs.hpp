@@ -32,9 +32,10 @@ inline constexpr KnobOrigin kKnobOrigins[] = {KnobOrigin::none, KnobOrigin::kiln
 // kiln's own, for an op-builder's op and a switch in no role.
 namespace knob_roles {
 inline constexpr std::string_view kForceBuild = "force-build", kCudaEnable = "cuda-enable", kCudaSkip = "cuda-skip",
-                                  kCppEnable = "cpp-enable", kUnrelated = "unrelated", kKilnSets = "kiln-sets";
-inline constexpr std::string_view kFromTable[] = {kForceBuild, kCudaEnable, kCudaSkip,
-                                                  kCppEnable,  kUnrelated,  kKilnSets};
+                                  kCppEnable = "cpp-enable", kUnrelated = "unrelated", kKilnSets = "kiln-sets",
+                                  kArchList = "arch-list";
+inline constexpr std::string_view kFromTable[] = {kForceBuild, kCudaEnable, kCudaSkip, kCppEnable,
+                                                  kUnrelated,  kKilnSets,   kArchList};
 inline constexpr std::string_view kOp = "op", kUnknown = "unknown";
 }  // namespace knob_roles
 
