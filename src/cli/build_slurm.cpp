@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command.hpp"
 #include "core/launcher_env.hpp"
@@ -36,6 +37,11 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
   auto alloc = probe::detect_allocation(s, b.tools);
   if (!alloc) throw Failure("--slurm: " + alloc.error());
   b.allocation = *alloc;
+  if (!alloc->lost.empty())
+    s.err << fmt::format(
+        "kiln: warning: --slurm: node(s) {} of Slurm job {} failed and left the job (salloc --no-kill): building on "
+        "{}\n",
+        fmt::join(alloc->lost, ", "), alloc->job_id, fmt::join(alloc->nodes, ", "));
   s.fs.make_dirs(plan.build_dir);
   probe::NodeProbe probe;
   probe.paths["build folder"] = plan.build_dir;
@@ -70,6 +76,9 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
   kiln.slurm_reports = plan.build_dir + "/.kiln/steps";
   kiln.slurm_tag = b.tag;
   kiln.slurm_node_cpus = *std::min_element(a.cpus.begin(), a.cpus.end());
+  // The lost nodes too: the watchdog knows the job lost them, not only that the others live.
+  for (const auto& list : {a.nodes, a.lost})
+    for (const auto& n : list) kiln.slurm_nodes += (kiln.slurm_nodes.empty() ? "" : ",") + n;
   if (a.node_mem_kib) kiln.slurm_node_mem_kib = a.node_mem_kib;
   for (auto& [k, v] : kiln.to_env()) plan.env[k] = std::move(v);
   return b;

@@ -41,6 +41,8 @@ void each(Env& e, Visit&& visit) {
   visit(kSlurmStepWait, e.slurm_step_wait);
   visit(kSlurmSrun, e.slurm_srun);
   visit(kSlurmSqueue, e.slurm_squeue);
+  visit(kSlurmSinfo, e.slurm_sinfo);
+  visit(kSlurmNodes, e.slurm_nodes);
   visit(kStepReport, e.step_report);
 }
 

@@ -28,6 +28,7 @@ inline constexpr std::string_view kWrapCxx = "KILN_WRAP_CXX", kWrapNvcc = "KILN_
                                   kSlurmNodeCpus = "KILN_SLURM_NODE_CPUS", kSlurmNodeMemKib = "KILN_SLURM_NODE_MEM_KIB",
                                   kSlurmRetries = "KILN_SLURM_RETRIES", kSlurmStepWait = "KILN_SLURM_STEP_WAIT",
                                   kSlurmSrun = "KILN_SLURM_SRUN", kSlurmSqueue = "KILN_SLURM_SQUEUE",
+                                  kSlurmSinfo = "KILN_SLURM_SINFO", kSlurmNodes = "KILN_SLURM_NODES",
                                   kStepReport = "KILN_STEP_REPORT";
 }  // namespace launcher_vars
 
@@ -57,8 +58,9 @@ struct LauncherEnv {
   std::string slurm_self, slurm_reports, slurm_tag;
   std::optional<long long> slurm_node_cpus, slurm_retries, slurm_step_wait;  // the last two: a user's settings
   std::optional<std::uint64_t> slurm_node_mem_kib;
-  std::string slurm_srun, slurm_squeue;  // the srun and squeue to use (tests point them at fakes)
-  std::string step_report;               // on the node: where this step's report goes
+  std::string slurm_srun, slurm_squeue, slurm_sinfo;  // the Slurm tools to use (tests point them at fakes)
+  std::string slurm_nodes;  // the allocation's nodes, comma-separated: the watchdog asks sinfo about them
+  std::string step_report;  // on the node: where this step's report goes
 
   // The variables that are set, by name.
   std::map<std::string, std::string> to_env() const;
@@ -77,7 +79,7 @@ inline constexpr std::string_view kLauncherVariables[] = {
     launcher_vars::kSlurmSelf,     launcher_vars::kSlurmReports,    launcher_vars::kSlurmTag,
     launcher_vars::kSlurmNodeCpus, launcher_vars::kSlurmNodeMemKib, launcher_vars::kSlurmRetries,
     launcher_vars::kSlurmStepWait, launcher_vars::kSlurmSrun,       launcher_vars::kSlurmSqueue,
-    launcher_vars::kStepReport};
+    launcher_vars::kSlurmSinfo,    launcher_vars::kSlurmNodes,      launcher_vars::kStepReport};
 
 // Whether NAME is one of the contract's variables.
 bool is_launcher_variable(std::string_view name);

@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sstream>
 
 #include "core/text.hpp"
 #include "core/fnv.hpp"
 #include "core/launcher_env.hpp"
+#include "launch/slurm_nodes.hpp"
 
 namespace kiln::launch {
 namespace {
@@ -65,6 +67,9 @@ std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
   c.tag = kiln.slurm_tag.empty() ? "kiln" : kiln.slurm_tag;
   if (!kiln.slurm_srun.empty()) c.srun = kiln.slurm_srun;
   if (!kiln.slurm_squeue.empty()) c.squeue = kiln.slurm_squeue;
+  if (!kiln.slurm_sinfo.empty()) c.sinfo = kiln.slurm_sinfo;
+  for (auto& n : core::split(kiln.slurm_nodes, ','))
+    if (!n.empty()) c.nodes.push_back(n);
   if (auto n = kiln.slurm_retries) c.retries = static_cast<int>(std::clamp(*n, 0LL, 10LL));
   if (auto n = kiln.slurm_node_mem_kib) c.node_mem_kib = *n;
   if (auto n = kiln.slurm_node_cpus) c.node_cpus = static_cast<int>(std::clamp(*n, 0LL, 1LL << 20));
@@ -85,9 +90,10 @@ std::vector<std::string> step_argv(const SlurmConfig& c, const StepAsk& ask, con
                                    "--exact",
                                    "-c" + std::to_string(cores),
                                    fmt::format("--mem={}M", (kib + 1023) / 1024),
-                                   "--immediate=" + std::to_string(c.step_wait_s),
+                                   "--immediate=" + std::to_string(c.slice_s()),
                                    "--quit-on-interrupt",
                                    "--quiet"};
+  if (ask.overlap) argv.push_back("--overlap");
   if (!ask.exclude.empty()) argv.push_back("--exclude=" + joined(ask.exclude, ","));
   argv.insert(argv.end(), {"--", c.self, "exec", "--"});
   argv.insert(argv.end(), command.begin(), command.end());
@@ -156,6 +162,52 @@ int run_step_on_node(const std::vector<std::string>& command, const std::string&
   return rep.exit;
 }
 
+namespace {
+
+std::string unit_name(const std::string& output) { return output.empty() ? std::string("the unit") : output; }
+
+std::string srun_end(const io::ProcessResult& r) {
+  return r.term_signal ? fmt::format("signal {}", r.term_signal) : fmt::format("exit {}", r.exit_code);
+}
+
+void exclude(StepAsk& ask, const std::vector<std::string>& nodes) {
+  for (const auto& n : nodes)
+    if (!n.empty() && std::find(ask.exclude.begin(), ask.exclude.end(), n) == ask.exclude.end())
+      ask.exclude.push_back(n);
+}
+
+// Where kiln stops because nodes died: one line naming them, saying the state is resumable.
+std::string dead_nodes_stop(const SlurmConfig& c, const NodeHealth& h, const std::string& what) {
+  return fmt::format(
+      "{}: {} {} of Slurm allocation {} {} dead ({}): the build stops here; Ninja's state is intact, so "
+      "`kiln build --slurm` in a new allocation resumes it",
+      what, h.dead.size() > 1 ? "nodes" : "node", fmt::join(h.dead_names(), ", "), c.job_id,
+      h.dead.size() > 1 ? "are" : "is", h.left.empty() ? "no node is left" : "sinfo: " + h.dead_text());
+}
+
+// One srun: the unit as a step, its report read back (and removed).
+std::optional<StepReport> one_step(const SlurmConfig& c, const StepAsk& ask, const io::ProcessSpec& spec,
+                                   const std::string& report, io::ProcessResult& r, io::Seams& s) {
+  io::ProcessSpec step = spec;
+  step.argv = step_argv(c, ask, spec.argv);
+  auto env = spec.env.value_or(s.env.all());
+  env[std::string(core::launcher_vars::kStepReport)] = report;
+  env.erase(std::string(core::launcher_vars::kSlurmUnits));  // the node side must not launch steps of its own
+  step.env = env;
+  // srun's output is the compiler's, relayed; srun's own error lines name a node that failed a
+  // step before the node side could report ("Task launch ... failed on node n2: ...").
+  step.inherit_stdio = false;
+  step.on_line = nullptr;
+  r = s.proc.run(step);
+  s.out << r.out;
+  s.err << r.err;
+  auto rep = s.fs.read(report) ? parse_step_report(*s.fs.read(report)) : std::nullopt;
+  s.fs.remove(report);
+  return rep;
+}
+
+}  // namespace
+
 StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::ProcessSpec& spec, const std::string& output,
                     io::Seams& s) {
   StepRun run;
@@ -163,38 +215,28 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
   s.fs.make_dirs(c.reports);
   const std::string base = fmt::format("{}/{:016x}-{}", c.reports,
                                        core::fnv1a64(output + (spec.argv.empty() ? "" : spec.argv.back())), ::getpid());
+  long waited_ms = 0, queued_ms = 0;  // waiting for a start: this attempt's, and the unit's
+  int sruns = 0, lost = 0, timeouts = 0;
+  run.attempts = 1;
   for (;;) {
-    ++run.attempts;
-    const std::string report = fmt::format("{}-{}", base, run.attempts);
-    io::ProcessSpec step = spec;
-    step.argv = step_argv(c, ask, spec.argv);
-    auto env = spec.env.value_or(s.env.all());
-    env[std::string(core::launcher_vars::kStepReport)] = report;
-    env.erase(std::string(core::launcher_vars::kSlurmUnits));  // the node side must not launch steps of its own
-    step.env = env;
-    // srun's output is the compiler's, relayed; srun's own error lines name a node that failed a
-    // step before the node side could report ("Task launch ... failed on node n2: ...").
-    step.inherit_stdio = false;
-    step.on_line = nullptr;
-    auto r = s.proc.run(step);
-    s.out << r.out;
-    s.err << r.err;
-    auto rep = s.fs.read(report) ? parse_step_report(*s.fs.read(report)) : std::nullopt;
-    s.fs.remove(report);
+    io::ProcessResult r;
+    auto rep = one_step(c, ask, spec, fmt::format("{}-{}", base, ++sruns), r, s);
     if (rep && rep->finished) {
       run.node = rep->node;
+      run.step = rep->step;
       run.result = r;
       run.result.exit_code = rep->exit;  // already 128 + signal when the compiler was killed
       run.result.term_signal = 0;
       run.result.peak_rss_kib = rep->peak_rss_kib;
       run.result.cpu = std::chrono::milliseconds(rep->cpu_ms);
-      run.queued_ms = std::max<long>(0, r.wall.count() - rep->wall_ms);
+      run.queued_ms = queued_ms + std::max<long>(0, r.wall.count() - rep->wall_ms);
       return run;
     }
     // The compiler never finished: whatever it wrote is not an object Ninja may trust.
     if (!output.empty()) s.fs.remove(output);
+    const bool never_started = !rep && r.err.find("Unable to create step") != std::string::npos;
     const std::string node = rep ? rep->node : node_named_by_srun(r.err);
-    if (!node.empty()) run.failed_nodes.push_back(node);
+    if (!node.empty() && !never_started) run.failed_nodes.push_back(node);
     run.result = r;
     if (!r.started) {
       run.error = fmt::format("cannot run {}: {}", c.srun, r.spawn_error);
@@ -205,26 +247,58 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
           "the Slurm allocation {} has ended ({}): the build stops here; Ninja's state is intact, so "
           "`kiln build --slurm` in a new allocation resumes it",
           c.job_id, state.empty() ? "no longer known to squeue" : state);
-    } else if (run.attempts > c.retries && r.err.find("Unable to create step") != std::string::npos) {
-      // srun gave up waiting for the step to start (--immediate): nothing ran, nothing was lost.
+    } else if (const auto health = allocation_health(c.sinfo, c.nodes, s); health.known && health.left.empty()) {
+      run.error = dead_nodes_stop(c, health, unit_name(output) + " cannot run");
+    } else if (never_started) {
+      // srun gave up waiting (--immediate): nothing ran, nothing was lost. At least a slice went by
+      // (an answer at once counts as one, so a refusal does not spin).
+      const long slice_ms = std::max<long>(r.wall.count(), c.slice_s() * 1000L);
+      waited_ms += slice_ms;
+      queued_ms += slice_ms;
+      exclude(ask, health.dead_names());
+      if (!health.dead.empty() && ask.overlap) {
+        run.error = dead_nodes_stop(
+            c, health,
+            fmt::format("{} did not start as a Slurm step on the nodes left ({}) within {} s, even beside "
+                        "other steps (--overlap)",
+                        unit_name(output), fmt::join(health.left, ", "), c.slice_s()));
+      } else if (!health.dead.empty()) {
+        // A job that lost a node may never give its cores back to new steps (seen with Slurm 22.05).
+        ask.overlap = true;
+        ++run.attempts;
+        s.err << fmt::format(
+            "kiln exec: warning: node {} of Slurm allocation {} is dead ({}); {} did not start within {} s: asking "
+            "Slurm again on the nodes left beside the other steps (--exclude={} --overlap)\n",
+            fmt::join(health.dead_names(), ", "), c.job_id, health.dead_text(), unit_name(output), c.slice_s(),
+            fmt::join(ask.exclude, ","));
+        continue;
+      } else if (waited_ms < c.step_wait_s * 1000L) {
+        continue;  // every node alive: the allocation is busy, wait on (bounded by step_wait_s)
+      } else if (++timeouts <= c.retries) {
+        waited_ms = 0;
+        ++run.attempts;
+        continue;
+      } else {
+        run.error = fmt::format(
+            "{} did not start as a Slurm step within {} s, {} time(s): the allocation's CPUs or memory stayed "
+            "held by other steps (squeue -s -j {} lists them: another build in this allocation, or a step that "
+            "never ends); set KILN_SLURM_STEP_WAIT=SECONDS to wait longer",
+            unit_name(output), c.step_wait_s, timeouts, c.job_id);
+      }
+    } else if (++lost > c.retries) {
       run.error = fmt::format(
-          "{} did not start as a Slurm step within {} s, {} time(s): the allocation's CPUs or memory stayed "
-          "held by other steps (squeue -s -j {} lists them: another build in this allocation, or a step that "
-          "never ends); set KILN_SLURM_STEP_WAIT=SECONDS to wait longer",
-          output.empty() ? std::string("the unit") : output, c.step_wait_s, run.attempts, c.job_id);
-    } else if (run.attempts > c.retries) {
-      run.error = fmt::format(
-          "{} did not finish in {} attempt(s): the step was killed or lost its node ({}); srun {}",
-          output.empty() ? std::string("the unit") : output, run.attempts,
-          run.failed_nodes.empty() ? std::string("node unknown") : "on " + joined(run.failed_nodes, ", "),
+          "{} did not finish in {} attempt(s): the step was killed or lost its node ({}); srun {}", unit_name(output),
+          run.attempts, run.failed_nodes.empty() ? std::string("node unknown") : "on " + joined(run.failed_nodes, ", "),
           r.term_signal ? fmt::format("killed by signal {}", r.term_signal) : fmt::format("exit {}", r.exit_code));
     } else {
-      if (!node.empty() && std::find(ask.exclude.begin(), ask.exclude.end(), node) == ask.exclude.end())
-        ask.exclude.push_back(node);
-      s.err << fmt::format(
-          "kiln exec: warning: {} was lost on {} (srun {}); retrying on another node\n",
-          output.empty() ? std::string("a unit") : output, node.empty() ? "an unknown node" : node,
-          r.term_signal ? fmt::format("signal {}", r.term_signal) : fmt::format("exit {}", r.exit_code));
+      exclude(ask, {node});
+      exclude(ask, health.dead_names());
+      ++run.attempts;
+      waited_ms = 0;
+      s.err << fmt::format("kiln exec: warning: {} was lost on {} (srun {}); retrying on another node{}\n",
+                           output.empty() ? std::string("a unit") : output, node.empty() ? "an unknown node" : node,
+                           srun_end(r),
+                           health.dead.empty() ? "" : fmt::format(" (dead per sinfo: {})", health.dead_text()));
       continue;
     }
     if (run.error != "stopped") s.err << "kiln exec: error: " << run.error << "\n";

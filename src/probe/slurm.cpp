@@ -68,6 +68,32 @@ std::vector<int> parse_cpus_per_node(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// The job's nodes as slurmctld has them now: a job that lost a node under --no-kill runs on
+// without it while SLURM_JOB_NODELIST (salloc's) still names it, and a step asked of it never runs.
+void drop_lost_nodes(Allocation& a, io::Seams& s, const SlurmTools& t) {
+  auto now = s.proc.run({.argv = {t.squeue, "-h", "-j", a.job_id, "-o", "%N"}});
+  if (!now.ok() || words(now.out).empty()) return;
+  auto hosts = s.proc.run({.argv = {t.scontrol, "show", "hostnames", words(now.out)[0]}});
+  const auto current = hosts.ok() ? words(hosts.out) : std::vector<std::string>{};
+  if (current.empty()) return;
+  Allocation kept = a;
+  kept.nodes.clear();
+  kept.cpus.clear();
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    if (std::find(current.begin(), current.end(), a.nodes[i]) != current.end()) {
+      kept.nodes.push_back(a.nodes[i]);
+      kept.cpus.push_back(a.cpus[i]);
+    } else {
+      kept.lost.push_back(a.nodes[i]);
+    }
+  }
+  if (!kept.nodes.empty()) a = kept;
+}
+
+}  // namespace
+
 tl::expected<Allocation, std::string> detect_allocation(io::Seams& s, const SlurmTools& t) {
   Allocation a;
   a.job_id = s.env.get("SLURM_JOB_ID").value_or("");
@@ -94,6 +120,7 @@ tl::expected<Allocation, std::string> detect_allocation(io::Seams& s, const Slur
         "cannot read the nodes of Slurm job {} (SLURM_JOB_NODELIST '{}', "
         "SLURM_JOB_CPUS_PER_NODE '{}')",
         a.job_id, s.env.get("SLURM_JOB_NODELIST").value_or(""), s.env.get("SLURM_JOB_CPUS_PER_NODE").value_or("")));
+  drop_lost_nodes(a, s, t);
   // Slurm gives both in MB, plain numbers.
   if (auto mb = core::parse_uint(s.env.get("SLURM_MEM_PER_NODE").value_or("")))
     a.node_mem_kib = *mb * 1024;

@@ -23,6 +23,9 @@ struct Allocation {
   std::vector<std::string> nodes;
   std::vector<int> cpus;           // per node, in `nodes` order
   std::uint64_t node_mem_kib = 0;  // the allocation's memory on each node (the smallest), 0: unknown
+  // Nodes SLURM_JOB_NODELIST names that the job no longer has (a node failed under
+  // `salloc --no-kill`; Slurm removed it but the variables still list it): not in `nodes`.
+  std::vector<std::string> lost;
   int total_cpus() const;
 };
 

@@ -45,6 +45,8 @@ LauncherEnv every_field_set() {
   e.slurm_step_wait = 7200;
   e.slurm_srun = "/opt/fake/srun";
   e.slurm_squeue = "/opt/fake/squeue";
+  e.slurm_sinfo = "/opt/fake/sinfo";
+  e.slurm_nodes = "n1,n2";
   e.step_report = "/b/.kiln/steps/0123-7-1";
   return e;
 }

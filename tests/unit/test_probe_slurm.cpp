@@ -51,6 +51,26 @@ TEST(ProbeSlurm, AllocationFromEnvironmentAndSlurm) {
   EXPECT_EQ(a->partition, "gpu");
 }
 
+// A job that lost a node under `salloc --no-kill` runs on without it (seen with Slurm 22.05 on the
+// e2e cluster: squeue -o %N says n1 while SLURM_JOB_NODELIST still says n[1-2]): the build uses the
+// nodes the job has now, and says which it lost.
+TEST(ProbeSlurm, ANodeTheJobLostIsDropped) {
+  Rig r;
+  r.proc.on("squeue -h -j 12 -o %N", io::ran("n2\n"));
+  r.proc.on("scontrol show hostnames n2", io::ran("n2\n"));
+  r.env.set("SLURM_JOB_CPUS_PER_NODE", "8,4");
+  auto a = probe::detect_allocation(r.seams, r.t);
+  ASSERT_TRUE(a) << a.error();
+  EXPECT_EQ(a->nodes, (std::vector<std::string>{"n2"}));
+  EXPECT_EQ(a->cpus, (std::vector<int>{4}));
+  EXPECT_EQ(a->lost, (std::vector<std::string>{"n1"}));
+  r.proc.on("squeue -h -j 12 -o %N", io::ran("", 1));  // squeue silent: the variables are taken as they are
+  a = probe::detect_allocation(r.seams, r.t);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->nodes.size(), 2u);
+  EXPECT_TRUE(a->lost.empty());
+}
+
 TEST(ProbeSlurm, EachPreconditionHasItsOwnError) {
   {
     Rig r;

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Issue 35: kiln build --slurm when a node of a `salloc --no-kill` allocation fails or dies, on a
+# real local Slurm cluster (munged, slurmctld, slurmd n1 and n2; SlurmdTimeout=5, so Slurm marks a
+# dead node DOWN about 25 s after it dies):
+#  1. n2 is killed mid-build (its slurmd and every process of its steps): the units lost there are
+#     retried on n1, units that wait for n1's cores past the watchdog's slice while sinfo calls n2
+#     dead are asked again with --exclude=n2 --overlap, and the build finishes; the time from the
+#     kill to the end is printed and bounded;
+#  2. in the same allocation, shrunk to n1 by Slurm, with n1's cores held by another step: a new
+#     `kiln build --slurm` builds on n1 alone (the node the job lost is named, not probed), each
+#     unit asked again beside the other step once its first slice ran out; bounded and printed.
+# Needs root (slurmd) and Slurm's daemons; exit 77 otherwise.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/slurm_cluster.sh"
+kiln=$1
+slurm_cluster_need
+need cmake ninja c++
+
+work=$(mktemp -d /tmp/kiln-slurm-down.XXXXXX)
+chmod 755 "$work"
+trap 'slurm_cluster_stop "$work"; rm -rf "$work"' EXIT
+base=$(( 52000 + ($$ % 1500) * 8 ))
+slurm_cluster_conf "$work" "$base"
+cat >> "$SLURM_CONF" <<CONF
+NodeName=n1 NodeHostname=localhost Port=$((base + 1)) CPUs=2 RealMemory=16000 State=UNKNOWN
+NodeName=n2 NodeHostname=localhost Port=$((base + 2)) CPUs=2 RealMemory=16000 State=UNKNOWN
+PartitionName=main Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
+CONF
+slurm_cluster_start "$work" 2 n1 n2
+
+mkdir -p "$work/p"
+printf 'cmake_minimum_required(VERSION 3.24)\nproject(p LANGUAGES CXX)\nfile(GLOB u unit_*.cpp)\nadd_library(p SHARED ${u})\n' \
+  > "$work/p/CMakeLists.txt"
+for i in $(seq 1 10); do printf 'int f%d(int x) { return x * %d + 1; }\n' "$i" "$i" > "$work/p/unit_$i.cpp"; done
+cat > "$work/slowcc" <<SH
+#!/bin/sh
+case " \$* " in *unit_*) sleep 4;; esac
+exec c++ "\$@"
+SH
+chmod +x "$work/slowcc"
+
+cat > "$work/inside.sh" <<SH
+set -u
+build() { KILN_SLURM_STEP_WAIT=\${WAIT:-6} "$kiln" build "$work/p" --slurm --no-ccache -D CMAKE_CXX_COMPILER="$work/slowcc" --build-dir "\$1"; }
+# 1. n2 dies mid-build.
+build "$work/b1" > "$work/b1.out" 2> "$work/b1.err" &
+k=\$!
+for _ in \$(seq 1 150); do grep -qs '^node=n2\$' "$work"/b1/.kiln/steps/* && break; sleep 0.2; done
+grep -qs '^node=n2\$' "$work"/b1/.kiln/steps/* || { echo "no unit ever ran on n2"; kill -INT \$k; exit 3; }
+. "$(dirname "$0")/lib/common.sh"; . "$(dirname "$0")/lib/slurm_cluster.sh"
+slurm_node_kill "$work" n2
+killed=\$(date +%s)
+wait \$k; echo "1: kiln exited \$? \$(( \$(date +%s) - killed ))s after n2 was killed"
+# 2. The job has shrunk to n1 (once Slurm calls n2 down), and n1's cores are held by another step.
+for _ in \$(seq 1 60); do sinfo -h -n n2 -o %t | grep -q '^down' && break; sleep 1; done
+echo "n2: \$(sinfo -h -n n2 -o %t); job: \$(squeue -h -j \$SLURM_JOB_ID -o '%T %N')"
+srun --jobid=\$SLURM_JOB_ID --job-name=hog -N1 -n1 --exact -c2 --mem=1000M -w n1 sleep 600 &
+hog=\$!
+for _ in \$(seq 1 50); do squeue -h -s -j \$SLURM_JOB_ID -o %j | grep -q hog && break; sleep 0.2; done
+start=\$(date +%s)
+WAIT=3 build "$work/b2" > "$work/b2.out" 2> "$work/b2.err"
+echo "2: kiln exited \$? after \$(( \$(date +%s) - start ))s"
+kill \$hog 2>/dev/null; wait
+exit 0
+SH
+timeout 400 salloc -N2 --ntasks-per-node=1 -c2 --mem=12000 --no-kill -Q bash "$work/inside.sh" > "$work/inside.log" 2>&1 || true
+cat "$work/inside.log"
+log1=$work/b1/kiln-build.log log2=$work/b2/kiln-build.log
+
+grep -q "^1: kiln exited 0 " "$work/inside.log" || { cat "$work/b1.err"; grep kiln "$log1"; fail "the build did not survive n2's death"; }
+secs=$(grep -o '^1: kiln exited 0 [0-9]*' "$work/inside.log" | grep -o '[0-9]*$')
+[ "$secs" -lt 150 ] || fail "the build took ${secs}s after n2 died"
+grep -q "lost on n2" "$log1" || { grep kiln "$log1"; fail "no unit lost on n2 was retried"; }
+[ "$(grep -c 'ran on n[12]' "$log1")" = 10 ] || { grep kiln "$log1"; fail "not every unit ran"; }
+echo "1. n2 killed mid-build: finished ${secs}s after the kill; $(grep -c 'lost on n2' "$log1") unit(s) lost on n2" \
+  "and retried, $(grep -c -- '--overlap)' "$log1" || true) asked again beside other steps"
+
+grep -q "^2: kiln exited 0 " "$work/inside.log" || { cat "$work/b2.err"; grep kiln "$log2"; fail "no build in the shrunk allocation"; }
+secs=$(grep -o '^2: kiln exited 0 after [0-9]*' "$work/inside.log" | grep -o '[0-9]*$')
+[ "$secs" -lt 150 ] || fail "the build in the shrunk allocation took ${secs}s"
+grep -q "node(s) n2 of Slurm job [0-9]* failed and left the job (salloc --no-kill): building on n1" "$work/b2.err" \
+  || { cat "$work/b2.err"; fail "the node the job lost is not named"; }
+grep -q "node n2 of Slurm allocation [0-9]* is dead (n2 (down\*)).*(--exclude=n2 --overlap)" "$log2" \
+  || { grep kiln "$log2"; fail "no unit was asked again beside the other step"; }
+[ "$(grep -c 'ran on n1' "$log2")" = 10 ] || { grep kiln "$log2"; fail "not every unit ran on n1"; }
+echo "2. shrunk allocation, n1's cores held: built on n1 in ${secs}s"
+echo PASS
