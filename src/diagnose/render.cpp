@@ -95,6 +95,9 @@ void render_raw(std::ostream& out, const Diagnosis& d, std::string_view source, 
     for (size_t i = 0; i < step->evidence.size() && i < 2; ++i)
       out << fmt::format("  {}:{}: {}\n", src, step->evidence[i].number, clip(step->evidence[i].text));
   }
+  // Where a Slurm build compiled the failing unit: a fault of that node reads like the project's.
+  if (const Finding* node = d.find("resources.slurm-unit-failed-on-node"); node && node != root && !opts.all)
+    out << "node:  " << node->cause << "\n";
   if (!opts.all) {
     size_t more = d.findings.size() - 1;
     if (more) out << fmt::format("({} more finding{}; run with --all)\n", more, more == 1 ? "" : "s");

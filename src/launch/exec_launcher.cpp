@@ -131,6 +131,12 @@ io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& sp
       run_as_step(c, StepAsk{.mem_kib = rec.expected_kib, .cores = rec.cores, .exclude = {}}, spec, rec.output, s);
   rec.node = step.node;
   rec.attempts = step.attempts;
+  // Under the compiler's errors in the build log: a unit that fails on one node may be that node's
+  // fault (another compiler, other headers there), so the diagnosis names it.
+  if (step.error.empty() && step.result.exit_code != 0)
+    s.err << fmt::format("kiln exec: {} failed on node {} (Slurm step {}, exit {})\n",
+                         rec.output.empty() ? std::string("the unit") : rec.output, step.node, step.step,
+                         step.result.exit_code);
   rec.waited_ms += step.queued_ms;  // like the governor's wait: admission, not work
   return step.result;
 }

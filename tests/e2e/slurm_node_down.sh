@@ -2,6 +2,8 @@
 # Issue 35: kiln build --slurm when a node of a `salloc --no-kill` allocation fails or dies, on a
 # real local Slurm cluster (munged, slurmctld, slurmd n1 and n2; SlurmdTimeout=5, so Slurm marks a
 # dead node DOWN about 25 s after it dies):
+#  0. a node whose compiler fails every unit placed there: the build fails and kiln's diagnosis
+#     names the node the failing unit was compiled on (not only the compiler's error);
 #  1. n2 is killed mid-build (its slurmd and every process of its steps): the units lost there are
 #     retried on n1, units that wait for n1's cores past the watchdog's slice while sinfo calls n2
 #     dead are asked again with --exclude=n2 --overlap, and the build finishes; the time from the
@@ -40,9 +42,20 @@ exec c++ "\$@"
 SH
 chmod +x "$work/slowcc"
 
+# A node whose compiler is broken: every unit placed on n2 fails there (as a node with another
+# compiler, or other torch headers, would fail a unit that builds elsewhere).
+cat > "$work/badcc" <<'SH'
+#!/bin/sh
+case "$SLURMD_NODENAME: $* " in n2:*unit_*) echo "unit.cpp:1:1: internal compiler error: Illegal instruction" >&2; exit 1;; esac
+exec c++ "$@"
+SH
+chmod +x "$work/badcc"
+
 cat > "$work/inside.sh" <<SH
 set -u
-build() { KILN_SLURM_STEP_WAIT=\${WAIT:-6} "$kiln" build "$work/p" --slurm --no-ccache -D CMAKE_CXX_COMPILER="$work/slowcc" --build-dir "\$1"; }
+build() { KILN_SLURM_STEP_WAIT=\${WAIT:-6} "$kiln" build "$work/p" --slurm --no-ccache -D CMAKE_CXX_COMPILER="\${CC_FOR:-$work/slowcc}" --build-dir "\$1"; }
+# 0. A unit fails on n2 alone.
+CC_FOR=$work/badcc build "$work/b0" > "$work/b0.out" 2> "$work/b0.err"; echo "0: kiln exited \$?"
 # 1. n2 dies mid-build.
 build "$work/b1" > "$work/b1.out" 2> "$work/b1.err" &
 k=\$!
@@ -67,6 +80,13 @@ SH
 timeout 400 salloc -N2 --ntasks-per-node=1 -c2 --mem=12000 --no-kill -Q bash "$work/inside.sh" > "$work/inside.log" 2>&1 || true
 cat "$work/inside.log"
 log1=$work/b1/kiln-build.log log2=$work/b2/kiln-build.log
+
+grep -q "^0: kiln exited 1" "$work/inside.log" || { cat "$work/b0.err"; fail "a unit failing on n2 did not fail the build"; }
+grep -q "^node:  CMakeFiles/p.dir/unit_[0-9]*.cpp.o was compiled on node n2 (Slurm step [0-9.]*) and failed there with exit 1" \
+  "$work/b0.err" || { cat "$work/b0.err"; fail "the diagnosis does not name the node the unit failed on"; }
+grep -q "^kiln exec: CMakeFiles/p.dir/unit_[0-9]*.cpp.o failed on node n2 (Slurm step" "$work/b0/kiln-build.log" \
+  || fail "the build log does not name the node under the unit's error"
+echo "0. a unit failing on n2 alone: $(grep '^node:' "$work/b0.err" | cut -c1-90)..."
 
 grep -q "^1: kiln exited 0 " "$work/inside.log" || { cat "$work/b1.err"; grep kiln "$log1"; fail "the build did not survive n2's death"; }
 secs=$(grep -o '^1: kiln exited 0 [0-9]*' "$work/inside.log" | grep -o '[0-9]*$')
