@@ -51,6 +51,18 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
   add_cache(plan, s, probe);
   for (const auto& tool : {plan.nvcc, plan.ccache, plan.real_cxx})
     if (!tool.empty()) probe.tools.push_back(tool);
+  // A torch build reads the interpreter and torch's headers on every node: the same Python, and a
+  // torch whose version.py (its version, CUDA and git commit) is this machine's.
+  if (plan.kind == read::ProjectKind::extension || plan.libtorch()) {
+    if (!plan.python.empty()) {
+      const auto py = io::which(s, plan.python).value_or(plan.python);
+      probe.tools.push_back(py);
+      probe.tool_kinds[py] = "Python interpreter";
+    }
+    if (!plan.torch_package.empty())
+      probe.files[fmt::format("torch{} (its version.py)", plan.torch_version.empty() ? "" : " " + plan.torch_version)] =
+          plan.torch_package + "/version.py";
+  }
   if (auto cxx = s.env.get("CXX"); cxx && !cxx->empty())
     probe.tools.push_back(io::which(s, *cxx).value_or(*cxx));
   else if (auto found = io::which(s, "c++"))

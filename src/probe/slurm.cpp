@@ -35,7 +35,9 @@ constexpr const char* kProbeScript =
     "  if i=$(stat -L -c %i -- \"$1\" 2>/dev/null); then echo \"path $i $1\"; else echo \"missing $1\"; fi; shift\n"
     "done\n"
     "[ $# -gt 0 ] && shift\n"
-    "for t; do echo \"tool $t: $(\"$t\" --version 2>&1 | head -n 1)\"; done\n"
+    "while [ $# -gt 0 ] && [ \"$1\" != -- ]; do echo \"tool $1: $(\"$1\" --version 2>&1 | head -n 1)\"; shift; done\n"
+    "[ $# -gt 0 ] && shift\n"
+    "for f; do if [ -r \"$f\" ]; then echo \"sum $f: $(cksum < \"$f\")\"; else echo \"sum $f: missing\"; fi; done\n"
     "if [ -n \"$x\" ]; then\n"
     "  if [ \"$(cat \"$x/probe-$n\" 2>/dev/null)\" = \"$n\" ] && echo \"$n\" > "
     "\"$x/probe-$n-${SLURMD_NODENAME:-here}\" 2>/dev/null\n"
@@ -147,6 +149,8 @@ std::vector<std::string> probe_script_argv(const NodeProbe& p) {
   for (const auto& [what, path] : p.paths) argv.push_back(path);
   argv.push_back("--");
   argv.insert(argv.end(), p.tools.begin(), p.tools.end());
+  if (!p.files.empty()) argv.push_back("--");
+  for (const auto& [what, path] : p.files) argv.push_back(path);
   return argv;
 }
 
@@ -258,8 +262,20 @@ tl::expected<void, std::string> check_nodes(const Allocation& a, const NodeProbe
                         "it on a file system shared at the same path",
                         node, what, got.rfind("missing", 0) == 0 ? "missing there" : "another file there"));
       }
-      return tl::unexpected(fmt::format("node {} runs another compiler: here '{}', there '{}'", node,
-                                        expected[i].substr(5),
+      if (expected[i].rfind("sum ", 0) == 0) {
+        const std::string path = expected[i].substr(4, expected[i].find(": ", 4) - 4);
+        std::string what = path;
+        for (const auto& [w, pp] : p.files)
+          if (pp == path) what = w;
+        return tl::unexpected(fmt::format(
+            "node {} has another {} than this machine ({}: {} there): the units compiled there read it; install "
+            "the same on every node, or put it on the shared file system",
+            node, what, path, got.ends_with(": missing") ? "missing" : "other content"));
+      }
+      const std::string tool = expected[i].substr(5, expected[i].find(": ", 5) - 5);
+      const auto kind = p.tool_kinds.find(tool);
+      return tl::unexpected(fmt::format("node {} runs another {}: here '{}', there '{}'", node,
+                                        kind == p.tool_kinds.end() ? "compiler" : kind->second, expected[i].substr(5),
                                         got.empty() ? "nothing" : got.substr(std::min<size_t>(5, got.size()))));
     }
   }

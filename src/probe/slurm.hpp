@@ -39,8 +39,12 @@ tl::expected<Allocation, std::string> detect_allocation(io::Seams& s, const Slur
 // What every node must see as this machine does: folders and files by path (same inode), tools
 // by their first `--version` line.
 struct NodeProbe {
-  std::map<std::string, std::string> paths;  // what it is ("build folder") -> path
-  std::vector<std::string> tools;            // absolute paths of compilers
+  std::map<std::string, std::string> paths;       // what it is ("build folder") -> path
+  std::vector<std::string> tools;                 // absolute paths of compilers (and the Python interpreter)
+  std::map<std::string, std::string> tool_kinds;  // tool path -> what it is, for the error ("compiler" if absent)
+  // Files every node must have with the same content, not the same inode (a copy installed on each
+  // node passes): what it is ("torch 2.4.0") -> path, compared by cksum.
+  std::map<std::string, std::string> files;
   // A folder in the build folder where this machine and each node exchange a file: the node reads
   // the one written here and writes its own, read back here. The same inode number is no proof of
   // one shared folder (a node's read-only or overlaid view of the path reports the same); a round

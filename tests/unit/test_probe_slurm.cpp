@@ -226,3 +226,57 @@ TEST(ProbeSlurm, CancelStepsOnlyThisBuildsAndWaitsTillGone) {
   ASSERT_TRUE(none);
   EXPECT_EQ(*none, 0);
 }
+
+// Issue 35: the pre-flight compared compilers and folders but not what a torch build reads on each
+// node: the interpreter, and torch (its version.py says its version, CUDA and commit), compared by
+// content so a copy installed on each node passes.
+TEST(ProbeSlurm, ANodeWithAnotherTorchOrPythonIsNamed) {
+  Rig r;
+  probe::Allocation a{.job_id = "12", .partition = "gpu", .nodes = {"n1", "n2"}, .cpus = {2, 2}};
+  probe::NodeProbe p{.paths = {{"build folder", "/b"}},
+                     .tools = {"/v/bin/python"},
+                     .tool_kinds = {{"/v/bin/python", "Python interpreter"}},
+                     .files = {{"torch 2.4.0 (its version.py)", "/v/torch/version.py"}}};
+  const auto script = probe::probe_script_argv(p);
+  EXPECT_EQ(std::vector<std::string>(script.end() - 4, script.end()),
+            (std::vector<std::string>{"--", "/v/bin/python", "--", "/v/torch/version.py"}));
+  r.proc.on(line_of(script),
+            io::ran("node here\npath 5 /b\ntool /v/bin/python: Python 3.11.2\nsum /v/torch/version.py: 123 400\n"));
+  std::vector<std::string> step = {"srun",
+                                   "--jobid=12",
+                                   "--job-name=kiln-probe",
+                                   "--overlap",
+                                   "-N2",
+                                   "-n2",
+                                   "--ntasks-per-node=1",
+                                   "--mem=0",
+                                   "-l",
+                                   "--quiet",
+                                   "--"};
+  step.insert(step.end(), script.begin(), script.end());
+  const std::string n1 =
+      "0: node n1\n0: path 5 /b\n0: tool /v/bin/python: Python 3.11.2\n0: sum /v/torch/version.py: 123 400\n";
+  r.proc.on(line_of(step), io::ran(n1 + "1: node n2\n1: path 5 /b\n1: tool /v/bin/python: Python 3.11.2\n"
+                                        "1: sum /v/torch/version.py: 999 401\n"));
+  auto ok = probe::check_nodes(a, p, r.seams, r.t);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().find("node n2 has another torch 2.4.0 (its version.py) than this machine "
+                            "(/v/torch/version.py: other content there)"),
+            std::string::npos)
+      << ok.error();
+  r.proc.on(line_of(step), io::ran(n1 + "1: node n2\n1: path 5 /b\n1: tool /v/bin/python: Python 3.11.2\n"
+                                        "1: sum /v/torch/version.py: missing\n"));
+  ok = probe::check_nodes(a, p, r.seams, r.t);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().find("(/v/torch/version.py: missing there)"), std::string::npos) << ok.error();
+  r.proc.on(line_of(step), io::ran(n1 + "1: node n2\n1: path 5 /b\n1: tool /v/bin/python: Python 3.9.2\n"
+                                        "1: sum /v/torch/version.py: 123 400\n"));
+  ok = probe::check_nodes(a, p, r.seams, r.t);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().find("node n2 runs another Python interpreter: here '/v/bin/python: Python 3.11.2'"),
+            std::string::npos)
+      << ok.error();
+  r.proc.on(line_of(step), io::ran(n1 + "1: node n2\n1: path 5 /b\n1: tool /v/bin/python: Python 3.11.2\n"
+                                        "1: sum /v/torch/version.py: 123 400\n"));
+  EXPECT_TRUE(probe::check_nodes(a, p, r.seams, r.t));
+}
