@@ -9,6 +9,7 @@ namespace {
 
 std::atomic<int> g_stopped{0};
 std::atomic<int> g_child{0};
+std::atomic<int> g_build_stop{0};
 
 }  // namespace
 
@@ -20,6 +21,9 @@ void stop_children(int sig) {
 void allow_children() { g_stopped.store(0); }
 
 int children_stopped() { return g_stopped.load(); }
+
+void note_build_stop(int sig) { g_build_stop.store(sig); }
+int build_stop() { return g_build_stop.load(); }
 
 void note_running_child(int pid) {
   g_child.store(pid);

@@ -32,6 +32,7 @@ int g_was_subreaper = 0;  // restored on destruction: kiln is a subreaper only w
 void on_stop(int sig) {
   int expected = 0;
   const bool first = g_signal.compare_exchange_strong(expected, sig);
+  if (first) note_build_stop(sig);
   // The running tool's group: Ninja, which stops its jobs and waits for them; CMake and its tools.
   if (int pg = current_child_group(); pg > 0) ::kill(-pg, sig);
   if (g_planning.load()) stop_children(sig);
@@ -70,6 +71,7 @@ std::vector<pid_t> children() {
 
 BuildInterrupts::BuildInterrupts(std::chrono::seconds grace) : grace_(grace) {
   g_signal = 0;
+  note_build_stop(0);
   g_alarm_killed = 0;
   planning(false);
   g_grace_s = static_cast<unsigned>(std::max<long long>(1, grace.count()));

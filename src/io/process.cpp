@@ -14,7 +14,6 @@
 #include <optional>
 
 #include "io/child_stop.hpp"
-#include "io/interrupt.hpp"
 #include "io/tree_guard.hpp"
 
 extern char** environ;
@@ -197,8 +196,7 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   // became kiln's children is killed before the step is over. Not on a stop: the jobs got the
   // signal too and are ending (an srun cancels its Slurm step first); the stop's grace
   // (BuildInterrupts::settle) waits for them and kills only what outlives it.
-  if (spec.new_process_group && !BuildInterrupts::received())
-    r.orphans_killed = kill_orphans(guard ? guard->pid() : -1);
+  if (spec.new_process_group && !build_stop()) r.orphans_killed = kill_orphans(guard ? guard->pid() : -1);
   if (spec.new_process_group)
     g_child_group.store(0);
   else
