@@ -8,6 +8,8 @@
 #     retried on n1, units that wait for n1's cores past the watchdog's slice while sinfo calls n2
 #     dead are asked again with --exclude=n2 --overlap, and the build finishes; the time from the
 #     kill to the end is printed and bounded;
+#  3. (below 2) a torch extension (setup.py, CppExtension, cpp_extension's Ninja) built with
+#     --slurm in a new allocation, n2 killed mid-build: it finishes on n1, installs and answers;
 #  2. in the same allocation, shrunk to n1 by Slurm, with n1's cores held by another step: a new
 #     `kiln build --slurm` builds on n1 alone (the node the job lost is named, not probed), each
 #     unit asked again beside the other step once its first slice ran out; bounded and printed.
@@ -18,6 +20,7 @@ set -euo pipefail
 kiln=$1
 slurm_cluster_need
 need cmake ninja c++
+alloc=(salloc -N2 --ntasks-per-node=1 -c2 --mem=12000 --no-kill -Q)
 
 work=$(mktemp -d /tmp/kiln-slurm-down.XXXXXX)
 chmod 755 "$work"
@@ -77,7 +80,7 @@ echo "2: kiln exited \$? after \$(( \$(date +%s) - start ))s"
 kill \$hog 2>/dev/null; wait
 exit 0
 SH
-timeout 400 salloc -N2 --ntasks-per-node=1 -c2 --mem=12000 --no-kill -Q bash "$work/inside.sh" > "$work/inside.log" 2>&1 || true
+timeout 400 "${alloc[@]}" bash "$work/inside.sh" > "$work/inside.log" 2>&1 || true
 cat "$work/inside.log"
 log1=$work/b1/kiln-build.log log2=$work/b2/kiln-build.log
 
@@ -105,4 +108,55 @@ grep -q "node n2 of Slurm allocation [0-9]* is dead (n2 (down\*)).*(--exclude=n2
   || { grep kiln "$log2"; fail "no unit was asked again beside the other step"; }
 [ "$(grep -c 'ran on n1' "$log2")" = 10 ] || { grep kiln "$log2"; fail "not every unit ran on n1"; }
 echo "2. shrunk allocation, n1's cores held: built on n1 in ${secs}s"
+
+# --- 3. a torch extension (cpp_extension's Ninja, each compile a step) whose node dies ----------------
+if ! /usr/bin/python3 -c "import torch.utils.cpp_extension, setuptools, wheel" 2>/dev/null; then
+  echo "note: no torch cpp_extension for /usr/bin/python3: the torch extension case was not run"; echo PASS; exit 0
+fi
+/usr/bin/python3 -m venv --system-site-packages --without-pip "$work/venv"
+slurmd -N n2  # back (ReturnToService=2), for a new allocation
+for _ in $(seq 1 150); do [ "$(sinfo -h -N -o '%N %t' | sort -u | grep -c ' idle$')" = 2 ] && break; sleep 0.2; done
+mkdir -p "$work/tx/tx"; : > "$work/tx/tx/__init__.py"
+srcs=
+for x in b c d e f g h; do echo "int $x() { return 6; }" > "$work/tx/tx/$x.cpp"; srcs="$srcs, \"tx/$x.cpp\""; done
+cat > "$work/tx/tx/a.cpp" <<'CPP'
+// No torch headers: the build is cpp_extension's, the compile is quick.
+#include <Python.h>
+int b(); int c(); int d(); int e(); int f(); int g(); int h();
+static PyObject* answer(PyObject*, PyObject*) { return PyLong_FromLong(b() + c() + d() + e() + f() + g() + h()); }
+static PyMethodDef methods[] = {{"answer", answer, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
+static PyModuleDef module = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, methods};
+PyMODINIT_FUNC PyInit__C() { return PyModule_Create(&module); }
+CPP
+cat > "$work/tx/setup.py" <<PY
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension
+setup(name="tx", version="0.1", packages=["tx"], ext_modules=[CppExtension("tx._C", ["tx/a.cpp"$srcs])],
+      cmdclass={"build_ext": BuildExtension})
+PY
+cat > "$work/slowcxx" <<SH
+#!/bin/sh
+case " \$* " in *" -c "*tx/[b-h].cpp*) sleep 4;; esac
+exec c++ "\$@"
+SH
+chmod +x "$work/slowcxx"
+cat > "$work/torch.sh" <<SH
+CXX=$work/slowcxx "$kiln" build "$work/tx" --slurm --python "$work/venv/bin/python" --build-dir "$work/tb" > "$work/tb.out" 2> "$work/tb.err" &
+k=\$!
+for _ in \$(seq 1 300); do grep -qs '^node=n2\$' "$work"/tb/.kiln/steps/* && break; sleep 0.2; done
+grep -qs '^node=n2\$' "$work"/tb/.kiln/steps/* || { echo "no unit ever ran on n2"; kill -INT \$k; exit 3; }
+. "$(dirname "$0")/lib/common.sh"; . "$(dirname "$0")/lib/slurm_cluster.sh"
+slurm_node_kill "$work" n2
+killed=\$(date +%s)
+wait \$k; echo "3: kiln exited \$? \$(( \$(date +%s) - killed ))s after n2 was killed"
+SH
+timeout 300 "${alloc[@]}" bash "$work/torch.sh" > "$work/torch.log" 2>&1 || true
+cat "$work/torch.log"
+grep -q "^3: kiln exited 0 " "$work/torch.log" || { tail "$work/tb.err"; grep kiln "$work/tb/kiln-build.log"; fail "the torch extension did not survive n2's death"; }
+secs=$(grep -o '^3: kiln exited 0 [0-9]*' "$work/torch.log" | grep -o '[0-9]*$')
+[ "$secs" -lt 150 ] || fail "the torch extension took ${secs}s after n2 died"
+[ "$("$work/venv/bin/python" -c 'import tx._C; print(tx._C.answer())')" = 42 ] || fail "the module does not answer"
+[ "$(grep -c 'tx/[a-h].o ran on n[12]' "$work/tb/kiln-build.log")" = 8 ] || { grep kiln "$work/tb/kiln-build.log"; fail "not every unit ran"; }
+echo "3. torch extension, n2 killed mid-build: installed, answers 42, finished ${secs}s after the kill" \
+  "($(grep -c 'lost on n2' "$work/tb/kiln-build.log" || true) unit(s) lost on n2 and retried)"
 echo PASS
