@@ -285,15 +285,24 @@ tl::expected<void, std::string> check_nodes(const Allocation& a, const NodeProbe
 
 tl::expected<int, std::string> cancel_steps(const std::string& job_id, const std::string& tag, io::Seams& s,
                                             const SlurmTools& t) {
-  auto list = [&] {
+  // A step on a node the job lost stays listed as running for good (seen with Slurm 22.05.8 when a
+  // node of a --no-kill job died): it is cancelled, but not waited for.
+  std::vector<std::string> job_nodes;
+  if (auto now = s.proc.run({.argv = {t.squeue, "-h", "-j", job_id, "-o", "%N"}}); now.ok() && !words(now.out).empty())
+    if (auto h = s.proc.run({.argv = {t.scontrol, "show", "hostnames", words(now.out)[0]}}); h.ok())
+      job_nodes = words(h.out);
+  auto on_lost_node = [&](const std::string& node) {
+    return !job_nodes.empty() && std::find(job_nodes.begin(), job_nodes.end(), node) == job_nodes.end();
+  };
+  auto list = [&](bool with_lost) {
     std::vector<std::string> steps;
-    auto r = s.proc.run({.argv = {t.squeue, "-h", "-s", "-j", job_id, "-o", "%i %j"}});
+    auto r = s.proc.run({.argv = {t.squeue, "-h", "-s", "-j", job_id, "-o", "%i %j %N"}});
     auto w = r.ok() ? words(r.out) : std::vector<std::string>{};
-    for (size_t i = 0; i + 1 < w.size(); i += 2)
-      if (w[i + 1] == tag) steps.push_back(w[i]);
+    for (size_t i = 0; i + 2 < w.size(); i += 3)
+      if (w[i + 1] == tag && (with_lost || !on_lost_node(w[i + 2]))) steps.push_back(w[i]);
     return steps;
   };
-  auto steps = list();
+  auto steps = list(true);
   const int cancelled = static_cast<int>(steps.size());
   // A cancelled step stays listed until its slurmstepd has ended the tasks and told slurmctld; on a
   // loaded head node that has taken more than 5 s (the step's srun gone, the stepd's messages to it
@@ -307,7 +316,7 @@ tl::expected<int, std::string> cancel_steps(const std::string& job_id, const std
     s.proc.run({.argv = argv});
     s.clock.sleep_for(pause);
     pause = std::min<std::chrono::milliseconds>(pause * 2, std::chrono::seconds(2));
-    steps = list();
+    steps = list(false);
   }
   if (!steps.empty())
     return tl::unexpected(fmt::format("{} Slurm step(s) still listed {} s after scancel: {}", steps.size(),

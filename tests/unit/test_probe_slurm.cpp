@@ -208,7 +208,7 @@ TEST(ProbeSlurm, ANodeWhoseFilesDoNotComeBackIsNamed) {
 
 TEST(ProbeSlurm, CancelStepsOnlyThisBuildsAndWaitsTillGone) {
   Rig r;
-  r.proc.on("squeue -h -s -j 12 -o %i %j", io::ran("12.4 kiln-9\n12.5 other\n12.6 kiln-9\n"));
+  r.proc.on("squeue -h -s -j 12 -o %i %j %N", io::ran("12.4 kiln-9 n1\n12.5 other n1\n12.6 kiln-9 n2\n"));
   r.proc.on("scancel 12.4 12.6", io::ran(""));
   const auto t0 = r.clock.now();
   auto left = probe::cancel_steps("12", "kiln-9", r.seams, r.t);
@@ -221,10 +221,28 @@ TEST(ProbeSlurm, CancelStepsOnlyThisBuildsAndWaitsTillGone) {
   int scancels = 0;
   for (const auto& c : r.proc.calls()) scancels += c.argv.front() == "scancel";
   EXPECT_GE(scancels, 10);  // asked again, not once
-  r.proc.on("squeue -h -s -j 12 -o %i %j", io::ran("12.5 other\n"));
+  r.proc.on("squeue -h -s -j 12 -o %i %j %N", io::ran("12.5 other n1\n"));
   auto none = probe::cancel_steps("12", "kiln-9", r.seams, r.t);
   ASSERT_TRUE(none);
   EXPECT_EQ(*none, 0);
+}
+
+// Issue 35: when a node of a --no-kill job died, its step stayed listed as running there for good
+// (Slurm 22.05.8 on the e2e cluster), and kiln waited the whole 20 s for it after every such build.
+TEST(ProbeSlurm, AStepOnANodeTheJobLostIsCancelledButNotWaitedFor) {
+  Rig r;
+  r.proc.on("squeue -h -j 12 -o %N", io::ran("n1\n"));
+  r.proc.on("scontrol show hostnames n1", io::ran("n1\n"));
+  r.proc.on("squeue -h -s -j 12 -o %i %j %N", io::ran("12.6 kiln-9 n2\n"));
+  r.proc.on("scancel 12.6", io::ran(""));
+  const auto t0 = r.clock.now();
+  auto done = probe::cancel_steps("12", "kiln-9", r.seams, r.t);
+  ASSERT_TRUE(done) << done.error();
+  EXPECT_EQ(*done, 1);
+  EXPECT_LT(r.clock.now() - t0, std::chrono::seconds(1));
+  int scancels = 0;
+  for (const auto& c : r.proc.calls()) scancels += c.argv.front() == "scancel";
+  EXPECT_EQ(scancels, 1);
 }
 
 // Issue 35: the pre-flight compared compilers and folders but not what a torch build reads on each
