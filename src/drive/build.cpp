@@ -1,5 +1,6 @@
 #include "drive/build.hpp"
 
+#include <chrono>
 #include <fstream>
 
 #include "drive/build_records.hpp"
@@ -8,6 +9,7 @@
 #include "drive/pytorch_build.hpp"
 #include "drive/step_runner.hpp"
 #include "drive/torch_extension_build.hpp"
+#include "probe/oom_count.hpp"
 
 namespace kiln::drive {
 namespace {
@@ -60,11 +62,16 @@ std::unique_ptr<BuildDriver> driver_for(read::ProjectKind kind) {
 
 BuildOutcome run_build(const plan::Plan& plan, io::Seams& s, const ProgressSink& progress) {
   BuildOutcome o;
+  o.started_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  o.oom_kills_before = probe::oom_kill_count(s.fs);
   prepare_build_dir(plan, s);
   std::ofstream log(plan.log_path(), std::ios::trunc);
   StepRunner steps(s, plan.child_env(s.env), plan.project_dir, log, progress, o);
   BuildContext ctx{plan, s, steps, log, o};
   driver_for(plan.kind)->build(ctx);
+  o.oom_kills_after = probe::oom_kill_count(s.fs);
   collect_records(plan, s, o);
   return o;
 }

@@ -7,6 +7,7 @@
 
 #include "core/arch_spec.hpp"
 #include "diagnose/diagnoser.hpp"
+#include "drive/kill_evidence.hpp"
 #include "drive/nothing_compiled.hpp"
 #include "probe/local_gpus.hpp"
 #include "read/project_knobs.hpp"
@@ -98,7 +99,17 @@ BuildVerdict finish_build(const plan::Plan& plan, const BuildOutcome& outcome, i
     v.failed_step = outcome.failed_step;
     v.full_disk = full_disk(plan, disk);
     if (v.full_disk) std::ofstream(plan.log_path(), std::ios::app) << *v.full_disk << "\n";
+    // A torch outside the project's declared range is the likelier cause of an error in its headers.
+    for (const auto& unmet : plan.torch_unmet)
+      std::ofstream(plan.log_path(), std::ios::app)
+          << fmt::format("kiln: torch requirement not met: {} declares torch{}, and the build's torch is {}\n",
+                         unmet.where, unmet.specifier, plan.torch_version);
     v.diagnosis = diagnose_log(plan);
+    // "Killed" reads as memory; kiln's own counts can say it was not.
+    if (auto line = killed_not_oom_line(plan, outcome, v.diagnosis, s)) {
+      std::ofstream(plan.log_path(), std::ios::app) << *line << "\n";
+      v.diagnosis = diagnose_log(plan);
+    }
     return v;
   }
   v.verified = verify(s, plan, outcome);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <ostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,12 @@ struct BuildOutcome {
   int exit_code = 0;
   int term_signal = 0;
   std::chrono::milliseconds configure_time{0}, build_time{0};
-  long peak_rss_kib = 0;           // largest single process of the build tree
-  long build_peak_rss_kib = 0;     // the same, for the build step alone (configure's CMake excluded)
-  int steps_run = 0;               // Ninja steps this build ran (0: up to date)
+  long peak_rss_kib = 0;        // largest single process of the build tree
+  long build_peak_rss_kib = 0;  // the same, for the build step alone (configure's CMake excluded)
+  int steps_run = 0;            // Ninja steps this build ran (0: up to date)
+  long long started_ms = 0;     // unix epoch, when run_build began
+  // The kernel's OOM kills since boot before and after the build (probe/oom_count); unknown: nullopt.
+  std::optional<std::uint64_t> oom_kills_before, oom_kills_after;
   bool configure_skipped = false;  // configured before with the same arguments: CMake not re-run
   bool has_cache_stats = false;
   launch::CacheStats cache;

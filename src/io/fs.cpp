@@ -135,6 +135,12 @@ bool RealFilesystem::symlink(const std::string& target, const std::string& link)
   return !ec;
 }
 
+bool RealFilesystem::same_file(const std::string& a, const std::string& b) const {
+  std::error_code ec;
+  const bool same = std::filesystem::equivalent(a, b, ec);
+  return ec ? a == b : same;
+}
+
 bool RealFilesystem::can_create_in(const std::string& dir) {
   std::string probe = dir + "/.kiln-write-probe-XXXXXX";
   const int fd = ::mkstemp(probe.data());

@@ -60,6 +60,9 @@ public:
   // to root whatever the mode, and a folder that is not ours or is mounted read-only says so only
   // when written.
   virtual bool can_create_in(const std::string& dir) { return is_directory(dir); }
+  // Whether two paths name one file or folder (a symlink or `..` in one of them); the spelling
+  // when either is missing.
+  virtual bool same_file(const std::string& a, const std::string& b) const { return a == b; }
 };
 
 // The most Filesystem::read returns of one file (a kept wheel is the biggest kiln reads whole).
@@ -91,6 +94,7 @@ public:
   bool remove(const std::string& path) override;
   bool rename(const std::string& from, const std::string& to) override;
   bool can_create_in(const std::string& dir) override;
+  bool same_file(const std::string& a, const std::string& b) const override;
 };
 
 // Files by absolute path; directories are implied by the files under them or added explicitly.

@@ -24,7 +24,9 @@ struct ConfigCheck {
   std::vector<std::string> dropped;  // passed by the last configure, not now: the cache still holds them
   std::vector<std::string>
       cmake_changed;         // differs from the cache, but kiln passed the same last time: CMake's own doing
-  bool reconfigure = false;  // PyTorch: a fresh configure is needed
+  std::string created_in;    // the cache was made in this other folder (moved or copied): CMake refuses it
+  std::string made_for;      // the cache was configured from this other source: another project's build folder
+  bool reconfigure = false;  // a fresh configure is needed (PyTorch; any kind when the cache was moved)
   FreshConfigure fresh = FreshConfigure::remove_cache;  // how, when reconfigure
   std::string how;                                      // what kiln does about it, in words for people
   std::string cache_path() const { return cmake_dir + "/CMakeCache.txt"; }

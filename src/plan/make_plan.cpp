@@ -18,6 +18,7 @@
 #include "plan/python_env.hpp"
 #include "plan/request_args.hpp"
 #include "plan/stale_config.hpp"
+#include "read/torch_requirement.hpp"
 #include "plan/targets.hpp"
 #include "probe/ccache_folder.hpp"
 #include "probe/cmake_cache.hpp"
@@ -111,6 +112,21 @@ tl::expected<Plan, PlanError> start_plan(const BuildRequest& req, const io::Seam
                       "only through the root's add_subdirectory; build {}",
                       p.project_dir, root->dir, root->dir));
   return p;
+}
+
+// The torch versions the project declares against the torch it will compile with: outside them, the
+// build compiles against headers the project was not written for, and fails there if at all.
+void check_torch_requirements(Plan& p, const io::Seams& s) {
+  if (p.torch_version.empty()) return;
+  for (const auto& r : read::read_torch_requirements(s.fs, p.project_dir)) {
+    if (core::requirement_met(r.requirement, p.torch_version) != false) continue;
+    p.torch_unmet.push_back({r.where, r.requirement.specifier});
+    p.notes.push_back(fmt::format(
+        "warning: the project declares torch{} ({}), but {} has torch {}: the extension compiles against that "
+        "torch's headers and may fail in them; install a torch in range ({} -m pip install 'torch{}') or pass "
+        "--python with an interpreter that has one",
+        r.requirement.specifier, r.where, p.python, p.torch_version, p.python, r.requirement.specifier));
+  }
 }
 
 // Whether the linker finds lib<name>.so where the system keeps libraries: an op that links it
@@ -587,6 +603,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
         return env_error(fmt::format("{} is externally managed ({}, PEP 668): pip will refuse to install the build; {}",
                                      p.python, *marker, probe::externally_managed_fix(p.python)));
     p.torch_version = torch_version_for(p, s);
+    if (p.kind == read::ProjectKind::extension) check_torch_requirements(p, s);
     // The project's own parser of the architecture list (data/read_setup.py), if it has one.
     const read::ArchParser* parser = nullptr;
     if (setup)
@@ -599,6 +616,12 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   if (auto ok = plan_knobs(p, req, s, *sets, setup); !ok) return tl::unexpected(ok.error());
   if (p.kind == read::ProjectKind::cmake || p.kind == read::ProjectKind::pytorch) {
     p.config = check_configuration(s.fs, p, s.fs.read(p.project_dir + "/setup.py").value_or(""));
+    if (!p.config.made_for.empty())
+      return usage(
+          fmt::format("{} was configured from the source {}, not {}: that is another project's build "
+                      "folder; give kiln another --build-dir, or remove {} if that build is no longer "
+                      "wanted",
+                      p.config.cache_path(), p.config.made_for, p.project_dir, p.config.cmake_dir));
     if (p.config.reconfigure && p.config.fresh == FreshConfigure::cmake_fresh) p.env["CMAKE_FRESH"] = "1";
   }
   return p;

@@ -56,6 +56,12 @@ struct Plan {
   std::vector<std::string> kiln_args;  // the options that shaped this plan, as arguments (request_args)
   read::KnobPlan knobs;                // the project's own switches and what kiln does with each (project_knobs.hpp)
   std::vector<std::string> notes;
+  // The project's declared torch versions that the build's torch is outside of (read/torch_requirement),
+  // in a note, and in the build log when a step fails.
+  struct UnmetTorch {
+    std::string where, specifier;  // "pyproject.toml:12", ">=2.0"
+  };
+  std::vector<UnmetTorch> torch_unmet;
   // Git submodules .gitmodules lists whose folder is empty or missing (read/gitmodules), relative
   // to the project: named in a note, and the diagnosis of a missing header looks there.
   std::vector<std::string> empty_submodules;

@@ -23,6 +23,7 @@ json configuration_json(const ConfigCheck& c) {
           {"changed", changed},
           {"dropped", c.dropped},
           {"changed_by_cmake", c.cmake_changed},
+          {"created_in", c.created_in.empty() ? json(nullptr) : json(c.created_in)},
           {"reconfigure", c.reconfigure},
           {"how", c.how.empty() ? json(nullptr) : json(c.how)}};
 }

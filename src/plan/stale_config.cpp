@@ -62,14 +62,43 @@ std::map<std::string, std::string> parse_stamp(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// A cache CMake refuses before reading any entry: made in another folder (the build folder was
+// moved or copied: nothing in it is of use here, so a fresh configure), or from another source
+// (another project's build folder: kiln will not remove that, the plan says so). True when the
+// entries need no comparing.
+bool check_home(const io::Filesystem& fs, const Plan& p, const std::vector<probe::CacheEntry>& entries,
+                ConfigCheck& c) {
+  c.created_in = probe::cache_created_elsewhere(fs, entries, c.cmake_dir);
+  const std::string source = p.kind == read::ProjectKind::pytorch ? p.project_dir : p.configure_source();
+  for (const auto& e : entries)
+    if (e.name == "CMAKE_HOME_DIRECTORY" && !e.value.empty() && !fs.same_file(e.value, source) &&
+        !fs.same_file(e.value, p.project_dir))
+      c.made_for = e.value;
+  if (c.created_in.empty()) return !c.made_for.empty();
+  c.made_for.clear();  // moved with its source (an in-tree build folder): both paths are old
+  c.reconfigure = true;
+  c.fresh = FreshConfigure::remove_cache;  // kiln removes it itself, whatever setup.py reads
+  c.how = fmt::format(
+      "{} was created in {} (the build folder was moved or copied), which CMake refuses: kiln "
+      "removes it so CMake configures afresh",
+      c.cache_path(), c.created_in);
+  return true;
+}
+
+}  // namespace
+
 ConfigCheck check_configuration(const io::Filesystem& fs, const Plan& p, const std::string& setup_py_text) {
   ConfigCheck c;
   c.cmake_dir = p.kind == read::ProjectKind::pytorch ? p.project_dir + "/build" : p.build_dir;
   auto cache_text = fs.read(c.cache_path());
   c.cache_exists = cache_text.has_value();
   if (!c.cache_exists) return c;  // the first configure takes everything
+  const auto entries = probe::parse_cmake_cache(*cache_text);
+  if (check_home(fs, p, entries, c)) return c;
   std::map<std::string, probe::CacheEntry> cache;
-  for (auto& e : probe::parse_cmake_cache(*cache_text))
+  for (auto& e : entries)
     if (e.type != "INTERNAL" && e.type != "STATIC") cache[e.name] = e;
   std::map<std::string, std::string> stamp;
   if (auto t = fs.read(c.stamp_path())) stamp = parse_stamp(*t);

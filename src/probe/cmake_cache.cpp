@@ -171,6 +171,29 @@ void audit_libraries(const io::Seams& s, const std::string& self_exe, const std:
   }
 }
 
+// Where the cache was made and from which source, against where it is now: both are paths CMake
+// checks before it reads anything else, so either one stops a configure.
+void audit_home(const io::Seams& s, CmakeCacheAudit& a) {
+  const std::string dir =
+      a.path.substr(0, a.path.find_last_of('/') == std::string::npos ? 0 : a.path.find_last_of('/'));
+  a.created_in = cache_created_elsewhere(s.fs, a.entries, dir.empty() ? "." : dir);
+  if (!a.created_in.empty())
+    a.findings.push_back(
+        {Severity::error, "cmake-cache", "cmake-cache.moved",
+         fmt::format("The cache was created in {}, not in {} where it is now (the build folder was moved or copied), "
+                     "so CMake refuses it (\"CMakeCache.txt directory ... is different than the directory ... where "
+                     "CMakeCache.txt was created\").",
+                     a.created_in, dir),
+         fmt::format("rm {} and configure again (kiln build does this itself)", a.path)});
+  if (!a.source_dir.empty() && !s.fs.exists(a.source_dir + "/CMakeLists.txt"))
+    a.findings.push_back(
+        {Severity::error, "cmake-cache", "cmake-cache.source-missing",
+         fmt::format("The cache was configured from the source {}, which has no CMakeLists.txt any more (moved or "
+                     "removed), so this build folder cannot be regenerated.",
+                     a.source_dir),
+         "configure the source where it is now into a fresh build folder"});
+}
+
 // What the build was configured with: compilers that still exist, a build type, a launcher, archs.
 void audit_configuration(const io::Seams& s, CmakeCacheAudit& a) {
   for (const auto* c : {&a.c_compiler, &a.cxx_compiler, &a.cuda_compiler, &a.cuda_host_compiler})
@@ -198,6 +221,18 @@ void audit_configuration(const io::Seams& s, CmakeCacheAudit& a) {
 }
 
 }  // namespace
+
+std::string cache_created_elsewhere(const io::Filesystem& fs, const std::vector<CacheEntry>& entries,
+                                    const std::string& dir) {
+  for (const auto& e : entries) {
+    if (e.name != "CMAKE_CACHEFILE_DIR") continue;
+    std::string made = e.value, here = dir;
+    while (made.size() > 1 && made.back() == '/') made.pop_back();
+    while (here.size() > 1 && here.back() == '/') here.pop_back();
+    return made.empty() || fs.same_file(made, here) ? "" : made;
+  }
+  return "";
+}
 
 tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s, const std::string& path,
                                                              const std::string& self_exe) {
@@ -228,9 +263,11 @@ tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s,
   a.cuda_host_compiler = val("CMAKE_CUDA_HOST_COMPILER");
   a.cxx_launcher = val("CMAKE_CXX_COMPILER_LAUNCHER");
   a.cuda_launcher = val("CMAKE_CUDA_COMPILER_LAUNCHER");
+  a.source_dir = val("CMAKE_HOME_DIRECTORY");
 
   const auto feature_libs = audit_features(a);
   audit_libraries(s, self_exe, feature_libs, a);
+  audit_home(s, a);
   audit_configuration(s, a);
   return a;
 }

@@ -39,6 +39,8 @@ struct CmakeCacheAudit {
   std::string cuda_architectures, torch_cuda_arch_list;
   std::string c_compiler, cxx_compiler, cuda_compiler, cuda_host_compiler;
   std::string cxx_launcher, cuda_launcher;
+  std::string created_in;  // CMAKE_CACHEFILE_DIR when the cache now sits elsewhere (cache_created_elsewhere)
+  std::string source_dir;  // CMAKE_HOME_DIRECTORY: the source it was configured from
   std::vector<CacheFeature> features;
   std::vector<CacheLibrary> libraries;
   Findings findings;
@@ -48,6 +50,12 @@ struct CmakeCacheAudit {
 std::vector<CacheEntry> parse_cmake_cache(const std::string& text);
 bool cmake_true(const std::string& value);  // ON, 1, TRUE, YES, Y (case-insensitive)
 bool cmake_notfound(const std::string& value);
+
+// CMAKE_CACHEFILE_DIR when it names another folder than `dir`, the one the cache is in: the build
+// folder was moved or copied, and CMake refuses the cache ("The current CMakeCache.txt directory ...
+// is different than the directory ... where CMakeCache.txt was created"). "" when it is `dir`.
+std::string cache_created_elsewhere(const io::Filesystem& fs, const std::vector<CacheEntry>& entries,
+                                    const std::string& dir);
 
 // Unreadable file: an error string. `self_exe` runs the load check; empty skips it.
 tl::expected<CmakeCacheAudit, std::string> audit_cmake_cache(const io::Seams& s, const std::string& path,

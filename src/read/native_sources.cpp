@@ -2,62 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <array>
-#include <string_view>
+#include "core/text.hpp"
+#include "read/project_files.hpp"
 
 namespace kiln::read {
-namespace {
-
-constexpr int kMaxDepth = 8;
-constexpr int kMaxEntries = 20000;
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-// Folders that hold what a build made or installed, not the project's sources.
-bool skipped(const io::Filesystem& fs, const std::string& path, std::string_view name) {
-  static constexpr std::array<std::string_view, 6> kNames = {"build",       "build-kiln",   "dist",
-                                                             "__pycache__", "node_modules", "site-packages"};
-  for (auto n : kNames)
-    if (name == n) return true;
-  return name.front() == '.' || ends_with(name, ".egg-info") || fs.exists(path + "/pyvenv.cfg");
-}
-
-struct Walk {
-  const io::Filesystem& fs;
-  std::string root;
-  NativeSources out;
-  int entries = 0;
-
-  void visit(const std::string& dir, int depth) {
-    for (const auto& name : fs.list(dir)) {
-      if (++entries > kMaxEntries) {
-        out.truncated = true;
-        return;
-      }
-      const std::string path = dir + "/" + name;
-      if (fs.is_directory(path)) {
-        if (fs.is_symlink(path) || skipped(fs, path, name)) continue;
-        if (depth + 1 > kMaxDepth) {
-          out.truncated = true;
-          continue;
-        }
-        visit(path, depth + 1);
-        continue;
-      }
-      const bool cu = ends_with(name, ".cu");
-      if (!cu && !ends_with(name, ".cpp") && !ends_with(name, ".cc") && !ends_with(name, ".cxx") &&
-          !ends_with(name, ".c"))
-        continue;
-      ++out.count;
-      out.cuda += cu;
-      if (out.first.size() < 3) out.first.push_back(path.substr(root.size() + 1));
-    }
-  }
-};
-
-}  // namespace
 
 std::string NativeSources::summary() const {
   std::string names;
@@ -68,9 +16,18 @@ std::string NativeSources::summary() const {
 }
 
 NativeSources find_native_sources(const io::Filesystem& fs, const std::string& project_dir) {
-  Walk w{fs, project_dir, {}, 0};
-  w.visit(project_dir, 0);
-  return w.out;
+  NativeSources out;
+  out.truncated = !walk_project_files(fs, project_dir, [&](const std::string& relative, const std::string&) {
+    const bool cu = core::ends_with(relative, ".cu");
+    if (!cu && !core::ends_with(relative, ".cpp") && !core::ends_with(relative, ".cc") &&
+        !core::ends_with(relative, ".cxx") && !core::ends_with(relative, ".c"))
+      return true;
+    ++out.count;
+    out.cuda += cu;
+    if (out.first.size() < 3) out.first.push_back(relative);
+    return true;
+  });
+  return out;
 }
 
 }  // namespace kiln::read

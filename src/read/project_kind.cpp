@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/name_table.hpp"
+#include "read/jit_extension.hpp"
 
 namespace kiln::read {
 
@@ -124,11 +125,19 @@ std::string describe_folder(const io::Filesystem& fs, const std::string& dir,
   if (fs.exists(dir + "/pyproject.toml")) found.push_back("pyproject.toml, whose [build-system] does not need torch");
   for (const char* f : {"setup.cfg", "Makefile", "meson.build", "BUILD.bazel"})
     if (fs.exists(dir + "/" + f)) found.push_back(f);
+  // A project that compiles at import has nothing to build ahead of time: say where and how.
+  std::string jit;
+  if (const auto site = find_jit_extension(fs, dir))
+    jit = fmt::format(
+        "; it compiles its C++/CUDA code when first imported (torch.utils.cpp_extension's loader at {}), not when "
+        "installed, so there is nothing to build ahead of time: that first import compiles for TORCH_CUDA_ARCH_LIST "
+        "(kiln plan --gpu NAME prints the list to set) with MAX_JOBS jobs, into TORCH_EXTENSIONS_DIR",
+        *site);
   if (found.empty())
-    return "nothing kiln can build (no CMakeLists.txt, setup.py or pyproject.toml)" + subprojects(fs, dir);
+    return "nothing kiln can build (no CMakeLists.txt, setup.py or pyproject.toml)" + jit + subprojects(fs, dir);
   std::string out = "found ";
   for (size_t i = 0; i < found.size(); ++i) out += (i ? ", " : "") + found[i];
-  return out + " but no CMakeLists.txt" + subprojects(fs, dir);
+  return out + " but no CMakeLists.txt" + jit + subprojects(fs, dir);
 }
 
 }  // namespace kiln::read

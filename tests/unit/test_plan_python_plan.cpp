@@ -469,3 +469,28 @@ TEST(PythonPlan, AFolderOfACMakeProjectIsRefusedNamingTheRoot) {
   EXPECT_NE(q.error().message.find("inside /ext, which has setup.py: pass that folder"), std::string::npos)
       << q.error().message;
 }
+
+// issue 33: a project's declared torch range, unchecked, let a build fail in torch's headers with
+// "fix the code at .../simd.h:129".
+TEST(PythonPlan, DeclaredTorchRangeIsCheckedAgainstTheBuildsTorch) {
+  Harness h;
+  h.fs.add_file("/site/torch/version.py", "__version__ = '1.13.1'\ncuda = None\n");
+  h.fs.add_file("/ext/setup.py",
+                "from torch.utils.cpp_extension import BuildExtension, CppExtension\n"
+                "setup(install_requires=['torch>=2.0', 'torchvision>=9'])\n");
+  h.fs.add_file("/ext/requirements.txt", "torch<3\n");
+  auto p = h.plan("/ext", {.gpus = {"h100"}});
+  ASSERT_TRUE(p) << p.error().message;   // a note, not a refusal: declared ranges can be stricter than the code
+  ASSERT_EQ(p->torch_unmet.size(), 1u);  // torch<3 holds, torchvision is another package
+  EXPECT_EQ(p->torch_unmet[0].where, "setup.py:2");
+  EXPECT_EQ(p->torch_unmet[0].specifier, ">=2.0");
+  bool noted = false;
+  for (const auto& n : p->notes)
+    noted |= n.find("declares torch>=2.0 (setup.py:2), but /usr/bin/python3 has torch 1.13.1") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  h.fs.add_file("/site/torch/version.py", "__version__ = '2.11.0+cu130'\ncuda = '13.0'\n");
+  auto in_range = h.plan("/ext", {.gpus = {"h100"}});
+  ASSERT_TRUE(in_range) << in_range.error().message;
+  EXPECT_TRUE(in_range->torch_unmet.empty());
+}

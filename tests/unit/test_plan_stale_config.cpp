@@ -138,6 +138,48 @@ TEST(StaleConfig, WhatCmakeChangedItselfIsShownNotReconfigured) {
   EXPECT_NE(p->config.cmake_changed[0].find("USE_CUDNN"), std::string::npos);
 }
 
+// CMake refuses a cache made in another folder or from another source before it reads an entry
+// (real messages: tests/e2e/stale_config_cmake.sh asks cmake itself).
+TEST(StaleConfig, MovedBuildFolderIsConfiguredAfresh) {
+  Harness h;
+  h.fs.add_file("/p/CMakeLists.txt", "project(p CXX)\n");
+  h.fs.add_file("/p/out/CMakeCache.txt",
+                "CMAKE_CACHEFILE_DIR:INTERNAL=/old/out\nCMAKE_HOME_DIRECTORY:INTERNAL=/p\nFEATURE:BOOL=ON\n");
+  auto p = h.plan("/p", {.build_dir = "/p/out", .archs = "9.0"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->config.created_in, "/old/out");
+  EXPECT_TRUE(p->config.reconfigure);
+  EXPECT_TRUE(p->config.changed.empty());  // nothing in that cache counts here
+  EXPECT_NE(p->config.how.find("was created in /old/out"), std::string::npos) << p->config.how;
+  EXPECT_EQ(p->env.count("CMAKE_FRESH"), 0u);  // kiln removes the cache itself
+
+  // Moved together with its source (an in-tree build folder): both paths are old, still afresh.
+  h.fs.add_file("/p/out/CMakeCache.txt",
+                "CMAKE_CACHEFILE_DIR:INTERNAL=/old/p/out\nCMAKE_HOME_DIRECTORY:INTERNAL=/old/p\n");
+  auto both = h.plan("/p", {.build_dir = "/p/out", .archs = "9.0"});
+  ASSERT_TRUE(both) << both.error().message;
+  EXPECT_EQ(both->config.created_in, "/old/p/out");
+  EXPECT_TRUE(both->config.made_for.empty());
+
+  // Made here, from this source (a trailing slash is the same folder): nothing to do.
+  h.fs.add_file("/p/out/CMakeCache.txt", "CMAKE_CACHEFILE_DIR:INTERNAL=/p/out/\nCMAKE_HOME_DIRECTORY:INTERNAL=/p\n");
+  auto here = h.plan("/p", {.build_dir = "/p/out", .archs = "9.0"});
+  ASSERT_TRUE(here) << here.error().message;
+  EXPECT_TRUE(here->config.created_in.empty());
+  EXPECT_FALSE(here->config.reconfigure);
+}
+
+TEST(StaleConfig, AnotherProjectsBuildFolderIsRefusedNotRemoved) {
+  Harness h;
+  h.fs.add_file("/p/CMakeLists.txt", "project(p CXX)\n");
+  h.fs.add_file("/shared/CMakeCache.txt", "CMAKE_CACHEFILE_DIR:INTERNAL=/shared\nCMAKE_HOME_DIRECTORY:INTERNAL=/q\n");
+  auto p = h.plan("/p", {.build_dir = "/shared", .archs = "9.0"});
+  ASSERT_FALSE(p);
+  EXPECT_TRUE(p.error().usage);
+  EXPECT_NE(p.error().message.find("configured from the source /q, not /p"), std::string::npos) << p.error().message;
+  EXPECT_TRUE(h.fs.exists("/shared/CMakeCache.txt"));
+}
+
 TEST(Libtorch, RecognisesFindPackageTorchAndPassesTorchArchList) {
   Harness h;
   h.fs.add_file(

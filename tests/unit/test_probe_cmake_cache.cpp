@@ -128,3 +128,27 @@ TEST(CmakeCache, ABuildFolderStandsForItsCache) {
   EXPECT_EQ(a->path, "/build/CMakeCache.txt");
   EXPECT_EQ(a->build_type, "Debug");
 }
+
+// CMake checks where its cache was made and from which source before it reads anything else.
+TEST(CmakeCache, AMovedBuildFolderAndAGoneSourceAreErrors) {
+  doctest::FakeSeams t;
+  t.fs.add_file("/src/CMakeLists.txt", "project(p)\n");
+  const std::string head = "CMAKE_COMMAND:INTERNAL=/usr/bin/cmake\nCMAKE_BUILD_TYPE:STRING=Release\n";
+  t.fs.add_file("/new/b/CMakeCache.txt",
+                head + "CMAKE_CACHEFILE_DIR:INTERNAL=/old/b\nCMAKE_HOME_DIRECTORY:INTERNAL=/src\n");
+  auto moved = audit_cmake_cache(t.seams, "/new/b", "");
+  ASSERT_TRUE(moved) << moved.error();
+  EXPECT_EQ(moved->created_in, "/old/b");
+  const auto* f = find(moved->findings, "cmake-cache.moved");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::error);
+  EXPECT_NE(f->cause.find("created in /old/b, not in /new/b"), std::string::npos) << f->cause;
+  EXPECT_EQ(find(moved->findings, "cmake-cache.source-missing"), nullptr);
+
+  t.fs.add_file("/b/CMakeCache.txt", head + "CMAKE_CACHEFILE_DIR:INTERNAL=/b\nCMAKE_HOME_DIRECTORY:INTERNAL=/gone\n");
+  auto gone = audit_cmake_cache(t.seams, "/b/CMakeCache.txt", "");
+  ASSERT_TRUE(gone) << gone.error();
+  EXPECT_EQ(find(gone->findings, "cmake-cache.moved"), nullptr);
+  ASSERT_NE(find(gone->findings, "cmake-cache.source-missing"), nullptr);
+  EXPECT_EQ(gone->source_dir, "/gone");
+}
