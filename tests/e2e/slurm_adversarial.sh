@@ -12,6 +12,7 @@
 # Needs root (slurmd), Slurm's daemons and mount namespaces; exit 77 otherwise.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/slurm_cluster.sh"
 kiln=$1
 need munged slurmctld slurmd srun salloc sinfo squeue scancel scontrol cmake ninja c++ unshare
 [ "$(id -u)" = 0 ] || skip "slurmd needs root"
@@ -19,67 +20,26 @@ unshare -m --propagation private true 2>/dev/null || skip "no mount namespaces (
 
 work=$(mktemp -d /tmp/kiln-slurm-adv.XXXXXX)
 chmod 755 "$work"
-cleanup() {
-  for f in "$work"/slurmd-n*.pid "$work"/slurmctld.pid "$work"/munge/pid; do
-    [ -s "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null || true
-  done
-  sleep 0.5
-  for f in "$work"/slurmd-n*.pid "$work"/slurmctld.pid "$work"/munge/pid; do
-    [ -s "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
+cleanup() { slurm_cluster_stop "$work"; rm -rf "$work"; }
 trap cleanup EXIT
 
 base=$(( 20000 + ($$ % 4000) * 8 + 4 ))
-mkdir -p "$work/munge" "$work/state" "$work/lie"
-head -c 1024 /dev/urandom > "$work/munge.key"; chmod 600 "$work/munge.key"
-munged -f --key-file="$work/munge.key" --socket="$work/munge/sock" --pid-file="$work/munge/pid" \
-  --log-file="$work/munge/log" --seed-file="$work/munge/seed"
-chmod 755 "$work/munge"
-export SLURM_CONF="$work/slurm.conf"
-cat > "$SLURM_CONF" <<CONF
-ClusterName=kilnadv$$
-SlurmctldHost=localhost
-SlurmctldPort=$base
-AuthType=auth/munge
-AuthInfo=socket=$work/munge/sock
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation=$work/state
-SlurmdSpoolDir=$work/spool-%n
-SlurmctldPidFile=$work/slurmctld.pid
-SlurmdPidFile=$work/slurmd-%n.pid
-SlurmctldLogFile=$work/slurmctld.log
-SlurmdLogFile=$work/slurmd-%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core_Memory
-SchedulerType=sched/builtin
-MpiDefault=none
-ReturnToService=2
-SlurmdTimeout=5
-SlurmdParameters=config_overrides
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+mkdir -p "$work/lie"
+slurm_cluster_conf "$work" "$base"
+cat >> "$SLURM_CONF" <<CONF
 NodeName=n1 NodeHostname=localhost Port=$((base + 1)) CPUs=2 RealMemory=16000 State=UNKNOWN
 NodeName=n2 NodeHostname=localhost Port=$((base + 2)) CPUs=2 RealMemory=16000 State=UNKNOWN
 NodeName=n3 NodeHostname=localhost Port=$((base + 3)) CPUs=2 RealMemory=16000 State=UNKNOWN
 PartitionName=main Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
 PartitionName=lie Nodes=n1,n3 MaxTime=INFINITE State=UP
 CONF
-slurmctld -i
+slurm_cluster_daemons "$work"
 slurmd -N n1
 slurmd -N n2
 # n3: $work/lie is there, the same folder (same inode), but read-only.
 unshare -m --propagation private sh -c 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec slurmd -N n3' \
   sh "$work/lie"
-for _ in $(seq 1 300); do
-  [ "$(sinfo -h -N -o '%N %t' 2>/dev/null | sort -u | grep -c ' idle$')" = 3 ] && break; sleep 0.2
-done
-[ "$(sinfo -h -N -o '%N %t' | sort -u | grep -c ' idle$')" = 3 ] || { sinfo; tail -n 5 "$work"/*.log; fail "the cluster did not come up"; }
+slurm_cluster_wait "$work" 3
 alloc=(salloc -N2 --ntasks-per-node=1 -c2 --mem=12000 --no-kill -Q)
 
 mkdir -p "$work/p"

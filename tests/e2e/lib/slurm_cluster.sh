@@ -6,6 +6,8 @@
 #                                      exports SLURM_CONF; the caller appends NodeName/PartitionName
 #   slurm_cluster_start WORK N NODE... starts munged, slurmctld and a slurmd per NODE, waits (a
 #                                      minute at most) until N nodes are idle
+#   slurm_cluster_daemons WORK         munged and slurmctld only (the caller starts its slurmd)
+#   slurm_cluster_wait WORK N          waits (a minute at most) until N nodes are idle
 #   slurm_cluster_stop WORK            stops every daemon it started (TERM, then KILL)
 #   slurm_node_kill WORK NODE          kills NODE as a dead host would be: its slurmd and every
 #                                      process of its steps (they carry SLURMD_NODENAME=NODE)
@@ -51,12 +53,25 @@ CONF
 slurm_cluster_start() {
   local work=$1 idle=$2 node
   shift 2
+  slurm_cluster_daemons "$work"
+  for node in "$@"; do slurmd -N "$node"; done
+  slurm_cluster_wait "$work" "$idle"
+}
+
+# munged and slurmctld alone, for a suite that starts some slurmd in a namespace of its own.
+slurm_cluster_daemons() {
+  local work=$1
   head -c 1024 /dev/urandom > "$work/munge.key"; chmod 600 "$work/munge.key"
   munged -f --key-file="$work/munge.key" --socket="$work/munge/sock" --pid-file="$work/munge/pid" \
     --log-file="$work/munge/log" --seed-file="$work/munge/seed"
   chmod 755 "$work/munge"
   slurmctld -i
-  for node in "$@"; do slurmd -N "$node"; done
+}
+
+# Up to a minute: on a loaded 2-core machine (the suite's first minutes) the daemons have taken
+# more than 20 s.
+slurm_cluster_wait() {
+  local work=$1 idle=$2
   for _ in $(seq 1 300); do
     [ "$(sinfo -h -N -o '%N %t' 2>/dev/null | sort -u | grep -c ' idle$')" = "$idle" ] && return 0; sleep 0.2
   done
