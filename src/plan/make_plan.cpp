@@ -118,7 +118,7 @@ tl::expected<Plan, PlanError> start_plan(const BuildRequest& req, const io::Seam
 // build compiles against headers the project was not written for, and fails there if at all.
 void check_torch_requirements(Plan& p, const io::Seams& s) {
   if (p.torch_version.empty()) return;
-  for (const auto& r : read::read_torch_requirements(s.fs, p.project_dir)) {
+  for (const auto& r : read::distinct_torch_ranges(read::read_torch_requirements(s.fs, p.project_dir))) {
     if (core::requirement_met(r.requirement, p.torch_version) != false) continue;
     p.torch_unmet.push_back({r.where, r.requirement.specifier});
     p.notes.push_back(fmt::format(

@@ -1,6 +1,9 @@
 #include "read/torch_requirement.hpp"
 
+#include <algorithm>
 #include <cctype>
+
+#include "core/text.hpp"
 
 namespace kiln::read {
 
@@ -24,7 +27,31 @@ void add(std::string_view text, const std::string& file, int line, std::vector<T
   if (r && !r->clauses.empty()) out.push_back({*r, file + ":" + std::to_string(line)});
 }
 
+// ">=2.1,<2.7" and "<2.7,>=2.1" are one range.
+std::vector<std::string> clause_set(const std::string& specifier) {
+  auto out = core::split(specifier, ',');
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace
+
+std::vector<TorchRequirement> distinct_torch_ranges(const std::vector<TorchRequirement>& requirements) {
+  std::vector<TorchRequirement> out;
+  std::vector<std::vector<std::string>> keys;
+  for (const auto& r : requirements) {
+    auto key = clause_set(r.requirement.specifier);
+    auto same = std::find(keys.begin(), keys.end(), key);
+    if (same == keys.end()) {
+      out.push_back(r);
+      keys.push_back(std::move(key));
+    } else {
+      out[static_cast<size_t>(same - keys.begin())].where += ", " + r.where;
+    }
+  }
+  return out;
+}
 
 std::vector<TorchRequirement> torch_requirements_in(std::string_view text, const std::string& file, bool lines) {
   std::vector<TorchRequirement> out;

@@ -20,6 +20,12 @@ struct TorchRequirement {
 // Only requirements with a version specifier; each file read up to kProjectFileMaxBytes.
 std::vector<TorchRequirement> read_torch_requirements(const io::Filesystem& fs, const std::string& project_dir);
 
+// The requirements grouped by range: one entry per distinct specifier (clause order ignored), in
+// first-declared order, its `where` naming every place ("pyproject.toml:4, setup.py:25"). A project
+// that states its range in pyproject.toml and setup.py alike gets one note, not two (issue 33:
+// facebookresearch/sam2 2b90b9f5).
+std::vector<TorchRequirement> distinct_torch_ranges(const std::vector<TorchRequirement>& requirements);
+
 // The same over one file's text (`file` names it in `where`); `lines` true for requirements.txt,
 // where a requirement is a whole line rather than a quoted string.
 std::vector<TorchRequirement> torch_requirements_in(std::string_view text, const std::string& file, bool lines);

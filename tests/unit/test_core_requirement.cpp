@@ -1,7 +1,10 @@
 // PEP 440 specifiers on torch, as projects write them, against installed versions.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "core/requirement.hpp"
+#include "io/fs.hpp"
 #include "read/torch_requirement.hpp"
 
 using namespace kiln;
@@ -68,4 +71,24 @@ TEST(TorchRequirement, QuotedStringsInPyprojectAndSetupPyAndRequirementLines) {
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].where, "requirements.txt:3");
   EXPECT_EQ(r[0].requirement.specifier, "==2.4.*");
+}
+
+// issue 33: sam2 declares torch>=2.5.1 in pyproject.toml and setup.py; the plan noted it twice.
+TEST(TorchRequirement, OneRangeDeclaredInTwoFilesIsOneEntryNamingBoth) {
+  io::RealFilesystem fs;
+  auto all = read::read_torch_requirements(fs, kiln::testing::source_dir() + "/tests/fixtures/projects/sam2");
+  ASSERT_EQ(all.size(), 2u);
+  auto ranges = read::distinct_torch_ranges(all);
+  ASSERT_EQ(ranges.size(), 1u);
+  EXPECT_EQ(ranges[0].where, "pyproject.toml:5, setup.py:27");
+  EXPECT_EQ(ranges[0].requirement.specifier, ">=2.5.1");
+
+  // Clause order does not make another range; another bound does.
+  auto mixed = read::distinct_torch_ranges({{*core::parse_requirement("torch>=2.1,<2.7"), "pyproject.toml:3"},
+                                            {*core::parse_requirement("torch<2.7, >=2.1"), "setup.py:9"},
+                                            {*core::parse_requirement("torch>=2.1"), "requirements.txt:1"}});
+  ASSERT_EQ(mixed.size(), 2u);
+  EXPECT_EQ(mixed[0].where, "pyproject.toml:3, setup.py:9");
+  EXPECT_EQ(mixed[0].requirement.specifier, ">=2.1,<2.7");
+  EXPECT_EQ(mixed[1].where, "requirements.txt:1");
 }

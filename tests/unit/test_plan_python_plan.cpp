@@ -494,3 +494,27 @@ TEST(PythonPlan, DeclaredTorchRangeIsCheckedAgainstTheBuildsTorch) {
   ASSERT_TRUE(in_range) << in_range.error().message;
   EXPECT_TRUE(in_range->torch_unmet.empty());
 }
+
+// issue 33: facebookresearch/sam2 2b90b9f5 declares torch>=2.5.1 in pyproject.toml:4 and setup.py:25;
+// the plan printed the note twice. One note per distinct range, naming every place.
+TEST(PythonPlan, ATorchRangeDeclaredTwiceIsOneNoteNamingBothPlaces) {
+  Harness h;
+  h.fs.add_file("/site/torch/version.py", "__version__ = '1.13.1'\ncuda = None\n");
+  h.fs.add_file("/ext/pyproject.toml", "[build-system]\nrequires = ['setuptools', 'torch>=2.5.1']\n");
+  h.fs.add_file("/ext/setup.py",
+                "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+                "setup(install_requires=['torch>=2.5.1'])\n");
+  h.fs.add_file("/ext/requirements.txt", "torch<2.0\ntorch>=2.5.1\n");
+  auto p = h.plan("/ext", {.gpus = {"h100"}});
+  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_EQ(p->torch_unmet.size(), 1u);  // torch<2.0 holds for 1.13.1
+  EXPECT_EQ(p->torch_unmet[0].where, "pyproject.toml:2, setup.py:2, requirements.txt:2");
+  int notes = 0;
+  for (const auto& n : p->notes) notes += n.find("declares torch") != std::string::npos;
+  EXPECT_EQ(notes, 1);
+  bool named = false;
+  for (const auto& n : p->notes)
+    named |=
+        n.find("declares torch>=2.5.1 (pyproject.toml:2, setup.py:2, requirements.txt:2), but") != std::string::npos;
+  EXPECT_TRUE(named);
+}
