@@ -378,6 +378,12 @@ ARCH_MARKERS = ("arch=compute_", "compute_", "sm_", "-gencode", "--generate-code
                 "CUDAARCHS")
 SEPARATORS = (";", ",", " ")
 EXITS = {"exit", "_exit", "quit"}
+# torch's own tests for a ROCm build: code behind one of them (and an `and` with one) runs only there.
+ROCM_PROBES = {"torch.version.hip", "version.hip", "IS_HIP_EXTENSION", "cpp_extension.IS_HIP_EXTENSION"}
+SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+# setup() keywords that only describe the package: a value that ends there builds nothing.
+METADATA_KEYWORDS = {"version", "name", "description", "long_description", "author", "author_email", "url",
+                     "license", "classifiers", "keywords"}
 MESSAGES = {"print", "warn", "warning", "info", "debug", "error", "log", "write", "RuntimeError", "ValueError",
             "EnvironmentError", "Exception"}
 
@@ -389,8 +395,11 @@ class Effects:
     list setup() gets ("ext"), picks CUDAExtension over CppExtension ("cuda"), re-raises or swallows
     an error in an except handler ("swallow"); a value compared with several literals, one of them
     CUDA's ("select"); a value that becomes -gencode, CMAKE_CUDA_ARCHITECTURES or
-    TORCH_CUDA_ARCH_LIST ("archs", with the spelling its code parses). Each sighting gets its
-    effect, the value kiln should give it and the line of the gate."""
+    TORCH_CUDA_ARCH_LIST ("archs", with the spelling its code parses). And what leaves the CUDA build
+    as it is: a read only a ROCm build reaches (behind torch.version.hip: "rocm"), a value that
+    filters the source list ("subset"), one that only adds or picks compiler flags ("flags"), one
+    that ends in setup()'s metadata ("metadata"). Each sighting gets its effect, the value kiln
+    should give it and the line of the gate."""
 
     def __init__(self, project, reads):
         self.p, self.reads = project, reads
@@ -402,6 +411,7 @@ class Effects:
         self.arch_ids = set()  # ids of expressions computed from an arch list
         self.scope_nodes = {}  # (module rel, id(scope)) -> its nodes a value flows through
         self.names_cache = {}  # id(expression) -> the names it reads
+        self.rocm_names = {}  # module rel -> names assigned a ROCm probe (IS_ROCM = torch.version.hip is not None)
 
     # --- indexes -----------------------------------------------------------------------------
     def name_loads(self, m, name):
@@ -574,6 +584,88 @@ class Effects:
             return "ext", False
         return None
 
+    # --- a ROCm-only read ---------------------------------------------------------------------
+    def rocm_probe(self, m, e):
+        """Whether e holds only in a ROCm build of torch: torch.version.hip (also `is not None`, bool()),
+        IS_HIP_EXTENSION, or a module-level name the project assigns one of them."""
+        if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], ast.IsNot) \
+                and isinstance(e.comparators[0], ast.Constant) and e.comparators[0].value is None:
+            e = e.left
+        if isinstance(e, ast.Call) and call_name(e) == "bool" and len(e.args) == 1:
+            e = e.args[0]
+        d = dotted(e)
+        if d is None:
+            return False
+        if d in ROCM_PROBES or d.rsplit(".", 1)[-1] == "IS_HIP_EXTENSION":
+            return True
+        if m.rel not in self.rocm_names:
+            self.rocm_names[m.rel] = {st.targets[0].id for st in m.tree.body if isinstance(st, ast.Assign)
+                                      and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+                                      and self.rocm_probe(m, st.value)}
+        return d in self.rocm_names[m.rel]
+
+    def requires_rocm(self, m, test):
+        """The probe in test that must hold for it to: the test itself, or one term of an `and`."""
+        if self.rocm_probe(m, test):
+            return test
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return next((v for v in test.values if self.rocm_probe(m, v)), None)
+        return None
+
+    def rocm_guard(self, m, node):
+        """The ROCm probe a read depends on in its function: an `and` beside it, or an if whose body
+        it is in. None when a CUDA build reaches it."""
+        cur, p = node, m.parent.get(node)
+        while p is not None and not isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            if isinstance(p, ast.BoolOp) and isinstance(p.op, ast.And):
+                probe = next((v for v in p.values if v is not cur and self.rocm_probe(m, v)), None)
+                if probe is not None:
+                    return probe
+            if isinstance(p, (ast.If, ast.While)) and cur in p.body or isinstance(p, ast.IfExp) and cur is p.body:
+                probe = self.requires_rocm(m, p.test)
+                if probe is not None:
+                    return probe
+            cur, p = p, m.parent.get(p)
+        return None
+
+    # --- what a value does when it gates nothing ------------------------------------------------
+    def source_filter(self, m, cmp):
+        """The comprehension whose `if` the comparison is, when it filters a list of source files
+        ([f for f in sources_cu if pattern in f]): the value picks which sources compile."""
+        cur, p = cmp, m.parent.get(cmp)
+        while isinstance(p, (ast.BoolOp, ast.UnaryOp)):
+            cur, p = p, m.parent.get(p)
+        if not isinstance(p, ast.comprehension) or cur not in p.ifs or not isinstance(p.iter, ast.Name):
+            return None
+        scope = enclosing_function(p, m) or m.tree
+        for n in ast.walk(scope):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
+            if any(isinstance(t, ast.Name) and t.id == p.iter.id for t in targets):
+                if any(isinstance(x, ast.Constant) and isinstance(x.value, str) and x.value.endswith(SOURCE_SUFFIXES)
+                       for x in ast.walk(n.value)):
+                    return p
+        return None
+
+    def flag_in(self, m, stmts):
+        """The first compiler flag (a string starting with -, not an architecture, not a message) the
+        code adds or returns."""
+        for st in stmts:
+            for n in ast.walk(st):
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.startswith("-") \
+                        and len(n.value) > 1 and not any(k in n.value for k in ARCH_MARKERS) \
+                        and not self.a_message(m, n):
+                    return n
+        return None
+
+    def flags_only(self, m, st):
+        """(module, flag) when the branches of the if/conditional st make no extension and no CUDA
+        choice but add or pick a compiler flag: the value tunes how the code compiles, not whether."""
+        branches = [st.body, st.orelse] if isinstance(st, ast.If) else [[st.body], [st.orelse]]
+        if any(self.produces(b) for b in branches):
+            return None
+        flag = self.flag_in(m, branches[0]) or self.flag_in(m, branches[1])
+        return (m, flag) if flag is not None else None
+
     # --- following a value -------------------------------------------------------------------
     def follow(self, m, node, state, found, depth=0, seen=None):
         """Climbs from node (a read, or a use of a name that holds its value) to what it controls.
@@ -620,6 +712,8 @@ class Effects:
                     and isinstance(other, (ast.Tuple, ast.List, ast.Set)) else []
                 lits = [x for x in lits if x is not None]
                 if not lits:
+                    if self.source_filter(m, p) is not None:
+                        found["filters"].append((m, p))
                     return
                 for x in lits:
                     found["literals"].add((x, False))
@@ -650,6 +744,10 @@ class Effects:
                             found["archs"].append((m, p, "torch"))
                 if kind == "value":
                     found["values"].append((m, p))
+                return
+            if isinstance(p, ast.keyword) and p.value is cur and p.arg in METADATA_KEYWORDS \
+                    and call_name(m.parent.get(p)) in ("setup", "setuptools.setup"):
+                found["metadata"].append((m, p.value))
                 return
             if isinstance(p, ast.Return) and p.value is cur:
                 fn = enclosing_function(p, m)
@@ -802,7 +900,12 @@ class Effects:
         lit_at = {}  # (variable, literal) -> where it is compared first
         results = []
         for m, node, s in self.reads.reads:
+            probe = self.rocm_guard(m, node)
+            if probe is not None:  # only a ROCm build reaches it: nothing of the CUDA build's
+                self.set_effect(s, "rocm", False, "", False, (m, probe))
+                continue
             found = {"sites": [], "values": [], "archs": [], "literals": set(), "lit_at": {}, "or_probe": False,
+                     "filters": [], "metadata": [],
                      "spelling": {"seps": [], "parts": [], "dot_dropped": False, "suffix": False, "int_whole": False}}
             if isinstance(node, ast.Compare):  # 'X' in os.environ: a truth test of its presence
                 self.follow(m, node, ("bool", isinstance(node.ops[0], ast.In), None, False), found)
@@ -846,6 +949,12 @@ class Effects:
             self.set_effect(s, "archs", True, "", False, (m, n))
             s["arch"] = {"reach": reach, "sep": ";" if ";" in seps else seps[0] if seps else "", "form": form,
                          "dot_dropped": sp["dot_dropped"], "suffix": bool(sp["suffix"]) and (form == "dotted" or not sp["int_whole"])}
+        elif found["filters"]:
+            self.set_effect(s, "subset", False, "", False, found["filters"][0])
+        elif found["sites"] and all(self.flags_only(m, st) for m, st, _, _, _ in found["sites"]):
+            self.set_effect(s, "flags", False, "", False, self.flags_only(*found["sites"][0][:2]))
+        elif found["metadata"] and not found["sites"]:
+            self.set_effect(s, "metadata", False, "", False, found["metadata"][0])
 
     @staticmethod
     def set_effect(s, effect, want, value, prefix, at):

@@ -112,11 +112,15 @@ bool off_looking(const std::string& v) {
   return false;
 }
 
+// Effects that open or close a gate of the build (ext, cuda, swallow, select), as against those that
+// leave the CUDA build as it is (rocm, subset, flags, metadata) and the architecture list (archs).
+bool gating_effect(const std::string& e) { return e == "ext" || e == "cuda" || e == "swallow" || e == "select"; }
+
 // The effect a sighting's data flow shows, as the table spells it: "ext:on" (kiln turns the switch
 // on for the extensions to be made), "ext:off" (off for them), "swallow:off", "select", "archs";
 // "" when setup.py's flow said nothing.
 std::string effect_key(const KnobSighting& s) {
-  if (s.effect.empty() || s.effect == "select" || s.effect == "archs") return s.effect;
+  if (!gating_effect(s.effect) || s.effect == "select") return s.effect;
   // On or off as the switch reads: kiln wanting `== "0"` not to hold turns MMCV_WITH_OPS on.
   const bool on = s.effect_value.empty() ? s.want_match : s.want_match != off_looking(s.effect_value);
   return s.effect + (on ? ":on" : ":off");
@@ -235,6 +239,7 @@ std::string decide_by_effect(const KnobSighting& s, const Role& role, const Knob
   k.gate_prefix = s.prefix;
   k.gate_or_probe = s.or_probe;
   k.reason = role.reason + (k.gate_at.empty() ? "" : " (" + k.gate_at + ")");
+  if (role.action == KnobAction::leave) return {};  // a ROCm-only read, a source filter, flags, metadata
   if (s.effect == "archs") {
     if (!ctx.cuda) return {};
     return arch_value(s, ctx, role.spelling);
@@ -601,7 +606,7 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env, con
     const bool cpu_torch = kp.torch_cpu_only && k.role == knob_roles::kCudaEnable && k.origin == KnobOrigin::none;
     // `torch.cuda.is_available() or FORCE_CUDA`: with the GPU kiln sees here, the switch was not needed.
     if (k.gate_or_probe && !kp.torch_cpu_only && machine.gpu_seen == std::optional<bool>(true)) continue;
-    std::string part = !cpu_torch && !k.effect.empty() && k.effect != "archs" ? effect_gate_reason(k, env)
+    std::string part = !cpu_torch && gating_effect(k.effect) ? effect_gate_reason(k, env)
                        : k.role == knob_roles::kCudaEnable || k.role == knob_roles::kCudaSkip
                            ? role_gate_reason(k, kp, env)
                            : std::string();

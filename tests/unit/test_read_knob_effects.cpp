@@ -205,3 +205,62 @@ TEST(KnobEffects, SwallowedErrorIsNamedAsTheLikelyCause) {
 }
 
 }  // namespace
+
+// xformers (tests/fixtures/projects/xformers/SOURCE): switches kiln once left unclassified, or read as
+// an opt-in and a CUDA skip, each classified by what it does; its README asks for none of them.
+TEST(KnobEffects, WhatLeavesTheCudaBuildAsItIsIsNamedNotUnclassified) {
+  auto kp = plan_for("xformers");
+  std::map<std::string, Decided> want = {
+      {"FORCE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:30"}},
+      // The ROCm branch after the CUDA one (`elif torch.version.hip and ...`): never reached here.
+      {"XF_CK_ATTENTION", {"rocm-only", "", "", "setup.py:37"}},
+      {"XF_HIP_ARCHS", {"rocm-only", "", "", "setup.py:40"}},
+      {"XF_HIP_BF16_RTN", {"rocm-only", "", "", "setup.py:42"}},
+      // A filter on the .cu sources: left unset, every source compiles.
+      {"XF_SELECTIVE_BUILD", {"source-subset", "", "", "setup.py:25"}},
+      // nvcc flags picked by value (--generate-line-info, --device-debug) or added (-DNDEBUG).
+      {"XF_BUILD_TYPE", {"compile-flags", "", "", "setup.py:12"}},
+      {"XF_DEBUG_ASSERTS", {"compile-flags", "", "", "setup.py:34"}},
+      // The package version handed to setup().
+      {"XF_RELEASE_VERSION", {"metadata", "", "", "setup.py:48"}},
+  };
+  EXPECT_EQ(decided(kp), want);
+  const auto* rocm = find(kp, "XF_CK_ATTENTION");
+  ASSERT_TRUE(rocm);
+  EXPECT_EQ(rocm->gate_at.substr(0, 12), "setup.py:37 ") << rocm->gate_at;
+  const auto* flags = find(kp, "XF_DEBUG_ASSERTS");
+  ASSERT_TRUE(flags);
+  EXPECT_NE(flags->reason.find("setup.py:35 nvcc.append(\"-DNDEBUG\")"), std::string::npos) << flags->reason;
+  // None is a cause of a CUDA-less build, whatever its value was.
+  io::FakeEnvironment env({{"XF_CK_ATTENTION", "0"}, {"XF_SELECTIVE_BUILD", "nothing"}, {"FORCE_CUDA", "1"}});
+  const auto why = read::cuda_gate_reason(kp, env, read::BuildMachine{true, "H100"});
+  EXPECT_EQ(why.find("XF_"), std::string::npos) << why;
+  EXPECT_NE(why.find("kiln found no switch that was off"), std::string::npos) << why;
+}
+
+TEST(KnobEffects, ARocmProbeGatesOnlyItsOwnBranch) {
+  // The probe through a name the project gives it, and in an `if` whose body is the ROCm build; the
+  // `else` of that `if`, and a test that only negates the probe, are the CUDA build's.
+  Scratch p(
+      "import os\n"
+      "import torch\n"
+      "from setuptools import setup\n"
+      "from torch.utils.cpp_extension import CppExtension, CUDAExtension\n"
+      "IS_ROCM = torch.version.hip is not None\n"
+      "ext = []\n"
+      "if IS_ROCM:\n"
+      "    archs = os.getenv('MY_GFX_TARGETS', 'gfx90a')\n"
+      "else:\n"
+      "    if os.getenv('MY_WITH_KERNELS', '0') == '1':\n"
+      "        ext.append(CUDAExtension('k', ['k.cu']))\n"
+      "if not torch.version.hip and os.getenv('MY_FAST_MATH') == '1':\n"
+      "    ext.append(CUDAExtension('f', ['f.cu']))\n"
+      "setup(name='x', ext_modules=ext)\n");
+  auto kp = plan_in(p.dir.string());
+  std::map<std::string, Decided> want = {
+      {"MY_GFX_TARGETS", {"rocm-only", "", "", "setup.py:8"}},
+      {"MY_WITH_KERNELS", {"build-opt-in", "1", "kiln", "setup.py:10"}},
+      {"MY_FAST_MATH", {"build-opt-in", "1", "kiln", "setup.py:12"}},
+  };
+  EXPECT_EQ(decided(kp), want);
+}
