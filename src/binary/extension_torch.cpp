@@ -1,10 +1,12 @@
 #include "binary/extension_torch.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "binary/deps.hpp"
+#include "binary/elf.hpp"
 #include "binary/ld_search.hpp"
 #include "core/data.hpp"
 #include "core/text.hpp"
@@ -50,6 +52,24 @@ bool python_extension_module(const std::string& path) {
   return name.find(".cpython-") != std::string::npos || name.find(".abi3.so") != std::string::npos;
 }
 
+bool python_extension_module(const std::string& path, const io::Seams& s, const std::string& root) {
+  if (python_extension_module(path)) return true;
+  const std::string name = path_basename(path);
+  if (name.size() <= 3 || !core::ends_with(name, ".so")) return false;
+  const std::string stem = name.substr(0, name.size() - 3);
+  if (stem.find('.') != std::string::npos) return false;  // libx.so.1 and tagged names are settled above
+  DepsOptions opt;
+  opt.root = root;
+  auto blob = LibrarySearch(opt, s).load(path);
+  if (!blob) return false;
+  auto elf = Elf::parse(blob->bytes());
+  if (!elf) return false;
+  auto syms = elf->dynamic_symbols();
+  if (!syms) return false;
+  const std::string init = "PyInit_" + stem;
+  return std::any_of(syms->begin(), syms->end(), [&](const Symbol& sy) { return sy.defined() && sy.name == init; });
+}
+
 const std::string& torch_find_spec_script() {
   static const std::string s(data::file("torch_find_spec.py").value_or(""));
   return s;
@@ -71,7 +91,7 @@ std::string enclosing_site_packages(const std::string& abs_path) {
 }
 
 std::optional<ExtensionTorch> ExtensionTorchFinder::find(const std::string& path) {
-  if (!python_extension_module(path)) return std::nullopt;
+  if (!python_extension_module(path, s_, root_)) return std::nullopt;
   std::lock_guard<std::mutex> lock(mu_);
   auto t = locate(path);
   const std::pair<std::string, std::string> key{t.torch_dir, t.how};
@@ -147,11 +167,12 @@ ExtensionTorch ExtensionTorchFinder::with_torch(const std::string& torch_dir, co
   return t;
 }
 
-void ExtensionTorchFinder::add_preloaded(const std::string& path, DepsOptions& opt) {
+bool ExtensionTorchFinder::add_preloaded(const std::string& path, DepsOptions& opt) {
   auto t = find(path);
-  if (!t) return;
+  if (!t) return false;
   opt.loaded.insert(opt.loaded.end(), t->loaded.begin(), t->loaded.end());
   if (!t->lib_folder.empty()) opt.preloaded.push_back(t->lib_folder);
+  return true;
 }
 
 std::vector<ExtensionTorch> ExtensionTorchFinder::used() const {

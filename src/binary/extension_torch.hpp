@@ -18,6 +18,10 @@ namespace kiln::binary {
 
 // *.cpython-*.so or *.abi3.so: a file Python imports as a module.
 bool python_extension_module(const std::string& path);
+// Also NAME.so that defines PyInit_NAME: importlib's last extension suffix is a plain .so, and a
+// build_ext that names its module so (sam2's sam2/_C.so) is imported like the tagged ones. Only such
+// names are read (through the image at `root`, when given); a library (libc10.so) defines none.
+bool python_extension_module(const std::string& path, const io::Seams& s, const std::string& root = "");
 
 // The script run as `python -c SCRIPT`: prints the torch package folder, or an empty line.
 const std::string& torch_find_spec_script();
@@ -46,8 +50,9 @@ public:
       : s_(s), python_(std::move(python)), root_(std::move(root)) {}
   // nullopt for a file that is not a Python extension module, or inside an image (--root).
   std::optional<ExtensionTorch> find(const std::string& path);
-  // Adds what `import torch` loaded to the options of a module's dependency resolution.
-  void add_preloaded(const std::string& path, DepsOptions& opt);
+  // Adds what `import torch` loaded to the options of a module's dependency resolution; false
+  // (nothing added) for a file that is not a Python extension module.
+  bool add_preloaded(const std::string& path, DepsOptions& opt);
   // Every torch used so far with how it was chosen (for the report), in the order first used.
   std::vector<ExtensionTorch> used() const;
 

@@ -137,7 +137,7 @@ namespace {
 
 // What the loader will say about one file: missing libraries, symbol versions, the C++ ABI
 // against the libtorch it loads, and undefined symbols.
-void add_deps_problems(const std::string& path, const DepsReport& d, const std::string& torch_abi,
+void add_deps_problems(const std::string& path, bool python_module, const DepsReport& d, const std::string& torch_abi,
                        const std::string& torch_path, const VerifyOptions& opt, VerifyReport& rep) {
   if (d.error) rep.problems.push_back({path, "", ProblemKind::unreadable, *d.error, ""});
   for (const auto& lib : d.libraries) {
@@ -166,7 +166,7 @@ void add_deps_problems(const std::string& path, const DepsReport& d, const std::
                      want ? "True" : "False")});
   }
   // Undefined symbols: an import error for extensions; for other libraries only when asked.
-  if ((opt.undefined || python_extension_module(path)) && d.missing() == 0 && !d.undefined.empty()) {
+  if ((opt.undefined || python_module) && d.missing() == 0 && !d.undefined.empty()) {
     const std::size_t shown = std::min<std::size_t>(d.undefined.size(), 5);
     std::vector<std::string> names(d.undefined.begin(), d.undefined.begin() + static_cast<long>(shown));
     rep.problems.push_back({path, "", ProblemKind::undefined_symbol,
@@ -212,6 +212,7 @@ VerifyReport verify_files(const std::vector<std::string>& paths,
     FileReport file;
     std::optional<DepsReport> deps;
     std::string torch_abi, torch_path;
+    bool python_module = false;
   };
   std::vector<Work> work(walk.files.size());
   ExtensionTorchFinder torch(s, opt.python, opt.root);
@@ -225,7 +226,7 @@ VerifyReport verify_files(const std::vector<std::string>& paths,
     d.root = opt.root;
     d.undefined = true;
     d.preloaded = opt.preloaded;
-    torch.add_preloaded(walk.files[i], d);
+    w.python_module = torch.add_preloaded(walk.files[i], d);
     w.deps = resolve_deps(walk.files[i], d, s);
     // An extension is checked against the libtorch it will load: the first torch core library.
     for (const auto& lib : w.deps->libraries)
@@ -267,7 +268,7 @@ VerifyReport verify_files(const std::vector<std::string>& paths,
       rep.files.push_back(std::move(v));
     }
     if (!w.deps || !w.deps->is_elf) continue;
-    add_deps_problems(f.path, *w.deps, w.torch_abi, w.torch_path, opt, rep);
+    add_deps_problems(f.path, w.python_module, *w.deps, w.torch_abi, w.torch_path, opt, rep);
   }
   rep.torches = torch.used();
   if (rep.files.empty())

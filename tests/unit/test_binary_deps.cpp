@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "binary/deps.hpp"
+#include "binary/extension_torch.hpp"
 #include "binary/verify.hpp"
 #include "binary_fixtures.hpp"
 #include "io/seams.hpp"
@@ -269,4 +270,48 @@ TEST_F(Deps, ExtensionModulesReuseWhatTorchsImportLoaded) {
       << missing[0];
   ASSERT_EQ(v.torches.size(), 1u);
   EXPECT_EQ(v.torches[0].torch_dir, sp + "/torch");
+}
+
+// A module named plain NAME.so (importlib's last suffix; sam2 2b90b9f5 installs sam2/_C.so) is
+// imported after torch like a tagged one: on the GPU host `kiln build` of sam2 failed its own verify
+// with "needs libc10.so ... not found" for a module that imported and ran. A plain library beside it
+// that nothing imports still needs its libraries found. (A made-up library name: Debian's
+// python3-torch puts a libc10.so where the loader looks.)
+TEST_F(Deps, APlainNameModuleIsCheckedAsImportedAfterTorch) {
+  const std::string sp = dir.path.string() + "/lib/python3.12/site-packages";
+  std::filesystem::create_directories(sp + "/torch/lib");
+  std::filesystem::create_directories(sp + "/pkg");
+  std::string log;
+  ASSERT_TRUE(compile(
+      s.proc, {"-shared", "-fPIC", "-o", sp + "/torch/lib/libtorchlike_c10.so", dir.path.string() + "/b.cpp"}, log))
+      << log;
+  dir.write("init.cpp",
+            "#include <string>\nstd::string b_func(const std::string&);\n"
+            "extern \"C\" void* PyInit__C() { static std::string s = b_func(\"x\"); return &s; }\n");
+  const std::vector<std::string> link{"-L" + sp + "/torch/lib", "-Wl,--no-as-needed", "-ltorchlike_c10"};
+  auto build = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> args{"-shared", "-fPIC", "-o", out, dir.path.string() + "/init.cpp"};
+    args.insert(args.end(), link.begin(), link.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    return compile(s.proc, args, log);
+  };
+  // torch's own module finds libc10 through its RUNPATH; the project's modules have none.
+  ASSERT_TRUE(build(sp + "/torch/_C.cpython-312-x86_64-linux-gnu.so", {"-Wl,--enable-new-dtags,-rpath,$ORIGIN/lib"}))
+      << log;
+  ASSERT_TRUE(build(sp + "/pkg/_C.so", {})) << log;
+  ASSERT_TRUE(compile(s.proc,
+                      {"-shared", "-fPIC", "-o", sp + "/pkg/libhelper.so", dir.path.string() + "/b.cpp",
+                       "-L" + sp + "/torch/lib", "-Wl,--no-as-needed", "-ltorchlike_c10"},
+                      log))
+      << log;
+  EXPECT_TRUE(python_extension_module(sp + "/pkg/_C.so", s.seams));
+  EXPECT_FALSE(python_extension_module(sp + "/pkg/libhelper.so", s.seams));
+  EXPECT_FALSE(python_extension_module(sp + "/torch/lib/libtorchlike_c10.so", s.seams));
+  auto v = verify_files({sp + "/pkg"}, {}, VerifyOptions{}, s.seams);
+  std::vector<std::string> missing;
+  for (const auto& p : v.problems)
+    if (p.kind == ProblemKind::missing_library) missing.push_back(p.file);
+  std::string all;
+  for (const auto& p : v.problems) all += p.line() + "\n";
+  EXPECT_EQ(missing, std::vector<std::string>{sp + "/pkg/libhelper.so"}) << all;
 }
