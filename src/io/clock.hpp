@@ -18,14 +18,4 @@ public:
   void sleep_for(std::chrono::milliseconds d) override;
 };
 
-class FakeClock final : public Clock {
-public:
-  std::chrono::steady_clock::time_point now() const override { return t_; }
-  void sleep_for(std::chrono::milliseconds d) override { t_ += d; }
-  void advance(std::chrono::milliseconds d) { t_ += d; }
-
-private:
-  std::chrono::steady_clock::time_point t_{};
-};
-
 }  // namespace kiln::io

@@ -211,35 +211,4 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   return r;
 }
 
-void FakeProcessRunner::on(const std::string& command_line, ProcessResult result) {
-  answers_[command_line] = std::move(result);
-}
-
-ProcessResult FakeProcessRunner::run(const ProcessSpec& spec) {
-  calls_.push_back(spec);
-  std::string key;
-  for (const auto& a : spec.argv) key += (key.empty() ? "" : " ") + a;
-  auto it = answers_.find(key);
-  if (it == answers_.end()) {
-    ProcessResult r;
-    r.spawn_error = (spec.argv.empty() ? std::string("?") : spec.argv[0]) + ": No such file or directory";
-    return r;
-  }
-  ProcessResult r = it->second;
-  if (spec.on_line) {
-    LineSplitter l;
-    l.feed(r.out, spec.on_line);
-    l.flush(spec.on_line);
-  }
-  return r;
-}
-
-ProcessResult ran(std::string out, int exit_code) {
-  ProcessResult r;
-  r.started = true;
-  r.exit_code = exit_code;
-  r.out = std::move(out);
-  return r;
-}
-
 }  // namespace kiln::io

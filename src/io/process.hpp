@@ -59,22 +59,7 @@ public:
   ProcessResult run(const ProcessSpec& spec) override;
 };
 
-// Answers by argv[0] + args joined with spaces; records every call.
-class FakeProcessRunner final : public ProcessRunner {
-public:
-  void on(const std::string& command_line, ProcessResult result);
-  ProcessResult run(const ProcessSpec& spec) override;
-  const std::vector<ProcessSpec>& calls() const { return calls_; }
-
-private:
-  std::map<std::string, ProcessResult> answers_;
-  std::vector<ProcessSpec> calls_;
-};
-
 // The process group of the build currently running, so a SIGINT handler can stop it. 0: none.
 int current_child_group();
-
-// Convenience: a result that ran and printed `out`.
-ProcessResult ran(std::string out, int exit_code = 0);
 
 }  // namespace kiln::io

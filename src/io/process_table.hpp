@@ -2,7 +2,6 @@
 // Which processes exist, and since when. A pid alone does not name a process for long: the kernel
 // reuses pids, so whoever records "pid 4242 is mine" also records its start time and checks both.
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,22 +27,6 @@ public:
   std::optional<unsigned> owner(long pid) const override;  // /proc/PID's owner
 };
 const ProcessTable& system_processes();
-
-class FakeProcessTable final : public ProcessTable {
-public:
-  std::map<long, std::uint64_t> started;  // pid -> start time
-  std::map<long, unsigned> owners;        // pid -> uid, where a test says
-  std::optional<std::uint64_t> start_time(long pid) const override {
-    auto it = started.find(pid);
-    if (it == started.end()) return std::nullopt;
-    return it->second;
-  }
-  std::optional<unsigned> owner(long pid) const override {
-    auto it = owners.find(pid);
-    if (it == owners.end()) return std::nullopt;
-    return it->second;
-  }
-};
 
 // The fields of a /proc/PID/stat line after the parenthesised command name, which may itself hold
 // spaces and parentheses: element 0 is field 3 (the state). Empty when there is no command name.

@@ -3,7 +3,6 @@
 // children (/proc/PID/task/TID/children), its threads with their state and nice (/proc/PID/task/
 // TID/stat), and setpriority(PRIO_PROCESS, tid) on one thread. A seam with a fake, for the watcher
 // that shares a compile's CPU weight among its running threads (launch/thread_share).
-#include <map>
 #include <string>
 #include <vector>
 
@@ -25,16 +24,6 @@ public:
 
 class SystemTaskTable final : public TaskTable {
 public:
-  std::vector<long> children(long pid) const override;
-  std::vector<TaskState> threads(long pid) const override;
-  bool set_nice(long tid, int nice) override;
-};
-
-class FakeTaskTable final : public TaskTable {
-public:
-  std::map<long, std::vector<long>> kids;
-  std::map<long, std::vector<TaskState>> tasks;  // pid -> its threads
-  std::vector<std::pair<long, int>> set;         // every set_nice call
   std::vector<long> children(long pid) const override;
   std::vector<TaskState> threads(long pid) const override;
   bool set_nice(long tid, int nice) override;

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""kiln's own C++ (src/, tests/unit/, fuzz/, bench/) is formatted by .clang-format. Run by ctest as
-structure.format; lists every file clang-format would change and how to fix it. Example projects and
+"""kiln's own C++ (src/, tests/unit/, tests/support/, fuzz/, bench/) is formatted by .clang-format. Run by
+ctest as structure.format; lists every file clang-format would change and how to fix it. Example projects and
 test fixtures are inputs that imitate users' code, so they keep their own layout."""
 import os
 import shutil
 import subprocess
 import sys
 
-FOLDERS = ("src", "tests/unit", "fuzz", "bench")
+FOLDERS = ("src", "tests/unit", "tests/support", "fuzz", "bench")
 SUFFIXES = (".cpp", ".hpp", ".h", ".cc")
 
 

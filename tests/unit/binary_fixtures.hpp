@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
+
 namespace kiln::testing {
 
 inline void put16(std::string& s, std::uint16_t v) { s.append(reinterpret_cast<const char*>(&v), 2); }
@@ -178,25 +180,6 @@ inline std::string make_ld_cache(const std::vector<std::pair<std::string, std::s
   out += std::string(20, '\0');  // flags, padding, extension offset, unused: 48-byte header
   return out + table + strings;
 }
-
-// A temporary folder removed at the end of the test.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/kiln-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string write(const std::string& rel, const std::string& content) const {
-    auto p = path / rel;
-    std::filesystem::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << content;
-    return p.string();
-  }
-};
 
 inline std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -10,37 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "fakes/environment.hpp"
 #include "io/seams.hpp"
+#include "temp_dir.hpp"
 #include "test_support.hpp"
 
 namespace kiln::doctest {
 
-class TempDir {
-public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-doctor-test-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) ? tmpl : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string write(const std::string& rel, const std::string& content, bool exec = false) const {
-    const std::string p = path_ + "/" + rel;
-    std::filesystem::create_directories(std::filesystem::path(p).parent_path());
-    std::ofstream(p, std::ios::binary) << content;
-    if (exec) std::filesystem::permissions(p, std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
-    return p;
-  }
-  std::string mkdir(const std::string& rel) const {
-    std::filesystem::create_directories(path_ + "/" + rel);
-    return path_ + "/" + rel;
-  }
-
-private:
-  std::string path_;
-};
+using testing::TempDir;
 
 // Seams over fakes, with a FakeEnvironment that has an empty PATH unless a test sets one.
 struct FakeSeams : kiln::testing::FakeSeams {

@@ -34,13 +34,13 @@ protected:
       if (!io::which(s.seams, "g++")) GTEST_SKIP() << "g++ not found";
     }
     if (!s.env.get("PATH")) s.env.set("PATH", "/usr/bin:/bin:/usr/local/bin");
-    const std::string d = dir.path.string();
+    const std::string d = dir.path();
     dir.write("b.cpp", "#include <string>\nstd::string b_func(const std::string& s) { return s + \"!\"; }\n");
     dir.write("a.cpp",
               "#include <string>\nstd::string b_func(const std::string&);\nextern void ghost_func();\n"
               "std::string a_func() { ghost_func(); return b_func(\"a\"); }\n");
     std::string log;
-    std::filesystem::create_directories(dir.path / "sub");
+    std::filesystem::create_directories(dir / "sub");
     ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", d + "/sub/libb.so", d + "/b.cpp"}, log)) << log;
     ASSERT_TRUE(compile(s.proc,
                         {"-shared", "-fPIC", "-o", d + "/liba.so", d + "/a.cpp", "-L" + d + "/sub", "-lb",
@@ -58,7 +58,7 @@ protected:
 }  // namespace
 
 TEST_F(Deps, RunpathWithOriginResolvesAndUndefinedSymbolsAreFound) {
-  auto r = resolve_deps(dir.path.string() + "/liba.so", DepsOptions{"", true}, s.seams);
+  auto r = resolve_deps(dir.path() + "/liba.so", DepsOptions{"", true}, s.seams);
   ASSERT_FALSE(r.error) << *r.error;
   ASSERT_TRUE(r.runpath);
   EXPECT_EQ(*r.runpath, "$ORIGIN/sub");
@@ -67,7 +67,7 @@ TEST_F(Deps, RunpathWithOriginResolvesAndUndefinedSymbolsAreFound) {
     if (l.name == "libb.so") b = &l;
   ASSERT_NE(b, nullptr);
   ASSERT_TRUE(b->path);
-  EXPECT_EQ(*b->path, dir.path.string() + "/sub/libb.so");
+  EXPECT_EQ(*b->path, dir.path() + "/sub/libb.so");
   EXPECT_EQ(b->via, "runpath");
   EXPECT_EQ(r.missing(), 0u);
   EXPECT_EQ(r.abi.cxx_abi, "cxx11");
@@ -78,15 +78,15 @@ TEST_F(Deps, RunpathWithOriginResolvesAndUndefinedSymbolsAreFound) {
 }
 
 TEST_F(Deps, MissingLibraryIsReportedWithWhereItLooked) {
-  std::filesystem::remove(dir.path / "sub" / "libb.so");
-  auto r = resolve_deps(dir.path.string() + "/liba.so", DepsOptions{}, s.seams);
+  std::filesystem::remove(dir / "sub/libb.so");
+  auto r = resolve_deps(dir.path() + "/liba.so", DepsOptions{}, s.seams);
   EXPECT_EQ(r.missing(), 1u);
   const auto& lib = r.libraries.front();
   EXPECT_EQ(lib.name, "libb.so");
   EXPECT_FALSE(lib.path);
   ASSERT_FALSE(lib.searched.empty());
-  EXPECT_EQ(lib.searched.front(), dir.path.string() + "/sub");  // $ORIGIN expanded
-  auto v = verify_files({dir.path.string() + "/liba.so"}, {}, VerifyOptions{}, s.seams);
+  EXPECT_EQ(lib.searched.front(), dir.path() + "/sub");  // $ORIGIN expanded
+  auto v = verify_files({dir.path() + "/liba.so"}, {}, VerifyOptions{}, s.seams);
   bool found = false;
   for (const auto& p : v.problems)
     found |= p.kind == ProblemKind::missing_library && p.why.find("libb.so") != std::string::npos;
@@ -95,23 +95,23 @@ TEST_F(Deps, MissingLibraryIsReportedWithWhereItLooked) {
 }
 
 TEST_F(Deps, PreCxx11AbiIsRecognised) {
-  auto r = resolve_deps(dir.path.string() + "/libold.so", DepsOptions{}, s.seams);
+  auto r = resolve_deps(dir.path() + "/libold.so", DepsOptions{}, s.seams);
   EXPECT_EQ(r.abi.cxx_abi, "pre-cxx11");
-  EXPECT_EQ(cxx_abi_of_path(dir.path.string() + "/sub/libb.so", s.seams), "cxx11");
+  EXPECT_EQ(cxx_abi_of_path(dir.path() + "/sub/libb.so", s.seams), "cxx11");
 }
 
 TEST_F(Deps, RootResolvesInsideAnImage) {
   // An "image": the extension under /opt/app, its library in the image's /usr/lib64.
   kiln::testing::TempDir root;
-  std::filesystem::create_directories(root.path / "opt/app");
-  std::filesystem::create_directories(root.path / "usr/lib64");
-  std::filesystem::copy_file(dir.path / "liba.so", root.path / "opt/app/liba.so");
-  auto r = resolve_deps("/opt/app/liba.so", DepsOptions{root.path.string(), false}, s.seams);
+  std::filesystem::create_directories(root / "opt/app");
+  std::filesystem::create_directories(root / "usr/lib64");
+  std::filesystem::copy_file(dir / "liba.so", root / "opt/app/liba.so");
+  auto r = resolve_deps("/opt/app/liba.so", DepsOptions{root.path(), false}, s.seams);
   ASSERT_FALSE(r.error) << *r.error;
   ASSERT_FALSE(r.libraries.empty());
   EXPECT_FALSE(r.libraries.front().path);  // libb.so is not in the image yet
-  std::filesystem::copy_file(dir.path / "sub/libb.so", root.path / "usr/lib64/libb.so");
-  auto r2 = resolve_deps(root.path.string() + "/opt/app/liba.so", DepsOptions{root.path.string(), false}, s.seams);
+  std::filesystem::copy_file(dir / "sub/libb.so", root / "usr/lib64/libb.so");
+  auto r2 = resolve_deps(root.path() + "/opt/app/liba.so", DepsOptions{root.path(), false}, s.seams);
   ASSERT_TRUE(r2.libraries.front().path);
   EXPECT_EQ(*r2.libraries.front().path, "/usr/lib64/libb.so");
   EXPECT_EQ(r2.libraries.front().via, "default");
@@ -121,31 +121,31 @@ TEST_F(Deps, RootFollowsAbsoluteSymlinksInsideTheImage) {
   // As in CUDA images: /usr/local/cuda -> /usr/local/cuda-99 (absolute), and the image's
   // ld.so.cache names /usr/local/cuda/lib64/libb.so. This machine's /usr/local/cuda must not be used.
   kiln::testing::TempDir root;
-  std::filesystem::create_directories(root.path / "opt/app");
-  std::filesystem::create_directories(root.path / "usr/local/cuda-99/lib64");
-  std::filesystem::create_directories(root.path / "etc");
-  std::filesystem::create_symlink("/usr/local/cuda-99", root.path / "usr/local/cuda");
-  std::filesystem::copy_file(dir.path / "sub/libb.so", root.path / "usr/local/cuda-99/lib64/libb.so");
-  std::filesystem::copy_file(dir.path / "liba.so", root.path / "opt/app/liba.so");
+  std::filesystem::create_directories(root / "opt/app");
+  std::filesystem::create_directories(root / "usr/local/cuda-99/lib64");
+  std::filesystem::create_directories(root / "etc");
+  std::filesystem::create_symlink("/usr/local/cuda-99", root / "usr/local/cuda");
+  std::filesystem::copy_file(dir / "sub/libb.so", root / "usr/local/cuda-99/lib64/libb.so");
+  std::filesystem::copy_file(dir / "liba.so", root / "opt/app/liba.so");
   root.write("etc/ld.so.cache", kiln::testing::make_ld_cache({{"libb.so", "/usr/local/cuda/lib64/libb.so"}}));
-  auto r = resolve_deps("/opt/app/liba.so", DepsOptions{root.path.string(), true}, s.seams);
+  auto r = resolve_deps("/opt/app/liba.so", DepsOptions{root.path(), true}, s.seams);
   ASSERT_FALSE(r.error) << *r.error;
   ASSERT_TRUE(r.libraries.front().path);
   EXPECT_EQ(*r.libraries.front().path, "/usr/local/cuda/lib64/libb.so");
   EXPECT_EQ(r.libraries.front().via, "ld.so.cache");
   // A relative link that climbs above the image's root stays inside the image, as in a chroot.
-  std::filesystem::create_symlink("../../../../../../usr/local/cuda-99/lib64/libb.so", root.path / "usr/libb-link.so");
+  std::filesystem::create_symlink("../../../../../../usr/local/cuda-99/lib64/libb.so", root / "usr/libb-link.so");
   root.write("etc/ld.so.cache", kiln::testing::make_ld_cache({{"libb.so", "/usr/libb-link.so"}}));
-  auto r2 = resolve_deps("/opt/app/liba.so", DepsOptions{root.path.string(), false}, s.seams);
+  auto r2 = resolve_deps("/opt/app/liba.so", DepsOptions{root.path(), false}, s.seams);
   ASSERT_TRUE(r2.libraries.front().path);
   EXPECT_EQ(*r2.libraries.front().path, "/usr/libb-link.so");
 }
 
 TEST_F(Deps, VerifyFindsAbiMismatchWithLibtorchAndTheUndefinedSymbolItCauses) {
   // A "libc10.so" built with the old string ABI and an extension built with the new one against it.
-  const std::string d = dir.path.string();
+  const std::string d = dir.path();
   std::string log;
-  std::filesystem::create_directories(dir.path / "torch/lib");
+  std::filesystem::create_directories(dir / "torch/lib");
   ASSERT_TRUE(compile(
       s.proc, {"-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0", "-o", d + "/torch/lib/libc10.so", d + "/b.cpp"}, log))
       << log;
@@ -177,7 +177,7 @@ TEST(DepsVersions, ComparesNumerically) {
 // A torch extension has no RUNPATH to torch/lib: `import torch` has loaded libc10 and friends
 // before Python dlopens the module, and the loader reuses them by name.
 TEST_F(Deps, ExtensionModulesResolveAgainstTheTorchTheyImport) {
-  const std::string d = dir.path.string();
+  const std::string d = dir.path();
   const std::string sp = d + "/venv/lib/python3.12/site-packages";
   std::filesystem::create_directories(sp + "/torch/lib");
   std::filesystem::create_directories(sp + "/myext");
@@ -213,7 +213,7 @@ TEST_F(Deps, ExtensionModulesResolveAgainstTheTorchTheyImport) {
 // nvidia-* wheels' libraries beside torch): an extension that names one of those with no RUNPATH
 // imports. A library nobody loads is still missing.
 TEST_F(Deps, ExtensionModulesReuseWhatTorchsImportLoaded) {
-  const std::string d = dir.path.string();
+  const std::string d = dir.path();
   const std::string sp = d + "/lib/python3.12/site-packages";
   std::filesystem::create_directories(sp + "/torch/lib");
   std::filesystem::create_directories(sp + "/nvidia/rt/lib");

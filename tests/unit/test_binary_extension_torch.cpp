@@ -61,7 +61,7 @@ TEST(ExtensionTorch, OnlyPythonModulesAreExtensions) {
 // site-packages (the dirname of a bare name is itself); every spelling must end.
 TEST(ExtensionTorch, EveryPathSpellingEnds) {
   kiln::testing::TempDir dir;
-  const auto site = dir.path / "lib/python3.11/site-packages";
+  const std::filesystem::path site = dir / "lib/python3.11/site-packages";
   std::filesystem::create_directories(site / "torch/lib");
   std::filesystem::create_directories(site / "pkg");
   const auto here = std::filesystem::current_path();

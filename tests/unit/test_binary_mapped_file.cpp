@@ -30,7 +30,7 @@ TEST(MappedFile, TruncatedWhileMappedReadsZerosAndSaysSo) {
 
 TEST(MappedFile, SpecialFilesAreNotOpened) {
   kiln::testing::TempDir dir;
-  const std::string fifo = (dir.path / "pipe").string();
+  const std::string fifo = dir / "pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   // Opening a FIFO for reading with no writer blocks forever; this must return at once.
   auto blob = binary::map_file(fifo);
@@ -40,16 +40,16 @@ TEST(MappedFile, SpecialFilesAreNotOpened) {
   ASSERT_TRUE(r.error);
   EXPECT_EQ(binary::special_file_kind(fifo), "a FIFO (named pipe)");
   EXPECT_EQ(binary::special_file_kind("/dev/null"), "a character device");
-  EXPECT_EQ(binary::special_file_kind(dir.path.string()), "");
+  EXPECT_EQ(binary::special_file_kind(dir.path()), "");
 }
 
 TEST(FileWalk, SpecialFilesInFoldersAreSetAsideWithWhatTheyAre) {
   kiln::testing::TempDir dir;
   dir.write("lib/a.so", "x");
-  const std::string fifo = (dir.path / "lib/pipe").string();
+  const std::string fifo = dir / "lib/pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   io::RealFilesystem fs;
-  auto w = binary::walk_paths({dir.path.string()}, fs);
+  auto w = binary::walk_paths({dir.path()}, fs);
   ASSERT_EQ(w.files.size(), 1u);
   ASSERT_EQ(w.special.size(), 1u);
   EXPECT_EQ(w.special[0].first, fifo);

@@ -79,9 +79,9 @@ protected:
 
 TEST_P(Nvcc, ListsExactlyTheRequestedTargetsAndPtxasFigures) {
   const Case& c = GetParam();
-  const std::string obj = (dir.path / "k.o").string();
+  const std::string obj = dir / "k.o";
   io::ProcessSpec spec;
-  spec.argv = {*nvcc_, "-c", "-o", obj, (dir.path / "k.cu").string(), "-Xptxas", "-v"};
+  spec.argv = {*nvcc_, "-c", "-o", obj, dir / "k.cu", "-Xptxas", "-v"};
   for (const auto& g : c.gencode) spec.argv.insert(spec.argv.end(), {"-gencode", g});
   for (const auto& x : c.extra) spec.argv.push_back(x);
   auto run = e.proc.run(spec);

@@ -55,7 +55,7 @@ TEST(CliInspect, CorruptFilesExitOneMissingOnesTwo) {
   EXPECT_EQ(c.run({"inspect", bad}), 1);
   EXPECT_NE(c.out.str().find("bad.fatbin: error: offset 0x"), std::string::npos) << c.out.str();
   Cli c2;
-  EXPECT_EQ(c2.run({"inspect", (dir.path / "nope.so").string()}), 2);  // a usage error, as every command's (issue 33)
+  EXPECT_EQ(c2.run({"inspect", dir / "nope.so"}), 2);  // a usage error, as every command's (issue 33)
   EXPECT_NE(c2.err.str().find("nope.so': no such file or folder"), std::string::npos) << c2.err.str();
 }
 
@@ -64,7 +64,7 @@ TEST(CliInspect, FolderRecursionSkipsNonBinaries) {
   dir.write("a/k.fatbin", make_fatbin({FakeEntry{2, 80}}));
   dir.write("a/b/readme.md", "# hi\n");
   Cli c;
-  ASSERT_EQ(c.run({"inspect", "--json", dir.path.string()}), 0);
+  ASSERT_EQ(c.run({"inspect", "--json", dir.path()}), 0);
   auto j = nlohmann::json::parse(c.out.str());
   EXPECT_EQ(j["files"].size(), 1u);
   EXPECT_EQ(j["skipped"], 1);
@@ -97,7 +97,7 @@ TEST(CliInspect, SkipsCMakeProbesInsideFoldersAsVerifyDoes) {
   dir.write("build/libk.fatbin", make_fatbin({FakeEntry{2, 90}}));
   const auto probe = dir.write("build/CMakeFiles/3.28.3/CompilerIdCUDA/a.fatbin", make_fatbin({FakeEntry{2, 52}}));
   Cli c;
-  ASSERT_EQ(c.run({"inspect", "--json", (dir.path / "build").string()}), 0);
+  ASSERT_EQ(c.run({"inspect", "--json", dir / "build"}), 0);
   auto j = nlohmann::json::parse(c.out.str());
   ASSERT_EQ(j["files"].size(), 1u);
   EXPECT_EQ(j["build_system_files"], nlohmann::json::array({probe}));

@@ -99,7 +99,7 @@ TEST(CliJson, EveryCheapCommandCarriesItsSchema) {
   ASSERT_EQ(c.run({"verify", "--json", "--no-deps", "--gpu", "h100", bin}), 0) << c.err.str();
   EXPECT_EQ(c.parsed()["schema"], "kiln.verify/1");
   dir.write("b/.ninja_log", "# ninja log v5\n0\t1500\t0\ta.o\t1\n1500\t2000\t0\tlib.so\t2\n");
-  ASSERT_EQ(c.run({"report", "--json", (dir.path / "b").string()}), 0) << c.err.str();
+  ASSERT_EQ(c.run({"report", "--json", dir / "b"}), 0) << c.err.str();
   auto r = c.parsed();
   EXPECT_EQ(r["schema"], "kiln.report/1");
   EXPECT_EQ(r["makespan_s"], 2.0);
@@ -144,7 +144,7 @@ TEST(CliJson, BytesThatAreNotUtf8AreEscapedNotFatal) {
   EXPECT_EQ(c.parsed()["error"]["kind"], "usage");
   // .ninja_log outputs are bytes too.
   dir.write("b/.ninja_log", "# ninja log v5\n0\t1500\t0\tob\xe9.o\t1\n");
-  ASSERT_EQ(c.run({"report", "--json", (dir.path / "b").string()}), 0) << c.err.str();
+  ASSERT_EQ(c.run({"report", "--json", dir / "b"}), 0) << c.err.str();
   EXPECT_EQ(c.parsed()["slowest_units"][0]["name"], "ob\\xe9.o");
 }
 
@@ -201,21 +201,21 @@ TEST(CliParse, ConfigAfterTheCommandAndCheckedByLineAndKey) {
   ASSERT_EQ(c.run({"gpus", "--config", section}), 2);
   EXPECT_NE(c.err.str().find("section.toml:1: [biuld] is not a kiln command; did you mean 'build'?"), std::string::npos)
       << c.err.str();
-  ASSERT_EQ(c.run({"gpus", "--config", (dir.path / "missing.toml").string()}), 2);
+  ASSERT_EQ(c.run({"gpus", "--config", dir / "missing.toml"}), 2);
 }
 
 TEST(CliSpecialFiles, FifoInAScannedFolderIsSkippedWithANote) {
   kiln::testing::TempDir dir;
   dir.write("lib/k.fatbin", kiln::testing::make_fatbin({kiln::testing::FakeEntry{2, 90}}));
-  const std::string fifo = (dir.path / "lib/pipe").string();
+  const std::string fifo = dir / "lib/pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   Cli c;
-  ASSERT_EQ(c.run({"inspect", (dir.path / "lib").string()}), 0) << c.err.str();
+  ASSERT_EQ(c.run({"inspect", dir / "lib"}), 0) << c.err.str();
   EXPECT_NE(c.err.str().find("pipe: skipped: a FIFO (named pipe)"), std::string::npos) << c.err.str();
-  ASSERT_EQ(c.run({"inspect", "--json", (dir.path / "lib").string()}), 0) << c.err.str();
+  ASSERT_EQ(c.run({"inspect", "--json", dir / "lib"}), 0) << c.err.str();
   EXPECT_EQ(c.parsed()["special_files"][0]["kind"], "a FIFO (named pipe)");
-  ASSERT_EQ(c.run({"verify", "--no-deps", "--gpu", "h100", (dir.path / "lib").string()}), 0) << c.err.str();
+  ASSERT_EQ(c.run({"verify", "--no-deps", "--gpu", "h100", dir / "lib"}), 0) << c.err.str();
   EXPECT_NE(c.err.str().find("note: " + fifo + ": skipped"), std::string::npos) << c.err.str();
-  ASSERT_EQ(c.run({"verify", "--json", "--no-deps", "--gpu", "h100", (dir.path / "lib").string()}), 0);
+  ASSERT_EQ(c.run({"verify", "--json", "--no-deps", "--gpu", "h100", dir / "lib"}), 0);
   EXPECT_EQ(c.parsed()["notes"].size(), 1u);
 }

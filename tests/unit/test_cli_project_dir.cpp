@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "fakes/process.hpp"
 #include "cli/command.hpp"
 #include "cli/project_dir.hpp"
 #include "core/data.hpp"

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fakes/environment.hpp"
 #include "binary_fixtures.hpp"
 #include "cli/command.hpp"
 #include "cli/config_file.hpp"
@@ -69,7 +70,7 @@ TEST(Settings, SpecialFilesAsConfigAreRefusedWithoutReadingThem) {
   EXPECT_EQ(c.run({"--config", "/dev/zero", "--version"}), 2);
   EXPECT_NE(c.err.str().find("not a regular file"), std::string::npos) << c.err.str();
   TempDir tmp;
-  const auto fifo = (tmp.path / "config.fifo").string();
+  const std::filesystem::path fifo = tmp / "config.fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_EQ(c.run({"--config", fifo, "--version"}), 2);  // a read would block here for ever
   EXPECT_NE(c.err.str().find("not a regular file"), std::string::npos) << c.err.str();
@@ -114,7 +115,7 @@ TEST(Settings, SourceOrderIsCommandLineThenConfigThenEnvironment) {
 TEST(Settings, ReportRefusesAnOptionAsItsHtmlFile) {
   Cli c;
   TempDir tmp;
-  const auto dir = tmp.path;
+  const std::filesystem::path dir = tmp.path();
   const auto was = std::filesystem::current_path();
   std::filesystem::current_path(dir);  // where a page named "--json" would land
   EXPECT_EQ(c.run({"report", dir.string(), "--html", "--json"}), 2);
@@ -128,7 +129,7 @@ TEST(Settings, ReportRefusesAnOptionAsItsHtmlFile) {
 TEST(Settings, PlanReadsTheProjectsKilnTomlAndItsBuildSection) {
   Cli c;
   TempDir tmp;
-  const auto dir = tmp.path / "proj21";
+  const std::filesystem::path dir = tmp / "proj21";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX CUDA)\n";
   const auto toml = (dir / "kiln.toml").string();
@@ -151,7 +152,7 @@ TEST(Settings, PlanReadsTheProjectsKilnTomlAndItsBuildSection) {
 TEST(Settings, BenchAndReportReadTheProjectsKilnToml) {
   Cli c;
   TempDir tmp;
-  const auto root = tmp.path;
+  const std::filesystem::path root = tmp.path();
   const auto dir = root / "proj21b";
   const auto out = root / "out21b";  // a build folder outside the project
   std::filesystem::create_directories(dir);

@@ -20,7 +20,7 @@ using Cli = kiln::testing::CliRig;
 using kiln::testing::TempDir;
 
 std::filesystem::path cmake_project(const TempDir& tmp, const std::string& name) {
-  const auto dir = tmp.path / name;
+  const std::filesystem::path dir = tmp / name;
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX CUDA)\n";
   return dir;
@@ -32,7 +32,7 @@ TEST(UntrustedConfig, AProjectsKilnTomlNamingTheInterpreterIsRefusedAndRunsNothi
   Cli c;
   TempDir tmp;
   const auto dir = cmake_project(tmp, "evil");
-  const auto marker = (tmp.path / "RAN").string();
+  const auto marker = tmp / "RAN";
   std::ofstream(dir / "evil.sh") << "#!/bin/sh\necho \"$@\" >> " << marker << "\nexit 1\n";
   ::chmod((dir / "evil.sh").c_str(), 0755);
   std::ofstream(dir / "kiln.toml") << "[plan]\npython = \"" << (dir / "evil.sh").string() << "\"\n";

@@ -17,8 +17,8 @@
 #include "plan/install_command.hpp"
 #include "io/clock.hpp"
 #include "io/environment.hpp"
-#include "io/fs.hpp"
-#include "io/process.hpp"
+#include "fakes/fs.hpp"
+#include "fakes/process.hpp"
 #include "launch/wheel_cache.hpp"
 #include "test_support.hpp"
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "binary_fixtures.hpp"
+#include "fakes/disk.hpp"
 #include "core/arch_spec.hpp"
 #include "core/gpu_table.hpp"
 #include "drive/build_verdict.hpp"
@@ -26,8 +27,8 @@ struct Rig : kiln::testing::SeamsOf<io::RealFilesystem, io::FakeProcessRunner, i
 
   Rig() {
     plan.kind = read::ProjectKind::cmake;
-    plan.project_dir = dir.path.string();
-    plan.build_dir = dir.path.string() + "/build-kiln";
+    plan.project_dir = dir.path();
+    plan.build_dir = dir.path() + "/build-kiln";
     plan.targets = *core::parse_cmake("90-real", {});
     plan.gpus = {*core::GpuTable::get().lookup("h100")};
     plan.jobs.jobs = 8;

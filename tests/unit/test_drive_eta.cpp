@@ -7,8 +7,8 @@
 
 #include "drive/ninja_log.hpp"
 #include "drive/eta.hpp"
-#include "io/environment.hpp"
-#include "io/fs.hpp"
+#include "fakes/environment.hpp"
+#include "fakes/fs.hpp"
 #include "launch/exec_launcher.hpp"
 #include "plan/plan.hpp"
 

@@ -49,7 +49,7 @@ TEST(WheelCheck, AGoodWheelIsUnpackedAndBrokenOnesAreRefusedNamingTheMember) {
   kiln::testing::TempDir tmp;
   const std::string so = "b'\\x7fELF' + b'\\x02' * 200";
   const std::string good = "{'ext/__init__.py': b'', 'ext/_C.so': " + so + "}";
-  const auto w = (tmp.path / "good.whl").string(), dest = (tmp.path / "contents").string();
+  const auto w = tmp / "good.whl", dest = tmp / "contents";
   make_wheel(w, good, good);
   auto r = check(w, dest);
   EXPECT_TRUE(r.ok()) << r.err;

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "doctor_test_util.hpp"
-#include "io/fs.hpp"
+#include "fakes/fs.hpp"
 
 using namespace kiln;
 

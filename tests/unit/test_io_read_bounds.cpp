@@ -41,26 +41,26 @@ int within(int seconds, const std::function<bool()>& body) {
 
 TEST(ReadBounds, TheRealFilesystemReadsNoFifoAndNoDevice) {
   TempDir tmp;
-  const auto fifo = (tmp.path / "fifo").string();
+  const auto fifo = tmp / "fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::filesystem::create_symlink("/dev/zero", tmp.path / "zero");
+  std::filesystem::create_symlink("/dev/zero", tmp / "zero");
   io::RealFilesystem fs;
   EXPECT_EQ(within(5, [&] { return !fs.read(fifo) && !fs.read_head(fifo, 10); }), 0) << "a FIFO blocked the read";
-  EXPECT_EQ(within(5, [&] { return !fs.read((tmp.path / "zero").string()); }), 0) << "/dev/zero was read";
+  EXPECT_EQ(within(5, [&] { return !fs.read(tmp / "zero"); }), 0) << "/dev/zero was read";
   EXPECT_EQ(fs.special_kind(fifo), "a FIFO (named pipe)");
-  EXPECT_EQ(fs.special_kind((tmp.path / "zero").string()), "a character device");
+  EXPECT_EQ(fs.special_kind(tmp / "zero"), "a character device");
   EXPECT_EQ(*io::read_refusal(fs, fifo, 100), fifo + ": a FIFO (named pipe), not a file kiln reads");
   const auto big = tmp.write("big", std::string((2 << 20) + 1, 'x'));
   EXPECT_EQ(*io::read_refusal(fs, big, 2 << 20),
             big + ": 2097153 bytes, more than the 2 MiB kiln reads of such a file");
-  EXPECT_FALSE(io::read_refusal(fs, (tmp.path / "absent").string(), 100));
+  EXPECT_FALSE(io::read_refusal(fs, tmp / "absent", 100));
   EXPECT_EQ(fs.read(tmp.write("ok", "text")), "text");
   EXPECT_EQ(fs.read_head(big, 3), "xxx");
 }
 
 TEST(ReadBounds, PlanRefusesAProjectFileThatIsAFifoOrADevice) {
   TempDir tmp;
-  const auto dir = tmp.path / "p";
+  const std::filesystem::path dir = tmp / "p";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "CMakeLists.txt") << "project(p LANGUAGES CXX CUDA)\n";
   ASSERT_EQ(::mkfifo((dir / "setup.py").c_str(), 0600), 0);
@@ -86,7 +86,7 @@ TEST(ReadBounds, PlanRefusesAProjectFileThatIsAFifoOrADevice) {
 
 TEST(ReadBounds, ReportReadsNoFifoOrDeviceInABuildFolder) {
   TempDir tmp;
-  const auto build = tmp.path / "b";
+  const std::filesystem::path build = tmp / "b";
   std::filesystem::create_directories(build);
   std::filesystem::create_symlink("/dev/zero", build / "kiln-exec.jsonl");
   ASSERT_EQ(::mkfifo((build / "kiln-build.json").c_str(), 0600), 0);

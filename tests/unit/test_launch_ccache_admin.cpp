@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "fakes/process.hpp"
+#include "fakes/environment.hpp"
 #include "launch/ccache_admin.hpp"
 #include "test_support.hpp"
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "fakes/fs.hpp"
 #include "launch/exec_launcher.hpp"
 
 using namespace kiln;

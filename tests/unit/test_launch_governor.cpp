@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "fakes/process_table.hpp"
+#include "fakes/clock.hpp"
 #include "launch/governor.hpp"
 
 using namespace kiln;

@@ -2,6 +2,7 @@
 // weigh them, heaviest first, for data/parallel_extensions.py (`kiln exec --weigh PLAN_FILE`).
 #include <gtest/gtest.h>
 
+#include "fakes/fs.hpp"
 #include "launch/exec_launcher.hpp"
 #include "launch/plan_weights.hpp"
 #include "launch/unit_weight.hpp"

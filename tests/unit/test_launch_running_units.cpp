@@ -4,6 +4,9 @@
 
 #include <sstream>
 
+#include "fakes/process_table.hpp"
+#include "fakes/fs.hpp"
+#include "fakes/environment.hpp"
 #include "binary_fixtures.hpp"
 #include "io/process.hpp"
 #include "launch/exec_launcher.hpp"
@@ -54,7 +57,7 @@ TEST(RunningUnits, LiveOnesOldestFirstDeadOnesRemovedHalfWrittenOnesKept) {
 
 TEST(RunningUnits, TheLauncherMarksItsCompileWhileItRunsOnly) {
   kiln::testing::TempDir tmp;
-  const std::string dir = (tmp.path / "running").string(), seen = (tmp.path / "seen").string();
+  const std::string dir = tmp / "running", seen = tmp / "seen";
   io::RealFilesystem fs;
   io::RealProcessRunner proc;
   io::RealClock clock;

@@ -5,6 +5,10 @@
 #include <functional>
 #include <sstream>
 
+#include "fakes/process.hpp"
+#include "fakes/fs.hpp"
+#include "fakes/environment.hpp"
+#include "fakes/clock.hpp"
 #include "launch/slurm_nodes.hpp"
 #include "launch/slurm_step.hpp"
 #include "test_support.hpp"

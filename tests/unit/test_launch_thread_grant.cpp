@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 
+#include "fakes/clock.hpp"
 #include "launch/thread_grant.hpp"
 #include "launch/unit_plan.hpp"
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "io/process.hpp"
-#include "io/task_table.hpp"
+#include "fakes/task_table.hpp"
 #include "launch/thread_share.hpp"
 
 using namespace kiln;

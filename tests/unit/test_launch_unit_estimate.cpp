@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "io/fs.hpp"
+#include "fakes/fs.hpp"
 #include "launch/unit_estimate.hpp"
 
 using namespace kiln;

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "launch/unit_weight.hpp"
-#include "io/fs.hpp"
+#include "fakes/fs.hpp"
 
 using namespace kiln;
 

@@ -13,17 +13,19 @@
 
 #include "core/arch_spec.hpp"
 #include "io/clock.hpp"
-#include "io/environment.hpp"
-#include "io/fs.hpp"
+#include "fakes/environment.hpp"
+#include "fakes/fs.hpp"
 #include "io/interrupt.hpp"
-#include "io/process.hpp"
+#include "fakes/process.hpp"
 #include "io/seams.hpp"
 #include "launch/wheel_cache.hpp"
 #include "io/file_chunks.hpp"
 #include "launch/wheel_index.hpp"
+#include "temp_dir.hpp"
 #include "test_support.hpp"
 
 using namespace kiln;
+using kiln::testing::TempDir;
 
 namespace {
 struct Fakes : kiln::testing::FakeSeams {
@@ -159,19 +161,6 @@ namespace {
 launch::WheelKey key_n(int i) {
   return {std::string(31, '0') + std::to_string(i), "inputs " + std::to_string(i) + "\n", 1};
 }
-
-// A real folder for what a fake cannot show: links, FIFOs, flocks, renames.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    path = std::filesystem::temp_directory_path() / ("kiln-wheel-" + std::to_string(::getpid()) + "-" +
-                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string operator/(const std::string& rel) const { return (path / rel).string(); }
-};
 
 void write_file(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "binary_fixtures.hpp"
-#include "io/environment.hpp"
+#include "fakes/environment.hpp"
 #include "io/fs.hpp"
 #include "io/private_folder.hpp"
 #include "plan/ledger_place.hpp"
@@ -19,14 +19,14 @@ TEST(LedgerPlace, AFolderOthersMayWriteOrOwnIsReplacedByAPrivateOneNamedInTheWar
   kiln::testing::TempDir tmp;
   io::RealFilesystem fs;
   io::FakeEnvironment env;
-  const auto shared = (tmp.path / "shared").string();
+  const auto shared = tmp / "shared";
   ::mkdir(shared.c_str(), 0777);
   ::chmod(shared.c_str(), 0777);
   env.set("KILN_LEDGER_DIR", shared);
-  env.set("XDG_CACHE_HOME", (tmp.path / "cache").string());
+  env.set("XDG_CACHE_HOME", tmp / "cache");
   const auto uid = static_cast<unsigned>(::getuid());
   auto place = plan::machine_ledger_place(fs, env, uid);
-  const auto mine = (tmp.path / "cache" / "kiln" / "ledger").string();
+  const auto mine = tmp / "cache/kiln/ledger";
   EXPECT_EQ(place.path.rfind(mine + "/ledger-", 0), 0u) << place.path;
   EXPECT_NE(place.warning.find(shared + " is not private (group or others may write it (mode 0777))"),
             std::string::npos)
@@ -39,7 +39,7 @@ TEST(LedgerPlace, AFolderOthersMayWriteOrOwnIsReplacedByAPrivateOneNamedInTheWar
   place = plan::machine_ledger_place(fs, env, uid);
   EXPECT_EQ(place.path.rfind(shared + "/ledger-", 0), 0u) << place.path;
   EXPECT_EQ(place.warning, "");
-  const auto fresh = (tmp.path / "fresh").string();
+  const auto fresh = tmp / "fresh";
   EXPECT_EQ(io::private_folder_problem(fresh, uid), "");
   struct stat st {};
   ASSERT_EQ(::stat(fresh.c_str(), &st), 0);
@@ -50,6 +50,6 @@ TEST(LedgerPlace, AFolderOthersMayWriteOrOwnIsReplacedByAPrivateOneNamedInTheWar
     ASSERT_EQ(::chown(shared.c_str(), 65534, 65534), 0);
     EXPECT_EQ(io::private_folder_problem(shared, uid), "owned by uid 65534, not this user (0)");
   }
-  std::filesystem::create_symlink(fresh, tmp.path / "link");
-  EXPECT_EQ(io::private_folder_problem((tmp.path / "link").string(), uid), "a link");
+  std::filesystem::create_symlink(fresh, tmp / "link");
+  EXPECT_EQ(io::private_folder_problem(tmp / "link", uid), "a link");
 }

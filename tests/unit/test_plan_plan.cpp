@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "fakes/process.hpp"
+#include "fakes/fs.hpp"
 #include "plan/ledger_place.hpp"
 #include "plan/make_plan.hpp"
 #include "test_support.hpp"

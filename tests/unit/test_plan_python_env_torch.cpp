@@ -8,7 +8,7 @@
 #include "io/clock.hpp"
 #include "io/environment.hpp"
 #include "io/fs.hpp"
-#include "io/process.hpp"
+#include "fakes/process.hpp"
 #include "io/seams.hpp"
 #include "plan/python_env.hpp"
 #include "read/torch_package.hpp"

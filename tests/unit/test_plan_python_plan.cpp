@@ -5,6 +5,8 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "fakes/process.hpp"
+#include "fakes/fs.hpp"
 #include "io/isolated_python.hpp"
 #include "plan/emit.hpp"
 #include "plan/make_plan.hpp"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "fakes/process.hpp"
 #include "io/isolated_python.hpp"
 #include "plan/make_plan.hpp"
 #include "plan/stale_config.hpp"

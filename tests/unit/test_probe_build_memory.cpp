@@ -3,6 +3,7 @@
 // (the planner's plan::decide_jobs is this same function).
 #include <gtest/gtest.h>
 
+#include "fakes/fs.hpp"
 #include "doctor_test_util.hpp"
 #include "probe/build_memory.hpp"
 #include "probe/machine.hpp"

@@ -2,8 +2,8 @@
 // diagnosis while the doctor said 0 errors).
 #include <gtest/gtest.h>
 
-#include "io/fs.hpp"
-#include "io/process.hpp"
+#include "fakes/fs.hpp"
+#include "fakes/process.hpp"
 #include "probe/ccache_folder.hpp"
 
 using namespace kiln;

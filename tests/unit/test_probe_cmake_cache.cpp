@@ -2,6 +2,7 @@
 // that vanished or do not load, and the configuration summary.
 #include <gtest/gtest.h>
 
+#include "fakes/process.hpp"
 #include "doctor_test_util.hpp"
 #include "probe/cmake_cache.hpp"
 

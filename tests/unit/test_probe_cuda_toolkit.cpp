@@ -2,6 +2,7 @@
 // "FindCUDA says version X but headers say version Y" case as an error.
 #include <gtest/gtest.h>
 
+#include "fakes/process.hpp"
 #include "doctor_test_util.hpp"
 #include "probe/cuda_toolkit.hpp"
 

@@ -5,6 +5,8 @@
 
 #include <set>
 
+#include "fakes/process.hpp"
+#include "fakes/disk.hpp"
 #include "io/isolated_python.hpp"
 #include "doctor_test_util.hpp"
 #include "probe/doctor.hpp"

@@ -4,6 +4,7 @@
 // library is still checked).
 #include <gtest/gtest.h>
 
+#include "fakes/process.hpp"
 #include "test_support.hpp"
 
 #include "doctor_test_util.hpp"

@@ -3,6 +3,7 @@
 // folder checked by the real child process.
 #include <gtest/gtest.h>
 
+#include "fakes/process.hpp"
 #include "test_support.hpp"
 
 #include "doctor_test_util.hpp"

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "fakes/fs.hpp"
 #include "probe/machine.hpp"
 
 using namespace kiln;

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "fakes/process.hpp"
 #include "probe/local_gpus.hpp"
 #include "probe/nvcc.hpp"
 #include "test_support.hpp"

@@ -4,7 +4,7 @@
 #include "io/isolated_python.hpp"
 #include "test_support.hpp"
 
-#include "io/process.hpp"
+#include "fakes/process.hpp"
 #include "probe/python_modules.hpp"
 
 using namespace kiln;

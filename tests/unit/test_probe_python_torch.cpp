@@ -1,6 +1,7 @@
 // Python and torch: the probe's JSON, and cpp_extension's verdict on torch's CUDA versus nvcc.
 #include <gtest/gtest.h>
 
+#include "fakes/process.hpp"
 #include "io/isolated_python.hpp"
 #include "doctor_test_util.hpp"
 #include "probe/externally_managed.hpp"

@@ -2,6 +2,7 @@
 // host_config.h and from data/host_compilers.toml, the --deep test compile, ccache statistics.
 #include <gtest/gtest.h>
 
+#include "fakes/process.hpp"
 #include "doctor_test_util.hpp"
 #include "probe/toolchain.hpp"
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "fakes/process.hpp"
 #include "io/isolated_python.hpp"
 #include "binary_fixtures.hpp"
 #include "doctor_test_util.hpp"

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/fs.hpp"
+#include "fakes/fs.hpp"
 #include "read/checkout_options.hpp"
 #include "read/pytorch_options.hpp"
 

@@ -87,9 +87,9 @@ TEST(SubmoduleIncludes, TheDiagnosisNamesTheSubmoduleOnlyWhereThePlanSaysItIsEmp
 // the log, so its empty submodules are known without --project.
 TEST(SubmoduleIncludes, KilnDiagnoseFindsTheProjectFromTheBuildRecord) {
   kiln::testing::TempDir dir;
-  const std::string proj = (dir.path / "proj").string();
+  const std::string proj = dir / "proj";
   dir.write("proj/.gitmodules", "[submodule \"phmap\"]\n\tpath = third_party/parallel-hashmap\n");
-  std::filesystem::create_directories(dir.path / "proj/third_party/parallel-hashmap");
+  dir.mkdir("proj/third_party/parallel-hashmap");
   dir.write("proj/build-kiln/kiln-build.json", "{\"schema\": 1, \"project_dir\": \"" + proj + "\"}");
   const auto log = dir.write("proj/build-kiln/kiln-build.log",
                              "FAILED: g.o\nc++ -I" + proj +

@@ -3,6 +3,7 @@
 // setup.py at all), written here as small texts.
 #include <gtest/gtest.h>
 
+#include "fakes/fs.hpp"
 #include "read/jit_extension.hpp"
 #include "read/project_kind.hpp"
 

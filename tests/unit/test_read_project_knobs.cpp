@@ -10,8 +10,8 @@
 #include <map>
 #include <set>
 
-#include "io/environment.hpp"
-#include "io/fs.hpp"
+#include "fakes/environment.hpp"
+#include "fakes/fs.hpp"
 #include "io/process.hpp"
 #include "read/project_kind.hpp"
 #include "read/project_knobs.hpp"

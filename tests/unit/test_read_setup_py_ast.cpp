@@ -3,13 +3,14 @@
 // what cannot be read statically, and the JSON seam with its failures.
 #include <gtest/gtest.h>
 
+#include "fakes/fs.hpp"
 #include "test_support.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 
-#include "io/process.hpp"
+#include "fakes/process.hpp"
 #include "read/project_knobs.hpp"
 #include "read/setup_py_ast.hpp"
 

@@ -3,7 +3,7 @@
 // Ninja logs are placed on one clock by the launcher's records.
 #include <gtest/gtest.h>
 
-#include "io/fs.hpp"
+#include "fakes/fs.hpp"
 #include "report/build_folders.hpp"
 
 using namespace kiln;

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "io/clock.hpp"
-#include "io/environment.hpp"
-#include "io/fs.hpp"
-#include "io/process.hpp"
+#include "fakes/clock.hpp"
+#include "fakes/environment.hpp"
+#include "fakes/fs.hpp"
+#include "fakes/process.hpp"
 #include "io/seams.hpp"
 
 namespace kiln::testing {
