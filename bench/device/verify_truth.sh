@@ -76,8 +76,14 @@ for root, dirs, files in os.walk(site):
         dirs[:] = []
         continue
     for f in files:
-        if ".cpython-" in f and f.endswith(".so") or f.endswith(".abi3.so"):
+        tagged = ".cpython-" in f and f.endswith(".so") or f.endswith(".abi3.so")
+        # A plain NAME.so imports too when it defines PyInit_NAME (sam2's sam2/_C.so).
+        plain = f.endswith(".so") and f.count(".") == 1
+        if tagged or plain:
             p = os.path.join(root, f)
+            if plain and "PyInit_" + f[:-3] not in subprocess.run(
+                    ["readelf", "--dyn-syms", "-W", p], capture_output=True, text=True).stdout:
+                continue
             d = subprocess.run(["readelf", "-d", p], capture_output=True, text=True).stdout
             if "libtorch" in d or "libc10" in d:
                 print(p)

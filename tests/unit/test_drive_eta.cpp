@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "drive/ninja_log.hpp"
 #include "drive/eta.hpp"
@@ -11,6 +13,7 @@
 #include "fakes/fs.hpp"
 #include "launch/exec_launcher.hpp"
 #include "plan/plan.hpp"
+#include "test_support.hpp"
 
 using namespace kiln::drive;
 using std::chrono::milliseconds;
@@ -240,4 +243,62 @@ TEST(Eta, TheLastBuildInTheFolderIsReadFromNinjasLogElseFromKilnExecs) {
   // A CMake project's own Ninja log wins: its outputs are what the status lines name.
   fs.add_file(plan.build_dir + "/.ninja_log", "# ninja log v5\n0\t100\t1\tk.cu.o\th\n");
   EXPECT_EQ(learned_from_last_build(fs, plan), (std::map<std::string, long>{{"k.cu.o", 100}}));
+}
+
+namespace {
+
+struct RecordedUnit {
+  long start_ms = 0, end_ms = 0;
+};
+
+std::vector<RecordedUnit> recorded_units(const std::string& name) {
+  std::ifstream in(std::string(kiln::testing::source_dir()) + "/tests/fixtures/eta/" + name);
+  std::vector<RecordedUnit> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    RecordedUnit u;
+    if (fields >> u.start_ms >> u.end_ms) out.push_back(u);
+  }
+  return out;
+}
+
+// Replays a real build's record into the model as the build feeds it: a status line as each unit
+// ends, with the ages of the compiles running then (the launcher's files). The worst relative error
+// from the end of the first wave (`lanes` units finished) while more than a minute is left.
+double worst_replayed_error(const std::vector<RecordedUnit>& units, int lanes, long clock_offset_ms) {
+  std::vector<long> ends;
+  for (const auto& u : units) ends.push_back(u.end_ms);
+  std::sort(ends.begin(), ends.end());
+  const double last = static_cast<double>(ends.back());
+  EtaModel model({}, lanes);
+  double worst = 0;
+  for (size_t k = 0; k + 1 < ends.size(); ++k) {
+    const long now = ends[k];
+    std::vector<milliseconds> running;
+    for (const auto& u : units)
+      if (u.start_ms <= now && now < u.end_ms) running.emplace_back(now - u.start_ms);
+    auto eta = model.update(NinjaStatus{static_cast<int>(k + 1), static_cast<int>(units.size()), "x"},
+                            milliseconds(now + clock_offset_ms), running);
+    const double truth = (last - static_cast<double>(now)) / 1000.0;
+    if (!eta || static_cast<int>(k + 1) < lanes || truth < 60) continue;
+    const double err = std::abs(static_cast<double>(eta->count()) - truth) / truth;
+    worst = std::max(worst, err);
+  }
+  return worst;
+}
+
+}  // namespace
+
+// The GPU host's record (issue 35): flash-attention 2's 97 units on 32 cores, 110 to 446 s each,
+// the longest first by kiln's weights. Cold: nothing learned, as a first build. Replayed, the model
+// is 19-23% long from the first wave to the last minute (the first wave's long units weigh on the
+// mean); issue 35 asks 20%. A guard at what it does now, not the target: docs/benchmarks.md.
+TEST(Eta, HoldsOnFlashAttentionsRecordFromTheFirstWave) {
+  const auto units = recorded_units("flash_attention_2_h200_32cores.tsv");
+  ASSERT_EQ(units.size(), 97u);
+  const double worst = worst_replayed_error(units, 32, 6100);
+  EXPECT_LE(worst, 0.25) << worst;
+  EXPECT_GT(worst, 0.0);
 }
