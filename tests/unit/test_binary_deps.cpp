@@ -278,19 +278,19 @@ TEST_F(Deps, ExtensionModulesReuseWhatTorchsImportLoaded) {
 // that nothing imports still needs its libraries found. (A made-up library name: Debian's
 // python3-torch puts a libc10.so where the loader looks.)
 TEST_F(Deps, APlainNameModuleIsCheckedAsImportedAfterTorch) {
-  const std::string sp = dir.path.string() + "/lib/python3.12/site-packages";
+  const std::string sp = dir.path() + "/lib/python3.12/site-packages";
   std::filesystem::create_directories(sp + "/torch/lib");
   std::filesystem::create_directories(sp + "/pkg");
   std::string log;
-  ASSERT_TRUE(compile(
-      s.proc, {"-shared", "-fPIC", "-o", sp + "/torch/lib/libtorchlike_c10.so", dir.path.string() + "/b.cpp"}, log))
+  ASSERT_TRUE(
+      compile(s.proc, {"-shared", "-fPIC", "-o", sp + "/torch/lib/libtorchlike_c10.so", dir.path() + "/b.cpp"}, log))
       << log;
   dir.write("init.cpp",
             "#include <string>\nstd::string b_func(const std::string&);\n"
             "extern \"C\" void* PyInit__C() { static std::string s = b_func(\"x\"); return &s; }\n");
   const std::vector<std::string> link{"-L" + sp + "/torch/lib", "-Wl,--no-as-needed", "-ltorchlike_c10"};
   auto build = [&](const std::string& out, std::vector<std::string> extra) {
-    std::vector<std::string> args{"-shared", "-fPIC", "-o", out, dir.path.string() + "/init.cpp"};
+    std::vector<std::string> args{"-shared", "-fPIC", "-o", out, dir.path() + "/init.cpp"};
     args.insert(args.end(), link.begin(), link.end());
     args.insert(args.end(), extra.begin(), extra.end());
     return compile(s.proc, args, log);
@@ -300,7 +300,7 @@ TEST_F(Deps, APlainNameModuleIsCheckedAsImportedAfterTorch) {
       << log;
   ASSERT_TRUE(build(sp + "/pkg/_C.so", {})) << log;
   ASSERT_TRUE(compile(s.proc,
-                      {"-shared", "-fPIC", "-o", sp + "/pkg/libhelper.so", dir.path.string() + "/b.cpp",
+                      {"-shared", "-fPIC", "-o", sp + "/pkg/libhelper.so", dir.path() + "/b.cpp",
                        "-L" + sp + "/torch/lib", "-Wl,--no-as-needed", "-ltorchlike_c10"},
                       log))
       << log;
