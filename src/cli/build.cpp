@@ -74,17 +74,18 @@ public:
 
     // The ETA learns from the previous build in this folder: what each output took last time.
     auto learned = drive::learned_from_last_build(s.fs, plan);
+    const long long started_ms = epoch_ms();
     std::optional<BuildProgress> progress;
     drive::ProgressSink sink;
     if (!json_) {
       progress.emplace(
           s, [&s] { return io::terminal_for(STDERR_FILENO, s.env); },
-          drive::EtaModel(std::move(learned), plan.jobs.jobs,
-                          [&s, &plan] { return drive::learned_from_unit_history(s.fs, plan, s.env); }),
+          drive::EtaModel(
+              std::move(learned), plan.jobs.jobs,
+              [&s, &plan, started_ms] { return drive::learned_from_unit_history(s.fs, plan, s.env, started_ms); }),
           running_source(s, plan));
       sink = progress->sink();
     }
-    const long long started_ms = epoch_ms();
     auto outcome = drive::run_build(plan, s, sink);
     // A torch extension's compiles against the whole step: what was the backend's and pip's.
     if (plan.kind == read::ProjectKind::extension && plan.governed() && !outcome.wheel_cache.hit)

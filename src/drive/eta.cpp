@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <queue>
+#include <tuple>
 
 #include "core/launcher_env.hpp"
+#include "core/text.hpp"
 #include "drive/ninja_folders.hpp"
 #include "drive/ninja_log.hpp"
 #include "launch/exec_record.hpp"
@@ -40,8 +42,20 @@ std::map<std::string, long> learned_from_last_build(const io::Filesystem& fs, co
   return learned;
 }
 
+namespace {
+
+// One output spelled by the unit plan and by the compiler's -o: the same path, or one ends with the
+// other at a folder boundary (a relative -o against the plan's path in the build folder).
+bool same_output(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  const auto& [longer, shorter] = a.size() > b.size() ? std::tie(a, b) : std::tie(b, a);
+  return !shorter.empty() && core::ends_with(longer, "/" + shorter);
+}
+
+}  // namespace
+
 std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
-                                                      const io::Environment& env) {
+                                                      const io::Environment& env, long long since_ms) {
   const auto at = launch::HistoryPlaces::from_env(core::LauncherEnv::from_env(plan.child_env(env)));
   if (at.units_dir.empty()) return {};
   std::vector<std::string> plans{plan.unit_plan_path()};
@@ -52,6 +66,10 @@ std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, 
   std::map<std::string, long> out;
   for (const auto& path : plans)
     if (auto text = fs.read(path)) out.merge(launch::learned_walls(fs, at, launch::parse_unit_plan(*text)));
+  if (since_ms > 0 && !out.empty())
+    if (auto text = fs.read(plan.exec_log_path()))
+      for (const auto& r : launch::parse_exec_log(*text).records)
+        if (r.start_ms >= since_ms) std::erase_if(out, [&](const auto& kv) { return same_output(kv.first, r.output); });
   return out;
 }
 

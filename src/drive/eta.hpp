@@ -78,8 +78,12 @@ std::map<std::string, long> learned_from_last_build(const io::Filesystem& fs, co
 // What each unit of the build's unit plan took when it last compiled in any checkout of the project
 // (the user's history, launch/learned_cost): a fresh clone's ETA. The plan is kiln's own
 // (BUILD/.kiln/units.plan) or a torch extension's (build/temp.*/kiln-units.plan, written by
-// data/parallel_extensions.py); empty when there is none yet.
+// data/parallel_extensions.py); empty when there is none yet. Units this build compiled (kiln exec's
+// records that started at or after `since_ms`, the build's start) are not history: kiln exec writes a
+// unit's history as it ends, before Ninja reports it, so the first status line read the build's own
+// first, shortest unit back as the history of a "learned" build and held the ETA to it (issue 35:
+// "4m25s left" at 2m31s of a 14-minute flash-attention build, "3m34s" at 7m31s).
 std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
-                                                      const io::Environment& env);
+                                                      const io::Environment& env, long long since_ms = 0);
 
 }  // namespace kiln::drive

@@ -6,12 +6,15 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "drive/ninja_log.hpp"
 #include "drive/eta.hpp"
 #include "fakes/environment.hpp"
 #include "fakes/fs.hpp"
 #include "launch/exec_launcher.hpp"
+#include "launch/learned_cost.hpp"
+#include "launch/exec_record.hpp"
 #include "plan/plan.hpp"
 #include "test_support.hpp"
 
@@ -102,6 +105,43 @@ TEST(Eta, AFreshCloneLearnsFromWhatAnotherCheckoutLearned) {
   EXPECT_TRUE(asked);
   ASSERT_TRUE(eta);
   EXPECT_EQ(eta->count(), 90);
+}
+
+// kiln exec writes a unit's history as the unit ends, before Ninja reports it: at the first status
+// line of a first build the history holds that unit, this build's own. It is not history: read back,
+// it made a cold flash-attention build "learned" from its shortest unit (issue 35).
+TEST(Eta, ThisBuildsOwnUnitsAreNotHistory) {
+  kiln::io::FakeFilesystem fs;
+  fs.add_file("/p/a.cu", "__global__ void a() {}\n");
+  fs.add_file("/p/b.cu", "__global__ void b() {}\n");
+  kiln::plan::Plan plan;
+  plan.project_dir = "/p";
+  plan.build_dir = "/p/build-kiln";
+  plan.kiln_exe = "/bin/kiln";
+  plan.governor = true;
+  kiln::io::FakeEnvironment env;
+  env.set("XDG_CACHE_HOME", "/xdg");
+  const std::string units = "/xdg/kiln/units";
+  for (const auto& [out, src, wall] : {std::tuple{"a.o", "a.cu", 90000L}, std::tuple{"b.o", "b.cu", 3000L}}) {
+    const auto id =
+        kiln::launch::portable_unit_id(fs, "/p", std::string("/p/build/temp.x/") + out, std::string("/p/") + src);
+    fs.add_file(units + "/" + kiln::launch::history_key(id), kiln::launch::format_history({1, wall, wall, 1}));
+  }
+  fs.add_file("/p/build/temp.x/kiln-units.plan",
+              "unit\text\t1\tcuda\t1\t/p/build/temp.x/a.o\t/p/a.cu\n"
+              "unit\text\t1\tcuda\t1\t/p/build/temp.x/b.o\t/p/b.cu\n");
+  // This build (started at 1000) compiled b.o (started at 1500); a.o's history is another build's.
+  kiln::launch::ExecRecord b;
+  b.output = "/p/build/temp.x/b.o";
+  b.source = "/p/b.cu";
+  b.start_ms = 1500;
+  b.wall_ms = 3000;
+  fs.add_file(plan.exec_log_path(), kiln::launch::record_json_line(b));
+  EXPECT_EQ(learned_from_unit_history(fs, plan, env, 1000),
+            (std::map<std::string, long>{{"/p/build/temp.x/a.o", 90000}}));
+  // Compiled before this build started: history.
+  EXPECT_EQ(learned_from_unit_history(fs, plan, env, 2000).size(), 2u);
+  EXPECT_EQ(learned_from_unit_history(fs, plan, env).size(), 2u);
 }
 
 TEST(Eta, LearnedDurationsGiveAnHonestEstimateEarly) {
