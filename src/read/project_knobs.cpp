@@ -244,7 +244,7 @@ std::string decide_by_effect(const KnobSighting& s, const Role& role, const Knob
     if (!ctx.cuda) return {};
     return arch_value(s, ctx, role.spelling);
   }
-  const bool turns_cuda_on = k.gate_match && s.effect != "swallow";
+  const bool turns_cuda_on = k.gate_match && s.effect != "swallow" && s.effect != "fatal";
   // The on value is known whether or not kiln sets it: a CUDA-less verdict names it.
   const std::string v = effect_value(s, ctx);
   if (!v.empty()) k.on_value = k.gate_match ? v : s.effect_value;
@@ -567,12 +567,14 @@ std::string effect_gate_reason(const Knob& k, const io::Environment& env) {
         k.name, seen, how, k.where, k.gate_at, k.name, fix.empty() ? "<off>" : fix);
   }
   if (gate_open(k, seen)) return {};
-  const std::string what = k.effect == "cuda"     ? "compiles its CUDA extension (not the C++ one)"
-                           : k.effect == "select" ? "picks its CUDA backend"
-                                                  : "makes its extensions";
+  // A CMake option's CUDA branch compiles CUDA code, no extension of cpp_extension's.
+  const std::string what = k.effect == "cuda" && k.cmake ? "compiles its CUDA code"
+                           : k.effect == "cuda"          ? "compiles its CUDA extension (not the C++ one)"
+                           : k.effect == "select"        ? "picks its CUDA backend"
+                                                         : "makes its extensions";
   const std::string knob = fix.empty() ? "unset " + k.name : "--knob " + k.name + "=" + fix;
-  return fmt::format("{} was '{}' ({}, {}): the project {} only {} ({}); {}{}", k.name, seen, how, k.where, what,
-                     fix.empty() ? "with it unset" : "with " + k.name + "=" + fix, k.gate_at, knob,
+  return fmt::format("{} was '{}' ({}, {}): the project {} only {} ({}); {}{}", k.cmake ? "-D" + k.name : k.name, seen,
+                     how, k.where, what, fix.empty() ? "with it unset" : "with " + k.name + "=" + fix, k.gate_at, knob,
                      left_because(k, !fix.empty()));
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "read/cmake_effects.hpp"
 #include "read/cmake_lang.hpp"
 
 namespace kiln::read {
@@ -342,23 +343,68 @@ std::string cmake_arch_override(std::string_view text, const std::string& file) 
   static const std::regex property(R"re((^|[^A-Za-z0-9_])CUDA_ARCHITECTURES\b)re");
   static const std::regex plain_set(R"re(\bset\s*\(\s*CMAKE_CUDA_ARCHITECTURES\b)re", std::regex::icase);
   static const std::regex cache(R"re(\bCACHE\b)re");
+  // if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES): a default, which kiln's -D replaces (LLNL/zero-rk
+  // a14a65a0 cmake/gpu.cmake:7-9)
+  static const std::regex unset_guard(R"re(^\s*if\s*\(\s*NOT\s+(DEFINED\s+)?CMAKE_CUDA_ARCHITECTURES\s*\))re",
+                                      std::regex::icase);
+  static const std::regex opens(R"re(^\s*if\s*\()re", std::regex::icase);
+  static const std::regex closes(R"re(^\s*endif\s*\()re", std::regex::icase);
   std::string found;
+  int depth = 0, guarded_from = 0;  // guarded_from: the depth inside the guard, 0 outside it
   each_line(text, [&](int n, std::string_view raw) {
     if (!found.empty()) return;
     const std::string line = strip_comment(raw);
-    if (std::regex_search(line, property) || (std::regex_search(line, plain_set) && !std::regex_search(line, cache)))
-      found = file + ":" + std::to_string(n) + " " + trim(raw);
+    if (std::regex_search(line, opens)) {
+      ++depth;
+      if (!guarded_from && std::regex_search(line, unset_guard)) guarded_from = depth;
+    } else if (std::regex_search(line, closes)) {
+      if (depth == guarded_from) guarded_from = 0;
+      --depth;
+    }
+    const bool set = std::regex_search(line, plain_set) && !std::regex_search(line, cache) && !guarded_from;
+    if (std::regex_search(line, property) || set) found = file + ":" + std::to_string(n) + " " + trim(raw);
   });
   return found;
 }
 
 namespace {
 
-// CMakeLists.txt and the folders it adds with a literal add_subdirectory() (a vendored library that
-// declares the options: llama-cpp-python's vendor/llama.cpp), at most 64 files.
-void read_cmake_tree(const io::Filesystem& fs, const std::string& dir, const std::string& rel, ProjectReading& r,
-                     int& budget) {
-  const std::string file = rel.empty() ? "CMakeLists.txt" : rel + "/CMakeLists.txt";
+// A path a CMake file names, relative to the project: from the current folder, or from the root
+// (${PROJECT_SOURCE_DIR}, ${CMAKE_SOURCE_DIR}); "" for one kiln cannot place (another variable, an
+// absolute path, one that leaves the project).
+std::string project_path(const std::string& folder, std::string p) {
+  bool root = false;
+  for (const char* v : {"${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/"})
+    if (p.rfind(v, 0) == 0) p = p.substr(std::string(v).size());
+  for (const char* v : {"${PROJECT_SOURCE_DIR}/", "${CMAKE_SOURCE_DIR}/"})
+    if (p.rfind(v, 0) == 0) p = p.substr(std::string(v).size()), root = true;
+  while (!p.empty() && p.back() == '/') p.pop_back();
+  if (p.empty() || p.find("${") != std::string::npos || p[0] == '/' || p.find("..") != std::string::npos) return {};
+  return root || folder.empty() ? p : folder + "/" + p;
+}
+
+// The file an include() reads: a .cmake path, or a module found in the folders the project puts
+// on CMAKE_MODULE_PATH; "" when it is none of the project's.
+std::string included_file(const io::Filesystem& fs, const std::string& dir, const std::string& folder,
+                          const std::string& arg, const std::vector<std::string>& module_dirs) {
+  if (arg.size() > 6 && arg.compare(arg.size() - 6, 6, ".cmake") == 0) {
+    const std::string p = project_path(folder, arg);
+    return !p.empty() && fs.exists(dir + "/" + p) ? p : std::string();
+  }
+  if (arg.find_first_of("/${") != std::string::npos) return {};
+  for (const auto& m : module_dirs)
+    if (fs.exists(dir + "/" + m + "/" + arg + ".cmake")) return m + "/" + arg + ".cmake";
+  return {};
+}
+
+// A CMakeLists.txt, the folders it adds with a literal add_subdirectory() (a vendored library that
+// declares the options: llama-cpp-python's vendor/llama.cpp) and the project's .cmake files it
+// include()s (read in its folder: options are often declared there, as LLNL/zero-rk's
+// cmake/gpu.cmake does ENABLE_GPU), at most 64 files.
+void read_cmake_file(const io::Filesystem& fs, const std::string& dir, const std::string& folder,
+                     const std::string& file, ProjectReading& r, int& budget, std::vector<CmakeFile>& files,
+                     std::vector<std::string> module_dirs) {
+  if (std::any_of(files.begin(), files.end(), [&](const CmakeFile& f) { return f.file == file; })) return;
   auto t = fs.read(dir + "/" + file);
   if (!t || --budget < 0) return;
   auto found = read_cmakelists(*t, file);
@@ -370,14 +416,21 @@ void read_cmake_tree(const io::Filesystem& fs, const std::string& dir, const std
     r.undecided.push_back({file, "", commands.error(), "", "", false});
     return;
   }
+  files.push_back({file, *commands, *t});
   for (const auto& c : *commands) {
-    if (c.name != "add_subdirectory" || c.args.empty()) continue;
-    std::string sub = c.args[0].text;
-    for (const char* v : {"${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/", "${PROJECT_SOURCE_DIR}/"})
-      if (sub.rfind(v, 0) == 0) sub = sub.substr(std::string(v).size());
-    if (sub.empty() || sub.find("${") != std::string::npos || sub[0] == '/' || sub.find("..") != std::string::npos)
-      continue;
-    read_cmake_tree(fs, dir, rel.empty() ? sub : rel + "/" + sub, r, budget);
+    const auto& a = c.args;
+    if (c.name == "add_subdirectory" && !a.empty()) {
+      const std::string sub = project_path(folder, a[0].text);
+      if (!sub.empty()) read_cmake_file(fs, dir, sub, sub + "/CMakeLists.txt", r, budget, files, module_dirs);
+    } else if (c.name == "include" && !a.empty()) {
+      const std::string inc = included_file(fs, dir, folder, a[0].text, module_dirs);
+      if (!inc.empty()) read_cmake_file(fs, dir, folder, inc, r, budget, files, module_dirs);
+    } else if ((c.name == "list" && a.size() >= 3 && (a[0].text == "APPEND" || a[0].text == "PREPEND") &&
+                a[1].text == "CMAKE_MODULE_PATH") ||
+               (c.name == "set" && a.size() >= 2 && a[0].text == "CMAKE_MODULE_PATH")) {
+      for (size_t i = c.name == "set" ? 1 : 2; i < a.size(); ++i)
+        if (auto m = project_path(folder, a[i].text); !m.empty()) module_dirs.push_back(m);
+    }
   }
 }
 
@@ -416,7 +469,23 @@ ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bo
     int budget = 64;
     const size_t before = r.sightings.size();
     const std::string evidence = r.cuda_evidence;
-    read_cmake_tree(fs, dir, "", r, budget);
+    std::vector<CmakeFile> files;
+    read_cmake_file(fs, dir, "", "CMakeLists.txt", r, budget, files, {});
+    // Options by what their if() branches do (cmake_effects.hpp), across the files: an option of
+    // the root decides branches of the folders it adds.
+    std::vector<std::string> options;
+    for (const auto& s : r.sightings)
+      if (s.use == KnobSighting::Use::cmake_option && s.effect.empty()) options.push_back(s.name);
+    const auto effects = cmake_option_effects(files, options);
+    for (auto& s : r.sightings) {
+      auto e = effects.find(s.name);
+      if (s.use != KnobSighting::Use::cmake_option || !s.effect.empty() || e == effects.end()) continue;
+      s.effect = e->second.effect;
+      s.effect_value = "ON";
+      s.want_match = e->second.want_on;
+      s.effect_where = e->second.where;
+      s.effect_text = e->second.text;
+    }
     if (!evidence.empty()) r.cuda_evidence = evidence;
     if (!cmake_project)  // of a pip-driven CMake build, only CMake's cache entries are switches here
       r.sightings.erase(std::remove_if(r.sightings.begin() + static_cast<long>(before), r.sightings.end(),

@@ -530,8 +530,9 @@ TEST(ProjectKnobsTable, EveryRoleHasAnActionAReasonAndSources) {
     EXPECT_FALSE(r["sources"].as_array()->empty()) << id;
     // A role is found by its names, or by what a switch does (effects, data/read_setup.py's Effects).
     EXPECT_TRUE(r["names"].as_array() != nullptr || r["effects"].as_array() != nullptr) << id;
-    const std::vector<std::string> effects = {"ext:on", "ext:off", "cuda:on", "cuda:off", "swallow:on", "swallow:off",
-                                              "select", "archs",   "rocm",    "subset",   "flags",      "metadata"};
+    const std::vector<std::string> effects = {"ext:on",      "ext:off",  "cuda:on", "cuda:off", "swallow:on",
+                                              "swallow:off", "select",   "archs",   "rocm",     "subset",
+                                              "flags",       "metadata", "fatal"};
     if (const auto* e = r["effects"].as_array())
       for (const auto& v : *e)
         EXPECT_NE(std::find(effects.begin(), effects.end(), v.value_or(std::string())), effects.end()) << id;

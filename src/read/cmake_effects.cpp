@@ -1,0 +1,337 @@
+#include "read/cmake_effects.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace kiln::read {
+
+namespace {
+
+std::string upper(std::string v) {
+  for (auto& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return v;
+}
+std::string lower(std::string v) {
+  for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return v;
+}
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// One branch of an if() chain: the command that opens it (if, elseif, else) and its body [begin, end).
+struct Branch {
+  size_t cmd = 0, begin = 0, end = 0;
+  bool nested = false;  // the chain sits inside another if()
+};
+using Chain = std::vector<Branch>;
+
+// Every if() chain of a file, nested ones included; an unbalanced chain is left out.
+std::vector<Chain> chains_of(const std::vector<cmake::Command>& cmds) {
+  std::vector<Chain> out, open;
+  for (size_t i = 0; i < cmds.size(); ++i) {
+    const std::string& n = cmds[i].name;
+    if (n == "if") {
+      open.push_back({{i, i + 1, i + 1, !open.empty()}});
+    } else if ((n == "elseif" || n == "else") && !open.empty()) {
+      open.back().back().end = i;
+      open.back().push_back({i, i + 1, i + 1, open.size() > 1});
+    } else if (n == "endif" && !open.empty()) {
+      open.back().back().end = i;
+      out.push_back(std::move(open.back()));
+      open.pop_back();
+    }
+  }
+  return out;
+}
+
+const std::set<std::string>& binary_operators() {
+  static const std::set<std::string> ops = {"STREQUAL",
+                                            "STRLESS",
+                                            "STRGREATER",
+                                            "STRLESS_EQUAL",
+                                            "STRGREATER_EQUAL",
+                                            "EQUAL",
+                                            "LESS",
+                                            "GREATER",
+                                            "LESS_EQUAL",
+                                            "GREATER_EQUAL",
+                                            "MATCHES",
+                                            "VERSION_EQUAL",
+                                            "IN_LIST",
+                                            "VERSION_LESS",
+                                            "VERSION_GREATER",
+                                            "VERSION_LESS_EQUAL",
+                                            "VERSION_GREATER_EQUAL"};
+  return ops;
+}
+
+// How a branch's condition needs the option: +1 true, -1 false (NOT X), 0 when kiln cannot tell
+// (an OR, parentheses, the option compared with something, DEFINED X, or not read at all). `alone`:
+// the condition is the option itself (X or NOT X).
+int polarity(const std::vector<cmake::Arg>& args, const std::string& name, bool& alone) {
+  alone = false;
+  std::optional<size_t> at;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& t = args[i].text;
+    if (args[i].kind != cmake::Arg::unquoted) continue;
+    if (t == "OR" || t == "(" || t == ")") return 0;
+    if (t == name || t == "${" + name + "}") {
+      if (at) return 0;
+      at = i;
+    }
+  }
+  if (!at) return 0;
+  const size_t i = *at;
+  if (i + 1 < args.size() && binary_operators().count(upper(args[i + 1].text))) return 0;
+  if (i > 0 && (binary_operators().count(upper(args[i - 1].text)) || upper(args[i - 1].text) == "DEFINED")) return 0;
+  const bool negated = i > 0 && args[i - 1].text == "NOT";
+  alone = args.size() == (negated ? 2u : 1u);
+  return negated ? -1 : 1;
+}
+
+// What a branch's commands do.
+struct Facts {
+  bool language = false;  // it enables the CUDA language
+  bool sources = false;   // it adds CUDA sources to a file that has none otherwise
+  bool removes_cuda = false, fatal = false, only_flags = true, empty = true;
+};
+
+class Reader {
+public:
+  explicit Reader(const std::vector<CmakeFile>& files) : files_(files) {
+    for (size_t i = 0; i < files.size(); ++i) by_path_[files[i].file] = i;
+    // Variables project() or enable_language() takes its languages from (faiss: FAISS_LANGUAGES).
+    for (const auto& f : files)
+      for (const auto& c : f.commands)
+        if (c.name == "project" || c.name == "enable_language")
+          for (const auto& a : c.args)
+            for (size_t at = a.text.find("${"); at != std::string::npos; at = a.text.find("${", at + 2))
+              if (size_t close = a.text.find('}', at); close != std::string::npos)
+                language_vars_.insert(a.text.substr(at + 2, close - at - 2));
+    // Variables whose every use is in a flag command (faiss's CUDA_LIBS: target_link_libraries).
+    std::map<std::string, bool> only_in_flags;
+    for (const auto& f : files)
+      for (const auto& c : f.commands)
+        for (const auto& a : c.args)
+          for (size_t at = a.text.find("${"); at != std::string::npos; at = a.text.find("${", at + 2))
+            if (size_t close = a.text.find('}', at); close != std::string::npos) {
+              auto [it, fresh] = only_in_flags.emplace(a.text.substr(at + 2, close - at - 2), true);
+              it->second = it->second && flag_command(c);
+            }
+    for (const auto& [var, flags] : only_in_flags)
+      if (flags) flag_vars_.insert(var);
+  }
+
+  Facts facts(const CmakeFile& f, const Branch& b) {
+    Facts out;
+    int depth = 0;
+    for (size_t i = b.begin; i < b.end; ++i) {
+      const auto& c = f.commands[i];
+      if (c.name == "if") ++depth;
+      if (c.name == "endif") --depth;
+      if (c.name == "if" || c.name == "elseif" || c.name == "else" || c.name == "endif") continue;
+      out.empty = false;
+      // CUDA sources in a file that compiles CUDA anyway are more of it, not the gate of it (faiss's
+      // FAISS_ENABLE_CUVS adds .cu files to faiss/gpu, which FAISS_ENABLE_GPU decides).
+      const Cuda what = cuda_command(f, c);
+      if (what == Cuda::language) out.language = true;
+      if (what == Cuda::sources && !unconditional_cuda(f)) out.sources = true;
+      if (removes_cuda(c)) out.removes_cuda = true;
+      const bool fatal = c.name == "message" && !c.args.empty() && upper(c.args[0].text) == "FATAL_ERROR";
+      if (fatal && depth == 0) out.fatal = true;
+      // A status message is no effect; a FATAL_ERROR anywhere in it is more than flags.
+      if ((c.name != "message" || fatal) && !flag_command(c)) out.only_flags = false;
+    }
+    return out;
+  }
+
+private:
+  enum class Cuda { none, language, sources };
+
+  // The language: enable_language(CUDA), project(... CUDA), find_package(CUDAToolkit), CUDA added
+  // to the list project() takes its languages from. Sources: a .cu file, or a folder whose own
+  // unconditional commands compile CUDA.
+  Cuda cuda_command(const CmakeFile& f, const cmake::Command& c, int depth = 0) {
+    const auto& a = c.args;
+    auto has_arg = [&](const std::string& v) {
+      return std::any_of(a.begin(), a.end(), [&](const cmake::Arg& x) { return upper(x.text) == v; });
+    };
+    if ((c.name == "enable_language" || c.name == "project") && has_arg("CUDA")) return Cuda::language;
+    if (c.name == "find_package" && !a.empty() && (a[0].text == "CUDAToolkit" || a[0].text == "CUDA"))
+      return Cuda::language;
+    if ((c.name == "list" || c.name == "set") && a.size() >= 2 && has_arg("CUDA") &&
+        language_vars_.count(c.name == "list" ? a[1].text : a[0].text))
+      return Cuda::language;
+    if (c.name == "add_subdirectory" && !a.empty())
+      return depth < 8 && folder_compiles_cuda(f, a[0].text, depth) ? Cuda::sources : Cuda::none;
+    if (c.name == "list" && !a.empty() && (upper(a[0].text) == "FILTER" || upper(a[0].text) == "REMOVE_ITEM"))
+      return Cuda::none;
+    return std::any_of(a.begin(), a.end(), [](const cmake::Arg& x) { return ends_with(x.text, ".cu"); }) ? Cuda::sources
+                                                                                                         : Cuda::none;
+  }
+
+  // Whether the file's commands outside every if() compile CUDA sources (enabling the language
+  // alone compiles nothing).
+  bool unconditional_cuda(const CmakeFile& f, int depth = 0) {
+    if (auto m = unconditional_.find(f.file); m != unconditional_.end()) return m->second;
+    unconditional_[f.file] = false;  // a folder that adds itself again: not CUDA through that
+    int nest = 0;
+    bool cuda = false;
+    for (const auto& c : f.commands) {
+      if (c.name == "if") ++nest;
+      if (c.name == "endif") --nest;
+      if (nest == 0 && c.name != "endif" && cuda_command(f, c, depth) == Cuda::sources) {
+        cuda = true;
+        break;
+      }
+    }
+    return unconditional_[f.file] = cuda;
+  }
+
+  bool removes_cuda(const cmake::Command& c) const {
+    const auto& a = c.args;
+    if (c.name != "list" || a.size() < 3) return false;
+    const std::string op = upper(a[0].text);
+    if (op == "FILTER" && a.size() >= 5 && upper(a[2].text) == "EXCLUDE") {
+      const std::string re = lower(a.back().text);
+      return re.find("cuda") != std::string::npos || re.find("\\.cu") != std::string::npos;
+    }
+    if (op == "REMOVE_ITEM")
+      return std::any_of(a.begin() + 2, a.end(), [](const cmake::Arg& x) { return ends_with(x.text, ".cu"); });
+    return false;
+  }
+
+  bool flag_command(const cmake::Command& c) const {
+    static const std::set<std::string> flags = {
+        "add_definitions",       "add_compile_definitions",    "add_compile_options",
+        "add_link_options",      "target_compile_definitions", "target_compile_options",
+        "target_link_libraries", "target_link_options",        "link_libraries",
+        "include_directories",   "target_include_directories"};
+    if (flags.count(c.name)) return true;
+    // set(CMAKE_CUDA_FLAGS ...), string(APPEND CMAKE_CXX_FLAGS ...), list(APPEND CMAKE_*_FLAGS ...)
+    const size_t var = c.name == "set" ? 0 : (c.name == "string" || c.name == "list") ? 1 : c.args.size();
+    if (var >= c.args.size()) return false;
+    const std::string& v = c.args[var].text;
+    // set(CUDA_LIBS ...) / list(APPEND TCNN_LIBRARIES cuda) of a variable only flag commands read
+    return (v.rfind("CMAKE_", 0) == 0 && v.find("FLAGS") != std::string::npos) ||
+           ((c.name == "set" || (c.name == "list" && upper(c.args[0].text) == "APPEND")) && flag_vars_.count(v));
+  }
+
+  bool folder_compiles_cuda(const CmakeFile& f, std::string sub, int depth) {
+    for (const char* v : {"${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/"})
+      if (sub.rfind(v, 0) == 0) sub = sub.substr(std::string(v).size());
+    std::string path;
+    if (sub.rfind("${PROJECT_SOURCE_DIR}/", 0) == 0) {
+      path = sub.substr(std::string("${PROJECT_SOURCE_DIR}/").size());
+    } else {
+      const size_t slash = f.file.rfind('/');
+      path = (slash == std::string::npos ? "" : f.file.substr(0, slash + 1)) + sub;
+    }
+    auto it = by_path_.find(path + "/CMakeLists.txt");
+    return it != by_path_.end() && unconditional_cuda(files_[it->second], depth + 1);
+  }
+
+  const std::vector<CmakeFile>& files_;
+  std::map<std::string, size_t> by_path_;
+  std::map<std::string, bool> unconditional_;
+  std::set<std::string> language_vars_, flag_vars_;
+};
+
+std::string line_of(const std::string& text, int line) {
+  size_t start = 0;
+  for (int i = 1; i < line && start != std::string::npos; ++i) {
+    start = text.find('\n', start);
+    if (start != std::string::npos) ++start;
+  }
+  if (start == std::string::npos) return {};
+  size_t end = text.find('\n', start);
+  std::string l = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  const size_t b = l.find_first_not_of(" \t\r");
+  const size_t e = l.find_last_not_of(" \t\r");
+  return b == std::string::npos ? std::string() : l.substr(b, e - b + 1);
+}
+
+// The effect found for one option: what, whether kiln wants it ON (want_on) and where.
+struct Found {
+  std::string effect;
+  bool want_on = false;
+  const CmakeFile* file = nullptr;
+  int line = 0;
+};
+
+CmakeEffect effect_of(const Found& f) {
+  return {f.effect, f.want_on, f.file->file + ":" + std::to_string(f.line), line_of(f.file->text, f.line)};
+}
+
+}  // namespace
+
+std::map<std::string, CmakeEffect> cmake_option_effects(const std::vector<CmakeFile>& files,
+                                                        const std::vector<std::string>& options) {
+  Reader reader(files);
+  std::vector<std::vector<Chain>> chains;
+  for (const auto& f : files) chains.push_back(chains_of(f.commands));
+  // Each option's branches with what they do: the options that enable the CUDA language are its
+  // gates; .cu sources another option adds under them are more CUDA, not the gate of it.
+  struct Seen {
+    const CmakeFile* file;
+    int line, pol;
+    bool alone, nested;
+    Facts facts;
+  };
+  std::map<std::string, std::vector<Seen>> seen;
+  std::set<std::string> language_gates, source_gates;
+  for (const auto& name : options) {
+    if (seen.count(name)) continue;
+    auto& list = seen[name];
+    for (size_t fi = 0; fi < files.size(); ++fi)
+      for (const auto& chain : chains[fi])
+        for (size_t bi = 0; bi < chain.size(); ++bi) {
+          const auto& cmds = files[fi].commands;
+          bool alone = false;
+          int pol = polarity(cmds[chain[bi].cmd].args, name, alone);
+          // if(X) ... else(): the else branch needs the opposite.
+          if (pol == 0 && bi == 1 && chain.size() == 2 && cmds[chain[bi].cmd].name == "else") {
+            pol = -polarity(cmds[chain[0].cmd].args, name, alone);
+            if (!alone) pol = 0;
+          }
+          if (pol == 0) continue;
+          list.push_back(
+              {&files[fi], cmds[chain[0].cmd].line, pol, alone, chain[bi].nested, reader.facts(files[fi], chain[bi])});
+          if (list.back().facts.language) language_gates.insert(name);
+          if (list.back().facts.sources) source_gates.insert(name);
+        }
+  }
+  std::map<std::string, CmakeEffect> out;
+  for (const auto& [name, branches] : seen) {
+    if (branches.empty()) continue;
+    // Where another option enables the language, or several add CUDA folders (cutlass: library,
+    // profiler, tests, examples), sources make an optional part, not the CUDA build: not followed.
+    const bool other_gate = !language_gates.empty() || source_gates.size() > 1;
+    std::optional<Found> cuda, fatal;
+    bool conflict = false, all_flags = true;
+    for (const auto& b : branches) {
+      const bool adds = b.facts.language || (b.facts.sources && !other_gate);
+      if (adds != b.facts.removes_cuda) {
+        const bool want_on = (b.pol > 0) == adds;  // CUDA in the branch X takes, or out of the one it avoids
+        if (cuda && cuda->want_on != want_on) conflict = true;
+        if (!cuda) cuda = Found{"cuda", want_on, b.file, b.line};
+      }
+      // Only a guard of its own: under another if(), the error needs that condition too.
+      if (b.facts.fatal && b.alone && !b.nested && !fatal) fatal = Found{"fatal", b.pol < 0, b.file, b.line};
+      if (b.facts.empty || !b.facts.only_flags) all_flags = false;
+    }
+    if (cuda && !conflict)
+      out[name] = effect_of(*cuda);
+    else if (fatal && !cuda)
+      out[name] = effect_of(*fatal);
+    else if (all_flags && !cuda)
+      out[name] = effect_of(Found{"flags", false, branches.front().file, branches.front().line});
+  }
+  return out;
+}
+
+}  // namespace kiln::read
