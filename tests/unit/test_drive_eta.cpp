@@ -35,6 +35,22 @@ std::vector<Step> steps() {
   return v;
 }
 
+// A project built through kiln's launcher, whose units' history lives under /xdg.
+kiln::plan::Plan governed_plan(const std::string& root) {
+  kiln::plan::Plan plan;
+  plan.project_dir = root;
+  plan.build_dir = root + "/build-kiln";
+  plan.kiln_exe = "/bin/kiln";
+  plan.governor = true;
+  return plan;
+}
+
+kiln::io::FakeEnvironment history_env() {
+  kiln::io::FakeEnvironment env;
+  env.set("XDG_CACHE_HOME", "/xdg");
+  return env;
+}
+
 }  // namespace
 
 TEST(Eta, OutputOfAStatusLine) {
@@ -80,13 +96,8 @@ TEST(Eta, AFreshCloneLearnsFromWhatAnotherCheckoutLearned) {
   };
   learn("a.o", "a.cu", 90000);
   learn("b.o", "b.cpp", 3000);
-  kiln::plan::Plan plan;
-  plan.project_dir = "/clone";
-  plan.build_dir = "/clone/build-kiln";
-  plan.kiln_exe = "/bin/kiln";
-  plan.governor = true;
-  kiln::io::FakeEnvironment env;
-  env.set("XDG_CACHE_HOME", "/xdg");
+  const auto plan = governed_plan("/clone");
+  const auto env = history_env();
   bool asked = false;
   EtaModel model({}, 1, [&] {
     asked = true;
@@ -114,13 +125,8 @@ TEST(Eta, ThisBuildsOwnUnitsAreNotHistory) {
   kiln::io::FakeFilesystem fs;
   fs.add_file("/p/a.cu", "__global__ void a() {}\n");
   fs.add_file("/p/b.cu", "__global__ void b() {}\n");
-  kiln::plan::Plan plan;
-  plan.project_dir = "/p";
-  plan.build_dir = "/p/build-kiln";
-  plan.kiln_exe = "/bin/kiln";
-  plan.governor = true;
-  kiln::io::FakeEnvironment env;
-  env.set("XDG_CACHE_HOME", "/xdg");
+  const auto plan = governed_plan("/p");
+  const auto env = history_env();
   const std::string units = "/xdg/kiln/units";
   for (const auto& [out, src, wall] : {std::tuple{"a.o", "a.cu", 90000L}, std::tuple{"b.o", "b.cu", 3000L}}) {
     const auto id =
