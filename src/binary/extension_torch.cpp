@@ -57,7 +57,7 @@ bool python_extension_module(const std::string& path, const io::Seams& s, const 
   const std::string name = path_basename(path);
   if (name.size() <= 3 || !core::ends_with(name, ".so")) return false;
   const std::string stem = name.substr(0, name.size() - 3);
-  if (stem.find('.') != std::string::npos) return false;  // libx.so.1 and tagged names are settled above
+  if (stem.find('.') != std::string::npos) return false;  // a.b.so: no module name plus a suffix importlib tries
   DepsOptions opt;
   opt.root = root;
   auto blob = LibrarySearch(opt, s).load(path);
