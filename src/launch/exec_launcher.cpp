@@ -173,6 +173,10 @@ public:
     }
     return out;
   }
+  // The plan lists this unit, so what waits beside it is known (rule 6b of thread_grant).
+  bool lists_me() const {
+    return std::any_of(plan_.units.begin(), plan_.units.end(), [&](const PlannedUnit& u) { return u.output == me_; });
+  }
   // The plan's units not started yet (rule 6 of thread_grant).
   int waiting(const std::vector<Reservation>& running) const {
     std::set<std::string> keys, running_outputs;
@@ -202,6 +206,9 @@ struct Launch {
   std::optional<int> share_nice;   // one CPU weight shared by its running threads (KILN_CPU_SHARE)
   int share_threads = 1;           // the threads that weight stands for
 };
+
+// The threads a grant's CPU weight stands for: rule 6b's weigh as the unit's own.
+int weighed_threads(const Grant& g) { return g.weigh_threads > 0 ? g.weigh_threads : g.cores; }
 
 // The compiles beside this one, for its priority: those running with the threads they were
 // granted, and those coming with the share they can expect (rule 5 of thread_grant).
@@ -274,13 +281,13 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
         const long long now = epoch_ms();
         const auto soon = governed ? coming.work(running) : std::vector<UnitWork>{};
         Idle idle;
-        if (split) idle.waiting = coming.waiting(running);
+        if (split) idle.waiting = coming.waiting(running), idle.planned = coming.lists_me();
         grant = split ? decide_grant(unit, running, cores, budget, now, policy, soon, idle)
                       : Grant{.kib = rec.expected_kib};
         if (!split) grant.why.clear();
         // Host compiles too: on a full machine they yield to the long nvcc units.
         if (governed)
-          priority = decide_priority(unit.work(), has_kernels ? grant.cores : 1,
+          priority = decide_priority(unit.work(), has_kernels ? weighed_threads(grant) : 1,
                                      peers(unit.work(), running, soon, cores, policy), policy.priority);
         if (!admits(running, grant.kib, budget)) return std::nullopt;
         Reservation r{pid, grant.kib, grant.cores, 0};
@@ -309,14 +316,17 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
     rec.grant_basis = grant.basis;
     rec.grant_share = grant.share;
     rec.grant_units = grant.units;
-    rec.nice = priority.nice;
+    // Rule 6b's threads weigh as its own: a nicer compile, or (shared) one weight for its own threads.
+    rec.nice = std::min(19, priority.nice + (has_kernels ? grant.nice_raise : 0));
     if (!priority.why.empty()) rec.grant += (rec.grant.empty() ? "" : "; ") + priority.why;
     // Its share weighs what the compile may run: its granted cores, and with one target nvcc's
     // host side beside the device side (--threads 2 or more); a unit without kernels, one.
     if (governed && kiln.cpu_share.value_or(false)) {
       const auto own = unit.project.threads;
       const bool host_lane = rec.archs == 1 && (grant.threads >= 2 || (own && *own != 1));
-      l.share_threads = has_kernels ? grant.cores + (host_lane ? 1 : 0) : 1;
+      l.share_threads = !has_kernels              ? 1
+                        : grant.weigh_threads > 0 ? grant.weigh_threads
+                                                  : grant.cores + (host_lane ? 1 : 0);
       l.share_nice = share_nice(l.share_threads, priority.nice, cores, policy.priority);
     }
   }

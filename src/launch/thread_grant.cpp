@@ -144,6 +144,29 @@ Share share_by_weight(const UnitShape& unit, const std::vector<Reservation>& run
   return s;
 }
 
+// Architectures in parallel first (independent pipelines, near-perfect speedup), then each
+// architecture's optimisation split over the remaining threads. With one architecture,
+// --threads=2 still gives the host side (its preprocessing and cudafe++, 4-6 s of mamba's units
+// on the GPU host) a lane of its own beside the device front end and cicc, off the unit's serial
+// chain: the same objects (tests/e2e/nvcc_threads_same_code.sh asks nvcc), and not counted as a
+// core since it ends while cicc runs. `kiln_threads`: the project left --threads to kiln.
+void lay_out_threads(Grant& g, int n, int own_threads, int targets, bool kiln_threads, std::uint64_t base_kib,
+                     std::uint64_t per_thread_kib) {
+  int threads = own_threads;
+  if (kiln_threads && targets > 1) {
+    threads = std::min(targets, n);
+    if (threads > 1) g.threads = threads;
+  } else if (kiln_threads && targets == 1) {
+    g.threads = 2;
+  }
+  const int split = n / threads;
+  if (split > 1) g.split = split;
+  g.cores = threads * std::max(1, split);
+  // The host lane's memory as one more thread's: cudafe++ on torch's headers beside cicc.
+  const int lanes = g.cores - own_threads + (g.threads > threads ? 1 : 0);
+  g.kib = base_kib + per_thread_kib * static_cast<std::uint64_t>(lanes);
+}
+
 }  // namespace
 
 ProjectThreads project_threads(const std::vector<std::string>& args, const std::string& nvcc_append_flags) {
@@ -167,6 +190,7 @@ GrantPolicy GrantPolicy::from_data() {
     p.thread_memory_fraction = s["thread_memory_fraction"].value_or(0.25);
     p.memory_share = s["memory_share"].value_or(0.5);
     p.share_of_cores = s["share_of_cores"].value_or(2.0);
+    p.tail_threads = static_cast<int>(s["tail_threads"].value_or(int64_t{4}));
   } catch (...) {}
   p.priority = PriorityPolicy::from_data();
   return p;
@@ -230,6 +254,15 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   if (idle.waiting > 0) idle_cores = cores - others_threads - std::min(idle.waiting, cores);
   const bool capped = n > own_threads && idle_cores < n;
   if (capped) n = std::max(own_threads, idle_cores);
+  // Rule 6b: in the last wave, threads at the weight of its own for the cores ending compiles leave.
+  const bool tail =
+      n <= own_threads && idle.planned && idle.waiting < cores && others > 0 && policy.tail_threads > own_threads;
+  std::string tail_why;
+  if (tail) {
+    tail_why = fmt::format("; the last wave ({} unit{} waiting on {} cores)", idle.waiting,
+                           idle.waiting == 1 ? "" : "s", cores);
+    n = std::min(policy.tail_threads, policy.max_threads);
+  }
   if (n <= own_threads && capped) {
     g.why = fmt::format(
         "no idle cores: {} other compile{} ({} threads){} on {} cores", others, others == 1 ? "" : "s", others_threads,
@@ -259,25 +292,17 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
     g.why = fmt::format("memory: {} MiB left in the budget beside the running compiles", left / 1024);
     return g;
   }
-  // Architectures in parallel first (independent pipelines, near-perfect speedup), then each
-  // architecture's optimisation split over the remaining threads. With one architecture,
-  // --threads=2 still gives the host side (its preprocessing and cudafe++, 4-6 s of mamba's units
-  // on the GPU host) a lane of its own beside the device front end and cicc, off the unit's serial
-  // chain: the same objects (tests/e2e/nvcc_threads_same_code.sh asks nvcc), and not counted as a
-  // core since it ends while cicc runs.
-  int threads = own_threads;
-  if (!unit.project.threads && targets > 1) {
-    threads = std::min(targets, n);
-    if (threads > 1) g.threads = threads;
-  } else if (host_lane) {
-    g.threads = 2;
+  lay_out_threads(g, n, own_threads, targets, !unit.project.threads, unit.base_kib, per_thread_kib);
+  if (tail) {
+    g.weigh_threads = own_threads;
+    g.nice_raise = nice_levels(static_cast<double>(g.cores) / own_threads, policy.priority);
+    g.why = fmt::format(
+        "its share: {:.0f}% of the work of {} units ({}) on {} cores{}: {} threads at the CPU weight "
+        "of {} (nice +{}), for the cores the ending compiles leave",
+        100 * share.part, share.units, share.basis, cores, tail_why, g.cores, own_threads, g.nice_raise);
+    if (n < policy.tail_threads) g.why += fmt::format("; memory allows {} threads of {}", n, policy.tail_threads);
+    return g;
   }
-  const int split = n / threads;
-  if (split > 1) g.split = split;
-  g.cores = threads * std::max(1, split);
-  // The host lane's memory as one more thread's: cudafe++ on torch's headers beside cicc.
-  const int lanes = g.cores - own_threads + (g.threads > threads ? 1 : 0);
-  g.kib = unit.base_kib + per_thread_kib * static_cast<std::uint64_t>(lanes);
   g.why = share.units == 1 ? fmt::format("alone: {} cores", cores)
                            : fmt::format("its share: {:.0f}% of the work of {} units ({}) on {} cores",
                                          100 * share.part, share.units, share.basis, cores);

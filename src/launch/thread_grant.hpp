@@ -43,6 +43,16 @@
 //      core per waiting unit leave (a unit its Ninja's -j lets start now is not waiting). The
 //      machine's runnable threads (/proc/loadavg) are not asked: they count the whole host in a
 //      container limited to a few of its cores, and change between two reads.
+//   6b. The last wave: once every unit left can start at the next free slot (fewer wait than there
+//      are cores; the build's plan says how many), the cores that ending compiles leave will be idle
+//      while the units starting now still run. A unit that rules 5 and 6 leave on its own threads
+//      gets tail_threads instead, at the CPU weight of its own threads: its nice is raised by the
+//      ratio (Grant::nice_raise), so beside busy cores its threads take no more than one would, and
+//      as the others end they run on the idle ones. flash-attention 2 on 32 cores (the GPU host's
+//      record, docs/benchmarks.md): every unit ran on one thread, the backward units started last,
+//      and the longest ended 217 s after the last unit started, 120 s of them on fewer than 16 of the
+//      32 cores. Not without a plan (the last wave is unknown), nor for a unit known to be short or
+//      to end before a running one (rules 3 and 4).
 //   7. Memory: each extra thread reserves thread_memory_fraction x the unit's expected peak; the
 //      extra may use at most memory_share of what the budget has left beside the running
 //      reservations and the unit's own base, so the total always fits the budget.
@@ -71,6 +81,7 @@ struct GrantPolicy {
   double thread_memory_fraction = 0.25;
   double memory_share = 0.5;
   double share_of_cores = 2.0;
+  int tail_threads = 4;            // rule 6b
   PriorityPolicy priority;         // its serial fraction: how far threads shorten a unit (rule 5)
   static GrantPolicy from_data();  // data/build_jobs.toml [split]
 };
@@ -86,9 +97,13 @@ struct UnitShape {
 };
 
 struct Grant {
-  int split = 0;          // --split-compile=N kiln adds; 0: none
-  int threads = 0;        // --threads=N kiln adds; 0: none
-  int cores = 1;          // cores the compile may keep busy (its ledger thread count)
+  int split = 0;    // --split-compile=N kiln adds; 0: none
+  int threads = 0;  // --threads=N kiln adds; 0: none
+  int cores = 1;    // cores the compile may keep busy (its ledger thread count)
+  // Rule 6b: the threads whose CPU weight the compile has (its own), and the nice that makes its
+  // `cores` threads weigh that much; 0 for an ordinary grant.
+  int weigh_threads = 0;
+  int nice_raise = 0;
   std::uint64_t kib = 0;  // what to reserve: the base plus the extra threads' memory
   std::string why;
   // The share by weight, when rule 5 was reached: the basis of the weights, this unit's part of
@@ -101,7 +116,8 @@ struct Grant {
 
 // What rule 6 knows of the machine beyond the ledger.
 struct Idle {
-  int waiting = 0;  // the build's units not started yet (launch/unit_plan), this one aside
+  int waiting = 0;       // the build's units not started yet (launch/unit_plan), this one aside
+  bool planned = false;  // the build's plan lists this unit, so `waiting` is known (rule 6b)
 };
 
 // `running`: the other live reservations (not this compile); `now_ms`: the clock their until_ms use;

@@ -449,8 +449,8 @@ namespace {
 // flash_api.cpp) on 32 cores. Its units' estimates differ by head dimension and direction, so the
 // heaviest look "critical" and rule 5 alone gave the first ones 15 threads while 31 others ran (130
 // threads on 32 cores). Ninja runs one unit per core; each launch asks for its grant with what runs,
-// the units starting soon and how many wait. Returns the most threads running at once while units
-// waited.
+// the units starting soon and how many wait. Returns the most threads' CPU weight running at once
+// while units waited (a thread at its nice raised by rule 6b weighs less than one).
 int most_threads_while_units_wait(int cores, bool tell_waiting) {
   std::vector<launch::UnitWork> units;
   for (const char* dir : {"bwd", "fwd", "split"})
@@ -461,6 +461,7 @@ int most_threads_while_units_wait(int cores, bool tell_waiting) {
   struct Running {
     long long end;
     int threads;
+    int weight;  // the threads its CPU weight stands for
   };
   std::vector<Running> running;
   size_t next = 0;
@@ -478,14 +479,15 @@ int most_threads_while_units_wait(int cores, bool tell_waiting) {
       if (units[next].host) u.nvcc = false;
       u.estimate = units[next].estimate;
       launch::Idle idle;
-      if (tell_waiting) idle.waiting = static_cast<int>(units.size() - next - 1);
+      if (tell_waiting) idle.waiting = static_cast<int>(units.size() - next - 1), idle.planned = true;
       const auto g = launch::decide_grant(u, others, cores, 10'000 * GiB, now, policy(), coming, idle);
       const auto seconds = static_cast<long long>(60'000 * units[next].estimate / std::max(1, g.cores)) + 1;
-      running.push_back({now + seconds, g.cores});
+      // Rule 6b's threads weigh as the unit's own: what they take from the others is that weight.
+      running.push_back({now + seconds, g.cores, g.weigh_threads > 0 ? g.weigh_threads : g.cores});
       ++next;
       if (next < units.size()) {
         int threads = 0;
-        for (const auto& r : running) threads += r.threads;
+        for (const auto& r : running) threads += r.weight;
         worst = std::max(worst, threads);
       }
     }
@@ -518,4 +520,62 @@ TEST(ThreadGrant, UnitsStillWaitingKeepACoreEach) {
   tail.waiting = 10;
   auto g = launch::decide_grant(cuda_unit(), four, 16, 100 * GiB, 0, policy(), {}, tail);
   EXPECT_LE(g.cores, 2) << g.why;
+}
+
+namespace {
+
+// Thirty-one one-thread compiles of equal estimate on 32 cores, and a unit of the same estimate
+// arriving with `waiting` units still to start.
+launch::Grant among_equal_units(int waiting, bool planned, std::optional<long> learned_ms = std::nullopt) {
+  std::vector<launch::Reservation> running(31, launch::Reservation{1, 4 * GiB, 1, 0});
+  for (auto& r : running) launch::set_work(r, {100, std::nullopt, false});
+  auto u = cuda_unit();
+  u.estimate = 100;
+  u.serial_cpu_ms = learned_ms;
+  launch::Idle idle;
+  idle.waiting = waiting;
+  idle.planned = planned;
+  return launch::decide_grant(u, running, 32, 1000 * GiB, 0, policy(), {}, idle);
+}
+
+}  // namespace
+
+// Rule 6b: flash-attention 2 on 32 cores ran every unit on one thread; its last units started
+// beside 31 others and ran alone at the end.
+TEST(ThreadGrant, TheLastWaveGetsThreadsAtTheWeightOfOne) {
+  const auto g = among_equal_units(24, true);
+  EXPECT_EQ(g.cores, 4) << g.why;
+  EXPECT_EQ(g.split, 4) << g.why;
+  EXPECT_EQ(g.weigh_threads, 1);
+  // Four threads at nice +6 weigh 4 x 1.25^-6 = 1.05 threads at nice 0.
+  EXPECT_EQ(g.nice_raise, 6);
+  EXPECT_NE(g.why.find("the last wave (24 units waiting on 32 cores)"), std::string::npos) << g.why;
+  EXPECT_GT(g.kib, 4 * GiB);  // the extra threads' memory is reserved
+}
+
+TEST(ThreadGrant, NoTailThreadsBeforeTheLastWaveOrWithoutAPlan) {
+  // As many waiting as cores: a whole wave is still to come and takes the cores that free up.
+  auto g = among_equal_units(32, true);
+  EXPECT_EQ(g.cores, 1) << g.why;
+  EXPECT_EQ(g.weigh_threads, 0);
+  EXPECT_EQ(g.nice_raise, 0);
+  // No plan: how many wait is not known, so no unit is in the last wave.
+  g = among_equal_units(0, false);
+  EXPECT_EQ(g.cores, 1) << g.why;
+  // A unit known to be short gains nothing from a split (rule 3).
+  g = among_equal_units(3, true, 5'000);
+  EXPECT_EQ(g.cores, 1) << g.why;
+}
+
+TEST(ThreadGrant, TheLastWavesThreadsFitTheMemoryBudget) {
+  std::vector<launch::Reservation> running(31, launch::Reservation{1, 4 * GiB, 1, 0});
+  auto u = cuda_unit();
+  launch::Idle idle{.waiting = 2, .planned = true};
+  // 124 GiB held of 132: 4 GiB left beside this unit's 4, half of it for threads of 1 GiB each,
+  // one of them nvcc's host lane (--threads=2).
+  const auto g = launch::decide_grant(u, running, 32, 132 * GiB, 0, policy(), {}, idle);
+  EXPECT_EQ(g.cores, 2) << g.why;
+  EXPECT_EQ(g.weigh_threads, 1);
+  EXPECT_EQ(g.nice_raise, 3);
+  EXPECT_LE(g.kib, 132 * GiB - 124 * GiB);
 }
