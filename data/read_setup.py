@@ -3,9 +3,12 @@
 # the project's interpreter as `python -I -S -c <this> DIR`; prints one JSON object that kiln's C++
 # side (src/read/setup_py_ast.cpp) decides on. What cannot be read statically is listed under
 # "undecided" with file:line, never guessed. Written for Python 3.8+ (ast.Constant, no ast.unparse).
-# One class per concern: the files (Project), environment reads (EnvReads), what each read controls
-# (Effects), the project's parsers of an architecture list (ArchParsers), what the build makes
-# (BuildFacts), op builders (OpBuilders) and setup.cfg (SetupCfg); Reader runs them in order.
+# One class per concern: the files (Project), environment reads (EnvReads), where names are read and
+# functions called (Index), what an if's branches do to the extensions (Branches), code only a ROCm
+# torch reaches (RocmGuards), an architecture list's flow to the compiler (ArchFlow), what each read
+# controls (Effects, deciding from those four), the project's parsers of an architecture list
+# (ArchParsers), what the build makes (BuildFacts), op builders (OpBuilders) and setup.cfg (SetupCfg);
+# Reader runs them in order.
 import ast
 import json
 import os
@@ -388,32 +391,25 @@ MESSAGES = {"print", "warn", "warning", "info", "debug", "error", "log", "write"
             "EnvironmentError", "Exception"}
 
 
-class Effects:
-    """What each environment read controls, followed through the data flow and never guessed from
-    the variable's name: from the read, through wrappers, comparisons, `not`, assignments, returns
-    and the project's functions, to the test of an `if` that creates the extensions or empties the
-    list setup() gets ("ext"), picks CUDAExtension over CppExtension ("cuda"), re-raises or swallows
-    an error in an except handler ("swallow"); a value compared with several literals, one of them
-    CUDA's ("select"); a value that becomes -gencode, CMAKE_CUDA_ARCHITECTURES or
-    TORCH_CUDA_ARCH_LIST ("archs", with the spelling its code parses). And what leaves the CUDA build
-    as it is: a read only a ROCm build reaches (behind torch.version.hip: "rocm"), a value that
-    filters the source list ("subset"), one that only adds or picks compiler flags ("flags"), one
-    that ends in setup()'s metadata ("metadata"). Each sighting gets its effect, the value kiln
-    should give it and the line of the gate."""
+def a_message(m, n):
+    """Whether a string is printed, logged or raised rather than handed to a compiler."""
+    up = m.parent.get(n)
+    while up is not None and not isinstance(up, ast.stmt):
+        if call_name(up) in MESSAGES:
+            return True
+        up = m.parent.get(up)
+    return isinstance(up, ast.Raise)
 
-    def __init__(self, project, reads):
-        self.p, self.reads = project, reads
-        self.ext_vars, self.ext_fns = set(), set()
-        self.cuda_names = {"CUDAExtension"}
+
+class Index:
+    """Where the project's names are read and its functions called, indexed once: what Effects and
+    ArchFlow follow a value through."""
+
+    def __init__(self, project):
+        self.p = project
         self.loads = {}  # module rel -> {name: [Name loads]}
         self.calls = None  # function name -> [(module, Call)]
-        self.arch_names = {}  # (module rel, id(scope)) -> names computed from an arch list
-        self.arch_ids = set()  # ids of expressions computed from an arch list
-        self.scope_nodes = {}  # (module rel, id(scope)) -> its nodes a value flows through
-        self.names_cache = {}  # id(expression) -> the names it reads
-        self.rocm_names = {}  # module rel -> names assigned a ROCm probe (IS_ROCM = torch.version.hip is not None)
 
-    # --- indexes -----------------------------------------------------------------------------
     def name_loads(self, m, name):
         if m.rel not in self.loads:
             idx = {}
@@ -447,6 +443,23 @@ class Effects:
                 out += [(m2, n) for n in self.name_loads(m2, name)]
         return out
 
+    def unique(self, name):
+        """Whether one function of the project has this name: a value returned by one of several
+        methods of that name (each accelerator's device_count) is not followed into every call."""
+        return len(self.p.fns.get(name, [])) == 1
+
+
+class Branches:
+    """What setup() gets as ext_modules, and what the branches of an `if` (or a conditional
+    expression) do with it: create the extensions or empty the list ("ext"), pick CUDAExtension over
+    CppExtension ("cuda"), re-raise or swallow an error in an except handler ("swallow"), or make no
+    extension and only add or pick a compiler flag."""
+
+    def __init__(self, project):
+        self.p = project
+        self.ext_vars, self.ext_fns = set(), set()
+        self.cuda_names = {"CUDAExtension"}
+
     def find_ext_targets(self, first):
         """The names and functions whose value setup() gets as ext_modules."""
         for node in first.nodes:
@@ -478,7 +491,6 @@ class Effects:
                     elif call_name(node.value):
                         self.ext_fns.add(call_name(node.value))
 
-    # --- what a branch does ------------------------------------------------------------------
     def produces(self, nodes):
         """"cuda" when the code makes a CUDA extension, "ext" when it makes or adds an extension,
         else None."""
@@ -584,7 +596,34 @@ class Effects:
             return "ext", False
         return None
 
-    # --- a ROCm-only read ---------------------------------------------------------------------
+    def flag_in(self, m, stmts):
+        """The first compiler flag (a string starting with -, not an architecture, not a message) the
+        code adds or returns."""
+        for st in stmts:
+            for n in ast.walk(st):
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.startswith("-") \
+                        and len(n.value) > 1 and not any(k in n.value for k in ARCH_MARKERS) \
+                        and not a_message(m, n):
+                    return n
+        return None
+
+    def flags_only(self, m, st):
+        """(module, flag) when the branches of the if/conditional st make no extension and no CUDA
+        choice but add or pick a compiler flag: the value tunes how the code compiles, not whether."""
+        branches = [st.body, st.orelse] if isinstance(st, ast.If) else [[st.body], [st.orelse]]
+        if any(self.produces(b) for b in branches):
+            return None
+        flag = self.flag_in(m, branches[0]) or self.flag_in(m, branches[1])
+        return (m, flag) if flag is not None else None
+
+
+class RocmGuards:
+    """Code only a ROCm build of torch reaches: behind torch.version.hip, IS_HIP_EXTENSION or a name
+    the project assigns one of them, in an `if`'s body or an `and` beside it."""
+
+    def __init__(self):
+        self.rocm_names = {}  # module rel -> names assigned a ROCm probe (IS_ROCM = torch.version.hip is not None)
+
     def rocm_probe(self, m, e):
         """Whether e holds only in a ROCm build of torch: torch.version.hip (also `is not None`, bool()),
         IS_HIP_EXTENSION, or a module-level name the project assigns one of them."""
@@ -628,45 +667,155 @@ class Effects:
             cur, p = p, m.parent.get(p)
         return None
 
-    # --- what a value does when it gates nothing ------------------------------------------------
-    def source_filter(self, m, cmp):
-        """The comprehension whose `if` the comparison is, when it filters a list of source files
-        ([f for f in sources_cu if pattern in f]): the value picks which sources compile."""
-        cur, p = cmp, m.parent.get(cmp)
-        while isinstance(p, (ast.BoolOp, ast.UnaryOp)):
-            cur, p = p, m.parent.get(p)
-        if not isinstance(p, ast.comprehension) or cur not in p.ifs or not isinstance(p.iter, ast.Name):
-            return None
-        scope = enclosing_function(p, m) or m.tree
-        for n in ast.walk(scope):
-            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
-            if any(isinstance(t, ast.Name) and t.id == p.iter.id for t in targets):
-                if any(isinstance(x, ast.Constant) and isinstance(x.value, str) and x.value.endswith(SOURCE_SUFFIXES)
-                       for x in ast.walk(n.value)):
-                    return p
-        return None
 
-    def flag_in(self, m, stmts):
-        """The first compiler flag (a string starting with -, not an architecture, not a message) the
-        code adds or returns."""
-        for st in stmts:
-            for n in ast.walk(st):
-                if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.startswith("-") \
-                        and len(n.value) > 1 and not any(k in n.value for k in ARCH_MARKERS) \
-                        and not self.a_message(m, n):
-                    return n
-        return None
+class ArchFlow:
+    """An architecture list followed from a value through its scope and the project's functions: the
+    names it becomes, how its code splits and converts it (the spelling it parses), whether it
+    reaches an nvcc or CMake architecture flag, and so whether an architecture string is driven by
+    the project's own list or hard-coded."""
 
-    def flags_only(self, m, st):
-        """(module, flag) when the branches of the if/conditional st make no extension and no CUDA
-        choice but add or pick a compiler flag: the value tunes how the code compiles, not whether."""
-        branches = [st.body, st.orelse] if isinstance(st, ast.If) else [[st.body], [st.orelse]]
-        if any(self.produces(b) for b in branches):
-            return None
-        flag = self.flag_in(m, branches[0]) or self.flag_in(m, branches[1])
-        return (m, flag) if flag is not None else None
+    def __init__(self, project, index):
+        self.p, self.index = project, index
+        self.arch_names = {}  # (module rel, id(scope)) -> names computed from an arch list
+        self.arch_ids = set()  # ids of expressions computed from an arch list
+        self.scope_nodes = {}  # (module rel, id(scope)) -> its nodes a value flows through
+        self.names_cache = {}  # id(expression) -> the names it reads
 
-    # --- following a value -------------------------------------------------------------------
+    def arch_flow(self, m, start, found):
+        """The value from start through its scope and the project's functions it is handed to: the
+        names it becomes, how its code splits and converts it, and whether it reaches an nvcc or
+        CMake architecture flag."""
+        spell = found["spelling"]
+        todo = [(m, enclosing_function(start, m) or m.tree, [start], set())]
+        done = set()
+        while todo:
+            m, scope, starts, names = todo.pop()
+            key = (m.rel, id(scope), frozenset(names), tuple(id(x) for x in starts))
+            if key in done or len(done) > 20:
+                continue
+            done.add(key)
+            walked = self.flow_nodes(m, scope)
+            holds = set()  # the expressions that contain a start: the start and what is around it
+            for x in starts:
+                while x is not None and x is not scope:
+                    holds.add(id(x))
+                    x = m.parent.get(x)
+
+            def mentions(expr):
+                return id(expr) in holds or not names.isdisjoint(self.names_in(expr))
+
+            for _ in range(8):
+                before = len(names)
+                for n in walked:
+                    if isinstance(n, ast.Assign) and mentions(n.value):
+                        for t in n.targets:
+                            names.update(x.id for x in ast.walk(t) if isinstance(x, ast.Name))
+                    elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and n.value is not None and mentions(n.value):
+                        names.update(x.id for x in ast.walk(n.target) if isinstance(x, ast.Name))
+                    elif isinstance(n, (ast.For, ast.comprehension)) and mentions(n.iter):
+                        names.update(x.id for x in ast.walk(n.target) if isinstance(x, ast.Name))
+                    elif call_name(n) in ("add", "append", "extend", "update", "insert") and isinstance(n.func, ast.Attribute) \
+                            and any(mentions(a) for a in n.args) and dotted(n.func.value):
+                        names.add(dotted(n.func.value))  # self.archs.add(entry): the collection holds it now
+                if len(names) == before:
+                    break
+            self.arch_names.setdefault((m.rel, id(scope)), set()).update(names)
+            held = {x for x in names if x.startswith("self.")}
+            cls = m.parent.get(scope) if isinstance(scope, ast.FunctionDef) else None
+            if held and isinstance(cls, ast.ClassDef):  # another method of the class reads self.archs
+                for fn2 in cls.body:
+                    if isinstance(fn2, ast.FunctionDef) and fn2 is not scope:
+                        todo.append((m, fn2, [], set(held)))
+            for n in walked:
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and mentions(n.func.value):
+                    a = [const_str(x) for x in n.args]
+                    if n.func.attr == "split" and a and a[0] is not None:
+                        (spell["seps"] if a[0] in SEPARATORS else spell["parts"]).append(a[0])
+                    if n.func.attr == "replace" and len(a) == 2 and a[0] in SEPARATORS and a[1] in SEPARATORS:
+                        spell["seps"].append(a[0])
+                    if n.func.attr == "replace" and len(a) == 2 and a[0] == ".":
+                        spell["dot_dropped"] = True
+                    if n.func.attr == "isalpha" or n.func.attr in ("rstrip", "strip", "endswith") and a and "a" in (a[0] or ""):
+                        spell["suffix"] = True  # 9.0a: the variant letter is read, not fed to int()
+                if isinstance(n, ast.Call) and call_name(n) == "int" and isinstance(n.func, ast.Name) and n.args \
+                        and isinstance(n.args[0], ast.Name) and n.args[0].id in names:
+                    spell["int_whole"] = True  # int(x) of a whole entry: no dots, no suffix
+                if isinstance(n, (ast.JoinedStr, ast.BinOp)) and mentions(n) and not self.inside_string(m, n) \
+                        and not a_message(m, n):
+                    texts = [x.value for x in ast.walk(n) if isinstance(x, ast.Constant) and isinstance(x.value, str)]
+                    if any(k in t for t in texts for k in ARCH_MARKERS):
+                        found["archs"].append((m, n, "cmake" if any("ARCHITECTURES" in t for t in texts) else "nvcc"))
+                        self.arch_ids.add(id(n))
+                callee = call_name(n) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) else None
+                if callee in self.p.fns and any(mentions(x) for x in n.args):
+                    for m2, fn2 in self.p.fns[callee]:
+                        params = [x.arg for x in fn2.args.args]
+                        given = {params[i] for i, x in enumerate(n.args) if i < len(params) and mentions(x)}
+                        if given:
+                            todo.append((m2, fn2, [], given))
+                if isinstance(n, ast.Return) and n.value is not None and mentions(n.value) \
+                        and isinstance(scope, ast.FunctionDef) and self.index.unique(scope.name):
+                    for m2, call in self.index.calls_of(scope.name):
+                        self.arch_ids.add(id(call))  # archs(): the project's list, wherever it is called
+                        todo.append((m2, enclosing_function(call, m2) or m2.tree, [call], set()))
+
+    def names_in(self, expr):
+        """The names (and dotted attributes: self.archs) an expression reads, found once per node."""
+        got = self.names_cache.get(id(expr))
+        if got is None:
+            got = frozenset(x.id if isinstance(x, ast.Name) else dotted(x) for x in ast.walk(expr)
+                            if isinstance(x, ast.Name) or isinstance(x, ast.Attribute) and dotted(x))
+            self.names_cache[id(expr)] = got
+        return got
+
+    def flow_nodes(self, m, scope):
+        """The nodes of a scope a value can flow through or into, listed once per scope."""
+        key = (m.rel, id(scope))
+        if key not in self.scope_nodes:
+            every = m.nodes if scope is m.tree else ast.walk(scope)
+            self.scope_nodes[key] = [n for n in every if isinstance(n, (
+                ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.Call, ast.JoinedStr, ast.BinOp, ast.Return))]
+        return self.scope_nodes[key]
+
+    @staticmethod
+    def inside_string(m, n):
+        up = m.parent.get(n)
+        return isinstance(up, (ast.JoinedStr, ast.BinOp, ast.FormattedValue))
+
+    def arch_controlled(self, m, node):
+        """Whether the string at node is built from, or sits under a test or loop of, a value the
+        project reads from the environment (its own architecture list): a line that kiln's setting
+        of that variable drives, not one hard-coded."""
+        cur = node
+        while cur is not None:
+            if id(cur) in self.arch_ids:
+                return True
+            up = m.parent.get(cur)
+            test = up.test if isinstance(up, (ast.If, ast.While, ast.IfExp)) else up.iter if isinstance(up, (ast.For, ast.comprehension)) else None
+            if test is not None and test is not cur:
+                names = self.arch_names.get((m.rel, id(enclosing_function(up, m) or m.tree)), set())
+                if any(isinstance(x, ast.Name) and x.id in names or id(x) in self.arch_ids for x in ast.walk(test)):
+                    return True
+            cur = up
+        return False
+
+
+class Effects:
+    """What each environment read controls, followed through the data flow and never guessed from
+    the variable's name: from the read, through wrappers, comparisons, `not`, assignments, returns
+    and the project's functions, to the test of an `if` whose branches decide the extensions
+    (Branches: "ext", "cuda", "swallow"); a value compared with several literals, one of them
+    CUDA's ("select"); a value that becomes -gencode, CMAKE_CUDA_ARCHITECTURES or
+    TORCH_CUDA_ARCH_LIST ("archs", with the spelling its code parses: ArchFlow). And what leaves the
+    CUDA build as it is: a read only a ROCm build reaches ("rocm": RocmGuards), a value that filters
+    the source list ("subset"), one that only adds or picks compiler flags ("flags"), one that ends
+    in setup()'s metadata ("metadata"). Each sighting gets its effect, the value kiln should give it
+    and the line of the gate."""
+
+    def __init__(self, project, reads, index, branches, rocm, archs):
+        self.p, self.reads, self.index = project, reads, index
+        self.branches, self.rocm, self.archs = branches, rocm, archs
+
     def follow(self, m, node, state, found, depth=0, seen=None):
         """Climbs from node (a read, or a use of a name that holds its value) to what it controls.
         state: (kind, pol, value, prefix): kind "value" or "bool"; for "bool" the expression is
@@ -736,7 +885,7 @@ class Effects:
             if isinstance(p, ast.Assign) and p.value is cur:
                 for t in p.targets:
                     if isinstance(t, ast.Name):
-                        for m2, use in self.uses(m, p, t.id):
+                        for m2, use in self.index.uses(m, p, t.id):
                             self.follow(m2, use, (kind, pol, tv, prefix), found, depth + 1, seen)
                     elif isinstance(t, ast.Subscript) and dotted(t.value) in ("os.environ", "environ") and kind == "value":
                         key = const_str(t.slice.value if isinstance(t.slice, ast.Index) else t.slice) or ""
@@ -751,156 +900,38 @@ class Effects:
                 return
             if isinstance(p, ast.Return) and p.value is cur:
                 fn = enclosing_function(p, m)
-                if fn is not None and self.unique(fn.name):
-                    for m2, call in self.calls_of(fn.name):
+                if fn is not None and self.index.unique(fn.name):
+                    for m2, call in self.index.calls_of(fn.name):
                         self.follow(m2, call, (kind, pol, tv, prefix), found, depth + 1, seen)
                 return
             if kind == "value":
                 found["values"].append((m, cur))
             return
 
-    # --- an architecture list ------------------------------------------------------------------
-    def arch_flow(self, m, start, found):
-        """The value from start through its scope and the project's functions it is handed to: the
-        names it becomes, how its code splits and converts it, and whether it reaches an nvcc or
-        CMake architecture flag."""
-        spell = found["spelling"]
-        todo = [(m, enclosing_function(start, m) or m.tree, [start], set())]
-        done = set()
-        while todo:
-            m, scope, starts, names = todo.pop()
-            key = (m.rel, id(scope), frozenset(names), tuple(id(x) for x in starts))
-            if key in done or len(done) > 20:
-                continue
-            done.add(key)
-            walked = self.flow_nodes(m, scope)
-            holds = set()  # the expressions that contain a start: the start and what is around it
-            for x in starts:
-                while x is not None and x is not scope:
-                    holds.add(id(x))
-                    x = m.parent.get(x)
+    def source_filter(self, m, cmp):
+        """The comprehension whose `if` the comparison is, when it filters a list of source files
+        ([f for f in sources_cu if pattern in f]): the value picks which sources compile."""
+        cur, p = cmp, m.parent.get(cmp)
+        while isinstance(p, (ast.BoolOp, ast.UnaryOp)):
+            cur, p = p, m.parent.get(p)
+        if not isinstance(p, ast.comprehension) or cur not in p.ifs or not isinstance(p.iter, ast.Name):
+            return None
+        scope = enclosing_function(p, m) or m.tree
+        for n in ast.walk(scope):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
+            if any(isinstance(t, ast.Name) and t.id == p.iter.id for t in targets):
+                if any(isinstance(x, ast.Constant) and isinstance(x.value, str) and x.value.endswith(SOURCE_SUFFIXES)
+                       for x in ast.walk(n.value)):
+                    return p
+        return None
 
-            def mentions(expr):
-                return id(expr) in holds or not names.isdisjoint(self.names_in(expr))
-
-            for _ in range(8):
-                before = len(names)
-                for n in walked:
-                    if isinstance(n, ast.Assign) and mentions(n.value):
-                        for t in n.targets:
-                            names.update(x.id for x in ast.walk(t) if isinstance(x, ast.Name))
-                    elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and n.value is not None and mentions(n.value):
-                        names.update(x.id for x in ast.walk(n.target) if isinstance(x, ast.Name))
-                    elif isinstance(n, (ast.For, ast.comprehension)) and mentions(n.iter):
-                        names.update(x.id for x in ast.walk(n.target) if isinstance(x, ast.Name))
-                    elif call_name(n) in ("add", "append", "extend", "update", "insert") and isinstance(n.func, ast.Attribute) \
-                            and any(mentions(a) for a in n.args) and dotted(n.func.value):
-                        names.add(dotted(n.func.value))  # self.archs.add(entry): the collection holds it now
-                if len(names) == before:
-                    break
-            self.arch_names.setdefault((m.rel, id(scope)), set()).update(names)
-            held = {x for x in names if x.startswith("self.")}
-            cls = m.parent.get(scope) if isinstance(scope, ast.FunctionDef) else None
-            if held and isinstance(cls, ast.ClassDef):  # another method of the class reads self.archs
-                for fn2 in cls.body:
-                    if isinstance(fn2, ast.FunctionDef) and fn2 is not scope:
-                        todo.append((m, fn2, [], set(held)))
-            for n in walked:
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and mentions(n.func.value):
-                    a = [const_str(x) for x in n.args]
-                    if n.func.attr == "split" and a and a[0] is not None:
-                        (spell["seps"] if a[0] in SEPARATORS else spell["parts"]).append(a[0])
-                    if n.func.attr == "replace" and len(a) == 2 and a[0] in SEPARATORS and a[1] in SEPARATORS:
-                        spell["seps"].append(a[0])
-                    if n.func.attr == "replace" and len(a) == 2 and a[0] == ".":
-                        spell["dot_dropped"] = True
-                    if n.func.attr == "isalpha" or n.func.attr in ("rstrip", "strip", "endswith") and a and "a" in (a[0] or ""):
-                        spell["suffix"] = True  # 9.0a: the variant letter is read, not fed to int()
-                if isinstance(n, ast.Call) and call_name(n) == "int" and isinstance(n.func, ast.Name) and n.args \
-                        and isinstance(n.args[0], ast.Name) and n.args[0].id in names:
-                    spell["int_whole"] = True  # int(x) of a whole entry: no dots, no suffix
-                if isinstance(n, (ast.JoinedStr, ast.BinOp)) and mentions(n) and not self.inside_string(m, n) \
-                        and not self.a_message(m, n):
-                    texts = [x.value for x in ast.walk(n) if isinstance(x, ast.Constant) and isinstance(x.value, str)]
-                    if any(k in t for t in texts for k in ARCH_MARKERS):
-                        found["archs"].append((m, n, "cmake" if any("ARCHITECTURES" in t for t in texts) else "nvcc"))
-                        self.arch_ids.add(id(n))
-                callee = call_name(n) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) else None
-                if callee in self.p.fns and any(mentions(x) for x in n.args):
-                    for m2, fn2 in self.p.fns[callee]:
-                        params = [x.arg for x in fn2.args.args]
-                        given = {params[i] for i, x in enumerate(n.args) if i < len(params) and mentions(x)}
-                        if given:
-                            todo.append((m2, fn2, [], given))
-                if isinstance(n, ast.Return) and n.value is not None and mentions(n.value) \
-                        and isinstance(scope, ast.FunctionDef) and self.unique(scope.name):
-                    for m2, call in self.calls_of(scope.name):
-                        self.arch_ids.add(id(call))  # archs(): the project's list, wherever it is called
-                        todo.append((m2, enclosing_function(call, m2) or m2.tree, [call], set()))
-
-    def names_in(self, expr):
-        """The names (and dotted attributes: self.archs) an expression reads, found once per node."""
-        got = self.names_cache.get(id(expr))
-        if got is None:
-            got = frozenset(x.id if isinstance(x, ast.Name) else dotted(x) for x in ast.walk(expr)
-                            if isinstance(x, ast.Name) or isinstance(x, ast.Attribute) and dotted(x))
-            self.names_cache[id(expr)] = got
-        return got
-
-    def flow_nodes(self, m, scope):
-        """The nodes of a scope a value can flow through or into, listed once per scope."""
-        key = (m.rel, id(scope))
-        if key not in self.scope_nodes:
-            every = m.nodes if scope is m.tree else ast.walk(scope)
-            self.scope_nodes[key] = [n for n in every if isinstance(n, (
-                ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.Call, ast.JoinedStr, ast.BinOp, ast.Return))]
-        return self.scope_nodes[key]
-
-    def unique(self, name):
-        """Whether one function of the project has this name: a value returned by one of several
-        methods of that name (each accelerator's device_count) is not followed into every call."""
-        return len(self.p.fns.get(name, [])) == 1
-
-    @staticmethod
-    def a_message(m, n):
-        """Whether a string is printed, logged or raised rather than handed to a compiler."""
-        up = m.parent.get(n)
-        while up is not None and not isinstance(up, ast.stmt):
-            if call_name(up) in MESSAGES:
-                return True
-            up = m.parent.get(up)
-        return isinstance(up, ast.Raise)
-
-    @staticmethod
-    def inside_string(m, n):
-        up = m.parent.get(n)
-        return isinstance(up, (ast.JoinedStr, ast.BinOp, ast.FormattedValue))
-
-    def arch_controlled(self, m, node):
-        """Whether the string at node is built from, or sits under a test or loop of, a value the
-        project reads from the environment (its own architecture list): a line that kiln's setting
-        of that variable drives, not one hard-coded."""
-        cur = node
-        while cur is not None:
-            if id(cur) in self.arch_ids:
-                return True
-            up = m.parent.get(cur)
-            test = up.test if isinstance(up, (ast.If, ast.While, ast.IfExp)) else up.iter if isinstance(up, (ast.For, ast.comprehension)) else None
-            if test is not None and test is not cur:
-                names = self.arch_names.get((m.rel, id(enclosing_function(up, m) or m.tree)), set())
-                if any(isinstance(x, ast.Name) and x.id in names or id(x) in self.arch_ids for x in ast.walk(test)):
-                    return True
-            cur = up
-        return False
-
-    # --- deciding ------------------------------------------------------------------------------
     def run(self, first):
-        self.find_ext_targets(first)
+        self.branches.find_ext_targets(first)
         literals = {}  # variable -> literals its value is compared with, across its reads
         lit_at = {}  # (variable, literal) -> where it is compared first
         results = []
         for m, node, s in self.reads.reads:
-            probe = self.rocm_guard(m, node)
+            probe = self.rocm.rocm_guard(m, node)
             if probe is not None:  # only a ROCm build reaches it: nothing of the CUDA build's
                 self.set_effect(s, "rocm", False, "", False, (m, probe))
                 continue
@@ -913,7 +944,7 @@ class Effects:
                 self.follow(m, node, ("value", True, None, False), found)
             if not found["sites"] and not found["archs"]:
                 for vm, vnode in found["values"][:4]:
-                    self.arch_flow(vm, vnode, found)
+                    self.archs.arch_flow(vm, vnode, found)
             literals.setdefault(s["name"], set()).update(found["literals"])
             for lit, at in found["lit_at"].items():
                 lit_at.setdefault((s["name"], lit), at)
@@ -929,7 +960,7 @@ class Effects:
             return
         best = None
         for m, st, pol, tv, prefix in found["sites"]:
-            eff = self.site_effect(m, st)
+            eff = self.branches.site_effect(m, st)
             if eff is None:
                 continue
             effect, when = eff
@@ -951,8 +982,8 @@ class Effects:
                          "dot_dropped": sp["dot_dropped"], "suffix": bool(sp["suffix"]) and (form == "dotted" or not sp["int_whole"])}
         elif found["filters"]:
             self.set_effect(s, "subset", False, "", False, found["filters"][0])
-        elif found["sites"] and all(self.flags_only(m, st) for m, st, _, _, _ in found["sites"]):
-            self.set_effect(s, "flags", False, "", False, self.flags_only(*found["sites"][0][:2]))
+        elif found["sites"] and all(self.branches.flags_only(m, st) for m, st, _, _, _ in found["sites"]):
+            self.set_effect(s, "flags", False, "", False, self.branches.flags_only(*found["sites"][0][:2]))
         elif found["metadata"] and not found["sites"]:
             self.set_effect(s, "metadata", False, "", False, found["metadata"][0])
 
@@ -1113,8 +1144,8 @@ class BuildFacts:
     """What the build makes: its extensions, the evidence of CUDA code, the GPU probe that gates it,
     nvcc architecture flags of its own and a CMake run."""
 
-    def __init__(self, project, effects):
-        self.p, self.effects = project, effects
+    def __init__(self, project, archs):
+        self.p, self.archs = project, archs
 
     def scan(self, m, is_setup):
         alias = {}  # from torch.utils.cpp_extension import CUDAExtension as ExtensionBuilder
@@ -1157,7 +1188,7 @@ class BuildFacts:
             if (s.endswith(".cu") or s == "nvcc" and isinstance(m.parent.get(node), ast.Dict)) and not self.p.out["cuda_evidence"] and is_setup:
                 self.p.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
             if is_setup and not self.p.out["hardcoded_archs"] and ("arch=compute_" in s or s in ("-gencode", "--generate-code")) \
-                    and not self.effects.arch_controlled(m, node):  # a line the project's own list drives is not hard-coded
+                    and not self.archs.arch_controlled(m, node):  # a line the project's own list drives is not hard-coded
                 self.p.out["hardcoded_archs"] = "%s %s" % (m.where(node), m.text(node.lineno))
             if m.depth <= 1 and not self.p.out["calls_cmake"] and s == "cmake" and isinstance(m.parent.get(node), (ast.List, ast.Call)):
                 self.p.out["calls_cmake"] = "%s %s" % (m.where(node), m.text(node.lineno))
@@ -1413,8 +1444,12 @@ class Reader:
     def __init__(self, root):
         self.p = Project(root)
         self.reads = EnvReads(self.p)
-        self.effects = Effects(self.p, self.reads)
-        self.build = BuildFacts(self.p, self.effects)
+        self.index = Index(self.p)
+        self.branches = Branches(self.p)
+        self.rocm = RocmGuards()
+        self.arch_flow = ArchFlow(self.p, self.index)
+        self.effects = Effects(self.p, self.reads, self.index, self.branches, self.rocm, self.arch_flow)
+        self.build = BuildFacts(self.p, self.arch_flow)
         self.ops = OpBuilders(self.p, self.reads)
         self.archs = ArchParsers(self.p, self.reads)
         self.cfg = SetupCfg(self.p)
