@@ -84,6 +84,11 @@ std::string source_of(const std::vector<std::string>& args) {
   return "";
 }
 
+bool compiles_a_source(const std::vector<std::string>& args) {
+  static const std::set<std::string> kCompile = {"-c", "--compile", "-dc", "--device-c", "-dw", "--device-w"};
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) { return kCompile.count(a) > 0; });
+}
+
 int device_targets_of(const std::vector<std::string>& args) {
   if (!is_nvcc(args)) return 0;
   auto set = core::parse_nvcc_args(split_arch_args(args).arch, {});
@@ -452,7 +457,9 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   spec.nice = rec.nice;
   spec.inherit_stdio = true;
   spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
-  const auto slurm = slurm_config(s.env);
+  // A link (or any command that compiles no source) runs here: its peak is small and its inputs
+  // are here already; a job step would hold a node's cores and a compile's memory for it.
+  const auto slurm = compiles_a_source(argv) ? slurm_config(s.env) : std::nullopt;
   // The compile's one CPU weight, shared among its running threads by a watcher beside it.
   io::SystemTaskTable tasks;
   std::optional<ShareWatch> watch;

@@ -26,6 +26,10 @@ namespace kiln::launch {
 std::string output_of(const std::vector<std::string>& args);
 std::string source_of(const std::vector<std::string>& args);
 int device_targets_of(const std::vector<std::string>& args);
+// Whether the command compiles a source to an object (-c, nvcc's --compile/-dc/-dw): under
+// kiln build --slurm only these run as job steps; links and other commands run here, on the head
+// node, as docs/cli/build.md says.
+bool compiles_a_source(const std::vector<std::string>& args);
 
 // What a compile is expected to peak at: learned from an earlier build when known, else the
 // conservative default of data/build_jobs.toml for its kind.

@@ -9,6 +9,7 @@
 #include "fakes/fs.hpp"
 #include "fakes/environment.hpp"
 #include "fakes/clock.hpp"
+#include "launch/exec_launcher.hpp"
 #include "launch/slurm_nodes.hpp"
 #include "launch/slurm_step.hpp"
 #include "test_support.hpp"
@@ -31,6 +32,7 @@ public:
     calls.push_back(spec);
     if (spec.argv[0] == "squeue") return state.empty() ? io::ran("", 1) : io::ran(state + "\n");
     if (spec.argv[0] == "sinfo") return nodes.empty() ? io::ran("", 1) : io::ran(nodes);
+    if (spec.argv[0] != "srun") return io::ran("", 0);  // a command run here, not as a step
     auto step = steps.front();
     steps.pop_front();
     return step(spec.env->at("KILN_STEP_REPORT"));
@@ -389,4 +391,26 @@ TEST(SlurmStep, LostStepExcludesEveryDeadNodeAndStopsWhenNoneIsLeft) {
   EXPECT_EQ(stopped.attempts, 1);
   EXPECT_NE(stopped.error.find("nodes n1, n2 of Slurm allocation 7 are dead (no node is left)"), std::string::npos)
       << stopped.error;
+}
+
+// docs/cli/build.md: the links run where kiln runs. A link as a step held a node's core and a
+// compile's memory (2 GiB asked, 70 MB used) and waited for Slurm to place it.
+TEST(SlurmStep, OnlyCompilesRunAsStepsLinksRunHere) {
+  Rig rig;
+  rig.slurm.steps.push_back(rig.slurm.finished("n1", 0));
+  ASSERT_EQ(launch::exec_compiler({"c++", "-c", "a.cpp", "-o", "/b/a.o"}, rig.s), 0) << rig.err.str();
+  ASSERT_EQ(rig.slurm.calls.size(), 1u);
+  EXPECT_EQ(rig.slurm.calls[0].argv[0], "srun");
+  for (const auto& link : std::vector<std::vector<std::string>>{{"c++", "-shared", "/b/a.o", "/b/b.o", "-o", "/b/m.so"},
+                                                                {"nvcc", "-dlink", "/b/a.o", "-o", "/b/dlink.o"},
+                                                                {"ar", "qc", "/b/libp.a", "/b/a.o"}}) {
+    rig.slurm.calls.clear();
+    rig.slurm.steps.push_back(rig.slurm.finished("n1", 0));  // what it would get as a step
+    EXPECT_EQ(launch::exec_compiler(link, rig.s), 0) << link[0];
+    ASSERT_EQ(rig.slurm.calls.size(), 1u) << link[0];
+    EXPECT_EQ(rig.slurm.calls[0].argv, link) << "a link runs as given, here";
+  }
+  EXPECT_TRUE(launch::compiles_a_source({"nvcc", "-dc", "k.cu", "-o", "k.o"}));
+  EXPECT_TRUE(launch::compiles_a_source({"nvcc", "--compile", "k.cu"}));
+  EXPECT_FALSE(launch::compiles_a_source({"c++", "a.o", "-o", "a.so"}));
 }
