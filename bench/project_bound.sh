@@ -73,10 +73,11 @@ top = max(r["slowest_units"], key=lambda u: u.get("cpu_s") or u["duration_s"])
 print(top["name"], r["cores"], r["total_cpu_s"], r["makespan_s"])
 PY
 )
-# Ninja ran in build_temp with -f kiln-ninja/<extension>/build.ninja (data/parallel_extensions.py);
+# Ninja ran in build_temp (build-kiln/setuptools/temp.*, kiln build's own folder since the wheel
+# backend runs there) with -f kiln-ninja/<extension>/build.ninja (data/parallel_extensions.py);
 # a CMake or plain torch build runs in the Ninja file's own folder.
 cmd="" cwd=""
-for f in $(find "$proj/build" -name build.ninja); do
+for f in $(find "$proj/build-kiln" "$proj/build" -name build.ninja 2>/dev/null); do
   d=$(dirname "$f")
   c=$(ninja -C "$d" -t commands "$unit" 2>/dev/null | tail -1)
   [ -n "$c" ] || continue
@@ -84,7 +85,7 @@ for f in $(find "$proj/build" -name build.ninja); do
   case $d in */kiln-ninja/*) cwd=${d%/kiln-ninja/*};; *) cwd=$d;; esac
   break
 done
-[ -n "$cmd" ] || { echo "no Ninja file under $proj/build builds $unit"; exit 1; }
+[ -n "$cmd" ] || { echo "no Ninja file under $proj/build-kiln or $proj/build builds $unit"; exit 1; }
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 cmd=${cmd//$proj\/build-kiln\/.kiln\/bin\/nvcc/$nvcc}
 cmd=${cmd//$proj\/build-kiln\/.kiln\/bin\/c++/c++}
