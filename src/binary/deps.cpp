@@ -105,8 +105,9 @@ void check_version_needs(const std::vector<VersionNeed>& needs, const std::vecto
 }
 
 // Undefined symbols of the file that no loaded library defines (weak ones and, for a Python
-// extension, the interpreter's API excepted).
-void find_undefined(const std::vector<Symbol>& dsyms, const std::vector<LoadedObject>& objs, DepsReport& rep) {
+// extension or a library loaded into the interpreter, the interpreter's API excepted).
+void find_undefined(const std::vector<Symbol>& dsyms, const std::vector<LoadedObject>& objs, bool in_interpreter,
+                    DepsReport& rep) {
   std::map<std::string_view, std::vector<std::string_view>> defined;  // name -> versions
   std::vector<std::vector<Symbol>> keep;
   keep.reserve(objs.size());
@@ -117,7 +118,7 @@ void find_undefined(const std::vector<Symbol>& dsyms, const std::vector<LoadedOb
     for (const auto& sy : keep.back())
       if (sy.defined() && !sy.name.empty()) defined[sy.name].push_back(sy.version);
   }
-  bool python_extension = false;
+  bool python_extension = in_interpreter;
   for (const auto& sy : dsyms) python_extension |= sy.defined() && sy.name.rfind("PyInit_", 0) == 0;
   for (const auto& sy : dsyms) {
     if (sy.defined() || sy.name.empty() || sy.binding == 2 /* weak */ || sy.type == 3 /* section */) continue;
@@ -206,7 +207,7 @@ DepsReport resolve_deps(const std::string& given, const DepsOptions& opt, const 
   auto dsyms = root.dynamic_symbols();
   if (dsyms) rep.abi.cxx_abi = abi_of(*dsyms);
   if (auto needs = root.version_needs()) check_version_needs(*needs, objs, path, rep);
-  if (opt.undefined && dsyms) find_undefined(*dsyms, objs, rep);
+  if (opt.undefined && dsyms) find_undefined(*dsyms, objs, opt.in_interpreter, rep);
   return rep;
 }
 

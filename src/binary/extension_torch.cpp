@@ -92,11 +92,59 @@ std::string enclosing_site_packages(const std::string& abs_path) {
 
 std::optional<ExtensionTorch> ExtensionTorchFinder::find(const std::string& path) {
   if (!python_extension_module(path, s_, root_)) return std::nullopt;
+  return locate_and_record(path);
+}
+
+ExtensionTorch ExtensionTorchFinder::locate_and_record(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
   auto t = locate(path);
   const std::pair<std::string, std::string> key{t.torch_dir, t.how};
   if (std::find(order_.begin(), order_.end(), key) == order_.end()) order_.push_back(key);
   return t;
+}
+
+namespace {
+
+// A library of torch's own that the file names itself (libc10.so, libtorch_cpu.so, ...), not found.
+bool misses_torch_library(const DepsReport& d) {
+  return std::any_of(d.libraries.begin(), d.libraries.end(), [&](const ResolvedLibrary& lib) {
+    return !lib.path && lib.needed_by == d.path &&
+           (lib.name.rfind("libc10", 0) == 0 || lib.name.rfind("libtorch", 0) == 0);
+  });
+}
+
+// A shared library that is not also a program (no PT_INTERP): something else loads it.
+bool loadable_library(const std::string& path, const io::Seams& s, const std::string& root) {
+  DepsOptions opt;
+  opt.root = root;
+  auto blob = LibrarySearch(opt, s).load(path);
+  if (!blob) return false;
+  auto elf = Elf::parse(blob->bytes());
+  if (!elf || elf->type() != 3) return false;
+  return std::none_of(elf->segments().begin(), elf->segments().end(),
+                      [](const Segment& seg) { return seg.type == 3 /* PT_INTERP */; });
+}
+
+}  // namespace
+
+DepsReport ExtensionTorchFinder::resolve(const std::string& path, DepsOptions opt, bool* after_torch) {
+  const DepsOptions alone = opt;
+  bool after = add_preloaded(path, opt);
+  if (after) opt.in_interpreter = true;
+  auto d = resolve_deps(path, opt, s_);
+  if (!after && misses_torch_library(d) && loadable_library(path, s_, root_)) {
+    const auto t = locate_and_record(path);
+    if (!t.loaded.empty() || !t.lib_folder.empty()) {
+      opt = alone;
+      opt.loaded.insert(opt.loaded.end(), t.loaded.begin(), t.loaded.end());
+      if (!t.lib_folder.empty()) opt.preloaded.push_back(t.lib_folder);
+      opt.in_interpreter = true;
+      d = resolve_deps(path, opt, s_);
+      after = true;
+    }
+  }
+  if (after_torch) *after_torch = after;
+  return d;
 }
 
 ExtensionTorch ExtensionTorchFinder::locate(const std::string& path) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "binary/deps.hpp"
 #include "binary/resolved_library.hpp"
 #include "io/seams.hpp"
 
@@ -53,11 +54,19 @@ public:
   // Adds what `import torch` loaded to the options of a module's dependency resolution; false
   // (nothing added) for a file that is not a Python extension module.
   bool add_preloaded(const std::string& path, DepsOptions& opt);
+  // The file's libraries as the process that loads it finds them (kiln verify and inspect --deps
+  // ask this one question): a Python extension module after `import torch`; a shared library that
+  // needs torch's libraries and does not find them itself, too, since nothing but a process that
+  // imported torch can load it (torch.ops.load_library or ctypes after `import torch`: pytorch_scatter
+  // 648dda3's _scatter_cpu.so has no PyInit_ and no RUNPATH); anything else as ld.so alone finds
+  // them. `after_torch` (optional): whether it was resolved after `import torch`.
+  DepsReport resolve(const std::string& path, DepsOptions opt, bool* after_torch = nullptr);
   // Every torch used so far with how it was chosen (for the report), in the order first used.
   std::vector<ExtensionTorch> used() const;
 
 private:
   ExtensionTorch locate(const std::string& path);
+  ExtensionTorch locate_and_record(const std::string& path);
   ExtensionTorch asked(const std::string& python, const std::string& how);
   ExtensionTorch with_torch(const std::string& torch_dir, const std::string& how);
 

@@ -17,6 +17,8 @@ struct DepsOptions {
   // Libraries already loaded, by the name the loader matches (a DT_NEEDED that loaded it, its file
   // name) -> path: what `import torch` loaded (binary/extension_torch). Matched before any search.
   std::vector<std::pair<std::string, std::string>> loaded;
+  // Loaded into a Python process (after `import torch`): the interpreter provides its C API.
+  bool in_interpreter = false;
 };
 
 struct ResolvedLibrary {

@@ -226,8 +226,7 @@ VerifyReport verify_files(const std::vector<std::string>& paths,
     d.root = opt.root;
     d.undefined = true;
     d.preloaded = opt.preloaded;
-    w.python_module = torch.add_preloaded(walk.files[i], d);
-    w.deps = resolve_deps(walk.files[i], d, s);
+    w.deps = torch.resolve(walk.files[i], d, &w.python_module);
     // An extension is checked against the libtorch it will load: the first torch core library.
     for (const auto& lib : w.deps->libraries)
       if (lib.path && is_torch_core(lib.name) && w.deps->abi.cxx_abi != "none") {

@@ -70,9 +70,7 @@ public:
       files[i] = binary::inspect_file(walk.files[i], opt);
       if (render_.deps && files[i].format != binary::FileFormat::other &&
           files[i].format != binary::FileFormat::wheel && files[i].format != binary::FileFormat::archive) {
-        auto d = dopt;
-        torch.add_preloaded(walk.files[i], d);
-        deps[i] = binary::resolve_deps(walk.files[i], d, s);
+        deps[i] = torch.resolve(walk.files[i], dopt);
       }
     });
     int rc = kOk;

@@ -1,6 +1,8 @@
 // Dependency resolution on shared libraries that g++ builds at test time (skipped without g++).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "binary/deps.hpp"
 #include "binary/extension_torch.hpp"
 #include "binary/verify.hpp"
@@ -274,44 +276,64 @@ TEST_F(Deps, ExtensionModulesReuseWhatTorchsImportLoaded) {
 
 // A module named plain NAME.so (importlib's last suffix; sam2 2b90b9f5 installs sam2/_C.so) is
 // imported after torch like a tagged one: on the GPU host `kiln build` of sam2 failed its own verify
-// with "needs libc10.so ... not found" for a module that imported and ran. A plain library beside it
-// that nothing imports still needs its libraries found. (A made-up library name: Debian's
-// python3-torch puts a libc10.so where the loader looks.)
-TEST_F(Deps, APlainNameModuleIsCheckedAsImportedAfterTorch) {
+// with "needs libc10.so ... not found" for a module that imported and ran. So is a library that
+// needs torch's libraries and has no way to find them itself: only a process that imported torch
+// can load it (pytorch_scatter 648dda3's _scatter_cpu.so, loaded with torch.ops.load_library, no
+// PyInit_; its `kiln build` on the GPU host failed its own verify the same way). A library missing
+// for real still fails, and a program is never loaded after torch. (A made-up torch library name:
+// Debian's python3-torch puts a libc10.so where the loader looks.)
+TEST_F(Deps, WhatOnlyAProcessWithTorchCanLoadIsCheckedAfterImportTorch) {
   const std::string sp = dir.path() + "/lib/python3.12/site-packages";
   std::filesystem::create_directories(sp + "/torch/lib");
   std::filesystem::create_directories(sp + "/pkg");
+  std::filesystem::create_directories(dir / "gone");
   std::string log;
   ASSERT_TRUE(
-      compile(s.proc, {"-shared", "-fPIC", "-o", sp + "/torch/lib/libtorchlike_c10.so", dir.path() + "/b.cpp"}, log))
+      compile(s.proc, {"-shared", "-fPIC", "-o", sp + "/torch/lib/libtorch_kilntest.so", dir.path() + "/b.cpp"}, log))
+      << log;
+  ASSERT_TRUE(compile(s.proc, {"-shared", "-fPIC", "-o", dir.path() + "/gone/libghost.so", dir.path() + "/b.cpp"}, log))
       << log;
   dir.write("init.cpp",
             "#include <string>\nstd::string b_func(const std::string&);\n"
             "extern \"C\" void* PyInit__C() { static std::string s = b_func(\"x\"); return &s; }\n");
-  const std::vector<std::string> link{"-L" + sp + "/torch/lib", "-Wl,--no-as-needed", "-ltorchlike_c10"};
-  auto build = [&](const std::string& out, std::vector<std::string> extra) {
-    std::vector<std::string> args{"-shared", "-fPIC", "-o", out, dir.path() + "/init.cpp"};
+  dir.write("ops.cpp",
+            "#include <string>\nstd::string b_func(const std::string&);\nstd::string op() { return b_func(\"o\"); }\n");
+  dir.write(
+      "main.cpp",
+      "#include <string>\nstd::string b_func(const std::string&);\nint main() { return b_func(\"m\").size(); }\n");
+  const std::vector<std::string> link{"-L" + sp + "/torch/lib", "-Wl,--no-as-needed", "-ltorch_kilntest"};
+  auto build = [&](const std::string& out, const std::string& src, std::vector<std::string> extra) {
+    std::vector<std::string> args{"-fPIC", "-o", out, dir.path() + "/" + src};
     args.insert(args.end(), link.begin(), link.end());
     args.insert(args.end(), extra.begin(), extra.end());
     return compile(s.proc, args, log);
   };
-  // torch's own module finds libc10 through its RUNPATH; the project's modules have none.
-  ASSERT_TRUE(build(sp + "/torch/_C.cpython-312-x86_64-linux-gnu.so", {"-Wl,--enable-new-dtags,-rpath,$ORIGIN/lib"}))
+  // torch's own module finds its libraries through its RUNPATH; the project's files have none.
+  ASSERT_TRUE(build(sp + "/torch/_C.cpython-312-x86_64-linux-gnu.so", "init.cpp",
+                    {"-shared", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/lib"}))
       << log;
-  ASSERT_TRUE(build(sp + "/pkg/_C.so", {})) << log;
-  ASSERT_TRUE(compile(s.proc,
-                      {"-shared", "-fPIC", "-o", sp + "/pkg/libhelper.so", dir.path() + "/b.cpp",
-                       "-L" + sp + "/torch/lib", "-Wl,--no-as-needed", "-ltorchlike_c10"},
-                      log))
-      << log;
+  ASSERT_TRUE(build(sp + "/pkg/_C.so", "init.cpp", {"-shared"})) << log;
+  ASSERT_TRUE(build(sp + "/pkg/_ops_cpu.so", "ops.cpp", {"-shared"})) << log;
+  ASSERT_TRUE(build(sp + "/pkg/libhelper.so", "ops.cpp", {"-shared", "-L" + dir.path() + "/gone", "-lghost"})) << log;
+  ASSERT_TRUE(build(sp + "/pkg/tool", "main.cpp", {})) << log;
+  std::filesystem::remove(dir.path() + "/gone/libghost.so");
   EXPECT_TRUE(python_extension_module(sp + "/pkg/_C.so", s.seams));
-  EXPECT_FALSE(python_extension_module(sp + "/pkg/libhelper.so", s.seams));
-  EXPECT_FALSE(python_extension_module(sp + "/torch/lib/libtorchlike_c10.so", s.seams));
+  EXPECT_FALSE(python_extension_module(sp + "/pkg/_ops_cpu.so", s.seams));
+  EXPECT_FALSE(python_extension_module(sp + "/torch/lib/libtorch_kilntest.so", s.seams));
   auto v = verify_files({sp + "/pkg"}, {}, VerifyOptions{}, s.seams);
-  std::vector<std::string> missing;
+  std::set<std::string> missing;
   for (const auto& p : v.problems)
-    if (p.kind == ProblemKind::missing_library) missing.push_back(p.file);
+    if (p.kind == ProblemKind::missing_library) missing.insert(p.file + " " + p.why.substr(0, p.why.find(' ', 6)));
   std::string all;
   for (const auto& p : v.problems) all += p.line() + "\n";
-  EXPECT_EQ(missing, std::vector<std::string>{sp + "/pkg/libhelper.so"}) << all;
+  EXPECT_EQ(missing, (std::set<std::string>{sp + "/pkg/libhelper.so needs libghost.so",
+                                            sp + "/pkg/tool needs libtorch_kilntest.so"}))
+      << all;
+  // kiln inspect --deps asks the same question and gets the same answer.
+  ExtensionTorchFinder torch(s.seams, "");
+  bool after = false;
+  EXPECT_EQ(torch.resolve(sp + "/pkg/_ops_cpu.so", DepsOptions{}, &after).missing(), 0u);
+  EXPECT_TRUE(after);
+  EXPECT_EQ(torch.resolve(sp + "/pkg/tool", DepsOptions{}, &after).missing(), 1u);
+  EXPECT_FALSE(after);
 }
