@@ -62,6 +62,13 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
     if (!plan.torch_package.empty())
       probe.files[fmt::format("torch{} (its version.py)", plan.torch_version.empty() ? "" : " " + plan.torch_version)] =
           plan.torch_package + "/version.py";
+    // And the headers its units include: Python.h (an extension's), torch's own (both kinds). A
+    // node without them failed every unit placed there, blamed on the project.
+    if (plan.kind == read::ProjectKind::extension)
+      if (const auto inc = probe::python_headers_dir(s, plan.python); !inc.empty() && s.fs.exists(inc + "/Python.h"))
+        probe.files["Python.h (the Python headers)"] = inc + "/Python.h";
+    if (const auto h = plan.torch_package + "/include/torch/extension.h"; !plan.torch_package.empty() && s.fs.exists(h))
+      probe.files["torch/extension.h (torch's C++ headers)"] = h;
   }
   if (auto cxx = s.env.get("CXX"); cxx && !cxx->empty())
     probe.tools.push_back(io::which(s, *cxx).value_or(*cxx));

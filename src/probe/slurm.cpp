@@ -1,5 +1,6 @@
 #include "probe/slurm.hpp"
 #include "core/text.hpp"
+#include "io/isolated_python.hpp"
 
 #include <unistd.h>
 
@@ -141,6 +142,13 @@ tl::expected<Allocation, std::string> detect_allocation(io::Seams& s, const Slur
     }
   }
   return a;
+}
+
+std::string python_headers_dir(io::Seams& s, const std::string& python) {
+  if (python.empty()) return "";
+  auto r = s.proc.run(io::isolated_python(python, "import sysconfig; print(sysconfig.get_paths()['include'])",
+                                          io::PythonSite::skipped));
+  return r.ok() ? core::trim(r.out) : "";
 }
 
 std::vector<std::string> probe_script_argv(const NodeProbe& p) {

@@ -52,6 +52,9 @@ struct NodeProbe {
   std::string exchange_dir;
   std::string nonce;  // the exchanged text; empty: made from the pid and the clock
 };
+// The folder of the interpreter's Python.h (sysconfig's "include"), "" when it does not answer:
+// a torch extension's units read it on every node.
+std::string python_headers_dir(io::Seams& s, const std::string& python);
 // The probe's script: fixed text, the paths and tools come as its arguments (never spliced in).
 std::vector<std::string> probe_script_argv(const NodeProbe& p);
 // Runs the probe here and as one step with a task on every node; the first difference, as a

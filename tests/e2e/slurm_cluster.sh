@@ -142,6 +142,40 @@ grep -q "node n3 does not see the build folder $work/hidden/b" "$work/err" || { 
 [ ! -e "$work/hidden/b/build.ninja" ] || fail "it configured before checking the nodes"
 echo "precondition: $(grep -o 'node n3 does not see.*' "$work/err" | cut -c1-80)..."
 
+# --- a node without Python's or torch's headers: named before the first unit (issue 35) -----------
+# n3 has the interpreter and torch at the same paths, but no Python.h, then no torch headers: a
+# build there failed every unit placed on n3, blamed on the project.
+pyinc=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null || true)
+torchinc=$(/usr/bin/python3 -c 'import os, torch; print(os.path.dirname(torch.__file__) + "/include")' 2>/dev/null || true)
+if [ -f "$pyinc/Python.h" ] && [ -f "$torchinc/torch/extension.h" ] \
+  && /usr/bin/python3 -c "import torch.utils.cpp_extension, setuptools, wheel" 2>/dev/null; then
+  /usr/bin/python3 -m venv --system-site-packages --without-pip "$work/venv"
+  mkdir -p "$work/tx"
+  echo 'int answer() { return 42; }' > "$work/tx/a.cpp"
+  printf 'from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CppExtension\nsetup(name="tx", ext_modules=[CppExtension("tx", ["a.cpp"])], cmdclass={"build_ext": BuildExtension})\n' \
+    > "$work/tx/setup.py"
+  n3=$(cat "$work/slurmd-n3.pid")
+  for hide in "$pyinc" "$torchinc"; do
+    nsenter -t "$n3" -m mount -t tmpfs kiln-headers "$hide"
+    set +e
+    salloc -p hid -N2 --ntasks-per-node=1 -c2 --mem=12000 -Q "$kiln" build "$work/tx" --slurm \
+      --python "$work/venv/bin/python" --build-dir "$work/tx-b" > "$work/out" 2> "$work/err"
+    rc=$?
+    set -e
+    nsenter -t "$n3" -m umount "$hide"
+    [ "$rc" = 1 ] || { cat "$work/err"; fail "a node without $hide: exit $rc, not 1"; }
+    case $hide in
+      "$pyinc") what="Python.h (the Python headers) than this machine ($pyinc/Python.h: missing there)";;
+      *) what="torch/extension.h (torch's C++ headers) than this machine ($torchinc/torch/extension.h: missing there)";;
+    esac
+    grep -qF "node n3 has another $what" "$work/err" || { cat "$work/err"; fail "no precondition error naming n3 and $hide"; }
+    [ -z "$(find "$work/tx-b" -name '*.o' 2>/dev/null)" ] || fail "it compiled before checking the nodes' headers"
+    echo "precondition: $(grep -o 'node n3 has another.*' "$work/err" | cut -c1-100)..."
+  done
+else
+  echo "note: no torch cpp_extension with headers for /usr/bin/python3: the headers' precondition was not run"
+fi
+
 # --- a node that dies mid-build: its units are retried on the other ------------------------------
 echo 3 > "$work/delay"
 "${alloc[@]}" "$kiln" build "$work/p" --slurm --no-ccache -D CMAKE_CXX_COMPILER="$work/slowcc" --build-dir "$work/p-kill" \
