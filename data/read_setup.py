@@ -686,7 +686,9 @@ class ArchFlow:
         names it becomes, how its code splits and converts it, and whether it reaches an nvcc or
         CMake architecture flag."""
         spell = found["spelling"]
-        todo = [(m, enclosing_function(start, m) or m.tree, [start], set())]
+        # A name that holds the value is the list too: a test of it (`if wanted:`) decides what the
+        # list drives, its else the fallback the list replaces.
+        todo = [(m, enclosing_function(start, m) or m.tree, [start], {start.id} if isinstance(start, ast.Name) else set())]
         done = set()
         while todo:
             m, scope, starts, names = todo.pop()
@@ -740,6 +742,9 @@ class ArchFlow:
                 if isinstance(n, ast.Call) and call_name(n) == "int" and isinstance(n.func, ast.Name) and n.args \
                         and isinstance(n.args[0], ast.Name) and n.args[0].id in names:
                     spell["int_whole"] = True  # int(x) of a whole entry: no dots, no suffix
+                if isinstance(n, ast.Call) and call_name(n) == "float" and isinstance(n.func, ast.Name) and n.args \
+                        and isinstance(n.args[0], ast.Name) and n.args[0].id in names:
+                    spell["float_whole"] = True  # float(x) of a whole entry: "8.6", a major and minor with a dot
                 if isinstance(n, (ast.JoinedStr, ast.BinOp)) and mentions(n) and not self.inside_string(m, n) \
                         and not a_message(m, n):
                     texts = [x.value for x in ast.walk(n) if isinstance(x, ast.Constant) and isinstance(x.value, str)]
@@ -880,7 +885,7 @@ class Effects:
                 kind, cur = "bool", p
                 continue
             if isinstance(p, (ast.If, ast.While, ast.IfExp)) and p.test is cur:
-                found["sites"].append((m, p, pol, tv or "", prefix))  # "": a bare truth test
+                found["sites"].append((m, p, pol, tv or "", prefix, tv is None))  # "", True: a bare truth test
                 return
             if isinstance(p, ast.Assign) and p.value is cur:
                 for t in p.targets:
@@ -937,12 +942,15 @@ class Effects:
                 continue
             found = {"sites": [], "values": [], "archs": [], "literals": set(), "lit_at": {}, "or_probe": False,
                      "filters": [], "metadata": [],
-                     "spelling": {"seps": [], "parts": [], "dot_dropped": False, "suffix": False, "int_whole": False}}
+                     "spelling": {"seps": [], "parts": [], "dot_dropped": False, "suffix": False, "int_whole": False,
+                                  "float_whole": False}}
             if isinstance(node, ast.Compare):  # 'X' in os.environ: a truth test of its presence
                 self.follow(m, node, ("bool", isinstance(node.ops[0], ast.In), None, False), found)
             else:
                 self.follow(m, node, ("value", True, None, False), found)
-            if not found["sites"] and not found["archs"]:
+            # Also where the value is tested too: an architecture list is often checked for being set
+            # before it is parsed (fused-ssim's `if cuda_archs_env:`, NATTEN's `CUDA_ARCH != ""`).
+            if not found["archs"]:
                 for vm, vnode in found["values"][:4]:
                     self.archs.arch_flow(vm, vnode, found)
             literals.setdefault(s["name"], set()).update(found["literals"])
@@ -959,7 +967,8 @@ class Effects:
             self.set_effect(s, "select", True, v, pre, lit_at.get((s["name"], v)))
             return
         best = None
-        for m, st, pol, tv, prefix in found["sites"]:
+        nonempty_opens = False  # the best gate opens for any non-empty value: a list of targets opens it
+        for m, st, pol, tv, prefix, bare in found["sites"]:
             eff = self.branches.site_effect(m, st)
             if eff is None:
                 continue
@@ -969,6 +978,9 @@ class Effects:
             rank = {"swallow": 0, "cuda": 1, "ext": 2}[effect]
             if best is None or rank < best[0]:
                 best = (rank, effect, want, tv, prefix, (m, st))
+                nonempty_opens = effect != "swallow" and (want if bare else tv == "" and not want)
+        if found["archs"] and (best is None or nonempty_opens):
+            best = None  # its own architecture list: the planned targets both fill it and open the gate
         if best:
             self.set_effect(s, best[1], best[2], best[3], best[4], best[5])
             s["or_probe"] = found["or_probe"]
@@ -976,13 +988,13 @@ class Effects:
             m, n, reach = found["archs"][0]
             sp = found["spelling"]
             seps = sp["seps"]
-            form = "dotted" if "." in sp["parts"] else "numbers" if sp["int_whole"] else ""
+            form = "dotted" if "." in sp["parts"] or sp["float_whole"] else "numbers" if sp["int_whole"] else ""
             self.set_effect(s, "archs", True, "", False, (m, n))
             s["arch"] = {"reach": reach, "sep": ";" if ";" in seps else seps[0] if seps else "", "form": form,
                          "dot_dropped": sp["dot_dropped"], "suffix": bool(sp["suffix"]) and (form == "dotted" or not sp["int_whole"])}
         elif found["filters"]:
             self.set_effect(s, "subset", False, "", False, found["filters"][0])
-        elif found["sites"] and all(self.branches.flags_only(m, st) for m, st, _, _, _ in found["sites"]):
+        elif found["sites"] and all(self.branches.flags_only(m, st) for m, st, *_ in found["sites"]):
             self.set_effect(s, "flags", False, "", False, self.branches.flags_only(*found["sites"][0][:2]))
         elif found["metadata"] and not found["sites"]:
             self.set_effect(s, "metadata", False, "", False, found["metadata"][0])

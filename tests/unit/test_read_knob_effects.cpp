@@ -99,6 +99,24 @@ TEST(KnobEffects, ArchitectureListInTheSpellingItsCodeParses) {
   EXPECT_EQ(decided(plan_for("tiny-cuda-nn", hopper))["TCNN_CUDA_ARCHITECTURES"].value, "90;100");
 }
 
+TEST(KnobEffects, ArchitectureListTestedForBeingSetIsStillTheList) {
+  // NATTEN: NATTEN_CUDA_ARCH="9.0" (docs/install.md:226); compared with "" it also decides whether the
+  // wheel has its native library, which a GPU-less build host never got: kiln left it unclassified.
+  // float() of each entry: dotted.
+  read::KnobContext two;
+  two.sass = {90, 100};
+  std::map<std::string, Decided> natten = {{"NATTEN_CUDA_ARCH", {"arch-list", "9.0", "kiln", "setup.py:10"}}};
+  EXPECT_EQ(decided(plan_for("natten")), natten);
+  EXPECT_EQ(decided(plan_for("natten", two))["NATTEN_CUDA_ARCH"].value, "9.0;10.0");
+  // fused-ssim: `if wanted:` before the split; f"-gencode=arch=compute_{entry}": numbers. The
+  // fallback in the else is what the list replaces, not a hard-coded list.
+  std::map<std::string, Decided> ssim = {{"CUDA_ARCHITECTURES", {"arch-list", "90", "kiln", "setup.py:12"}}};
+  auto kp = plan_for("fused-ssim", two);
+  ssim["CUDA_ARCHITECTURES"].value = "90;100";
+  EXPECT_EQ(decided(kp), ssim);
+  EXPECT_EQ(kp.hardcoded_archs, "");
+}
+
 TEST(KnobEffects, GencodeUnderTheProjectsOwnListIsNotHardCoded) {
   // flash-attention setup.py at 0251105a2fb19d2957484b7f023cd8c115286ced: `if "80" in cuda_archs():`
   // around its -gencode appends (:180-200), the list read from FLASH_ATTN_CUDA_ARCHS (:74).
