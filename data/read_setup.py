@@ -92,6 +92,25 @@ def enclosing_function(node, m):
     return up
 
 
+def environ_key(target):
+    """KEY of an assignment target os.environ["KEY"], else None."""
+    if isinstance(target, ast.Subscript) and dotted(target.value) in ("os.environ", "environ"):
+        return const_str(target.slice.value if isinstance(target.slice, ast.Index) else target.slice)
+    return None
+
+
+def under_test_of(m, node, key):
+    """Whether node sits under an if (or conditional expression) whose test names the string key:
+    `if os.getenv("KEY") is None:`, code that runs only where the variable is unset or checked."""
+    up = m.parent.get(node)
+    while up is not None:
+        if isinstance(up, (ast.If, ast.IfExp, ast.While)) and any(
+                isinstance(x, ast.Constant) and x.value == key for x in ast.walk(up.test)):
+            return True
+        up = m.parent.get(up)
+    return False
+
+
 def call_name(node):
     """f for f(...) and x.f(...), else None."""
     if not isinstance(node, ast.Call):
@@ -1194,6 +1213,12 @@ class BuildFacts:
                     self.p.out["extensions"].append({"kind": "ext_modules", "where": m.where(node), "text": m.text(node.lineno)})
                 if is_setup and f.endswith("cuda.is_available") and not self.p.out["probes"] and self.gates_cuda(node, m, alias):
                     self.p.out["probes"].append({"where": m.where(node), "text": m.text(node.lineno)})
+            # os.environ["TORCH_CUDA_ARCH_LIST"] = "3.7+PTX;5.0;...": the project replaces the planned list
+            # with its own before cpp_extension reads it (erikwijmans/Pointnet2_PyTorch b5ceb6d9).
+            if is_setup and not self.p.out["hardcoded_archs"] and isinstance(node, ast.Assign) \
+                    and const_str(node.value) and any(environ_key(t) == "TORCH_CUDA_ARCH_LIST" for t in node.targets) \
+                    and not under_test_of(m, node, "TORCH_CUDA_ARCH_LIST"):  # kaolin, apex: only when it is unset
+                self.p.out["hardcoded_archs"] = "%s %s" % (m.where(node), m.text(node.lineno))
             s = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
             if s is None:
                 continue

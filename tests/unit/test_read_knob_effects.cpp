@@ -139,6 +139,30 @@ TEST(KnobEffects, GencodeUnderTheProjectsOwnListIsNotHardCoded) {
   EXPECT_EQ(plan_in(q.dir.string()).hardcoded_archs.substr(0, 11), "setup.py:3 ");
 }
 
+TEST(KnobEffects, TorchArchListOverwrittenBySetupPyIsHardCoded) {
+  // erikwijmans/Pointnet2_PyTorch b5ceb6d9 pointnet2_ops_lib/setup.py:19 sets TORCH_CUDA_ARCH_LIST to
+  // its own list (3.7+PTX ... 7.5: nothing CUDA 13 builds, nothing native on an H100) right before
+  // setup(); kiln's plan said nothing of it. Written here.
+  const std::string ext = "setup(name='x', ext_modules=[CUDAExtension('x', ['x.cu'])])\n";
+  Scratch p(
+      "import os\n"
+      "from setuptools import setup\n"
+      "from torch.utils.cpp_extension import CUDAExtension\n"
+      "os.environ['TORCH_CUDA_ARCH_LIST'] = '3.7+PTX;5.0;7.5'\n" +
+      ext);
+  EXPECT_EQ(plan_in(p.dir.string()).hardcoded_archs.substr(0, 11), "setup.py:4 ");
+  // Filled only where it is unset (apex 6424da3b setup.py:128-131, kaolin d52da9f8 setup.py:78-96):
+  // kiln's list stays; and emptied (tiny-cuda-nn) is no list at all.
+  Scratch q(
+      "import os\n"
+      "from setuptools import setup\n"
+      "from torch.utils.cpp_extension import CUDAExtension\n"
+      "if os.getenv('TORCH_CUDA_ARCH_LIST') is None:\n    os.environ['TORCH_CUDA_ARCH_LIST'] = '8.0;9.0'\n"
+      "os.environ['TORCH_CUDA_ARCH_LIST'] = ''\n" +
+      ext);
+  EXPECT_EQ(plan_in(q.dir.string()).hardcoded_archs, "");
+}
+
 TEST(KnobEffects, AcceleratorChosenAmongTheProjectsBackends) {
   // Torch-FL docs/getting-started/installation.md:7: ACCELERATOR=cuda (its default).
   std::map<std::string, Decided> fl = {{"ACCELERATOR", {"accelerator", "cuda", "kiln", "setup.py:8"}}};
