@@ -615,6 +615,19 @@ class Branches:
             return "ext", False
         return None
 
+    def makes_extension(self, st):
+        """Whether a simple statement creates an extension object or adds one to the list setup()
+        gets (stricter than produces: a list of .cu source names makes none)."""
+        for n in ast.walk(st):
+            if isinstance(n, ast.Call):
+                f = call_name(n) or ""
+                target = n.func.value if isinstance(n.func, ast.Attribute) else None
+                if f in self.cuda_names or f.endswith("Extension") and not f.startswith("Build"):
+                    return True
+                if f in ("append", "extend", "insert") and isinstance(target, ast.Name) and target.id in self.ext_vars:
+                    return True
+        return False
+
     def flag_in(self, m, stmts):
         """The first compiler flag (a string starting with -, not an architecture, not a message) the
         code adds or returns."""
@@ -839,6 +852,7 @@ class Effects:
     def __init__(self, project, reads, index, branches, rocm, archs):
         self.p, self.reads, self.index = project, reads, index
         self.branches, self.rocm, self.archs = branches, rocm, archs
+        self.ext_sites = []  # (sighting, module, if) of each switch whose branch makes extensions
 
     def follow(self, m, node, state, found, depth=0, seen=None):
         """Climbs from node (a read, or a use of a name that holds its value) to what it controls.
@@ -978,6 +992,57 @@ class Effects:
             results.append((s, found))
         for s, found in results:
             self.decide(s, found, literals.get(s["name"], set()), lit_at)
+        self.mark_beside()
+
+    def mark_beside(self):
+        """For each switch whose branch makes extensions, the switches that decide the extensions
+        made outside that branch ("" for those made under none): one that only adds an extension
+        beside others the project builds anyway (apex's contrib switches beside APEX_CPP_EXT and
+        APEX_CUDA_EXT) is told from one without which nothing is built (ColossalAI's BUILD_EXT,
+        whose branch holds every extension). kiln decides which of the two it is
+        (src/read/project_knobs.cpp); a statement in a function counts where the function is called."""
+        if not self.ext_sites:
+            return
+        made = [(m, st) for m in self.p.modules if m.depth <= 1 for st in ast.walk(m.tree)
+                if isinstance(st, ast.stmt) and not hasattr(st, "body") and self.branches.makes_extension(st)]
+        for s, m, site in self.ext_sites:
+            names = set()
+            for pm, st in made:
+                where = self.run_from(pm, st)
+                if where is None or any(wm is m and self.inside(wm, w, site) for wm, w in where):
+                    continue
+                for wm, w in where:
+                    under = {s2["name"] for s2, m2, site2 in self.ext_sites if m2 is wm and self.inside(wm, w, site2)}
+                    if s["name"] in under:
+                        break
+                    names.update(under or {""})
+            if names:
+                s["beside"] = sorted(names)
+
+    def run_from(self, m, node, depth=0):
+        """The places node runs from: itself outside any function, else its function's calls (None
+        when unknown: a function of several definitions, never called by name, or too deep)."""
+        fn = enclosing_function(node, m)
+        if fn is None:
+            return [(m, node)]
+        if depth > 3 or not self.index.unique(fn.name):
+            return None
+        calls = self.index.calls_of(fn.name)
+        out = []
+        for m2, c in calls:
+            w = self.run_from(m2, c, depth + 1)
+            if w is None:
+                return None
+            out += w
+        return out or None
+
+    @staticmethod
+    def inside(m, node, st):
+        while node is not None:
+            if node is st:
+                return True
+            node = m.parent.get(node)
+        return False
 
     def decide(self, s, found, literals, lit_at):
         cudaish = sorted((v, pre) for v, pre in literals if v.lower() == "cuda" or pre and v.lower() == "cu")
@@ -1003,6 +1068,8 @@ class Effects:
         if best:
             self.set_effect(s, best[1], best[2], best[3], best[4], best[5])
             s["or_probe"] = found["or_probe"]
+            if best[1] == "ext" and best[2]:
+                self.ext_sites.append((s, best[5][0], best[5][1]))
         elif found["archs"]:
             m, n, reach = found["archs"][0]
             sp = found["spelling"]

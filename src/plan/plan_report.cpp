@@ -120,11 +120,16 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
 }
 
 std::string knobs_to_text(const read::KnobPlan& kp) {
-  std::string out, unknown;
+  std::string out, unknown, optional;
   bool first = true;
   for (const auto& k : kp.knobs) {
     if (k.role == read::knob_roles::kUnrelated || k.role == read::knob_roles::kKilnSets)
       continue;  // in --json; in text they would bury the gates
+    // One line for the optional extensions left off (apex has eighteen); each with its reason in --json.
+    if (k.role == read::knob_roles::kOptionalExtension && k.origin == read::KnobOrigin::none) {
+      optional += (optional.empty() ? "" : ", ") + k.name + " (" + k.where + ")";
+      continue;
+    }
     if (k.role == read::knob_roles::kUnknown && k.origin == read::KnobOrigin::none) {
       unknown +=
           (unknown.empty() ? "" : ", ") + k.name + (k.flag.empty() ? "" : " (" + k.flag + ")") + " at " + k.where;
@@ -138,6 +143,11 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
   }
   for (const auto& probe : kp.probes)
     out += "gate      " + probe + "  [CUDA is compiled only where torch sees a GPU]\n";
+  if (!optional.empty())
+    out +=
+        "note: optional extensions left off (each adds one beside those the project builds; --knob NAME=1 builds "
+        "it): " +
+        optional + "\n";
   if (!unknown.empty()) out += "note: switches kiln cannot classify, left as they are: " + unknown + "\n";
   for (const auto& u : kp.undecided) out += "undecided " + u + "\n";
   if (kp.reader.rfind("line patterns", 0) == 0) out += "note: setup.py read with " + kp.reader + "\n";

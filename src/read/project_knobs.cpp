@@ -1,6 +1,7 @@
 #include "read/project_knobs.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <regex>
@@ -409,6 +410,42 @@ std::optional<std::string> knob_role(const std::string& name, const std::string&
   return std::nullopt;
 }
 
+namespace {
+
+// A build opt-in that only adds an extension beside those the project builds anyway (made under no
+// switch, or under one that is on in this plan) is an optional part, not the gate of the build:
+// left off, the project's default, and named. apex 6424da3b (setup.py:165-817): APEX_CPP_EXT and
+// APEX_CUDA_EXT make the extensions its README installs; eighteen contrib switches each add one
+// more, and with all of them on kiln's build needed an empty submodule (cudnn-frontend) and failed
+// on the GPU host. One whose branch holds every extension (ColossalAI's BUILD_EXT) stays on.
+void leave_optional_extensions(std::vector<Knob>& knobs, const std::vector<KnobSighting>& merged) {
+  std::vector<std::string> on;  // switches this plan turns on that are not opt-ins themselves
+  for (const auto& k : knobs)
+    if (k.role != knob_roles::kBuildOptIn && !k.value.empty() && !k.on_value.empty() && k.value == k.on_value)
+      on.push_back(k.name);
+  const Role* optional = nullptr;
+  for (const auto& r : roles())
+    if (r.id == knob_roles::kOptionalExtension) optional = &r;
+  if (!optional) return;
+  for (auto& k : knobs) {
+    if (k.role != knob_roles::kBuildOptIn) continue;
+    auto s = std::find_if(merged.begin(), merged.end(), [&](const KnobSighting& m) { return m.name == k.name; });
+    if (s == merged.end()) continue;
+    std::vector<std::string> made_by;
+    for (const auto& b : s->beside)
+      if (b.empty() || std::find(on.begin(), on.end(), b) != on.end()) made_by.push_back(b.empty() ? "no switch" : b);
+    if (made_by.empty()) continue;
+    k.role = knob_roles::kOptionalExtension;
+    k.reason = fmt::format("{} (the project builds others with {}){}", optional->reason, fmt::join(made_by, ", "),
+                           k.on_value.empty() ? "" : fmt::format("; --knob {}={} builds it", k.name, k.on_value));
+    if (k.origin == KnobOrigin::kiln) k.value.clear(), k.origin = KnobOrigin::none;
+    if (k.origin == KnobOrigin::knob_option) k.reason = "given with --knob";
+    k.proposed.clear();
+  }
+}
+
+}  // namespace
+
 KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
   KnobPlan kp;
   kp.torch_cpu_only = ctx.torch_cpu_only;
@@ -511,6 +548,7 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
     }
     kp.knobs.push_back(std::move(k));
   }
+  leave_optional_extensions(kp.knobs, merged);
   decide_ops(reading, ctx, kp);
   for (const auto& u : reading.undecided)
     kp.undecided.push_back(u.where + (u.text.empty() ? "" : " " + u.text) + ": " + u.why);

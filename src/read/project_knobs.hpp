@@ -33,9 +33,10 @@ inline constexpr KnobOrigin kKnobOrigins[] = {KnobOrigin::none, KnobOrigin::kiln
 namespace knob_roles {
 inline constexpr std::string_view kForceBuild = "force-build", kCudaEnable = "cuda-enable", kCudaSkip = "cuda-skip",
                                   kCppEnable = "cpp-enable", kUnrelated = "unrelated", kKilnSets = "kiln-sets",
-                                  kArchList = "arch-list";
-inline constexpr std::string_view kFromTable[] = {kForceBuild, kCudaEnable, kCudaSkip, kCppEnable,
-                                                  kUnrelated,  kKilnSets,   kArchList};
+                                  kArchList = "arch-list", kBuildOptIn = "build-opt-in",
+                                  kOptionalExtension = "optional-extension";
+inline constexpr std::string_view kFromTable[] = {kForceBuild, kCudaEnable, kCudaSkip,   kCppEnable,        kUnrelated,
+                                                  kKilnSets,   kArchList,   kBuildOptIn, kOptionalExtension};
 inline constexpr std::string_view kOp = "op", kUnknown = "unknown";
 }  // namespace knob_roles
 
@@ -72,8 +73,8 @@ struct Knob {
   bool sets() const { return origin == KnobOrigin::kiln || origin == KnobOrigin::knob_option; }
   bool gate() const {
     using namespace knob_roles;
-    return role == kForceBuild || role == kCudaEnable || role == kCudaSkip || role == kCppEnable || effect == "ext" ||
-           effect == "cuda" || effect == "select";
+    return role == kForceBuild || role == kCudaEnable || role == kCudaSkip || role == kCppEnable ||
+           (effect == "ext" && role != kOptionalExtension) || effect == "cuda" || effect == "select";
   }
 };
 

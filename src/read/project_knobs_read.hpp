@@ -44,6 +44,9 @@ struct KnobSighting {
   bool or_probe = false;     // the gate is `torch.cuda.is_available() or <this>`: open where torch sees a GPU
   std::string effect_where;  // the gate's file:line, and its text
   std::string effect_text;
+  // For an "ext" switch kiln turns on: the switches that decide the extensions made outside its
+  // branch ("" for one made under none); empty when its branch holds every extension.
+  std::vector<std::string> beside;
   struct ArchSpelling {
     std::string reach;         // nvcc, cmake or torch
     std::string sep;           // ";", "," or " " (what its code splits on), "" unknown

@@ -67,6 +67,51 @@ TEST(KnobEffects, OptInThatDecidesWhetherAnyExtensionIsMade) {
   EXPECT_EQ(decided(plan_for("colossalai", cpu))["BUILD_EXT"].value, "");
 }
 
+TEST(KnobEffects, AnOptInThatAddsOneExtensionBesideTheCoreIsLeftOff) {
+  // apex 6424da3b: its README installs with --cpp_ext --cuda_ext; each contrib switch adds one more
+  // extension. With every one on, kiln's build on the GPU host needed the empty cudnn-frontend
+  // submodule and failed after two minutes.
+  auto kp = plan_for("apex-contrib");
+  std::map<std::string, Decided> want = {
+      {"APEX_CPP_EXT", {"cpp-enable", "1", "kiln", "setup.py:16"}},
+      {"APEX_CUDA_EXT", {"cuda-enable", "1", "kiln", "setup.py:18"}},
+      {"APEX_FAST_BOTTLENECK", {"optional-extension", "", "", "setup.py:20"}},
+      {"APEX_PEER_MEMORY", {"optional-extension", "", "", "setup.py:22"}},
+      {"APEX_XENTROPY", {"optional-extension", "", "", "setup.py:24"}},
+  };
+  EXPECT_EQ(decided(kp), want);
+  const auto* k = find(kp, "APEX_FAST_BOTTLENECK");
+  ASSERT_TRUE(k);
+  EXPECT_NE(k->reason.find("with APEX_CPP_EXT, APEX_CUDA_EXT"), std::string::npos) << k->reason;
+  EXPECT_NE(k->reason.find("--knob APEX_FAST_BOTTLENECK=1 builds it"), std::string::npos) << k->reason;
+  EXPECT_FALSE(k->gate());  // never the cause of a build that compiled no CUDA
+  // The user's --knob still builds one.
+  read::KnobContext ctx;
+  ctx.overrides["APEX_XENTROPY"] = "1";
+  EXPECT_EQ(decided(plan_for("apex-contrib", ctx))["APEX_XENTROPY"].value, "1");
+}
+
+TEST(KnobEffects, AnOptInIsAGateWhenNothingIsBuiltWithoutIt) {
+  // Beside an extension made under no switch, an opt-in only adds; when its branch (or the
+  // function it calls) makes every extension, nothing is built without it.
+  Scratch extra(
+      "import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+      "ext_modules = [CUDAExtension('core', ['core.cu'])]\n"
+      "if os.environ.get('WITH_EXTRAS', '0') == '1':\n"
+      "    ext_modules.append(CUDAExtension('extra', ['extra.cu']))\n"
+      "setup(name='p', ext_modules=ext_modules)\n");
+  EXPECT_EQ(decided(plan_in(extra.dir.string()))["WITH_EXTRAS"].role, "optional-extension");
+  Scratch gate(
+      "import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+      "def get_extensions():\n"
+      "    return [CUDAExtension('a', ['a.cu']), CUDAExtension('b', ['b.cu'])]\n"
+      "ext_modules = []\n"
+      "if os.environ.get('WITH_EXTRAS', '0') == '1':\n"
+      "    ext_modules = get_extensions()\n"
+      "setup(name='p', ext_modules=ext_modules)\n");
+  EXPECT_EQ(decided(plan_in(gate.dir.string()))["WITH_EXTRAS"], (Decided{"build-opt-in", "1", "kiln", "setup.py:7"}));
+}
+
 TEST(KnobEffects, JitSwitchesAreSetForAnAheadOfTimeBuildWhicheverWayTheyPoint) {
   // spconv README.md:194: SPCONV_DISABLE_JIT="1"; kernel_tools README.md:81: USE_KERNEL_TOOLS_JIT=0.
   std::map<std::string, Decided> spconv = {{"SPCONV_DISABLE_JIT", {"ahead-of-time", "1", "kiln", "setup.py:7"}}};

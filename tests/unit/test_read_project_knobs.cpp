@@ -528,8 +528,11 @@ TEST(ProjectKnobsTable, EveryRoleHasAnActionAReasonAndSources) {
     EXPECT_FALSE(r["reason"].value_or(std::string()).empty()) << id;
     ASSERT_NE(r["sources"].as_array(), nullptr) << id;
     EXPECT_FALSE(r["sources"].as_array()->empty()) << id;
-    // A role is found by its names, or by what a switch does (effects, data/read_setup.py's Effects).
-    EXPECT_TRUE(r["names"].as_array() != nullptr || r["effects"].as_array() != nullptr) << id;
+    // A role is found by its names, or by what a switch does (effects, data/read_setup.py's Effects),
+    // or given by the decision that names it (given_by).
+    EXPECT_TRUE(r["names"].as_array() != nullptr || r["effects"].as_array() != nullptr ||
+                !r["given_by"].value_or(std::string()).empty())
+        << id;
     const std::vector<std::string> effects = {"ext:on",      "ext:off",  "cuda:on", "cuda:off", "swallow:on",
                                               "swallow:off", "select",   "archs",   "rocm",     "subset",
                                               "flags",       "metadata", "fatal"};
