@@ -95,9 +95,11 @@ SlurmBuild prepare_slurm(plan::Plan& plan, io::Seams& s) {
   kiln.slurm_reports = plan.build_dir + "/.kiln/steps";
   kiln.slurm_tag = b.tag;
   kiln.slurm_node_cpus = *std::min_element(a.cpus.begin(), a.cpus.end());
-  // The lost nodes too: the watchdog knows the job lost them, not only that the others live.
-  for (const auto& list : {a.nodes, a.lost})
-    for (const auto& n : list) kiln.slurm_nodes += (kiln.slurm_nodes.empty() ? "" : ",") + n;
+  // Each node with its CPUs (the launchers stop offering a dead node's), and the lost nodes too:
+  // the watchdog knows the job lost them, not only that the others live.
+  for (size_t i = 0; i < a.nodes.size(); ++i)
+    kiln.slurm_nodes += fmt::format("{}{}:{}", kiln.slurm_nodes.empty() ? "" : ",", a.nodes[i], a.cpus[i]);
+  for (const auto& n : a.lost) kiln.slurm_nodes += (kiln.slurm_nodes.empty() ? "" : ",") + n;
   if (a.node_mem_kib) kiln.slurm_node_mem_kib = a.node_mem_kib;
   for (auto& [k, v] : kiln.to_env()) plan.env[k] = std::move(v);
   return b;

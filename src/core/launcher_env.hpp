@@ -59,7 +59,7 @@ struct LauncherEnv {
   std::optional<long long> slurm_node_cpus, slurm_retries, slurm_step_wait;  // the last two: a user's settings
   std::optional<std::uint64_t> slurm_node_mem_kib;
   std::string slurm_srun, slurm_squeue, slurm_sinfo;  // the Slurm tools to use (tests point them at fakes)
-  std::string slurm_nodes;  // the allocation's nodes, comma-separated: the watchdog asks sinfo about them
+  std::string slurm_nodes;  // the allocation's nodes, "n1:CPUS,n2:CPUS": the watchdog asks sinfo about them
   std::string step_report;  // on the node: where this step's report goes
 
   // The variables that are set, by name.

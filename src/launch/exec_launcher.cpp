@@ -13,6 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <set>
@@ -246,10 +247,38 @@ std::vector<std::string> rewrite_command(std::vector<std::string> argv, const io
   return ccache_friendly_nvcc_args(argv);
 }
 
+// Marks a reservation whose compile runs as a Slurm job step (its cores are a node's, not here).
+constexpr const char* kStepField = "step";
+
+// kiln build --slurm once a node died (issue 35: Ninja's -j still counted it, and the units past
+// the live nodes' CPUs waited in srun, then ran beside the others): a unit runs as a step only
+// while the steps running leave it a core and their memory on the nodes left; otherwise it waits
+// here, under the governor, as any unit waits for memory. The first wait is said once.
+bool slurm_room(const SlurmConfig& c, const std::vector<Reservation>& running, const Grant& grant, io::Seams& s,
+                const ExecRecord& rec, bool& said) {
+  const auto left = room_left(c, s.fs);
+  if (!left || left->cpus <= 0) return true;  // nothing dead; or no CPU known: the watchdog decides
+  int cores = 0, steps = 0;
+  std::uint64_t kib = 0;
+  for (const auto& r : running)
+    if (r.field(kStepField) == "1") cores += std::max(1, r.threads), kib += r.kib, ++steps;
+  const int mine = c.node_cpus > 0 ? std::min(std::max(1, grant.cores), c.node_cpus) : std::max(1, grant.cores);
+  const std::uint64_t mem = c.node_mem_kib * static_cast<std::uint64_t>(left->nodes);
+  if (steps == 0 || (cores + mine <= left->cpus && (mem == 0 || kib + grant.kib <= mem))) return true;
+  if (!said)
+    s.err << fmt::format(
+        "kiln exec: node {} of Slurm allocation {} is dead: {} waits here for one of the {} CPUs left ({} in use "
+        "by this build's steps)\n",
+        fmt::join(left->dead, ", "), c.job_id, rec.output.empty() ? "the unit" : rec.output, left->cpus, cores);
+  said = true;
+  return false;
+}
+
 // Waits under the memory governor until the compile's expected peak fits the budget, with a
 // thread grant for nvcc when there are idle cores. Returns the nvcc flags of the grant.
 std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l, bool nvcc,
-                  const std::string& user_append, const std::string& ledger_path, std::uint64_t budget) {
+                  const std::string& user_append, const std::string& ledger_path, std::uint64_t budget,
+                  const std::optional<SlurmConfig>& slurm) {
   ExecRecord& rec = l.rec;
   const auto kiln = core::LauncherEnv::from_env(s.env);
   const bool governed = kiln.split;  // kiln build's thread grants are on
@@ -280,6 +309,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
   Priority priority;
   Reservation plain{pid, rec.expected_kib};
   Reservation decided = plain;
+  bool said_slurm = false;
   auto g = acquire_decided(
       *l.ledger, s.clock, pid,
       [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
@@ -295,7 +325,9 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
           priority = decide_priority(unit.work(), has_kernels ? weighed_threads(grant) : 1,
                                      peers(unit.work(), running, soon, cores, policy), policy.priority);
         if (!admits(running, grant.kib, budget)) return std::nullopt;
+        if (slurm && !slurm_room(*slurm, running, grant, s, rec, said_slurm)) return std::nullopt;
         Reservation r{pid, grant.kib, grant.cores, 0};
+        if (slurm) r.extra.emplace_back(kStepField, "1");
         // What the next launches weigh this one by (rule 5 of thread_grant).
         if (!rec.output.empty()) r.extra.emplace_back("unit", history_key(rec.output));
         set_work(r, unit.work());
@@ -439,7 +471,8 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
     const std::string user_append = s.env.get("NVCC_APPEND_FLAGS").value_or("");
     std::string flags;
     if (const auto kiln = core::LauncherEnv::from_env(s.env); !kiln.ledger.empty() && kiln.mem_budget_kib)
-      flags = admit(argv, s, l, nvcc, user_append, kiln.ledger, *kiln.mem_budget_kib);
+      flags = admit(argv, s, l, nvcc, user_append, kiln.ledger, *kiln.mem_budget_kib,
+                    compiles_a_source(argv) ? slurm_config(s.env) : std::nullopt);
     if (auto t = time_flag(argv, s, l, nvcc, user_append); !t.empty()) flags += (flags.empty() ? "" : " ") + t;
     if (!flags.empty()) {
       child_env = s.env.all();

@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "core/text.hpp"
+
 namespace kiln::launch {
 
 bool node_state_dead(const std::string& t) {
@@ -51,6 +53,37 @@ NodeHealth allocation_health(const std::string& sinfo, const std::vector<std::st
       h.left.push_back(n);
   }
   return h;
+}
+
+void note_dead_nodes(io::Filesystem& fs, const std::string& reports, const NodeHealth& h) {
+  if (reports.empty() || h.dead.empty()) return;
+  fs.make_dirs(reports);
+  for (const auto& [node, state] : h.dead)
+    if (node.find('/') == std::string::npos && !fs.exists(reports + "/dead-" + node))
+      fs.write(reports + "/dead-" + node, state + "\n");
+}
+
+std::vector<std::string> noted_dead_nodes(const io::Filesystem& fs, const std::string& reports) {
+  std::vector<std::string> out;
+  if (reports.empty()) return out;
+  for (const auto& entry : fs.list(reports)) {
+    const auto name = entry.substr(entry.find_last_of('/') + 1);
+    if (name.rfind("dead-", 0) == 0 && name.size() > 5) out.push_back(name.substr(5));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::pair<std::string, int>> parse_slurm_nodes(const std::string& text) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& item : core::split(text, ',')) {
+    if (item.empty()) continue;
+    const auto colon = item.find(':');
+    const auto cpus = colon == std::string::npos ? std::nullopt : core::parse_int(item.substr(colon + 1));
+    out.emplace_back(item.substr(0, colon),
+                     cpus && *cpus > 0 ? static_cast<int>(std::min<long long>(*cpus, 1 << 20)) : 0);
+  }
+  return out;
 }
 
 }  // namespace kiln::launch

@@ -68,13 +68,25 @@ std::optional<SlurmConfig> slurm_config(const io::Environment& env) {
   if (!kiln.slurm_srun.empty()) c.srun = kiln.slurm_srun;
   if (!kiln.slurm_squeue.empty()) c.squeue = kiln.slurm_squeue;
   if (!kiln.slurm_sinfo.empty()) c.sinfo = kiln.slurm_sinfo;
-  for (auto& n : core::split(kiln.slurm_nodes, ','))
-    if (!n.empty()) c.nodes.push_back(n);
+  for (auto& [node, cpus] : parse_slurm_nodes(kiln.slurm_nodes)) {
+    c.nodes.push_back(node);
+    c.cpus.push_back(cpus);
+  }
   if (auto n = kiln.slurm_retries) c.retries = static_cast<int>(std::clamp(*n, 0LL, 10LL));
   if (auto n = kiln.slurm_node_mem_kib) c.node_mem_kib = *n;
   if (auto n = kiln.slurm_node_cpus) c.node_cpus = static_cast<int>(std::clamp(*n, 0LL, 1LL << 20));
   if (auto n = kiln.slurm_step_wait) c.step_wait_s = static_cast<int>(std::clamp(*n, 1LL, 86400LL));
   return c;
+}
+
+std::optional<RoomLeft> room_left(const SlurmConfig& c, const io::Filesystem& fs) {
+  RoomLeft r;
+  r.dead = noted_dead_nodes(fs, c.reports);
+  if (r.dead.empty()) return std::nullopt;
+  for (size_t i = 0; i < c.nodes.size(); ++i)
+    if (std::find(r.dead.begin(), r.dead.end(), c.nodes[i]) == r.dead.end() && i < c.cpus.size() && c.cpus[i] > 0)
+      r.cpus += c.cpus[i], ++r.nodes;
+  return r;
 }
 
 std::vector<std::string> step_argv(const SlurmConfig& c, const StepAsk& ask, const std::vector<std::string>& command) {
@@ -256,6 +268,7 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
       waited_ms += slice_ms;
       queued_ms += slice_ms;
       exclude(ask, health.dead_names());
+      note_dead_nodes(s.fs, c.reports, health);
       if (!health.dead.empty() && ask.overlap) {
         run.error = dead_nodes_stop(
             c, health,
@@ -293,6 +306,7 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
     } else {
       exclude(ask, {node});
       exclude(ask, health.dead_names());
+      note_dead_nodes(s.fs, c.reports, health);
       ++run.attempts;
       waited_ms = 0;
       s.err << fmt::format("kiln exec: warning: {} was lost on {} (srun {}); retrying on another node{}\n",

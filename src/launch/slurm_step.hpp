@@ -32,6 +32,7 @@ namespace kiln::launch {
 struct SlurmConfig {
   std::string job_id, tag, reports, srun = "srun", squeue = "squeue", sinfo = "sinfo";
   std::vector<std::string> nodes;  // the allocation's, as kiln build read them; empty: unknown
+  std::vector<int> cpus;           // each node's CPUs in the allocation (0: unknown, or lost before the build)
   std::string self;                // kiln's own binary, at the same path on the nodes
   int retries = 2;                 // further attempts after the first
   std::uint64_t node_mem_kib = 0;  // 0: unknown
@@ -45,6 +46,14 @@ struct SlurmConfig {
 };
 // nullopt when the launcher is not asked to use Slurm (or SLURM_JOB_ID is missing).
 std::optional<SlurmConfig> slurm_config(const io::Environment& env);
+
+// What is left of the allocation once nodes died (the watchdog notes them, launch/slurm_nodes): the
+// CPUs and nodes of the others. nullopt while no node of this build is noted dead.
+struct RoomLeft {
+  int cpus = 0, nodes = 0;
+  std::vector<std::string> dead;
+};
+std::optional<RoomLeft> room_left(const SlurmConfig& c, const io::Filesystem& fs);
 
 struct StepAsk {
   std::uint64_t mem_kib = 0;         // expected peak (the governor's learned one, with headroom)

@@ -13,6 +13,8 @@
 #  2. in the same allocation, shrunk to n1 by Slurm, with n1's cores held by another step: a new
 #     `kiln build --slurm` builds on n1 alone (the node the job lost is named, not probed), each
 #     unit asked again beside the other step once its first slice ran out; bounded and printed.
+#     With -j 4 (a -j that still counts n2's CPUs), once the watchdog has noted n2 dead the units
+#     past n1's 2 CPUs wait in kiln, saying so, instead of being asked of Slurm.
 # Needs root (slurmd) and Slurm's daemons; exit 77 otherwise.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -56,7 +58,7 @@ chmod +x "$work/badcc"
 
 cat > "$work/inside.sh" <<SH
 set -u
-build() { KILN_SLURM_STEP_WAIT=\${WAIT:-6} "$kiln" build "$work/p" --slurm --no-ccache -D CMAKE_CXX_COMPILER="\${CC_FOR:-$work/slowcc}" --build-dir "\$1"; }
+build() { KILN_SLURM_STEP_WAIT=\${WAIT:-6} "$kiln" build "$work/p" --slurm --no-ccache -D CMAKE_CXX_COMPILER="\${CC_FOR:-$work/slowcc}" --build-dir "\$1" \${JOBS:+-j \$JOBS}; }
 # 0. A unit fails on n2 alone.
 CC_FOR=$work/badcc build "$work/b0" > "$work/b0.out" 2> "$work/b0.err"; echo "0: kiln exited \$?"
 # 1. n2 dies mid-build.
@@ -75,7 +77,7 @@ srun --jobid=\$SLURM_JOB_ID --job-name=hog -N1 -n1 --exact -c2 --mem=1000M -w n1
 hog=\$!
 for _ in \$(seq 1 50); do squeue -h -s -j \$SLURM_JOB_ID -o %j | grep -q hog && break; sleep 0.2; done
 start=\$(date +%s)
-WAIT=3 build "$work/b2" > "$work/b2.out" 2> "$work/b2.err"
+WAIT=3 JOBS=4 build "$work/b2" > "$work/b2.out" 2> "$work/b2.err"
 echo "2: kiln exited \$? after \$(( \$(date +%s) - start ))s"
 kill \$hog 2>/dev/null; wait
 exit 0
@@ -107,7 +109,9 @@ grep -q "node(s) n2 of Slurm job [0-9]* failed and left the job (salloc --no-kil
 grep -q "node n2 of Slurm allocation [0-9]* is dead (n2 (down\*)).*(--exclude=n2 --overlap)" "$log2" \
   || { grep kiln "$log2"; fail "no unit was asked again beside the other step"; }
 [ "$(grep -c 'ran on n1' "$log2")" = 10 ] || { grep kiln "$log2"; fail "not every unit ran on n1"; }
-echo "2. shrunk allocation, n1's cores held: built on n1 in ${secs}s"
+grep -q "node n2 of Slurm allocation [0-9]* is dead: CMakeFiles/p.dir/unit_[0-9]*.cpp.o waits here for one of the 2 CPUs left" "$log2" \
+  || { grep kiln "$log2"; fail "with -j 4, no unit waited in kiln for the CPUs n1 has"; }
+echo "2. shrunk allocation, n1's cores held: built on n1 in ${secs}s; with -j 4, $(grep -c 'waits here for one of the 2 CPUs left' "$log2") unit(s) waited in kiln for n1's CPUs"
 
 # --- 3. a torch extension (cpp_extension's Ninja, each compile a step) whose node dies ----------------
 if ! /usr/bin/python3 -c "import torch.utils.cpp_extension, setuptools, wheel" 2>/dev/null; then
