@@ -91,7 +91,11 @@ tl::expected<TorchPackage, std::string> locate_torch_package(const io::Seams& s,
                     *exe));
   const std::string dir = torch + "/share/cmake/Torch";
   if (!has_config(s.fs, dir))
-    return tl::unexpected(fmt::format("find_package(Torch): {} has no share/cmake/Torch/TorchConfig.cmake", torch));
+    return tl::unexpected(
+        fmt::format("find_package(Torch): {}'s torch ({}) has no share/cmake/Torch/TorchConfig.cmake (a "
+                    "distribution's torch, such as Debian's python3-torch, ships none); pip install torch there, "
+                    "pass --python with an interpreter whose torch has it, or set Torch_DIR or LIBTORCH",
+                    *exe, torch));
   return TorchPackage{dir, *exe + " (importlib.util.find_spec)"};
 }
 

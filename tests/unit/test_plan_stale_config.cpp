@@ -192,9 +192,15 @@ TEST(Libtorch, RecognisesFindPackageTorchAndPassesTorchArchList) {
   EXPECT_FALSE(read::uses_torch_package(h.fs, "/plain"));
 
   // Found through python's find_spec, without importing torch.
-  h.fs.add_file("/site/torch/share/cmake/Torch/TorchConfig.cmake", "");
   h.proc.on(io::isolated_python_line("/usr/bin/python3", read::torch_find_spec_script(), io::PythonSite::needed),
             io::ran("/site/torch\n"));
+  // A torch without CMake files (Debian's python3-torch 1.13 here; tatsy/torchmcubes 3381600d's
+  // find_package(Torch CONFIG REQUIRED) met it): the error says what to do, not only what is missing.
+  auto none = h.plan("/app", {.gpus = {"h100"}});
+  ASSERT_FALSE(none);
+  for (const char* what : {"/site/torch", "/usr/bin/python3", "pip install torch", "--python", "Torch_DIR"})
+    EXPECT_NE(none.error().message.find(what), std::string::npos) << what << " in " << none.error().message;
+  h.fs.add_file("/site/torch/share/cmake/Torch/TorchConfig.cmake", "");
   auto p = h.plan("/app", {.gpus = {"h100"}});
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_TRUE(p->libtorch());
