@@ -12,6 +12,7 @@
 import ast
 import json
 import os
+import re
 import signal
 import sys
 
@@ -399,6 +400,9 @@ class EnvReads:
 ARCH_MARKERS = ("arch=compute_", "compute_", "sm_", "-gencode", "--generate-code", "CUDA_ARCHITECTURES", "CUDA_ARCH_LIST",
                 "CUDAARCHS")
 SEPARATORS = (";", ",", " ")
+# nvcc's -arch=sm_35 / --gpu-architecture=compute_80 with the architecture written in (torch-points3d/
+# torch-points-kernels 40153193 setup.py:44 "-arch=sm_35": nothing CUDA 13 builds).
+ARCH_FLAG = re.compile(r"^(-arch|--gpu-architecture)[= ]?(sm|compute|lto)_[0-9]")
 EXITS = {"exit", "_exit", "quit"}
 # torch's own tests for a ROCm build: code behind one of them (and an `and` with one) runs only there.
 ROCM_PROBES = {"torch.version.hip", "version.hip", "IS_HIP_EXTENSION", "cpp_extension.IS_HIP_EXTENSION"}
@@ -1291,7 +1295,8 @@ class BuildFacts:
                 continue
             if (s.endswith(".cu") or s == "nvcc" and isinstance(m.parent.get(node), ast.Dict)) and not self.p.out["cuda_evidence"] and is_setup:
                 self.p.out["cuda_evidence"] = "%s %s" % (m.where(node), m.text(node.lineno))
-            if is_setup and not self.p.out["hardcoded_archs"] and ("arch=compute_" in s or s in ("-gencode", "--generate-code")) \
+            if is_setup and not self.p.out["hardcoded_archs"] and ("arch=compute_" in s or s in ("-gencode", "--generate-code")
+                                                                  or ARCH_FLAG.match(s)) \
                     and not self.archs.arch_controlled(m, node):  # a line the project's own list drives is not hard-coded
                 self.p.out["hardcoded_archs"] = "%s %s" % (m.where(node), m.text(node.lineno))
             if m.depth <= 1 and not self.p.out["calls_cmake"] and s == "cmake" and isinstance(m.parent.get(node), (ast.List, ast.Call)):

@@ -184,6 +184,25 @@ TEST(KnobEffects, GencodeUnderTheProjectsOwnListIsNotHardCoded) {
   EXPECT_EQ(plan_in(q.dir.string()).hardcoded_archs.substr(0, 11), "setup.py:3 ");
 }
 
+TEST(KnobEffects, ArchFlagWithTheArchitectureWrittenInIsHardCoded) {
+  // torch-points3d/torch-points-kernels 40153193 setup.py:44 nvcc_flags += ["-arch=sm_35", ...]: CUDA 13
+  // cannot build sm_35, and kiln plan named no hard-coded architecture. Written here.
+  Scratch p(
+      "from setuptools import setup\n"
+      "from torch.utils.cpp_extension import CUDAExtension\n"
+      "flags = ['--expt-relaxed-constexpr', '-arch=sm_35']\n"
+      "setup(name='x', ext_modules=[CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': flags})])\n");
+  EXPECT_EQ(plan_in(p.dir.string()).hardcoded_archs.substr(0, 11), "setup.py:3 ");
+  // -arch= with the project's own list after it is no hard-coded architecture.
+  Scratch q(
+      "import os\n"
+      "from setuptools import setup\n"
+      "from torch.utils.cpp_extension import CUDAExtension\n"
+      "flags = ['-arch=' + os.environ.get('MY_ARCH', 'native')]\n"
+      "setup(name='x', ext_modules=[CUDAExtension('x', ['x.cu'], extra_compile_args={'nvcc': flags})])\n");
+  EXPECT_EQ(plan_in(q.dir.string()).hardcoded_archs, "");
+}
+
 TEST(KnobEffects, TorchArchListOverwrittenBySetupPyIsHardCoded) {
   // erikwijmans/Pointnet2_PyTorch b5ceb6d9 pointnet2_ops_lib/setup.py:19 sets TORCH_CUDA_ARCH_LIST to
   // its own list (3.7+PTX ... 7.5: nothing CUDA 13 builds, nothing native on an H100) right before
