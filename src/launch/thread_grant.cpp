@@ -256,7 +256,7 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   if (capped) n = std::max(own_threads, idle_cores);
   // Rule 6b: in the last wave, threads at the weight of its own for the cores ending compiles leave.
   const bool tail =
-      n <= own_threads && idle.planned && idle.waiting < cores && others > 0 && policy.tail_threads > own_threads;
+      n <= own_threads && idle.planned && idle.waiting < cores && share.units > 1 && policy.tail_threads > own_threads;
   std::string tail_why;
   if (tail) {
     tail_why = fmt::format("; the last wave ({} unit{} waiting on {} cores)", idle.waiting,

@@ -52,7 +52,10 @@
 //      record, docs/benchmarks.md): every unit ran on one thread, the backward units started last,
 //      and the longest ended 217 s after the last unit started, 120 s of them on fewer than 16 of the
 //      32 cores. Not without a plan (the last wave is unknown), nor for a unit known to be short or
-//      to end before a running one (rules 3 and 4).
+//      to end before a running one (rules 3 and 4). The first unit too, when others start beside it:
+//      flash-attention's 16 head-dim-64 units on 16 cores ended at 372 s, on the one unit that
+//      started first and was left one thread (the others, with 4, ended by 310 s).
+//      data/build_jobs.toml tail_threads, docs/benchmarks.md "Session 12".
 //   7. Memory: each extra thread reserves thread_memory_fraction x the unit's expected peak; the
 //      extra may use at most memory_share of what the budget has left beside the running
 //      reservations and the unit's own base, so the total always fits the budget.

@@ -553,6 +553,22 @@ TEST(ThreadGrant, TheLastWaveGetsThreadsAtTheWeightOfOne) {
   EXPECT_GT(g.kib, 4 * GiB);  // the extra threads' memory is reserved
 }
 
+TEST(ThreadGrant, TheFirstUnitOfASingleWaveGetsTheLastWavesThreads) {
+  // flash-attention's head-dim-64 units on 16 cores (GPU host): 17 units, the first launched with
+  // nothing running and 15 coming; it was left one thread and ended the build 100 s after the rest.
+  std::vector<launch::UnitWork> coming(15, launch::UnitWork{100, std::nullopt, false});
+  auto u = cuda_unit();
+  u.estimate = 100;
+  launch::Idle idle{.waiting = 1, .planned = true};
+  const auto g = launch::decide_grant(u, {}, 16, 1000 * GiB, 0, policy(), coming, idle);
+  EXPECT_EQ(g.cores, 4) << g.why;
+  EXPECT_EQ(g.weigh_threads, 1);
+  // Alone (nothing running, nothing coming), rule 5 gives it the cores at full weight.
+  const auto alone = launch::decide_grant(u, {}, 16, 1000 * GiB, 0, policy(), {}, idle);
+  EXPECT_EQ(alone.weigh_threads, 0) << alone.why;
+  EXPECT_GT(alone.cores, 4) << alone.why;
+}
+
 TEST(ThreadGrant, NoTailThreadsBeforeTheLastWaveOrWithoutAPlan) {
   // As many waiting as cores: a whole wave is still to come and takes the cores that free up.
   auto g = among_equal_units(32, true);
