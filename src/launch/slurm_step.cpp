@@ -242,6 +242,9 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
       run.result.peak_rss_kib = rep->peak_rss_kib;
       run.result.cpu = std::chrono::milliseconds(rep->cpu_ms);
       run.queued_ms = queued_ms + std::max<long>(0, r.wall.count() - rep->wall_ms);
+      // The compile's own time on the node: srun's also holds Slurm's placing it (queued_ms), and
+      // kiln report's lanes charge a node with this alone, not the attempts lost elsewhere.
+      run.result.wall = std::chrono::milliseconds(rep->wall_ms);
       return run;
     }
     // The compiler never finished: whatever it wrote is not an object Ninja may trust.

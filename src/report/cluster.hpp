@@ -30,6 +30,11 @@ struct ClusterUse {
 };
 ClusterUse cluster_use(const Profile& p, int buckets = 60);
 
+// What --simulate replays for a unit: its recorded run time (less time queued, and the lost
+// attempts of a Slurm step), but no more than its CPU time over its granted cores, so a unit
+// slowed by contention on the recorded machine is not slower in the projection.
+long run_time(const Unit& u);
+
 struct ClusterShape {
   int nodes = 1, cores = 1;
   std::uint64_t mem_kib = 0;

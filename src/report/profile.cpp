@@ -362,6 +362,7 @@ void attach_exec_records(const ProfileInput& in, Profile& p, const UnitOf& unit_
     u.cpu_ms = r->cpu_ms;
     u.peak_rss_kib = r->peak_rss_kib;
     u.waited_ms = std::min(r->waited_ms, u.duration_ms());
+    u.run_ms = r->wall_ms > 0 ? std::min(r->wall_ms, u.duration_ms()) : -1;
     u.archs = r->archs;
     u.source = r->source;
     u.phases = r->phases;

@@ -35,6 +35,9 @@ struct Unit {
   long duration_ms() const { return end_ms - start_ms; }
   // From the exec log when it has this unit; -1 when unknown.
   long cpu_ms = -1, peak_rss_kib = -1, waited_ms = 0;
+  // The compile's own run time as the launcher measured it (under --slurm, the node's, of the
+  // attempt that finished; lost attempts and time queued excluded); -1 when unknown.
+  long run_ms = -1;
   int archs = 0;
   int lane = 0;
   bool critical = false;

@@ -143,6 +143,7 @@ TEST(SlurmStep, FinishedStepCarriesTheNodesMeasurements) {
   EXPECT_EQ(run.result.peak_rss_kib, 900000);
   EXPECT_EQ(run.result.cpu.count(), 4000);
   EXPECT_EQ(run.queued_ms, 2000);
+  EXPECT_EQ(run.result.wall.count(), 1000);  // the compile's on the node: kiln report's lane for n1
   ASSERT_EQ(rig.slurm.calls.size(), 1u);
   EXPECT_EQ(rig.slurm.calls[0].env->count("KILN_SLURM_UNITS"), 0u);  // the node side runs the compiler itself
   EXPECT_TRUE(rig.fs.list("/b/.kiln/steps").empty());                // reports are cleaned up

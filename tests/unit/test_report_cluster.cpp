@@ -108,3 +108,43 @@ TEST(ReportCluster, OneLanePerNodeAndHowBusy) {
   EXPECT_NE(report::render_cluster_text(use, {}).find("n2"), std::string::npos);
   EXPECT_TRUE(report::cluster_use(eight_and_a_link()).lanes.empty());  // a local build has no nodes
 }
+
+// Issue 35: --simulate replayed wall times measured beside other compiles on shared cores (one
+// 2-core node running four at once: 2m04s projected against 63 s real). A unit's CPU time over its
+// cores is what it takes where it has them.
+TEST(ReportCluster, ProjectionReplaysCpuTimeNotWallStretchedByContention) {
+  auto p = eight_and_a_link();
+  for (int i = 0; i < 8; ++i) {
+    p.units[i].end_ms = 20000;  // four at once on two cores: each twice its CPU time
+    p.units[i].cpu_ms = 10000;
+  }
+  p.units[8].start_ms = 20000, p.units[8].end_ms = 25000;  // the link: no CPU time recorded, its wall
+  auto one = report::simulate(p, link_needs_all(), *report::parse_shape("1x2x64G"), 0);
+  EXPECT_EQ(one.makespan_ms, 45000);   // 4 rounds of 2 compiles of 10 s, then the 5 s link
+  EXPECT_EQ(one.cpu_bound_ms, 42500);  // (8 x 10 s + 5 s) over 2 cores
+  // A split compile: its CPU time over its granted cores; never longer than it ran.
+  report::Unit u = p.units[0];
+  u.cores = 4, u.cpu_ms = 24000;
+  EXPECT_EQ(report::run_time(u), 6000);
+  u.cpu_ms = 200000;
+  EXPECT_EQ(report::run_time(u), 20000);
+  u.cpu_ms = -1, u.waited_ms = 5000;
+  EXPECT_EQ(report::run_time(u), 15000);
+}
+
+// A unit lost on n2 and finished on n1: n1's lane has the finishing attempt's run time only, not
+// the lost attempt's nor the time Slurm took to place it again.
+TEST(ReportCluster, ALaneIsNotChargedWithAttemptsLostElsewhere) {
+  report::Profile p;
+  p.cores = 4;
+  p.units = {unit("a.o", "c++", 0, 10000, 1, "n1")};
+  p.units[0].waited_ms = 1000;  // queued in Slurm
+  p.units[0].run_ms = 4000;     // its last attempt on n1; 5 s went to the attempt lost on n2
+  p.makespan_ms = 10000;
+  auto use = report::cluster_use(p, 10);
+  ASSERT_EQ(use.lanes.size(), 1u);
+  EXPECT_EQ(use.lanes[0].busy_ms, 4000);
+  EXPECT_EQ(use.lanes[0].activity, (std::vector<int>{0, 0, 0, 0, 0, 0, 1, 1, 1, 1}));
+  // The simulation replays the same 4 s (plus the step's start).
+  EXPECT_EQ(report::simulate(p, {{}}, *report::parse_shape("1x4x64G"), 150).makespan_ms, 4150);
+}
