@@ -55,10 +55,9 @@ def private_build_folder(wheel_dir):
     # build command's defaults. The folder is this kiln build folder's.
     base = os.path.join(os.path.dirname(os.path.abspath(wheel_dir)), "setuptools")
     os.makedirs(base, exist_ok=True)
-    # egg_base relative to setup.py's folder (the cwd): egg_info lists the .egg-info's files in its
-    # manifest by that path, and build_py's include_package_data asserts each path relative
-    # (setuptools 77+ lists them, so an absolute egg_base failed with "setup script specifies an
-    # absolute path" on a pyproject project with package data: frame_analytics cb24bf00).
+    # egg_base relative to setup.py's folder (the cwd), as pip's build has it: egg_info lists the
+    # .egg-info's files in its manifest by that path, and build_py's include_package_data asserts
+    # every listed path relative unless it lies in a build folder (absolute_setup_paths below).
     if not os.environ.get("DIST_EXTRA_CONFIG"):
         cfg = os.path.join(base, "kiln.cfg")
         with open(cfg, "w") as f:
@@ -74,6 +73,56 @@ def private_build_folder(wheel_dir):
     except Exception as e:
         print("kiln: setuptools build folder: %s (%s)" % (base, e), file=sys.stderr, flush=True)
 
+def absolute_setup_paths():
+    # setuptools 67.1+ runs setup.py with __file__ absolute (pypa/setuptools 7ced705dc), so sources
+    # written as Path(__file__).parent / ... are absolute, and on a project with include_package_data
+    # (a pyproject project's default) build_py stops: "setup script specifies an absolute path"
+    # (frame_analytics cb24bf00). pip fails the same way, except that build_py first drops absolute
+    # paths that contain a build folder's name, and pip's is the relative "build": a checkout under
+    # a path with "build" in it passes with pip. kiln's build folder is absolute and never matched,
+    # so the same drop is made here: kiln passes and fails where pip does. When the check does stop
+    # the build, the setup.py line that gave the path is named first (the python.setup-absolute-path
+    # signature reads it).
+    try:
+        from setuptools import extension
+        from setuptools.command import build_py
+    except Exception:
+        return
+    origins = {}
+    setup_py = os.path.abspath("setup.py")
+    init = extension.Extension.__init__
+    def extension_init(self, name, sources, *args, **kwargs):
+        absolute = [s for s in sources or () if isinstance(s, (str, os.PathLike)) and os.path.isabs(s)]
+        if absolute:
+            # setuptools' build_meta runs setup.py's text with exec (frames of "<string>" before
+            # 67.1): its frames are the ones whose globals' __file__ is setup.py.
+            f = sys._getframe(1)
+            while f is not None and not any(os.path.abspath(p) == setup_py for p in
+                                            (f.f_code.co_filename, str(f.f_globals.get("__file__", "")))):
+                f = f.f_back
+            if f is not None:
+                for s in absolute:
+                    origins.setdefault(os.path.normpath(os.fspath(s)), (f.f_lineno, name))
+        init(self, name, sources, *args, **kwargs)
+    extension.Extension.__init__ = extension_init
+    drop = getattr(build_py.build_py, "_filter_build_files", None)  # setuptools 64.0.3+
+    if drop is not None:
+        def filter_build_files(self, files, egg_info):
+            # "build": setuptools' default build_base, relative, as pip's build runs it.
+            return (f for f in drop(self, files, egg_info)
+                    if not (os.path.isabs(f) and "build" in os.path.normpath(f)))
+        build_py.build_py._filter_build_files = filter_build_files
+    check = getattr(build_py, "assert_relative", None)
+    if check is not None:
+        def assert_relative(path):
+            if os.path.isabs(path):
+                line, ext = origins.get(os.path.normpath(path), (None, None))
+                where = "setup.py:%d (a source of Extension %s)" % (line, ext) if line else "setup.py"
+                print("kiln: absolute setup path %s from %s: setuptools 67.1+ runs setup.py with __file__ "
+                      "absolute" % (path, where), file=sys.stderr, flush=True)
+            return check(path)
+        build_py.assert_relative = assert_relative
+
 def main():
     wheel_dir = sys.argv[1]
     fast_zip()
@@ -88,6 +137,8 @@ def main():
     except ImportError as e:
         sys.exit("kiln: cannot import the build backend %r (%s): install it into this interpreter "
                  "(builds run without isolation)" % (spec, e))
+    if module.startswith("setuptools"):
+        absolute_setup_paths()
     for part in filter(None, attr.split(".")):
         backend = getattr(backend, part)
     os.makedirs(wheel_dir, exist_ok=True)
