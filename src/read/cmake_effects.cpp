@@ -69,11 +69,26 @@ const std::set<std::string>& binary_operators() {
   return ops;
 }
 
+// The literal a STRING option is compared with when the condition is only that comparison:
+// if(X STREQUAL "cuda"), if("${X}" STREQUAL cuda), if("cuda" STREQUAL X); "" otherwise (an AND,
+// a NOT, another variable on the other side: kiln cannot say which value takes the branch).
+std::string compared_with(const std::vector<cmake::Arg>& args, const std::string& name) {
+  if (args.size() != 3 || upper(args[1].text) != "STREQUAL" || args[1].kind != cmake::Arg::unquoted) return {};
+  auto is_option = [&](const cmake::Arg& a) {
+    return (a.kind == cmake::Arg::unquoted && a.text == name) || a.text == "${" + name + "}";
+  };
+  auto literal = [](const cmake::Arg& a) { return a.text.find("${") == std::string::npos && !a.text.empty(); };
+  if (is_option(args[0]) && literal(args[2])) return args[2].text;
+  if (is_option(args[2]) && literal(args[0])) return args[0].text;
+  return {};
+}
+
 // How a branch's condition needs the option: +1 true, -1 false (NOT X), 0 when kiln cannot tell
 // (an OR, parentheses, the option compared with something, DEFINED X, or not read at all). `alone`:
 // the condition is the option itself (X or NOT X).
 int polarity(const std::vector<cmake::Arg>& args, const std::string& name, bool& alone) {
   alone = false;
+  if (!compared_with(args, name).empty()) return 0;
   std::optional<size_t> at;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& t = args[i].text;
@@ -261,10 +276,11 @@ struct Found {
   bool want_on = false;
   const CmakeFile* file = nullptr;
   int line = 0;
+  std::string value;  // a STRING option's literal ("" a BOOL option)
 };
 
 CmakeEffect effect_of(const Found& f) {
-  return {f.effect, f.want_on, f.file->file + ":" + std::to_string(f.line), line_of(f.file->text, f.line)};
+  return {f.effect, f.want_on, f.file->file + ":" + std::to_string(f.line), line_of(f.file->text, f.line), f.value};
 }
 
 }  // namespace
@@ -281,6 +297,7 @@ std::map<std::string, CmakeEffect> cmake_option_effects(const std::vector<CmakeF
     int line, pol;
     bool alone, nested;
     Facts facts;
+    std::string literal;  // if(X STREQUAL "lit"): the branch is taken when X is lit
   };
   std::map<std::string, std::vector<Seen>> seen;
   std::set<std::string> language_gates, source_gates;
@@ -293,14 +310,17 @@ std::map<std::string, CmakeEffect> cmake_option_effects(const std::vector<CmakeF
           const auto& cmds = files[fi].commands;
           bool alone = false;
           int pol = polarity(cmds[chain[bi].cmd].args, name, alone);
+          std::string literal = compared_with(cmds[chain[bi].cmd].args, name);
+          if (!literal.empty()) pol = 1;
           // if(X) ... else(): the else branch needs the opposite.
           if (pol == 0 && bi == 1 && chain.size() == 2 && cmds[chain[bi].cmd].name == "else") {
             pol = -polarity(cmds[chain[0].cmd].args, name, alone);
             if (!alone) pol = 0;
           }
           if (pol == 0) continue;
+          const size_t at = literal.empty() ? chain[0].cmd : chain[bi].cmd;  // elseif(X STREQUAL ...) is its own line
           list.push_back(
-              {&files[fi], cmds[chain[0].cmd].line, pol, alone, chain[bi].nested, reader.facts(files[fi], chain[bi])});
+              {&files[fi], cmds[at].line, pol, alone, chain[bi].nested, reader.facts(files[fi], chain[bi]), literal});
           if (list.back().facts.language) language_gates.insert(name);
           if (list.back().facts.sources) source_gates.insert(name);
         }
@@ -315,13 +335,19 @@ std::map<std::string, CmakeEffect> cmake_option_effects(const std::vector<CmakeF
     bool conflict = false, all_flags = true;
     for (const auto& b : branches) {
       const bool adds = b.facts.language || (b.facts.sources && !other_gate);
-      if (adds != b.facts.removes_cuda) {
+      if (adds != b.facts.removes_cuda && !b.literal.empty()) {
+        // A STRING option: the literal whose branch compiles CUDA is the value kiln sets; a branch
+        // that drops CUDA for its literal says nothing of which other value keeps it.
+        if (!adds) continue;
+        if (cuda && (!cuda->want_on || cuda->value != b.literal)) conflict = true;
+        if (!cuda) cuda = Found{"cuda", true, b.file, b.line, b.literal};
+      } else if (adds != b.facts.removes_cuda) {
         const bool want_on = (b.pol > 0) == adds;  // CUDA in the branch X takes, or out of the one it avoids
-        if (cuda && cuda->want_on != want_on) conflict = true;
-        if (!cuda) cuda = Found{"cuda", want_on, b.file, b.line};
+        if (cuda && (cuda->want_on != want_on || !cuda->value.empty())) conflict = true;
+        if (!cuda) cuda = Found{"cuda", want_on, b.file, b.line, ""};
       }
       // Only a guard of its own: under another if(), the error needs that condition too.
-      if (b.facts.fatal && b.alone && !b.nested && !fatal) fatal = Found{"fatal", b.pol < 0, b.file, b.line};
+      if (b.facts.fatal && b.alone && !b.nested && !fatal) fatal = Found{"fatal", b.pol < 0, b.file, b.line, ""};
       if (b.facts.empty || !b.facts.only_flags) all_flags = false;
     }
     if (cuda && !conflict)
@@ -329,7 +355,7 @@ std::map<std::string, CmakeEffect> cmake_option_effects(const std::vector<CmakeF
     else if (fatal && !cuda)
       out[name] = effect_of(*fatal);
     else if (all_flags && !cuda)
-      out[name] = effect_of(Found{"flags", false, branches.front().file, branches.front().line});
+      out[name] = effect_of(Found{"flags", false, branches.front().file, branches.front().line, ""});
   }
   return out;
 }

@@ -32,10 +32,11 @@ struct CmakeEffect {
   bool want_on = false;  // kiln wants the option ON (the branch that compiles CUDA, or passes)
   std::string where;     // "CMakeLists.txt:26", the if() that decides the branch
   std::string text;      // that line, trimmed
+  std::string value;     // a STRING option compared with STREQUAL: the literal kiln sets ("" ON/OFF)
 };
 
 // The effects of the named options that `files` read in an if(); an option kiln cannot follow
-// (an OR, a comparison, branches that disagree) is left out.
+// (an OR, a comparison other than X STREQUAL "literal", branches that disagree) is left out.
 std::map<std::string, CmakeEffect> cmake_option_effects(const std::vector<CmakeFile>& files,
                                                         const std::vector<std::string>& options);
 

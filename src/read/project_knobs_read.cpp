@@ -473,15 +473,21 @@ ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bo
     read_cmake_file(fs, dir, "", "CMakeLists.txt", r, budget, files, {});
     // Options by what their if() branches do (cmake_effects.hpp), across the files: an option of
     // the root decides branches of the folders it adds.
+    // A STRING cache entry counts where it is compared with a literal (if(X STREQUAL "cuda")): the
+    // literal whose branch compiles CUDA is its value.
+    auto followed = [](const KnobSighting& s) {
+      return (s.use == KnobSighting::Use::cmake_option || s.use == KnobSighting::Use::cmake_cache) && s.effect.empty();
+    };
     std::vector<std::string> options;
     for (const auto& s : r.sightings)
-      if (s.use == KnobSighting::Use::cmake_option && s.effect.empty()) options.push_back(s.name);
+      if (followed(s)) options.push_back(s.name);
     const auto effects = cmake_option_effects(files, options);
     for (auto& s : r.sightings) {
       auto e = effects.find(s.name);
-      if (s.use != KnobSighting::Use::cmake_option || !s.effect.empty() || e == effects.end()) continue;
+      if (!followed(s) || e == effects.end()) continue;
+      if (s.use == KnobSighting::Use::cmake_cache && e->second.value.empty()) continue;
       s.effect = e->second.effect;
-      s.effect_value = "ON";
+      s.effect_value = e->second.value.empty() ? "ON" : e->second.value;
       s.want_match = e->second.want_on;
       s.effect_where = e->second.where;
       s.effect_text = e->second.text;

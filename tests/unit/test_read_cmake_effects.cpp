@@ -136,3 +136,42 @@ TEST(CmakeEffects, OptionalPartsOfACudaProjectAreNotItsCudaSwitch) {
                          {"library/CMakeLists.txt", "add_library(kl gemm.cu)\n"}});
   EXPECT_EQ(decided(one)["BUILD_KERNELS"], (Decided{"cuda-enable", "ON", "kiln", "CMakeLists.txt:2"}));
 }
+
+TEST(CmakeEffects, AStringOptionComparedWithStrequalIsSetToTheLiteralWhoseBranchCompilesCuda) {
+  // The shape of esa/polyhedral-gravity-model cmake/kokkos.cmake (892950f4): a backend STRING
+  // compared with STREQUAL in an if()/elseif() chain, CUDA enabled in one branch, HIP in another.
+  // Quoted "${X}" and the literal on the left count too; the value comes from the branch, not the name.
+  auto kp = plan_cmake({{"CMakeLists.txt",
+                         "cmake_minimum_required(VERSION 3.18)\n"
+                         "project(g LANGUAGES CXX)\n"
+                         "set(G_DEVICE \"NONE\" CACHE STRING \"the device\")\n"
+                         "set(G_PICK \"serial\" CACHE STRING \"the other\")\n"
+                         "set(G_MIXED \"a\" CACHE STRING \"two literals\")\n"
+                         "add_library(g core.cpp)\n"
+                         "if(G_DEVICE STREQUAL \"HIP\")\n"
+                         "  enable_language(HIP)\n"
+                         "elseif(\"${G_DEVICE}\" STREQUAL \"CUDA\")\n"
+                         "  enable_language(CUDA)\n"
+                         "  target_sources(g PRIVATE k.cu)\n"
+                         "endif()\n"
+                         "if(\"gpu\" STREQUAL G_PICK)\n"
+                         "  target_sources(g PRIVATE m.cu)\n"
+                         "endif()\n"
+                         "if(G_MIXED STREQUAL \"a\")\n"
+                         "  enable_language(CUDA)\n"
+                         "elseif(G_MIXED STREQUAL \"b\")\n"
+                         "  enable_language(CUDA)\n"
+                         "endif()\n"}});
+  const auto* device = find(kp, "G_DEVICE");
+  ASSERT_TRUE(device);
+  EXPECT_EQ(device->role, "cuda-enable");
+  EXPECT_EQ(device->value, "CUDA");
+  EXPECT_EQ(device->gate_at, "CMakeLists.txt:9 elseif(\"${G_DEVICE}\" STREQUAL \"CUDA\")");
+  // Nothing set for the others, whether listed or not: m.cu under G_PICK is more CUDA beside the
+  // language G_DEVICE enables, not the gate of the build; G_MIXED's two literals both compile CUDA,
+  // and kiln cannot say which the project means.
+  for (const char* other : {"G_PICK", "G_MIXED"}) {
+    const auto* k = find(kp, other);
+    EXPECT_TRUE(!k || k->value.empty()) << other << " = " << k->value;
+  }
+}
