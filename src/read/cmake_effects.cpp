@@ -283,6 +283,33 @@ CmakeEffect effect_of(const Found& f) {
   return {f.effect, f.want_on, f.file->file + ":" + std::to_string(f.line), line_of(f.file->text, f.line), f.value};
 }
 
+// Each option with the variables that only copy it, set(Y ${X}) or set(Y "${X}"), and those that
+// copy them: an if(Y) decides by X's value. A variable set
+// anywhere else too is not a copy: its value there is not X's.
+std::map<std::string, std::vector<std::string>> aliases(const std::vector<CmakeFile>& files,
+                                                        const std::vector<std::string>& options) {
+  std::map<std::string, int> sets;
+  std::map<std::string, std::vector<std::string>> copies;  // X -> Ys
+  for (const auto& f : files)
+    for (const auto& c : f.commands) {
+      if (c.name != "set" || c.args.empty()) continue;
+      ++sets[c.args[0].text];
+      if (c.args.size() != 2) continue;
+      const std::string& v = c.args[1].text;
+      if (v.size() > 3 && v.rfind("${", 0) == 0 && v.back() == '}' && v.find("${", 2) == std::string::npos)
+        copies[v.substr(2, v.size() - 3)].push_back(c.args[0].text);
+    }
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& o : options) {
+    auto& names = out[o];
+    names.push_back(o);
+    for (size_t i = 0; i < names.size() && names.size() < 8; ++i)
+      for (const auto& y : copies[names[i]])
+        if (sets[y] == 1 && std::find(names.begin(), names.end(), y) == names.end()) names.push_back(y);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::map<std::string, CmakeEffect> cmake_option_effects(const std::vector<CmakeFile>& files,
@@ -301,6 +328,7 @@ std::map<std::string, CmakeEffect> cmake_option_effects(const std::vector<CmakeF
   };
   std::map<std::string, std::vector<Seen>> seen;
   std::set<std::string> language_gates, source_gates;
+  auto names = aliases(files, options);
   for (const auto& name : options) {
     if (seen.count(name)) continue;
     auto& list = seen[name];
@@ -309,13 +337,18 @@ std::map<std::string, CmakeEffect> cmake_option_effects(const std::vector<CmakeF
         for (size_t bi = 0; bi < chain.size(); ++bi) {
           const auto& cmds = files[fi].commands;
           bool alone = false;
-          int pol = polarity(cmds[chain[bi].cmd].args, name, alone);
-          std::string literal = compared_with(cmds[chain[bi].cmd].args, name);
-          if (!literal.empty()) pol = 1;
-          // if(X) ... else(): the else branch needs the opposite.
-          if (pol == 0 && bi == 1 && chain.size() == 2 && cmds[chain[bi].cmd].name == "else") {
-            pol = -polarity(cmds[chain[0].cmd].args, name, alone);
-            if (!alone) pol = 0;
+          int pol = 0;
+          std::string literal;
+          for (const auto& n : names[name]) {  // the option, then the variables that copy it
+            pol = polarity(cmds[chain[bi].cmd].args, n, alone);
+            literal = compared_with(cmds[chain[bi].cmd].args, n);
+            if (!literal.empty()) pol = 1;
+            // if(X) ... else(): the else branch needs the opposite.
+            if (pol == 0 && bi == 1 && chain.size() == 2 && cmds[chain[bi].cmd].name == "else") {
+              pol = -polarity(cmds[chain[0].cmd].args, n, alone);
+              if (!alone) pol = 0;
+            }
+            if (pol != 0) break;
           }
           if (pol == 0) continue;
           const size_t at = literal.empty() ? chain[0].cmd : chain[bi].cmd;  // elseif(X STREQUAL ...) is its own line
