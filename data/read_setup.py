@@ -131,7 +131,7 @@ class Project:
         self.fns = {}  # function name -> [(module, FunctionDef)], filled once every file is loaded
         self.out = {"version": 1, "files": [], "sightings": [], "probes": [], "ops": [], "extensions": [],
                     "cuda_evidence": "", "hardcoded_archs": "", "calls_cmake": "", "undecided": [],
-                    "arch_parsers": [], "build_options": []}
+                    "arch_parsers": [], "build_options": [], "torch_checks": []}
 
     def undecided(self, m, node, why):
         self.out["undecided"].append({"where": m.where(node), "text": m.text(node.lineno), "why": why})
@@ -1482,6 +1482,82 @@ class OpBuilders:
         return False
 
 
+class TorchChecks:
+    """The torch versions setup.py checks in code and stops on (an assert, or an if whose branch
+    raises): kaolin's `if torch_ver < parse_version(TORCH_MIN_VER) or torch_ver > ...: raise`,
+    NATTEN's `assert torch_ver >= [2, 5]`. Each as a specifier the version must meet (">=2.5.1"),
+    so the plan can say before any compile that this torch fails it."""
+
+    NEGATE = {ast.Lt: ">=", ast.LtE: ">", ast.Gt: "<=", ast.GtE: "<", ast.Eq: "!=", ast.NotEq: "=="}
+    SAME = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+    FLIP = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+
+    def __init__(self, project):
+        self.p = project
+
+    @staticmethod
+    def reads_torch_version(node):
+        return any(dotted(x) in ("torch.__version__", "torch.version.__version__") for x in ast.walk(node)
+                   if isinstance(x, ast.Attribute))
+
+    def version_names(self, m):
+        """Names assigned from an expression that reads torch.__version__ as a whole (not a part of
+        it: TORCH_MAJOR = int(torch.__version__.split(".")[0]) is one number, not the version)."""
+        names = set()
+        for n in m.nodes:
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                    and self.reads_torch_version(n.value) \
+                    and not any(isinstance(x, ast.Subscript) and isinstance(x.slice, (ast.Constant, ast.Index))
+                                for x in ast.walk(n.value)):
+                names.add(n.targets[0].id)
+        return names
+
+    def version_text(self, node, m):
+        """"2.5.1" for "2.5.1", a module constant holding it, parse_version("2.5.1") / Version(...),
+        or a list of numbers [2, 5]; else None."""
+        if isinstance(node, ast.Call) and len(node.args) == 1 and call_name(node) in ("parse_version", "Version", "parse"):
+            node = node.args[0]
+        if isinstance(node, ast.Name):
+            v = m.consts.get(node.id)
+        elif isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, int) and not isinstance(e.value, bool) for e in node.elts):
+            v = ".".join(str(e.value) for e in node.elts)
+        else:
+            v = const_str(node) if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+        if v and all(x.isdigit() for x in v.split(".")) and v.count(".") <= 3:
+            return v
+        return None
+
+    def clause(self, cmp, m, names, negate):
+        if not isinstance(cmp, ast.Compare) or len(cmp.ops) != 1:
+            return None
+        left, right, op = cmp.left, cmp.comparators[0], type(cmp.ops[0])
+        is_torch = lambda e: (isinstance(e, ast.Name) and e.id in names) or (
+            self.reads_torch_version(e) and not isinstance(e, ast.Subscript))
+        if is_torch(right) and not is_torch(left):
+            left, right, op = right, left, self.FLIP.get(op)
+        if op is None or not is_torch(left):
+            return None
+        v = self.version_text(right, m)
+        table = self.NEGATE if negate else self.SAME
+        return table[op] + v if v and op in table else None
+
+    def scan(self, m):
+        names = self.version_names(m)
+        for n in m.nodes:
+            if isinstance(n, ast.Assert):
+                test, negate, joined = n.test, False, ast.And
+            elif isinstance(n, ast.If) and any(isinstance(x, ast.Raise) for st in n.body for x in ast.walk(st)):
+                test, negate, joined = n.test, True, ast.Or  # `if a or b: raise` needs not a and not b
+            else:
+                continue
+            parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, joined) else [test]
+            clauses = [self.clause(x, m, names, negate) for x in parts]
+            if clauses and all(clauses):
+                self.p.out["torch_checks"].append({"where": m.where(n), "text": m.text(n.lineno),
+                                                   "specifier": ",".join(clauses)})
+
+
 class SetupCfg:
     """setup.cfg: setuptools' own build options that change the build, and options of setup.py's
     commands that win over the environment variables they fall back to."""
@@ -1562,6 +1638,7 @@ class Reader:
         self.ops = OpBuilders(self.p, self.reads)
         self.archs = ArchParsers(self.p, self.reads)
         self.cfg = SetupCfg(self.p)
+        self.torch_checks = TorchChecks(self.p)
 
     def run(self, setup_py):
         out = self.p.out
@@ -1580,6 +1657,7 @@ class Reader:
             if m.depth == 1:  # the op-builder package setup.py imports, not other accelerators' copies
                 self.ops.scan(m)
         self.archs.scan()
+        self.torch_checks.scan(first)
         self.cfg.scan_setup_cfg(first)
         self.cfg.scan_cfg_build_options()
         flags = [s for s in out["sightings"] if s["flag"]]

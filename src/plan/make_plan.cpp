@@ -116,9 +116,15 @@ tl::expected<Plan, PlanError> start_plan(const BuildRequest& req, const io::Seam
 
 // The torch versions the project declares against the torch it will compile with: outside them, the
 // build compiles against headers the project was not written for, and fails there if at all.
-void check_torch_requirements(Plan& p, const io::Seams& s) {
+void check_torch_requirements(Plan& p, const io::Seams& s, const SetupRead& setup) {
   if (p.torch_version.empty()) return;
-  for (const auto& r : read::distinct_torch_ranges(read::read_torch_requirements(s.fs, p.project_dir))) {
+  auto declared = read::read_torch_requirements(s.fs, p.project_dir);
+  // The versions setup.py checks in code and stops on (kaolin d52da9f8 setup.py:36, NATTEN 8c8729f4 :53).
+  if (setup)
+    for (const auto& c : setup->torch_checks)
+      if (auto r = core::parse_requirement("torch" + c.specifier); r && !r->clauses.empty())
+        declared.push_back({*r, c.where});
+  for (const auto& r : read::distinct_torch_ranges(declared)) {
     if (core::requirement_met(r.requirement, p.torch_version) != false) continue;
     p.torch_unmet.push_back({r.where, r.requirement.specifier});
     p.notes.push_back(fmt::format(
@@ -603,7 +609,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
         return env_error(fmt::format("{} is externally managed ({}, PEP 668): pip will refuse to install the build; {}",
                                      p.python, *marker, probe::externally_managed_fix(p.python)));
     p.torch_version = torch_version_for(p, s);
-    if (p.kind == read::ProjectKind::extension) check_torch_requirements(p, s);
+    if (p.kind == read::ProjectKind::extension) check_torch_requirements(p, s, setup);
     // The project's own parser of the architecture list (data/read_setup.py), if it has one.
     const read::ArchParser* parser = nullptr;
     if (setup)

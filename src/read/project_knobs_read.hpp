@@ -112,6 +112,12 @@ struct SetupPyReading {
   std::vector<Undecided> build_options;  // setup.cfg's [build_ext]/[build] options that change the build
   std::vector<std::string> files;        // setup.py and the modules followed
   std::string cuda_evidence, hardcoded_archs, calls_cmake;
+  // torch versions setup.py checks in code and stops on (an assert, an if that raises): where
+  // ("setup.py:36") and the specifier the version must meet (">=2.5.1,<=2.12.1").
+  struct TorchCheck {
+    std::string where, specifier;
+  };
+  std::vector<TorchCheck> torch_checks;
 };
 
 struct ProjectReading {

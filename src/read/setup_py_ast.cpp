@@ -116,6 +116,8 @@ tl::expected<SetupPyReading, std::string> parse_setup_reading(std::string_view t
         if (w.is_string()) ap.sites.push_back(w.get<std::string>());
       if (!ap.var.empty() && !ap.sites.empty()) r.arch_parsers.push_back(std::move(ap));
     }
+    for (const auto& c : j.value("torch_checks", json::array()))
+      if (!str(c, "specifier").empty()) r.torch_checks.push_back({str(c, "where"), str(c, "specifier")});
     for (const auto& f : j.value("files", json::array()))
       if (f.is_string()) r.files.push_back(f.get<std::string>());
   } catch (const json::exception& e) {

@@ -7,6 +7,7 @@
 
 #include "fakes/process.hpp"
 #include "fakes/fs.hpp"
+#include "core/data.hpp"
 #include "io/isolated_python.hpp"
 #include "plan/emit.hpp"
 #include "plan/make_plan.hpp"
@@ -495,6 +496,26 @@ TEST(PythonPlan, DeclaredTorchRangeIsCheckedAgainstTheBuildsTorch) {
   auto in_range = h.plan("/ext", {.gpus = {"h100"}});
   ASSERT_TRUE(in_range) << in_range.error().message;
   EXPECT_TRUE(in_range->torch_unmet.empty());
+}
+
+// issue 33: NVIDIAGameWorks/kaolin d52da9f8 checks torch in setup.py's code (setup.py:36: raise
+// outside 2.5.1-2.12.1) and declares no range; kiln plan with torch 1.13 said nothing, and the
+// build stopped at its first line. The reader's answer is faked here (its own test reads the code).
+TEST(PythonPlan, ATorchRangeCheckedInSetupPyCodeIsCheckedToo) {
+  Harness h;
+  h.fs.add_file("/site/torch/version.py", "__version__ = '1.13.1'\ncuda = None\n");
+  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import BuildExtension, CppExtension\n");
+  const std::string reader(*kiln::data::file("read_setup.py"));
+  h.proc.on(io::isolated_python_line("/usr/bin/python3", reader, io::PythonSite::skipped, {"/ext"}),
+            io::ran(R"({"version": 1, "files": ["setup.py"], "extensions": [{"kind": "CppExtension",
+                        "where": "setup.py:9", "text": "CppExtension("}],
+                        "torch_checks": [{"where": "setup.py:36", "text": "if torch_ver < ...",
+                                          "specifier": ">=2.5.1,<=2.12.1"}]})"));
+  auto p = h.plan("/ext", {.gpus = {"h100"}});
+  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_EQ(p->torch_unmet.size(), 1u);
+  EXPECT_EQ(p->torch_unmet[0].where, "setup.py:36");
+  EXPECT_EQ(p->torch_unmet[0].specifier, ">=2.5.1,<=2.12.1");
 }
 
 // issue 33: facebookresearch/sam2 2b90b9f5 declares torch>=2.5.1 in pyproject.toml:4 and setup.py:25;

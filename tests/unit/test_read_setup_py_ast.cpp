@@ -362,3 +362,33 @@ TEST(SetupPyAst, OpChecksSayWhichModuleAndFolderTheyNeed) {
 }
 
 }  // namespace
+
+// issue 33: a torch range checked in setup.py's code, not declared as a requirement, went unchecked
+// by the plan and stopped the build at its first line. The patterns of NVIDIAGameWorks/kaolin
+// d52da9f8 setup.py:13-36 (module constants, parse_version, `if ... or ...: raise`, behind an
+// IGNORE_TORCH_VER escape) and SHI-Labs/NATTEN 8c8729f4 setup.py:51-53 (a list of numbers in an
+// assert), written here.
+TEST(SetupPyAst, TorchVersionsCheckedInCodeAreReadAsRanges) {
+  Project p;
+  p.write("setup.py",
+          "import os\n"
+          "import torch\n"
+          "from pkg_resources import parse_version\n"
+          "LOWEST = '2.5.1'\n"
+          "HIGHEST = '2.12.1'\n"
+          "found = parse_version(parse_version(torch.__version__).base_version)\n"
+          "if found < parse_version(LOWEST) or found > parse_version(HIGHEST):\n"
+          "    if os.getenv('IGNORE_TORCH_VER'):\n        print('going on')\n"
+          "    else:\n        raise ImportError('unsupported torch')\n"
+          "parts = [int(x) for x in torch.__version__.split('.')[:2]]\n"
+          "assert parts >= [2, 5], 'torch 2.5 or newer'\n"
+          "MAJOR = int(torch.__version__.split('.')[0])\n"
+          "assert MAJOR >= 1\n"
+          "if found < parse_version('2.0'):\n    print('no raise: only a message')\n");
+  auto r = p.read();
+  ASSERT_EQ(r.torch_checks.size(), 2u);
+  EXPECT_EQ(r.torch_checks[0].where, "setup.py:7");
+  EXPECT_EQ(r.torch_checks[0].specifier, ">=2.5.1,<=2.12.1");
+  EXPECT_EQ(r.torch_checks[1].where, "setup.py:13");
+  EXPECT_EQ(r.torch_checks[1].specifier, ">=2.5");
+}
