@@ -131,6 +131,7 @@ plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s, c
   auto where = resolve_project_dir(dir, s, o.example);
   o.project_dir = where.dir;
   o.project_reason = where.reason;
+  if (!o.build_dir.empty()) o.build_dir = absolute_dir(o.build_dir);
   o.ccache = !o.no_ccache;
   o.governor = !o.no_governor;
   o.split_threads = !o.no_split;

@@ -7,15 +7,18 @@
 #include "read/project_kind.hpp"
 
 namespace kiln::cli {
-namespace {
 
-std::string absolute(const std::string& dir) {
+std::string absolute_dir(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   auto abs = fs::absolute(dir, ec).lexically_normal().string();
   if (abs.size() > 1 && abs.back() == '/') abs.pop_back();
   return abs;
 }
+
+namespace {
+
+std::string absolute(const std::string& dir) { return absolute_dir(dir); }
 
 // The bundled example: under the current folder, beside the binary (../examples/minitorch from
 // build/kiln) or in the source tree kiln was built from.

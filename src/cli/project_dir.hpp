@@ -18,4 +18,9 @@ struct ProjectDir {
 // `cwd` empty: the process's current folder.
 ProjectDir resolve_project_dir(const std::string& dir, const io::Seams& s, bool example = false, std::string cwd = "");
 
+// A folder named on the command line, made absolute from the current folder: kiln and the tools it
+// drives run in other folders (a relative --build-dir once scattered kiln-build.json, the CMake tree
+// and kiln-exec.jsonl over three places, and kiln report found none of them).
+std::string absolute_dir(const std::string& dir);
+
 }  // namespace kiln::cli

@@ -64,6 +64,14 @@ TEST(CliOptions, ListOptionsLeaveThePositionalAlone) {
   EXPECT_EQ(cli.parsed()["coverage"][0]["gpu"], "h100");
 }
 
+// A relative --build-dir is the current folder's: kiln build once wrote kiln-build.json there, the
+// CMake tree under the project and kiln-exec.jsonl under that (found with a local Slurm cluster).
+TEST(CliOptions, ARelativeBuildDirIsTheCurrentFolders) {
+  Cli cli;
+  ASSERT_EQ(cli.run({"plan", example(), "--build-dir", "rel/b", "--json"}), 0) << cli.err.str();
+  EXPECT_EQ(cli.parsed()["build_dir"], (std::filesystem::current_path() / "rel/b").string());
+}
+
 TEST(CliOptions, GpuTakesRepeatsAndCommaLists) {
   Cli cli;
   // Exit 1: sm_90 does not run on the A100 or the L4; all three were asked about.
