@@ -339,6 +339,12 @@ def install():
         if getattr(self, "use_ninja", True) is False and getattr(ce, "is_ninja_available", lambda: False)():
             self.use_ninja = True
             _say("compiling with Ninja (the project set use_ninja=False; KILN_PARALLEL_EXTENSIONS=0 keeps it)")
+            # Its relative include folders were meant from setup.py's folder, where one-by-one
+            # compiles run; Ninja compiles from the build folder (torch-points-kernels 40153193:
+            # include_dirs=["cpu/include"], and ball_query.h not found).
+            here = os.getcwd()
+            for ext in self.extensions:
+                ext.include_dirs = [d if os.path.isabs(d) else os.path.join(here, d) for d in ext.include_dirs]
         # distutils' build_extensions calls _build_extensions_serial unless --parallel was given
         # (then the project asked for setuptools' own, which is left alone).
         serial = getattr(self, "_build_extensions_serial", None)

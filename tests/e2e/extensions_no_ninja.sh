@@ -7,6 +7,9 @@
 # wheels hold the same members, and the libraries and objects hold the same code: they differ only
 # in debug info (the Ninja path compiles absolute paths from build_temp, distutils relative ones
 # from the project) and so in the linker's build-id over it, which are stripped before comparing.
+# Its header comes through a relative include_dirs, meant from setup.py's folder (torch-points-kernels
+# 40153193, setup.py:48-66 include_dirs=["cpu/include"] with use_ninja=False): under Ninja, which
+# compiles from the build folder, kiln makes it absolute, or the header is not found.
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
 kiln=$1
@@ -17,7 +20,8 @@ torch_venv "$work"
 export XDG_CACHE_HOME=$work/xdg CCACHE_DIR=$work/ccache
 
 p=$work/proj
-mkdir -p "$p/nn" "$p/src" && touch "$p/nn/__init__.py"
+mkdir -p "$p/nn" "$p/src" "$p/include" && touch "$p/nn/__init__.py"
+echo 'int shared_value();' > "$p/include/shared_value.h"
 cat > "$p/src/shared.cpp" <<'CPP'
 #include <map>
 #include <string>
@@ -34,7 +38,7 @@ CPP
 for e in a b; do
   cat > "$p/src/mod_$e.cpp" <<CPP
 #include <Python.h>
-int shared_value();
+#include "shared_value.h"
 static PyObject* answer(PyObject*, PyObject*) { return PyLong_FromLong(shared_value()); }
 static PyMethodDef methods[] = {{"answer", answer, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
 static PyModuleDef module = {PyModuleDef_HEAD_INIT, "$e", nullptr, -1, methods};
@@ -45,8 +49,9 @@ cat > "$p/setup.py" <<'PY'
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CppExtension
 
-exts = [CppExtension("nn.a", ["src/mod_a.cpp", "src/shared.cpp"]),
-        CppExtension("nn.b", ["src/mod_b.cpp", "src/shared.cpp"], define_macros=[("FLAVOUR_B", None)])]
+exts = [CppExtension("nn.a", ["src/mod_a.cpp", "src/shared.cpp"], include_dirs=["include"]),
+        CppExtension("nn.b", ["src/mod_b.cpp", "src/shared.cpp"], include_dirs=["include"],
+                     define_macros=[("FLAVOUR_B", None)])]
 setup(name="nn", version="0.1", packages=["nn"], ext_modules=exts,
       cmdclass={"build_ext": BuildExtension.with_options(use_ninja=False)})
 PY
