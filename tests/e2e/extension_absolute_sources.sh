@@ -57,14 +57,7 @@ if os.environ.get("AB_BUILD_EXT", "").lower() in ("1", "on", "true", "yes"):
     cmdclass = {"build_ext": BuildExtension}
 setup(ext_modules=ext_modules, cmdclass=cmdclass)
 PY
-  cat > "$proj/ab/csrc/a.cpp" <<'CPP'
-// No torch headers: the build is cpp_extension's, the compile is quick.
-#include <Python.h>
-static PyObject* answer(PyObject*, PyObject*) { return PyLong_FromLong(42); }
-static PyMethodDef methods[] = {{"answer", answer, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
-static PyModuleDef module = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, methods};
-PyMODINIT_FUNC PyInit__C() { return PyModule_Create(&module); }
-CPP
+  answer_module "$proj/ab/csrc/a.cpp" _C
 }
 
 # 1. Fails as pip does, naming setup.py's line.

@@ -42,14 +42,7 @@ PY
 # build_py asserts every path egg_info lists relative, the .egg-info's own files among them.
 echo "include gx/table.txt" > "$proj/MANIFEST.in"
 echo 42 > "$proj/gx/table.txt"
-cat > "$proj/gx/a.cpp" <<'CPP'
-// No torch headers: the build is cpp_extension's, the compile is quick.
-#include <Python.h>
-static PyObject* answer(PyObject*, PyObject*) { return PyLong_FromLong(42); }
-static PyMethodDef methods[] = {{"answer", answer, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
-static PyModuleDef module = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, methods};
-PyMODINIT_FUNC PyInit__C() { return PyModule_Create(&module); }
-CPP
+answer_module "$proj/gx/a.cpp" _C
 printf '__global__ void k(float* x) { x[threadIdx.x] = 1; }\n' > "$proj/gx/k.cu"
 export CCACHE_DIR=$work/ccache XDG_CACHE_HOME=$work/xdg PATH=/usr/local/cuda/bin:$PATH
 unset FORCE_CUDA

@@ -28,14 +28,7 @@ if BUILD_GX:
     ext_modules.append(CppExtension("gx._C", ["gx/a.cpp"]))
 setup(name="gx", version="0.1", packages=["gx"], ext_modules=ext_modules, cmdclass={"build_ext": BuildExtension})
 PY
-cat > "$proj/gx/a.cpp" <<'CPP'
-// No torch headers: the build is cpp_extension's, the compile is quick.
-#include <Python.h>
-static PyObject* answer(PyObject*, PyObject*) { return PyLong_FromLong(42); }
-static PyMethodDef methods[] = {{"answer", answer, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
-static PyModuleDef module = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, methods};
-PyMODINIT_FUNC PyInit__C() { return PyModule_Create(&module); }
-CPP
+answer_module "$proj/gx/a.cpp" _C
 export CCACHE_DIR=$work/ccache XDG_CACHE_HOME=$work/xdg
 unset GX_BUILD_EXT
 field() { python3 -c "import json,sys; d=json.load(open('$1')); print(eval('d' + sys.argv[1]))" "$2"; }
