@@ -9,7 +9,8 @@
 namespace kiln::binary {
 namespace {
 
-std::string_view trim_right(std::string_view s) {
+// An ar header field without its padding (spaces, and NULs in some writers).
+std::string_view ar_field(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\0')) s.remove_suffix(1);
   return s;
 }
@@ -34,14 +35,14 @@ Parsed<std::vector<ArMember>> parse_ar(const Bytes& b) {
     const std::string_view hv = h->view();
     if (hv.substr(58, 2) != "`\n")
       return tl::unexpected(b.error(off + 58, "ar member header lacks its `\\n terminator"));
-    const auto size_text = trim_right(hv.substr(48, 10));
+    const auto size_text = ar_field(hv.substr(48, 10));
     std::uint64_t size = 0;
     auto [p, ec] = std::from_chars(size_text.data(), size_text.data() + size_text.size(), size);
     if (ec != std::errc() || p != size_text.data() + size_text.size())
       return tl::unexpected(b.error(off + 48, fmt::format("ar member size '{}' is not a number", size_text)));
     auto data = b.slice(off + 60, size, "ar member");
     if (!data) return tl::unexpected(data.error());
-    std::string_view raw = trim_right(hv.substr(0, 16));
+    std::string_view raw = ar_field(hv.substr(0, 16));
     std::string name;
     Bytes content = *data;
     if (raw == "/" || raw == "/SYM64/" || raw == "__.SYMDEF" || raw == "__.SYMDEF SORTED") {
@@ -61,7 +62,7 @@ Parsed<std::vector<ArMember>> parse_ar(const Bytes& b) {
       std::uint64_t len = 0;
       std::from_chars(raw.data() + 3, raw.data() + raw.size(), len);
       if (len > data->size()) return tl::unexpected(b.error(off, "BSD ar name longer than its member"));
-      name = trim_right(data->view().substr(0, len));
+      name = ar_field(data->view().substr(0, len));
       content = *data->slice(len, data->size() - len, "ar member");
     } else {
       if (!raw.empty() && raw.back() == '/') raw.remove_suffix(1);

@@ -171,11 +171,11 @@ DepsReport resolve_deps(const std::string& given, const DepsOptions& opt, const 
       if (i == 0) rep.error = dyn.error().to_string();
       continue;
     }
-    const std::string origin = path_dirname(objs[i].path);
+    const std::string origin = core::dir_name(objs[i].path);
     if (dyn->rpath) objs[i].rpath = res.split_path(std::string(*dyn->rpath), origin);
     if (dyn->runpath) objs[i].runpath = res.split_path(std::string(*dyn->runpath), origin), objs[i].has_runpath = true;
     if (dyn->soname) seen.insert(std::string(*dyn->soname));
-    seen.insert(path_basename(objs[i].path));
+    seen.insert(core::base_name(objs[i].path));
     if (i == 0) {
       if (dyn->soname) rep.soname = std::string(*dyn->soname);
       if (dyn->rpath) rep.rpath = std::string(*dyn->rpath);

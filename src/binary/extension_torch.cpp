@@ -48,13 +48,13 @@ std::string versioned_python(const std::string& site) {
 }  // namespace
 
 bool python_extension_module(const std::string& path) {
-  const std::string name = path_basename(path);
+  const std::string name = core::base_name(path);
   return name.find(".cpython-") != std::string::npos || name.find(".abi3.so") != std::string::npos;
 }
 
 bool python_extension_module(const std::string& path, const io::Seams& s, const std::string& root) {
   if (python_extension_module(path)) return true;
-  const std::string name = path_basename(path);
+  const std::string name = core::base_name(path);
   if (name.size() <= 3 || !core::ends_with(name, ".so")) return false;
   const std::string stem = name.substr(0, name.size() - 3);
   if (stem.find('.') != std::string::npos) return false;  // a.b.so: no module name plus a suffix importlib tries
@@ -83,8 +83,8 @@ std::string find_torch_package(const io::Seams& s, const std::string& python_exe
 }
 
 std::string enclosing_site_packages(const std::string& abs_path) {
-  for (std::string dir = path_dirname(abs_path); dir.size() > 1; dir = path_dirname(dir)) {
-    const std::string base = path_basename(dir);
+  for (std::string dir = core::dir_name(abs_path); dir.size() > 1; dir = core::dir_name(dir)) {
+    const std::string base = core::base_name(dir);
     if (base == "site-packages" || base == "dist-packages") return dir;
   }
   return "";
@@ -162,7 +162,7 @@ ExtensionTorch ExtensionTorchFinder::locate(const std::string& path) {
     if (s_.fs.is_directory(site + "/torch/lib")) return with_torch(site + "/torch", "the site-packages it sits in");
     // A venv's site-packages (VENV/lib/pythonX.Y/site-packages): its own interpreter says which
     // torch it imports, its base's too when created with --system-site-packages.
-    for (std::string v = path_dirname(site); v.size() > 1; v = path_dirname(v)) {
+    for (std::string v = core::dir_name(site); v.size() > 1; v = core::dir_name(v)) {
       auto cfg = s_.fs.read(v + "/pyvenv.cfg");
       if (!cfg) continue;
       for (const char* exe : {"/bin/python3", "/bin/python"})
@@ -206,7 +206,7 @@ ExtensionTorch ExtensionTorchFinder::with_torch(const std::string& torch_dir, co
     for (const auto& lib : d.libraries) {
       if (!lib.path) continue;
       t.loaded.emplace_back(lib.name, *lib.path);
-      if (path_basename(*lib.path) != lib.name) t.loaded.emplace_back(path_basename(*lib.path), *lib.path);
+      if (core::base_name(*lib.path) != lib.name) t.loaded.emplace_back(core::base_name(*lib.path), *lib.path);
     }
   }
   // No torch/_C to start from (an unusual layout): every library in torch/lib, by file name.

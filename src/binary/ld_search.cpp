@@ -5,6 +5,7 @@
 
 #include "binary/system_dirs.hpp"
 #include "core/data_toml.hpp"
+#include "core/text.hpp"
 
 namespace kiln::binary {
 namespace {
@@ -22,17 +23,6 @@ const std::set<std::string>& driver_libraries() {
 }
 
 }  // namespace
-
-std::string path_dirname(const std::string& p) {
-  auto pos = p.find_last_of('/');
-  if (pos == std::string::npos) return ".";
-  if (pos == 0) return "/";
-  return p.substr(0, pos);
-}
-std::string path_basename(const std::string& p) {
-  auto pos = p.find_last_of('/');
-  return pos == std::string::npos ? p : p.substr(pos + 1);
-}
 
 // Collapses "a/./b", "a/../b" and repeated slashes so $ORIGIN/../x names the same file every time.
 std::string normalize_path(const std::string& path) {
@@ -209,7 +199,7 @@ ResolvedLibrary LibrarySearch::find(const std::string& name, const std::vector<L
     if (try_dir(d, "preloaded")) return r;
   if (name.find('/') != std::string::npos) {
     const std::string cand =
-        name[0] == '/' ? normalize_path(name) : normalize_path(path_dirname(objs[0].path) + "/" + name);
+        name[0] == '/' ? normalize_path(name) : normalize_path(core::dir_name(objs[0].path) + "/" + name);
     if (usable(cand, machine, blob)) r.path = cand, r.via = "path";
     return r;
   }
@@ -220,7 +210,7 @@ ResolvedLibrary LibrarySearch::find(const std::string& name, const std::vector<L
           if (try_dir(d, "rpath")) return r;
   if (opt_.root.empty())
     if (auto llp = s_.env.get("LD_LIBRARY_PATH"))
-      for (const auto& d : split_path(*llp, path_dirname(objs[from].path)))
+      for (const auto& d : split_path(*llp, core::dir_name(objs[from].path)))
         if (try_dir(d, "ld_library_path")) return r;
   for (const auto& d : objs[from].runpath)
     if (try_dir(d, "runpath")) return r;

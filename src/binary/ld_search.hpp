@@ -16,8 +16,6 @@
 
 namespace kiln::binary {
 
-std::string path_dirname(const std::string& p);
-std::string path_basename(const std::string& p);
 // Collapses "a/./b", "a/../b" and repeated slashes so $ORIGIN/../x names the same file every time.
 std::string normalize_path(const std::string& path);
 

@@ -1,6 +1,7 @@
 #include "core/text.hpp"
 
 #include <charconv>
+#include <climits>
 #include <cstdlib>
 
 namespace kiln::core {
@@ -33,6 +34,11 @@ std::string_view trim_view(std::string_view s) {
 
 std::string trim(std::string_view s) { return std::string(trim_view(s)); }
 
+std::string_view trim_line_end(std::string_view s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
 std::vector<std::string> split(std::string_view s, char sep) {
   std::vector<std::string> out;
   for (size_t start = 0;;) {
@@ -41,6 +47,62 @@ std::vector<std::string> split(std::string_view s, char sep) {
     if (end == std::string_view::npos) return out;
     start = end + 1;
   }
+}
+
+std::vector<std::string> split_words(std::string_view s) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < s.size();) {
+    if (space(s[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < s.size() && !space(s[end])) ++end;
+    out.emplace_back(s.substr(i, end - i));
+    i = end;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string replace_all(std::string s, std::string_view what, std::string_view with) {
+  if (what.empty()) return s;
+  for (size_t pos = 0; (pos = s.find(what, pos)) != std::string::npos; pos += with.size())
+    s.replace(pos, what.size(), with);
+  return s;
+}
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::string to_upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
+
+std::string base_name(std::string_view path) {
+  const size_t slash = path.find_last_of('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string dir_name(std::string_view path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string_view::npos) return ".";
+  return slash == 0 ? "/" : std::string(path.substr(0, slash));
 }
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
@@ -65,6 +127,12 @@ std::optional<double> parse_double(std::string_view s) {
   s = trim_view(s);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   return whole<double>(s);
+}
+
+std::optional<int> parse_count(std::string_view s) {
+  const auto n = parse_int(s);
+  if (!n || *n < 0 || *n > INT_MAX) return std::nullopt;
+  return static_cast<int>(*n);
 }
 
 }  // namespace kiln::core

@@ -5,6 +5,8 @@
 #include <map>
 #include <numeric>
 
+#include "core/text.hpp"
+
 namespace kiln::diagnose {
 
 namespace {
@@ -34,11 +36,6 @@ std::string strip_ansi(std::string_view s) {
     out += s[i];
   }
   return out;
-}
-
-std::string_view trim_cr(std::string_view s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
-  return s;
 }
 
 }  // namespace
@@ -82,7 +79,7 @@ void Diagnoser::take_following(std::vector<Pending>& pending, std::string_view b
   while (!pending.empty() && pos < block.size()) {
     size_t end = block.find('\n', pos);
     if (end == std::string_view::npos) end = block.size();
-    std::string_view line = trim_cr(block.substr(pos, end - pos));
+    std::string_view line = core::trim_line_end(block.substr(pos, end - pos));
     for (auto& p : pending) {
       if (p.remaining <= 0) continue;
       Finding& f = findings_[p.finding];
@@ -147,7 +144,7 @@ void Diagnoser::feed_block(std::string_view block) {
     while (last.size() < static_cast<size_t>(opts_.context) && end != std::string_view::npos) {
       const void* nl = end ? memrchr(block.data(), '\n', end) : nullptr;
       size_t start = nl ? static_cast<size_t>(static_cast<const char*>(nl) - block.data()) + 1 : 0;
-      last.emplace_back(trim_cr(block.substr(start, end - start)).substr(0, kMaxRegexLine));
+      last.emplace_back(core::trim_line_end(block.substr(start, end - start)).substr(0, kMaxRegexLine));
       if (!nl) break;
       end = start - 1;
     }
@@ -159,7 +156,7 @@ void Diagnoser::feed_block(std::string_view block) {
 
 void Diagnoser::process_line(std::string_view block, size_t start, size_t end, size_t hit, uint64_t number,
                              const std::vector<uint32_t>& candidates) {
-  std::string_view line = trim_cr(block.substr(start, end - start));
+  std::string_view line = core::trim_line_end(block.substr(start, end - start));
   if (line.size() > kMaxRegexLine) {
     // Keep the part around the first keyword: that is where the message is.
     size_t from = hit > kMaxRegexLine / 2 ? hit - kMaxRegexLine / 2 : 0;
@@ -230,7 +227,7 @@ void Diagnoser::record(size_t sig, const Pattern& p, const std::cmatch& m, std::
       size_t e = pos - 1;  // the '\n' ending the previous line
       const void* nl = e ? memrchr(block.data(), '\n', e) : nullptr;
       size_t b = nl ? static_cast<size_t>(static_cast<const char*>(nl) - block.data()) + 1 : 0;
-      before.emplace_back(trim_cr(block.substr(b, e - b)).substr(0, kMaxRegexLine));
+      before.emplace_back(core::trim_line_end(block.substr(b, e - b)).substr(0, kMaxRegexLine));
       pos = b;
     }
     for (auto it = tail_.rbegin(); it != tail_.rend() && before.size() < static_cast<size_t>(opts_.context); ++it)
@@ -257,7 +254,7 @@ void Diagnoser::feed_traceback(std::string_view block, size_t from, uint64_t fir
   while (traceback_ && pos < block.size()) {
     size_t end = block.find('\n', pos);
     if (end == std::string_view::npos) end = block.size();
-    std::string_view line = trim_cr(block.substr(pos, end - pos)).substr(0, kMaxRegexLine);
+    std::string_view line = core::trim_line_end(block.substr(pos, end - pos)).substr(0, kMaxRegexLine);
     std::string plain;
     if (line.find('\x1b') != std::string_view::npos) line = plain = strip_ansi(line);
     if (line.find(kTracebackHeader) != std::string_view::npos) {

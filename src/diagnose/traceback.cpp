@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/text.hpp"
+
 namespace kiln::diagnose {
 namespace {
 
@@ -13,12 +15,6 @@ size_t indent_of(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
   return i;
-}
-
-std::string_view trim(std::string_view s) {
-  s.remove_prefix(indent_of(s));
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
 }
 
 // `File "path", line N, in function` (the indentation already removed).
@@ -51,7 +47,7 @@ bool TracebackReader::feed(std::string_view line, uint64_t number) {
     state_ = State::abandoned;
     return false;
   }
-  const std::string_view text = trim(line);
+  const std::string_view text = core::trim_view(line);
   if (text.empty()) return true;  // a blank line a build tool put between frames
   const size_t indent = indent_of(line);
   if (indent < indent_) {  // the log went on without an exception line: a cut traceback

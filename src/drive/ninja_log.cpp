@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -12,26 +11,11 @@
 namespace kiln::drive {
 namespace {
 
-std::vector<std::string_view> split_tabs(std::string_view line) {
-  std::vector<std::string_view> f;
-  size_t start = 0;
-  for (size_t tab; (tab = line.find('\t', start)) != std::string_view::npos; start = tab + 1)
-    f.push_back(line.substr(start, tab - start));
-  f.push_back(line.substr(start));
-  return f;
-}
-
-bool to_longlong(std::string_view s, long long& out) {
+// A number field of a log line (a time in ms, the version), read whole.
+bool number_field(std::string_view s, long& out) {
   const auto n = core::parse_int(s);
-  if (n) out = *n;
+  if (n) out = static_cast<long>(*n);  // long is long long's width on the 64-bit hosts kiln runs on
   return n.has_value();
-}
-
-bool to_long(std::string_view s, long& out) {
-  long long n = 0;
-  if (!to_longlong(s, n)) return false;
-  out = static_cast<long>(n);  // long is long long's width on the 64-bit hosts kiln runs on
-  return true;
 }
 
 struct Line {
@@ -57,7 +41,7 @@ tl::expected<NinjaLog, std::string> parse_ninja_log(const std::string& text) {
   if (!std::getline(in, line) || line.rfind("# ninja log v", 0) != 0)
     return tl::unexpected(std::string(".ninja_log: first line is not '# ninja log vN'; is this a Ninja build folder?"));
   long version = 0;
-  if (!to_long(std::string_view(line).substr(13), version) || version < 5 || version > 7)
+  if (!number_field(std::string_view(line).substr(13), version) || version < 5 || version > 7)
     return tl::unexpected(fmt::format(".ninja_log: format '{}' is not supported (kiln reads v5 to v7)", line));
   log.version = static_cast<int>(version);
 
@@ -68,12 +52,12 @@ tl::expected<NinjaLog, std::string> parse_ninja_log(const std::string& text) {
   while (std::getline(in, line)) {
     ++lineno;
     if (line.empty() || line[0] == '#') continue;
-    auto f = split_tabs(line);
+    const auto f = core::split(line, '\t');
     Line l;
-    if (f.size() != 5 || !to_long(f[0], l.start) || !to_long(f[1], l.end) || l.end < l.start || f[3].empty())
+    if (f.size() != 5 || !number_field(f[0], l.start) || !number_field(f[1], l.end) || l.end < l.start || f[3].empty())
       return tl::unexpected(fmt::format(".ninja_log line {}: expected start, end, mtime, output, hash; got '{}'",
                                         lineno, line.substr(0, 120)));
-    if (!to_longlong(f[2], l.mtime)) l.mtime = 0;
+    l.mtime = core::parse_int(f[2]).value_or(0);
     l.output = f[3];
     l.hash = f[4];
     if (l.end < last_end && !runs.back().empty()) runs.emplace_back();
@@ -150,9 +134,10 @@ std::map<std::string, long> last_durations(const std::string& text) {
   if (!std::getline(in, line) || line.rfind("# ninja log v", 0) != 0) return out;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
-    auto f = split_tabs(line);
+    const auto f = core::split(line, '\t');
     long start = 0, end = 0;
-    if (f.size() != 5 || !to_long(f[0], start) || !to_long(f[1], end) || end < start || f[3].empty()) continue;
+    if (f.size() != 5 || !number_field(f[0], start) || !number_field(f[1], end) || end < start || f[3].empty())
+      continue;
     out[std::string(f[3])] = end - start;
   }
   return out;

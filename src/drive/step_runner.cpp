@@ -4,17 +4,12 @@
 
 #include <algorithm>
 
+#include "core/text.hpp"
 #include "drive/project_progress.hpp"
 #include "io/interrupt.hpp"
 
 namespace kiln::drive {
 namespace {
-
-std::string join(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
-  return s;
-}
 
 std::chrono::milliseconds since(const io::Clock& clock, std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - t0);
@@ -36,7 +31,7 @@ StepRunner::Result StepRunner::run(const char* name, const std::vector<std::stri
     o_.exit_code = 128 + sig;
     return {false, std::chrono::milliseconds(0)};
   }
-  log_ << "kiln: " << name << ": " << join(argv) << "\n";
+  log_ << "kiln: " << name << ": " << core::join(argv, " ") << "\n";
   log_.flush();
   const auto t0 = s_.clock.now();
   io::ProcessSpec spec{.argv = argv, .env = env_, .cwd = cwd_};

@@ -39,15 +39,9 @@
 namespace kiln::launch {
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string basename(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
-
 bool is_nvcc(const std::vector<std::string>& args) {
   for (const auto& a : args)
-    if (basename(a) == "nvcc") return true;
+    if (core::base_name(a) == "nvcc") return true;
   return false;
 }
 
@@ -81,7 +75,7 @@ std::string output_of(const std::vector<std::string>& args) {
 std::string source_of(const std::vector<std::string>& args) {
   for (const char* ext : {".cu", ".cpp", ".cc", ".cxx", ".c", ".C"})
     for (const auto& a : args)
-      if (a[0] != '-' && ends_with(a, ext)) return a;
+      if (a[0] != '-' && core::ends_with(a, ext)) return a;
   return "";
 }
 

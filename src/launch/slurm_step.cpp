@@ -19,21 +19,10 @@
 namespace kiln::launch {
 namespace {
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
-std::string joined(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
-  return out;
-}
-
 // The allocation's state as squeue says it; "" when squeue no longer knows the job (it ended).
 std::string allocation_state(const SlurmConfig& c, io::Seams& s) {
   auto r = s.proc.run({.argv = {c.squeue, "-h", "-j", c.job_id, "-o", "%T"}});
-  return r.ok() ? trim(r.out) : "";
+  return r.ok() ? std::string(core::trim_right(r.out)) : "";
 }
 
 }  // namespace
@@ -106,7 +95,7 @@ std::vector<std::string> step_argv(const SlurmConfig& c, const StepAsk& ask, con
                                    "--quit-on-interrupt",
                                    "--quiet"};
   if (ask.overlap) argv.push_back("--overlap");
-  if (!ask.exclude.empty()) argv.push_back("--exclude=" + joined(ask.exclude, ","));
+  if (!ask.exclude.empty()) argv.push_back("--exclude=" + core::join(ask.exclude, ","));
   argv.insert(argv.end(), {"--", c.self, "exec", "--"});
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
@@ -304,7 +293,8 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
     } else if (++lost > c.retries) {
       run.error = fmt::format(
           "{} did not finish in {} attempt(s): the step was killed or lost its node ({}); srun {}", unit_name(output),
-          run.attempts, run.failed_nodes.empty() ? std::string("node unknown") : "on " + joined(run.failed_nodes, ", "),
+          run.attempts,
+          run.failed_nodes.empty() ? std::string("node unknown") : "on " + core::join(run.failed_nodes, ", "),
           r.term_signal ? fmt::format("killed by signal {}", r.term_signal) : fmt::format("exit {}", r.exit_code));
     } else {
       exclude(ask, {node});
@@ -319,7 +309,7 @@ StepRun run_as_step(const SlurmConfig& c, const StepAsk& ask_in, const io::Proce
       continue;
     }
     if (run.error != "stopped") s.err << "kiln exec: error: " << run.error << "\n";
-    run.node = joined(run.failed_nodes, ",");
+    run.node = core::join(run.failed_nodes, ",");
     if (run.result.started && run.result.exit_code == 0 && !run.result.term_signal) run.result.exit_code = 1;
     return run;
   }

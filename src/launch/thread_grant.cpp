@@ -16,12 +16,6 @@
 namespace kiln::launch {
 namespace {
 
-std::optional<int> to_int(std::string_view s) {
-  const auto n = core::parse_int(s);
-  if (!n || *n < 0 || *n > INT_MAX) return std::nullopt;
-  return static_cast<int>(*n);
-}
-
 // "--split-compile=4", "-split-compile 4", "--threads 2", "-t 2", "-t=2".
 void scan(const std::vector<std::string>& args, ProjectThreads& out) {
   for (size_t i = 0; i < args.size(); ++i) {
@@ -30,9 +24,9 @@ void scan(const std::vector<std::string>& args, ProjectThreads& out) {
                                std::pair{std::vector<std::string>{"--threads", "-t"}, &out.threads}}) {
       for (const auto& name : names) {
         if (a == name && i + 1 < args.size()) {
-          if (auto n = to_int(args[i + 1])) *slot = n;
+          if (auto n = core::parse_count(args[i + 1])) *slot = n;
         } else if (a.size() > name.size() + 1 && a.compare(0, name.size() + 1, name + "=") == 0) {
-          if (auto n = to_int(std::string_view(a).substr(name.size() + 1))) *slot = n;
+          if (auto n = core::parse_count(std::string_view(a).substr(name.size() + 1))) *slot = n;
         }
       }
     }

@@ -1,22 +1,12 @@
 #include "launch/unit_plan.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <sstream>
 
 #include "core/text.hpp"
 
 namespace kiln::launch {
-namespace {
-
-bool to_int(const std::string& s, int& n) {
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-  return ec == std::errc() && p == s.data() + s.size() && n >= 0;
-}
-
-}  // namespace
-
 UnitPlan parse_unit_plan(const std::string& text) {
   UnitPlan plan;
   std::set<std::string> listed;
@@ -28,7 +18,11 @@ UnitPlan parse_unit_plan(const std::string& text) {
       continue;
     }
     PlannedUnit u;
-    if (f.size() != 7 || f[0] != "unit" || !to_int(f[2], u.jobs) || !to_int(f[4], u.targets) || f[5].empty()) continue;
+    const auto jobs = f.size() == 7 ? core::parse_count(f[2]) : std::nullopt;
+    const auto targets = f.size() == 7 ? core::parse_count(f[4]) : std::nullopt;
+    if (f.size() != 7 || f[0] != "unit" || !jobs || !targets || f[5].empty()) continue;
+    u.jobs = *jobs;
+    u.targets = *targets;
     u.group = f[1];
     u.cuda = f[3] == "cuda";
     u.output = f[5];

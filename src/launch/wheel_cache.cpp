@@ -1,5 +1,6 @@
 #include "launch/wheel_cache.hpp"
 
+#include "core/text.hpp"
 #include "io/user_cache.hpp"
 
 #include <fmt/format.h>
@@ -78,13 +79,6 @@ void walk(const io::Filesystem& fs, const std::string& root, const std::string& 
   }
 }
 
-std::string replace_all(std::string s, const std::string& what, const std::string& with) {
-  if (what.empty()) return s;
-  for (size_t pos = 0; (pos = s.find(what, pos)) != std::string::npos; pos += with.size())
-    s.replace(pos, what.size(), with);
-  return s;
-}
-
 // 2: the wheel's content hash in the manifest's first line, links followed, special files named.
 constexpr std::string_view kManifestHead = "kiln wheel cache 2\n";
 
@@ -110,7 +104,7 @@ WheelKey wheel_key(const WheelInputs& p, const io::Seams& s) {
   // project's build files name. MAX_JOBS only sets Ninja's -j.
   std::map<std::string, std::string> env;
   for (const auto& [k, v] : p.env)
-    if (k != "MAX_JOBS") env[k] = replace_all(v, p.build_dir, "<build>");
+    if (k != "MAX_JOBS") env[k] = core::replace_all(v, p.build_dir, "<build>");
   std::vector<std::string> names = core::compile_variables();  // core/build_names
   for (const auto& k : p.knobs)
     if (!k.cmake) names.push_back(k.name);

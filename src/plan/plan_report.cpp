@@ -1,4 +1,5 @@
 #include "plan/plan_report.hpp"
+#include "core/text.hpp"
 #include "plan/install_command.hpp"
 
 #include <fmt/format.h>
@@ -174,16 +175,11 @@ std::string plan_to_text(const Plan& p) {
   if (p.libtorch())
     out += fmt::format("libtorch  Torch_DIR={} ({}){}\n", p.torch_dir, p.torch_dir_how,
                        p.torch_arch_list.empty() ? "" : ", TORCH_CUDA_ARCH_LIST=" + p.torch_arch_list);
-  auto joined = [](const std::vector<std::string>& argv) {
-    std::string line;
-    for (const auto& a : argv) line += (line.empty() ? "" : " ") + a;
-    return line;
-  };
-  out += "command   " + joined(p.build_argv()) +
+  out += "command   " + core::join(p.build_argv(), " ") +
          (p.kind == read::ProjectKind::extension ? "  [the project's PEP 517 backend builds the wheel once]" : "") +
          "\n";
   if (p.kind == read::ProjectKind::extension)
-    out += "install   " + joined(wheel_install_argv(p.python, p.wheel_dir() + "/*.whl")) + "\n";
+    out += "install   " + core::join(wheel_install_argv(p.python, p.wheel_dir() + "/*.whl"), " ") + "\n";
   out += fmt::format("cache     {}\n", p.ccache.empty()
                                            ? std::string("none")
                                            : "ccache " + p.ccache + (p.cache_dir.empty() ? "" : " in " + p.cache_dir));

@@ -5,16 +5,6 @@
 
 namespace kiln::probe {
 
-namespace {
-
-std::string parent_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-}  // namespace
-
 std::optional<std::string> ccache_folder_problem(io::Filesystem& fs, const std::string& folder) {
   if (folder.empty()) return std::nullopt;
   if (fs.exists(folder)) {
@@ -27,8 +17,8 @@ std::optional<std::string> ccache_folder_problem(io::Filesystem& fs, const std::
     return std::nullopt;
   }
   // Missing: ccache makes it, if it can make each missing level under the nearest existing one.
-  std::string up = parent_of(folder);
-  while (!fs.exists(up) && up != "/" && up != ".") up = parent_of(up);
+  std::string up = core::dir_name(folder);
+  while (!fs.exists(up) && up != "/" && up != ".") up = core::dir_name(up);
   if (!fs.is_directory(up)) return "does not exist and cannot be made: " + up + " is a file";
   if (!fs.can_create_in(up)) return "does not exist and cannot be made in " + up + " by this user";
   return std::nullopt;

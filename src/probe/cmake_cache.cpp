@@ -15,11 +15,6 @@
 namespace kiln::probe {
 namespace {
 
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 using core::ends_with;
 
 bool looks_like_library_entry(const CacheEntry& e) {
@@ -28,20 +23,19 @@ bool looks_like_library_entry(const CacheEntry& e) {
 }
 
 bool is_shared_library(const std::string& p) {
-  auto slash = p.find_last_of('/');
-  std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
+  const std::string name = core::base_name(p);
   return name.find(".so") != std::string::npos && name.rfind("lib", 0) == 0;
 }
 
 }  // namespace
 
 bool cmake_true(const std::string& v) {
-  const std::string u = upper(trim(v));
+  const std::string u = core::to_upper(trim(v));
   return u == "ON" || u == "1" || u == "TRUE" || u == "YES" || u == "Y";
 }
 
 bool cmake_notfound(const std::string& v) {
-  const std::string u = upper(trim(v));
+  const std::string u = core::to_upper(trim(v));
   return u == "NOTFOUND" || ends_with(u, "-NOTFOUND");
 }
 

@@ -5,17 +5,12 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "probe/nvcc.hpp"
 #include "probe/run_tool.hpp"
 
 namespace kiln::probe {
 namespace {
-
-std::string dirname(const std::string& p) {
-  auto pos = p.find_last_of('/');
-  if (pos == std::string::npos) return ".";
-  return pos == 0 ? "/" : p.substr(0, pos);
-}
 
 // cuda.h lives in include/ of a runfile install and in targets/<triple>/include of packaged ones.
 std::optional<std::string> find_cuda_h(const io::Filesystem& fs, const std::string& root) {
@@ -76,7 +71,7 @@ void find_candidates(const io::Seams& s, const std::string& sysroot, CudaToolkit
                                fmt::format("{}={} is not a folder, so builds that read it find no toolkit.", var, *v),
                                fmt::format("export {}=<your CUDA root> (or unset it)", var)});
     }
-  if (auto p = io::which(s, "nvcc")) add(dirname(dirname(*p)), "nvcc on PATH");
+  if (auto p = io::which(s, "nvcc")) add(core::dir_name(core::dir_name(*p)), "nvcc on PATH");
   add(sysroot + "/usr/local/cuda", "/usr/local/cuda");
   std::vector<std::string> versioned;
   for (const auto& name : s.fs.list(sysroot + "/usr/local"))

@@ -6,18 +6,13 @@
 #include <memory>
 
 #include "core/name_table.hpp"
+#include "core/text.hpp"
 #include "probe/gpu_check.hpp"
 
 namespace kiln::probe {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-std::string parent_dir(const std::string& p) {
-  auto pos = p.find_last_of('/');
-  if (pos == std::string::npos) return ".";
-  return pos == 0 ? "/" : p.substr(0, pos);
-}
 
 std::string cache_home(const io::Seams& s) {
   if (auto x = s.env.get("XDG_CACHE_HOME"); x && !x->empty()) return *x;
@@ -27,7 +22,7 @@ std::string cache_home(const io::Seams& s) {
 DiskReport disk_for(const io::Seams& s, const DiskQuery& q, DiskRole role, const std::string& path) {
   DiskReport d{role, path, path, std::nullopt};
   // The folder may not exist yet; its nearest existing parent is where it will be created.
-  while (!d.checked.empty() && d.checked != "/" && !s.fs.exists(d.checked)) d.checked = parent_dir(d.checked);
+  while (!d.checked.empty() && d.checked != "/" && !s.fs.exists(d.checked)) d.checked = core::dir_name(d.checked);
   d.space = q.space(d.checked);
   return d;
 }

@@ -1,5 +1,6 @@
 #include "read/checkout_options.hpp"
 
+#include "core/text.hpp"
 #include <fmt/format.h>
 #include <sys/utsname.h>
 
@@ -60,11 +61,6 @@ std::string describe(const std::vector<cmake::Arg>& args) {
   return s;
 }
 
-std::string dirname(const std::string& p) {
-  auto slash = p.find_last_of('/');
-  return slash == std::string::npos ? "." : p.substr(0, slash);
-}
-
 bool is_identifier(const std::string& s) {
   if (s.empty()) return false;
   for (char c : s)
@@ -114,7 +110,7 @@ private:
       return Value::of(platform_.processor);
     if (name == "CMAKE_SOURCE_DIR" || name == "PROJECT_SOURCE_DIR" || name == "CMAKE_CURRENT_SOURCE_DIR")
       return Value::of(dir_);
-    if (name == "CMAKE_CURRENT_LIST_DIR") return Value::of(dirname(dir_ + "/" + current_file_));
+    if (name == "CMAKE_CURRENT_LIST_DIR") return Value::of(core::dir_name(dir_ + "/" + current_file_));
     if (name == "CMAKE_SIZEOF_VOID_P") return Value::of("8");
     const bool linux_ = platform_.system_name == "Linux";
     const bool darwin = platform_.system_name == "Darwin";

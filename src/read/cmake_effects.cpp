@@ -1,5 +1,6 @@
 #include "read/cmake_effects.hpp"
 
+#include "core/text.hpp"
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -9,18 +10,6 @@
 namespace kiln::read {
 
 namespace {
-
-std::string upper(std::string v) {
-  for (auto& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return v;
-}
-std::string lower(std::string v) {
-  for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return v;
-}
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // One branch of an if() chain: the command that opens it (if, elseif, else) and its body [begin, end).
 struct Branch {
@@ -73,7 +62,7 @@ const std::set<std::string>& binary_operators() {
 // if(X STREQUAL "cuda"), if("${X}" STREQUAL cuda), if("cuda" STREQUAL X); "" otherwise (an AND,
 // a NOT, another variable on the other side: kiln cannot say which value takes the branch).
 std::string compared_with(const std::vector<cmake::Arg>& args, const std::string& name) {
-  if (args.size() != 3 || upper(args[1].text) != "STREQUAL" || args[1].kind != cmake::Arg::unquoted) return {};
+  if (args.size() != 3 || core::to_upper(args[1].text) != "STREQUAL" || args[1].kind != cmake::Arg::unquoted) return {};
   auto is_option = [&](const cmake::Arg& a) {
     return (a.kind == cmake::Arg::unquoted && a.text == name) || a.text == "${" + name + "}";
   };
@@ -101,8 +90,10 @@ int polarity(const std::vector<cmake::Arg>& args, const std::string& name, bool&
   }
   if (!at) return 0;
   const size_t i = *at;
-  if (i + 1 < args.size() && binary_operators().count(upper(args[i + 1].text))) return 0;
-  if (i > 0 && (binary_operators().count(upper(args[i - 1].text)) || upper(args[i - 1].text) == "DEFINED")) return 0;
+  if (i + 1 < args.size() && binary_operators().count(core::to_upper(args[i + 1].text))) return 0;
+  if (i > 0 &&
+      (binary_operators().count(core::to_upper(args[i - 1].text)) || core::to_upper(args[i - 1].text) == "DEFINED"))
+    return 0;
   const bool negated = i > 0 && args[i - 1].text == "NOT";
   alone = args.size() == (negated ? 2u : 1u);
   return negated ? -1 : 1;
@@ -156,7 +147,7 @@ public:
       if (what == Cuda::language) out.language = true;
       if (what == Cuda::sources && !unconditional_cuda(f)) out.sources = true;
       if (removes_cuda(c)) out.removes_cuda = true;
-      const bool fatal = c.name == "message" && !c.args.empty() && upper(c.args[0].text) == "FATAL_ERROR";
+      const bool fatal = c.name == "message" && !c.args.empty() && core::to_upper(c.args[0].text) == "FATAL_ERROR";
       if (fatal && depth == 0) out.fatal = true;
       // A status message is no effect; a FATAL_ERROR anywhere in it is more than flags.
       if ((c.name != "message" || fatal) && !flag_command(c)) out.only_flags = false;
@@ -173,7 +164,7 @@ private:
   Cuda cuda_command(const CmakeFile& f, const cmake::Command& c, int depth = 0) {
     const auto& a = c.args;
     auto has_arg = [&](const std::string& v) {
-      return std::any_of(a.begin(), a.end(), [&](const cmake::Arg& x) { return upper(x.text) == v; });
+      return std::any_of(a.begin(), a.end(), [&](const cmake::Arg& x) { return core::to_upper(x.text) == v; });
     };
     if ((c.name == "enable_language" || c.name == "project") && has_arg("CUDA")) return Cuda::language;
     if (c.name == "find_package" && !a.empty() && (a[0].text == "CUDAToolkit" || a[0].text == "CUDA"))
@@ -183,10 +174,12 @@ private:
       return Cuda::language;
     if (c.name == "add_subdirectory" && !a.empty())
       return depth < 8 && folder_compiles_cuda(f, a[0].text, depth) ? Cuda::sources : Cuda::none;
-    if (c.name == "list" && !a.empty() && (upper(a[0].text) == "FILTER" || upper(a[0].text) == "REMOVE_ITEM"))
+    if (c.name == "list" && !a.empty() &&
+        (core::to_upper(a[0].text) == "FILTER" || core::to_upper(a[0].text) == "REMOVE_ITEM"))
       return Cuda::none;
-    return std::any_of(a.begin(), a.end(), [](const cmake::Arg& x) { return ends_with(x.text, ".cu"); }) ? Cuda::sources
-                                                                                                         : Cuda::none;
+    return std::any_of(a.begin(), a.end(), [](const cmake::Arg& x) { return core::ends_with(x.text, ".cu"); })
+               ? Cuda::sources
+               : Cuda::none;
   }
 
   // Whether the file's commands outside every if() compile CUDA sources (enabling the language
@@ -210,13 +203,13 @@ private:
   bool removes_cuda(const cmake::Command& c) const {
     const auto& a = c.args;
     if (c.name != "list" || a.size() < 3) return false;
-    const std::string op = upper(a[0].text);
-    if (op == "FILTER" && a.size() >= 5 && upper(a[2].text) == "EXCLUDE") {
-      const std::string re = lower(a.back().text);
+    const std::string op = core::to_upper(a[0].text);
+    if (op == "FILTER" && a.size() >= 5 && core::to_upper(a[2].text) == "EXCLUDE") {
+      const std::string re = core::to_lower(a.back().text);
       return re.find("cuda") != std::string::npos || re.find("\\.cu") != std::string::npos;
     }
     if (op == "REMOVE_ITEM")
-      return std::any_of(a.begin() + 2, a.end(), [](const cmake::Arg& x) { return ends_with(x.text, ".cu"); });
+      return std::any_of(a.begin() + 2, a.end(), [](const cmake::Arg& x) { return core::ends_with(x.text, ".cu"); });
     return false;
   }
 
@@ -233,7 +226,8 @@ private:
     const std::string& v = c.args[var].text;
     // set(CUDA_LIBS ...) / list(APPEND TCNN_LIBRARIES cuda) of a variable only flag commands read
     return (v.rfind("CMAKE_", 0) == 0 && v.find("FLAGS") != std::string::npos) ||
-           ((c.name == "set" || (c.name == "list" && upper(c.args[0].text) == "APPEND")) && flag_vars_.count(v));
+           ((c.name == "set" || (c.name == "list" && core::to_upper(c.args[0].text) == "APPEND")) &&
+            flag_vars_.count(v));
   }
 
   bool folder_compiles_cuda(const CmakeFile& f, std::string sub, int depth) {

@@ -1,5 +1,6 @@
 #include "read/cmake_lang.hpp"
 
+#include "core/text.hpp"
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -207,38 +208,15 @@ private:
   }
 };
 
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool is_off(const std::string& v) {
-  const std::string u = upper(v);
+  const std::string u = core::to_upper(v);
   return u.empty() || u == "0" || u == "OFF" || u == "NO" || u == "FALSE" || u == "N" || u == "IGNORE" ||
          u == "NOTFOUND" || (u.size() >= 9 && u.compare(u.size() - 9, 9, "-NOTFOUND") == 0);
 }
 
 bool is_on(const std::string& v) {
-  const std::string u = upper(v);
+  const std::string u = core::to_upper(v);
   return u == "1" || u == "ON" || u == "YES" || u == "TRUE" || u == "Y";
-}
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == ';') {
-      cur += ';';
-      ++i;
-    } else if (s[i] == ';') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += s[i];
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
 }
 
 Truth t_and(Truth a, Truth b) {
@@ -415,7 +393,7 @@ private:
         note(rhs.text);
         return Truth::unknown;
       }
-      auto items = split_list(list.value);
+      auto items = list_items(list.value);
       return t_of(std::find(items.begin(), items.end(), *item) != items.end());
     }
     if (op == "IS_NEWER_THAN") {
@@ -543,7 +521,7 @@ std::vector<Token> expand_args(const std::vector<Arg>& args, const Lookup& looku
       out.push_back({a.text, false, true});
       continue;
     }
-    for (auto& item : split_list(*e)) out.push_back({item, false, false});
+    for (auto& item : list_items(*e)) out.push_back({item, false, false});
   }
   return out;
 }
@@ -566,7 +544,7 @@ bool value_truth(const std::string& v) { return !is_off(v); }
 Condition evaluate_depends(const std::string& depends, const Lookup& lookup, std::string* failed) {
   Condition all;
   all.truth = Truth::yes;
-  for (const auto& element : split_list(depends)) {
+  for (const auto& element : list_items(depends)) {
     Condition c;
     auto e = expand(element, lookup, c.unknown);
     if (!e) {
@@ -595,6 +573,24 @@ Condition evaluate_depends(const std::string& depends, const Lookup& lookup, std
     if (c.truth == Truth::unknown) all.truth = Truth::unknown;
   }
   return all;
+}
+
+std::vector<std::string> list_items(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == ';') {
+      cur += ';';
+      ++i;
+    } else if (s[i] == ';') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += s[i];
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
 }
 
 }  // namespace kiln::read::cmake

@@ -77,4 +77,7 @@ bool value_truth(const std::string& v);
 // The failing element is in `failed` when the truth is no.
 Condition evaluate_depends(const std::string& depends, const Lookup& lookup, std::string* failed = nullptr);
 
+// A CMake list's items: split at ';' (\; is a ';' inside an item), empty items left out.
+std::vector<std::string> list_items(const std::string& s);
+
 }  // namespace kiln::read::cmake

@@ -1,18 +1,12 @@
 #include "read/gitmodules.hpp"
 
+#include "core/text.hpp"
 #include <sstream>
 
 namespace kiln::read {
 namespace {
 
 constexpr size_t kMaxSubmodules = 1000;  // each one is a folder listed: a bound on what a forged file costs
-
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(b, e - b + 1));
-}
 
 bool inside_project(const std::string& path) {
   if (path.empty() || path.front() == '/') return false;
@@ -30,11 +24,11 @@ std::vector<std::string> parse_gitmodules(std::string_view text) {
   std::istringstream in{std::string(text)};
   std::string line;
   while (std::getline(in, line)) {
-    std::string t = trim(line);
+    std::string t = core::trim(line);
     if (t.rfind("path", 0) != 0) continue;
-    std::string rest = trim(std::string_view(t).substr(4));
+    std::string rest = core::trim(std::string_view(t).substr(4));
     if (rest.empty() || rest.front() != '=') continue;
-    std::string path = trim(std::string_view(rest).substr(1));
+    std::string path = core::trim(std::string_view(rest).substr(1));
     if (path.size() >= 2 && path.front() == '"' && path.back() == '"') path = path.substr(1, path.size() - 2);
     while (path.size() > 1 && path.back() == '/') path.pop_back();
     if (path.rfind("./", 0) == 0) path = path.substr(2);

@@ -8,6 +8,7 @@
 
 #include "core/data_toml.hpp"
 #include "core/name_table.hpp"
+#include "core/text.hpp"
 
 namespace kiln::read {
 
@@ -86,11 +87,6 @@ const Role* find_role(const std::string& name, const std::string& flag) {
   return nullptr;
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 const std::vector<std::pair<std::string, std::string>>& opposites() {
   static const std::vector<std::pair<std::string, std::string>> o = {
       {"TRUE", "FALSE"}, {"true", "false"}, {"True", "False"}, {"1", "0"},
@@ -158,7 +154,7 @@ std::string on_value(const KnobSighting& s) {
       return "ON";
     case Use::cmake_cache:
       for (const auto& c : s.choices)
-        if (lower(c) == "cuda") return c;
+        if (core::to_lower(c) == "cuda") return c;
       return {};
     default:
       return {};
@@ -216,7 +212,7 @@ std::string arch_value(const KnobSighting& s, const KnobContext& ctx, const std:
 // literal's opposite; "" when only leaving the variable unset keeps it false. A backend picked
 // by prefix ("cu") gets torch's CUDA in pip's spelling (cu130), what such projects' READMEs write.
 std::string effect_value(const KnobSighting& s, const KnobContext& ctx) {
-  if (s.effect == "select" && s.prefix && lower(s.effect_value) == "cu") {
+  if (s.effect == "select" && s.prefix && core::to_lower(s.effect_value) == "cu") {
     std::string digits;
     for (char c : ctx.torch_cuda)
       if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
@@ -224,8 +220,8 @@ std::string effect_value(const KnobSighting& s, const KnobContext& ctx) {
   }
   if (s.effect == "select" || s.want_match) return s.effect_value.empty() ? "1" : s.effect_value;
   if (s.effect_value.empty()) return {};
-  if (s.has_default && !s.default_value.empty() && lower(s.default_value) != lower(s.effect_value) &&
-      !(s.prefix && lower(s.default_value).rfind(lower(s.effect_value), 0) == 0))
+  if (s.has_default && !s.default_value.empty() && core::to_lower(s.default_value) != core::to_lower(s.effect_value) &&
+      !(s.prefix && core::to_lower(s.default_value).rfind(core::to_lower(s.effect_value), 0) == 0))
     return s.default_value;
   return opposite(s.effect_value);
 }
@@ -582,8 +578,8 @@ std::pair<std::string, std::string> seen_value(const Knob& k, const io::Environm
 // Whether a value passes a gate read from setup.py's data flow (a bare truth test: any value).
 bool gate_open(const Knob& k, const std::string& seen) {
   const bool matches = k.gate_value.empty() ? !seen.empty()
-                       : k.gate_prefix      ? lower(seen).rfind(lower(k.gate_value), 0) == 0
-                                            : lower(seen) == lower(k.gate_value);
+                       : k.gate_prefix      ? core::to_lower(seen).rfind(core::to_lower(k.gate_value), 0) == 0
+                                            : core::to_lower(seen) == core::to_lower(k.gate_value);
   return matches == k.gate_match;
 }
 
@@ -619,7 +615,7 @@ std::string effect_gate_reason(const Knob& k, const io::Environment& env) {
 // A gate kiln knows by the switch's role alone (a CMake option, a name in the table).
 std::string role_gate_reason(const Knob& k, const KnobPlan& kp, const io::Environment& env) {
   auto [seen, how] = seen_value(k, env);
-  const bool on = !k.on_value.empty() && lower(seen) == lower(k.on_value);
+  const bool on = !k.on_value.empty() && core::to_lower(seen) == core::to_lower(k.on_value);
   const std::string where = k.cmake ? "-D" + k.name : k.name;
   if (k.role == knob_roles::kCudaEnable && !on && kp.torch_cpu_only && k.origin == KnobOrigin::none)
     return fmt::format(
@@ -679,7 +675,7 @@ std::string extension_gate_reason(const KnobPlan& kp, const io::Environment& env
       if (auto part = effect_gate_reason(k, env); !part.empty()) parts.push_back(std::move(part));
     } else if (k.role == knob_roles::kCppEnable) {
       auto [seen, how] = seen_value(k, env);
-      if (!k.on_value.empty() && lower(seen) != lower(k.on_value))
+      if (!k.on_value.empty() && core::to_lower(seen) != core::to_lower(k.on_value))
         parts.push_back(fmt::format("{} was '{}' ({}, {}): the C++ code is compiled only with {}={}; --knob {}={}",
                                     k.name, seen, how, k.where, k.name, k.on_value, k.name, k.on_value));
     } else if (k.origin == KnobOrigin::none && (k.role == knob_roles::kUnknown || k.gate()) &&

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "core/text.hpp"
 #include "read/cmake_effects.hpp"
 #include "read/cmake_lang.hpp"
 
@@ -14,11 +15,6 @@ namespace kiln::read {
 namespace {
 
 using Use = KnobSighting::Use;
-
-std::string trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
-  return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
-}
 
 // The line without its comment: '#' outside a string literal starts one (Python and CMake alike).
 std::string strip_comment(std::string_view line) {
@@ -37,19 +33,6 @@ std::string strip_comment(std::string_view line) {
     }
   }
   return std::string(line);
-}
-
-std::vector<std::string> split_list(const std::string& v) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= v.size()) {
-    size_t semi = v.find(';', start);
-    std::string item = v.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
-    if (!item.empty()) out.push_back(item);
-    if (semi == std::string::npos) break;
-    start = semi + 1;
-  }
-  return out;
 }
 
 template <class F>
@@ -133,7 +116,7 @@ std::vector<KnobSighting> read_setup_py(std::string_view text, const std::string
       k.name = std::move(name);
       k.file = file;
       k.line = n;
-      k.text = trim(raw);
+      k.text = core::trim(raw);
       return k;
     };
     for (std::sregex_iterator it(line.begin(), line.end(), get), e; it != e; ++it) {
@@ -200,10 +183,6 @@ std::vector<KnobSighting> read_cmakelists(std::string_view text, const std::stri
   std::vector<std::string_view> lines;
   each_line(text, [&](int, std::string_view l) { lines.push_back(l); });
   std::map<std::string, std::vector<std::string>> choices;
-  auto upper = [](std::string v) {
-    for (auto& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return v;
-  };
   for (const auto& c : *commands) {
     auto base = [&](std::string name, Use use) {
       KnobSighting k;
@@ -211,20 +190,21 @@ std::vector<KnobSighting> read_cmakelists(std::string_view text, const std::stri
       k.use = use;
       k.file = file;
       k.line = c.line;
-      k.text = c.line >= 1 && static_cast<size_t>(c.line) <= lines.size() ? trim(lines[c.line - 1]) : std::string();
+      k.text =
+          c.line >= 1 && static_cast<size_t>(c.line) <= lines.size() ? core::trim(lines[c.line - 1]) : std::string();
       return k;
     };
     const auto& a = c.args;
     if ((c.name == "option" || c.name == "cmake_dependent_option") && !a.empty()) {
       KnobSighting k = base(a[0].text, Use::cmake_option);
-      k.default_value = a.size() > 2 && !a[2].text.empty() ? upper(a[2].text) : "OFF";
+      k.default_value = a.size() > 2 && !a[2].text.empty() ? core::to_upper(a[2].text) : "OFF";
       k.has_default = true;
       k.true_value = "ON";
       out.push_back(std::move(k));
     } else if (c.name == "set" && a.size() >= 4) {
       for (size_t i = 1; i + 1 < a.size(); ++i) {
         if (a[i].kind != cmake::Arg::unquoted || a[i].text != "CACHE") continue;
-        const std::string type = upper(a[i + 1].text);
+        const std::string type = core::to_upper(a[i + 1].text);
         if (type != "STRING" && type != "BOOL") break;
         KnobSighting k = base(a[0].text, type == "BOOL" ? Use::cmake_option : Use::cmake_cache);
         for (size_t j = 1; j < i; ++j) k.default_value += (j > 1 ? ";" : "") + a[j].text;
@@ -233,11 +213,11 @@ std::vector<KnobSighting> read_cmakelists(std::string_view text, const std::stri
         out.push_back(std::move(k));
         break;
       }
-    } else if (c.name == "set_property" && a.size() >= 4 && upper(a[0].text) == "CACHE" &&
-               upper(a[2].text) == "PROPERTY" && upper(a[3].text) == "STRINGS") {
+    } else if (c.name == "set_property" && a.size() >= 4 && core::to_upper(a[0].text) == "CACHE" &&
+               core::to_upper(a[2].text) == "PROPERTY" && core::to_upper(a[3].text) == "STRINGS") {
       auto& list = choices[a[1].text];
       for (size_t j = 4; j < a.size(); ++j)
-        for (const auto& v : split_list(a[j].text)) list.push_back(v);
+        for (const auto& v : cmake::list_items(a[j].text)) list.push_back(v);
     }
     for (const auto& arg : a)
       for (size_t at = arg.text.find("ENV{"); at != std::string::npos; at = arg.text.find("ENV{", at + 4)) {
@@ -260,7 +240,7 @@ std::vector<KnobSighting> read_cmakelists(std::string_view text, const std::stri
       k.effect = "archs";
       k.effect_where = file + ":" + std::to_string(c.line);
       k.effect_text =
-          c.line >= 1 && static_cast<size_t>(c.line) <= lines.size() ? trim(lines[c.line - 1]) : std::string();
+          c.line >= 1 && static_cast<size_t>(c.line) <= lines.size() ? core::trim(lines[c.line - 1]) : std::string();
       k.arch.reach = "cmake";
       k.arch.sep = ";";
       k.arch.form = "numbers";
@@ -296,24 +276,20 @@ std::string cuda_evidence(std::string_view text, const std::string& file) {
   if (file.find("CMakeLists") != std::string::npos) {
     auto commands = cmake::parse(std::string(text));
     if (!commands) return found;
-    auto upper = [](std::string v) {
-      for (auto& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      return v;
-    };
     for (const auto& c : *commands) {
       bool cuda = false;
       for (size_t i = 0; i < c.args.size() && !cuda; ++i) {
         const std::string& t = c.args[i].text;
         if (i > 0 && (c.name == "project" || c.name == "enable_language" || c.name == "check_language") &&
-            upper(t) == "CUDA")
+            core::to_upper(t) == "CUDA")
           cuda = true;
         if (c.name == "find_package" && i == 0 && t == "CUDAToolkit") cuda = true;
         if (t.size() > 3 && t.compare(t.size() - 3, 3, ".cu") == 0) cuda = true;
       }
-      if (c.name == "enable_language" && !c.args.empty() && upper(c.args[0].text) == "CUDA") cuda = true;
+      if (c.name == "enable_language" && !c.args.empty() && core::to_upper(c.args[0].text) == "CUDA") cuda = true;
       if (!cuda) continue;
       each_line(text, [&](int n, std::string_view raw) {
-        if (n == c.line) found = file + ":" + std::to_string(n) + " " + trim(raw);
+        if (n == c.line) found = file + ":" + std::to_string(n) + " " + core::trim(raw);
       });
       return found;
     }
@@ -323,7 +299,7 @@ std::string cuda_evidence(std::string_view text, const std::string& file) {
   each_line(text, [&](int n, std::string_view raw) {
     if (!found.empty()) return;
     const std::string line = strip_comment(raw);
-    if (std::regex_search(line, py)) found = file + ":" + std::to_string(n) + " " + trim(raw);
+    if (std::regex_search(line, py)) found = file + ":" + std::to_string(n) + " " + core::trim(raw);
   });
   return found;
 }
@@ -334,7 +310,7 @@ std::string hardcoded_archs(std::string_view text, const std::string& file) {
   each_line(text, [&](int n, std::string_view raw) {
     if (!found.empty()) return;
     const std::string line = strip_comment(raw);
-    if (std::regex_search(line, flags)) found = file + ":" + std::to_string(n) + " " + trim(raw);
+    if (std::regex_search(line, flags)) found = file + ":" + std::to_string(n) + " " + core::trim(raw);
   });
   return found;
 }
@@ -362,7 +338,7 @@ std::string cmake_arch_override(std::string_view text, const std::string& file) 
       --depth;
     }
     const bool set = std::regex_search(line, plain_set) && !std::regex_search(line, cache) && !guarded_from;
-    if (std::regex_search(line, property) || set) found = file + ":" + std::to_string(n) + " " + trim(raw);
+    if (std::regex_search(line, property) || set) found = file + ":" + std::to_string(n) + " " + core::trim(raw);
   });
   return found;
 }

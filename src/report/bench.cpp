@@ -14,24 +14,6 @@
 namespace kiln::report {
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t p; (p = s.find(sep, start)) != std::string::npos; start = p + 1)
-    out.push_back(s.substr(start, p - start));
-  out.push_back(s.substr(start));
-  return out;
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-}  // namespace
-
-namespace {
-
 constexpr core::NameTable<BenchCache, 3> kCacheNames{
     {{{BenchCache::cold, "cold"}, {BenchCache::warm, "warm"}, {BenchCache::off, "off"}}}};
 
@@ -49,16 +31,16 @@ tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vecto
     if (eq == std::string::npos || eq == 0 || eq + 1 == a.size())
       return tl::unexpected(
           fmt::format("--matrix '{}': expected KEY=V1,V2 (keys: archs, cache, generator, jobs, build)", a));
-    MatrixAxis axis{lower(a.substr(0, eq)), {}};
+    MatrixAxis axis{core::to_lower(a.substr(0, eq)), {}};
     if (!seen.insert(axis.key).second) return tl::unexpected(fmt::format("--matrix: key '{}' given twice", axis.key));
-    for (auto v : split(a.substr(eq + 1), ',')) {
+    for (auto v : core::split(a.substr(eq + 1), ',')) {
       if (v.empty()) return tl::unexpected(fmt::format("--matrix '{}': empty value", a));
       if (axis.key == "cache") {
-        v = lower(v);
+        v = core::to_lower(v);
         if (!bench_cache_from(v))
           return tl::unexpected(fmt::format("--matrix cache: '{}' is not cold, warm or off", v));
       } else if (axis.key == "generator") {
-        const std::string l = lower(v);
+        const std::string l = core::to_lower(v);
         if (l == "ninja")
           v = "Ninja";
         else if (l == "make" || l == "unix makefiles")
@@ -70,7 +52,7 @@ tl::expected<std::vector<MatrixAxis>, std::string> parse_matrix(const std::vecto
         if (!n || *n < 1 || *n > INT_MAX)
           return tl::unexpected(fmt::format("--matrix jobs: '{}' is not a positive integer", v));
       } else if (axis.key == "build") {
-        v = lower(v);
+        v = core::to_lower(v);
         if (v != "kiln" && v != "default")
           return tl::unexpected(fmt::format("--matrix build: '{}' is not kiln or default", v));
       } else if (axis.key == "archs") {
@@ -107,7 +89,7 @@ std::string BenchConfig::id() const {
 std::string BenchConfig::arch_spec() const {
   std::string out;
   for (size_t i = 0; i < archs.size(); ++i) {
-    if (archs[i] == '+' && lower(archs.substr(i + 1, 3)) != "ptx")
+    if (archs[i] == '+' && core::to_lower(archs.substr(i + 1, 3)) != "ptx")
       out += ';';
     else
       out += archs[i];

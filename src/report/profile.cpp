@@ -1,5 +1,6 @@
 #include "report/profile.hpp"
 
+#include "core/text.hpp"
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,29 +17,21 @@ std::string human_duration(long ms) {
   return fmt::format("{}m{:02}s", ms / 60'000, (ms / 1000) % 60);
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string basename(const std::string& p) {
-  auto slash = p.find_last_of('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
-}
-
 bool is_library(const std::string& name) {
-  return ends_with(name, ".a") || ends_with(name, ".so") || name.find(".so.") != std::string::npos ||
-         ends_with(name, ".dylib");
+  return core::ends_with(name, ".a") || core::ends_with(name, ".so") || name.find(".so.") != std::string::npos ||
+         core::ends_with(name, ".dylib");
 }
 
 // cuda / c++ / link / other, from the rule when the graph names it, else from the file name
 // (CMake: x.cu.o; torch.utils.cpp_extension: x.cuda.o).
 UnitKind kind_of(const Unit& u, const std::string& rule) {
   if (u.archs > 0 || rule.find("CUDA_COMPILER") != std::string::npos || rule == "cuda_compile" ||
-      ends_with(u.name, ".cu.o") || ends_with(u.name, ".cuda.o"))
+      core::ends_with(u.name, ".cu.o") || core::ends_with(u.name, ".cuda.o"))
     return UnitKind::cuda;
-  if (rule.find("LINKER") != std::string::npos || rule == "link" || is_library(basename(u.name))) return UnitKind::link;
-  if (rule.find("_COMPILER") != std::string::npos || rule == "compile" || ends_with(u.name, ".o") ||
-      ends_with(u.name, ".obj"))
+  if (rule.find("LINKER") != std::string::npos || rule == "link" || is_library(core::base_name(u.name)))
+    return UnitKind::link;
+  if (rule.find("_COMPILER") != std::string::npos || rule == "compile" || core::ends_with(u.name, ".o") ||
+      core::ends_with(u.name, ".obj"))
     return UnitKind::cxx;
   return UnitKind::other;
 }
@@ -50,14 +43,14 @@ std::string target_of(const std::string& output) {
     auto dir = output.find(".dir/", start);
     if (dir != std::string::npos) return output.substr(start, dir - start);
   }
-  std::string b = basename(output);
+  std::string b = core::base_name(output);
   if (is_library(b)) {
     if (b.rfind("lib", 0) == 0) b = b.substr(3);
     b = b.substr(0, b.find('.'));
     return b;
   }
   auto slash = output.find_last_of('/');
-  if (slash != std::string::npos && (ends_with(output, ".o") || ends_with(output, ".obj")))
+  if (slash != std::string::npos && (core::ends_with(output, ".o") || core::ends_with(output, ".obj")))
     return output.substr(0, slash);
   return b;
 }
@@ -72,7 +65,7 @@ bool same_file(const std::string& graph_path, const std::string& nvcc_path, cons
     return true;
   std::string rest = nvcc_path;
   while (rest.rfind("../", 0) == 0 || rest.rfind("./", 0) == 0) rest.erase(0, rest.find('/') + 1);
-  return ends_with(graph_path, "/" + rest);
+  return core::ends_with(graph_path, "/" + rest);
 }
 
 // Concurrency by time: a sweep over start (+1) and end (-1) events, with the value each unit adds.
@@ -389,8 +382,8 @@ void classify_units(const ProfileInput& in, Profile& p) {
         rule = e.rule;
         if (u.source.empty())
           for (const auto& i : e.inputs)
-            if (ends_with(i, ".cu") || ends_with(i, ".cpp") || ends_with(i, ".cc") || ends_with(i, ".c") ||
-                ends_with(i, ".cxx")) {
+            if (core::ends_with(i, ".cu") || core::ends_with(i, ".cpp") || core::ends_with(i, ".cc") ||
+                core::ends_with(i, ".c") || core::ends_with(i, ".cxx")) {
               u.source = i;
               break;
             }
@@ -469,8 +462,8 @@ void arch_times(const ProfileInput& in, Profile& p) {
       bool matched = false;
       for (auto& u : p.units) {
         const bool same_source = !u.source.empty() && same_file(u.source, nu.source, in.build_dir);
-        const bool same_name = u.source.empty() && (ends_with(u.name, "/" + basename(nu.source) + ".o") ||
-                                                    basename(u.name) == basename(nu.source) + ".o");
+        const bool same_name = u.source.empty() && (core::ends_with(u.name, "/" + core::base_name(nu.source) + ".o") ||
+                                                    core::base_name(u.name) == core::base_name(nu.source) + ".o");
         if (u.kind == UnitKind::cuda && (same_source || same_name)) {
           u.arch_ms = nu.device_ms;
           u.host_ms = nu.host_ms;

@@ -39,3 +39,35 @@ TEST(Text, NumbersAreParsedWholeOrNotAtAll) {
   EXPECT_FALSE(parse_double("1.5s"));
   EXPECT_FALSE(parse_double("nanx"));
 }
+
+TEST(Text, WordsJoinAndReplace) {
+  EXPECT_EQ(split_words(" a  b\tc\n"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(split_words(" \n").empty());
+  EXPECT_EQ(join({"a", "b", "c"}, ", "), "a, b, c");
+  EXPECT_EQ(join({}, ","), "");
+  EXPECT_EQ(replace_all("/b/x /b", "/b", "<build>"), "<build>/x <build>");
+  EXPECT_EQ(replace_all("aa", "a", "aa"), "aaaa");  // what it wrote is not searched again
+  EXPECT_EQ(replace_all("abc", "", "x"), "abc");
+  EXPECT_EQ(trim_line_end("a b \r\n"), "a b ");
+}
+
+TEST(Text, CaseChangesAsciiLettersOnly) {
+  EXPECT_EQ(to_lower("CUDA_Arch-9"), "cuda_arch-9");
+  EXPECT_EQ(to_upper("on\xc3\xa9"), "ON\xc3\xa9");
+}
+
+TEST(Text, PathParts) {
+  EXPECT_EQ(base_name("/usr/local/cuda/bin/nvcc"), "nvcc");
+  EXPECT_EQ(base_name("nvcc"), "nvcc");
+  EXPECT_EQ(dir_name("/usr/local/cuda/bin/nvcc"), "/usr/local/cuda/bin");
+  EXPECT_EQ(dir_name("/nvcc"), "/");
+  EXPECT_EQ(dir_name("nvcc"), ".");
+}
+
+TEST(Text, CountsAreWholeAndInRange) {
+  EXPECT_EQ(parse_count("4"), 4);
+  EXPECT_EQ(parse_count("0"), 0);
+  EXPECT_FALSE(parse_count("-1"));
+  EXPECT_FALSE(parse_count("4x"));
+  EXPECT_FALSE(parse_count("99999999999"));
+}
