@@ -105,6 +105,12 @@ ExtensionTorch ExtensionTorchFinder::locate_and_record(const std::string& path) 
 
 namespace {
 
+// What `import torch` loaded, as what the loader reuses before any search.
+void preload(const ExtensionTorch& t, DepsOptions& opt) {
+  opt.loaded.insert(opt.loaded.end(), t.loaded.begin(), t.loaded.end());
+  if (!t.lib_folder.empty()) opt.preloaded.push_back(t.lib_folder);
+}
+
 // A library of torch's own that the file names itself (libc10.so, libtorch_cpu.so, ...), not found.
 bool misses_torch_library(const DepsReport& d) {
   return std::any_of(d.libraries.begin(), d.libraries.end(), [&](const ResolvedLibrary& lib) {
@@ -136,8 +142,7 @@ DepsReport ExtensionTorchFinder::resolve(const std::string& path, DepsOptions op
     const auto t = locate_and_record(path);
     if (!t.loaded.empty() || !t.lib_folder.empty()) {
       opt = alone;
-      opt.loaded.insert(opt.loaded.end(), t.loaded.begin(), t.loaded.end());
-      if (!t.lib_folder.empty()) opt.preloaded.push_back(t.lib_folder);
+      preload(t, opt);
       opt.in_interpreter = true;
       d = resolve_deps(path, opt, s_);
       after = true;
@@ -218,8 +223,7 @@ ExtensionTorch ExtensionTorchFinder::with_torch(const std::string& torch_dir, co
 bool ExtensionTorchFinder::add_preloaded(const std::string& path, DepsOptions& opt) {
   auto t = find(path);
   if (!t) return false;
-  opt.loaded.insert(opt.loaded.end(), t->loaded.begin(), t->loaded.end());
-  if (!t->lib_folder.empty()) opt.preloaded.push_back(t->lib_folder);
+  preload(*t, opt);
   return true;
 }
 
