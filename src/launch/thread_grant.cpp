@@ -248,9 +248,11 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   if (idle.waiting > 0) idle_cores = cores - others_threads - std::min(idle.waiting, cores);
   const bool capped = n > own_threads && idle_cores < n;
   if (capped) n = std::max(own_threads, idle_cores);
-  // Rule 6b: in the last wave, threads at the weight of its own for the cores ending compiles leave.
-  const bool tail =
-      n <= own_threads && idle.planned && idle.waiting < cores && share.units > 1 && policy.tail_threads > own_threads;
+  // Rule 6b: in the last wave, threads at the weight of its own for the cores ending compiles leave;
+  // only while the compiles running, this one and those starting now fit the cores (see the header).
+  const bool fits_cores = others + 1 + static_cast<int>(coming.size()) <= cores;
+  const bool tail = n <= own_threads && idle.planned && idle.waiting < cores && fits_cores && share.units > 1 &&
+                    policy.tail_threads > own_threads;
   std::string tail_why;
   if (tail) {
     tail_why = fmt::format("; the last wave ({} unit{} waiting on {} cores)", idle.waiting,

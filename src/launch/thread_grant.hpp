@@ -55,7 +55,12 @@
 //      to end before a running one (rules 3 and 4). The first unit too, when others start beside it:
 //      flash-attention's 16 head-dim-64 units on 16 cores ended at 372 s, on the one unit that
 //      started first and was left one thread (the others, with 4, ended by 310 s).
-//      data/build_jobs.toml tail_threads, docs/benchmarks.md "Session 12".
+//      Only while the compiles running, this one and those starting now fit the cores: beyond
+//      them every thread competes, and the raised nice starves the unit's serial phases (nvcc's
+//      front end runs on one thread at +6). apex on 16 cores (eleven extensions' Ninjas, 34
+//      compiles at once, none "waiting" for a slot): the units granted at the start took 35 s of
+//      CPU in 100 s, their one-thread neighbours 45 s in 50 s, and the build 1.39x its bound.
+//      data/build_jobs.toml tail_threads, docs/benchmarks.md "Session 12" and "Session 13".
 //   7. Memory: each extra thread reserves thread_memory_fraction x the unit's expected peak; the
 //      extra may use at most memory_share of what the budget has left beside the running
 //      reservations and the unit's own base, so the total always fits the budget.

@@ -583,6 +583,30 @@ TEST(ThreadGrant, NoTailThreadsBeforeTheLastWaveOrWithoutAPlan) {
   EXPECT_EQ(g.cores, 1) << g.why;
 }
 
+TEST(ThreadGrant, NoTailThreadsWhileMoreCompilesRunThanCores) {
+  // apex 6424da3b on the 16-core GPU host: eleven extensions' Ninjas started 34 compiles at once,
+  // none waiting for a slot; the first ones got rule 6b's threads at nice +6 and ran at a third of
+  // a core beside the others. Every unit arriving at the start sees the rest starting beside it.
+  std::vector<launch::UnitWork> coming(35, launch::UnitWork{100, std::nullopt, false});
+  auto u = cuda_unit();
+  u.estimate = 100;
+  launch::Idle idle{.waiting = 0, .planned = true};
+  auto g = launch::decide_grant(u, {}, 16, 1000 * GiB, 0, policy(), coming, idle);
+  EXPECT_EQ(g.weigh_threads, 0) << g.why;
+  EXPECT_EQ(g.nice_raise, 0) << g.why;
+  // Later, with twenty compiles running on 16 cores and nothing left to start.
+  std::vector<launch::Reservation> twenty(20, launch::Reservation{1, 4 * GiB, 1, 0});
+  for (auto& r : twenty) launch::set_work(r, {100, std::nullopt, false});
+  g = launch::decide_grant(u, twenty, 16, 1000 * GiB, 0, policy(), {}, idle);
+  EXPECT_EQ(g.weigh_threads, 0) << g.why;
+  EXPECT_EQ(g.cores, 1) << g.why;
+  // Once they fit the cores, the last wave's threads come back.
+  std::vector<launch::Reservation> ten(twenty.begin(), twenty.begin() + 10);
+  g = launch::decide_grant(u, ten, 16, 1000 * GiB, 0, policy(), {}, idle);
+  EXPECT_EQ(g.weigh_threads, 1) << g.why;
+  EXPECT_EQ(g.cores, 4) << g.why;
+}
+
 TEST(ThreadGrant, TheLastWavesThreadsFitTheMemoryBudget) {
   std::vector<launch::Reservation> running(31, launch::Reservation{1, 4 * GiB, 1, 0});
   auto u = cuda_unit();
