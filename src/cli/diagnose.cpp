@@ -17,6 +17,7 @@
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/render.hpp"
 #include "read/gitmodules.hpp"
+#include "read/project_headers.hpp"
 #include "read/project_knobs.hpp"
 
 namespace kiln::cli {
@@ -79,7 +80,8 @@ public:
 
 private:
   // What the project tells the fixes: its own force-build switch (NAME=VALUE) read from its
-  // setup.py, and its empty git submodules (a missing header one of them should hold).
+  // setup.py, its empty git submodules (a missing header one of them should hold) and the headers
+  // it holds (a missing header that is there: the include path does not reach it).
   std::optional<diagnose::PlanContext> project_context(io::Seams& s) const {
     std::string dir = project_.empty() ? recorded_project(s.fs).value_or(".") : project_;
     if (!project_.empty() && !s.fs.is_directory(dir))
@@ -92,7 +94,8 @@ private:
         if (k.role == read::knob_roles::kForceBuild && !k.on_value.empty() && pc.force_build.empty())
           pc.force_build = k.name + "=" + k.on_value;
     }
-    if (pc.force_build.empty() && pc.empty_submodules.empty()) return std::nullopt;
+    pc.project_headers = read::project_headers(s.fs, dir);
+    if (pc.force_build.empty() && pc.empty_submodules.empty() && pc.project_headers.empty()) return std::nullopt;
     return pc;
   }
 

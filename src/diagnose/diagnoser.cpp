@@ -190,10 +190,20 @@ void Diagnoser::process_line(std::string_view block, size_t start, size_t end, s
     }
     for (const Pattern& p : sigs_.all()[sig].patterns) {
       if (std::regex_search(line.data(), line.data() + line.size(), m, p.re)) {
-        std::optional<std::string> holder;
-        if (sigs_.all()[sig].needs == Need::empty_submodule && !(holder = empty_submodule_of(p, m))) break;
+        const Need need = sigs_.all()[sig].needs;
+        std::optional<std::string> holder, header;
+        if (need == Need::empty_submodule && !(holder = empty_submodule_of(p, m))) break;
+        if (need == Need::project_header && !(header = project_header_of(p, m))) break;
         record(sig, p, m, line, number, block, start, end);
-        if (holder) add_capture(findings_[static_cast<size_t>(finding_of_[sig])], "submodule", *holder);
+        Finding& f = findings_[static_cast<size_t>(finding_of_[sig])];
+        if (holder) add_capture(f, "submodule", *holder);
+        if (header) {
+          add_capture(f, "project_header", *header);
+          // The folder an include path needs for the spelling the source used.
+          const std::string* name = f.capture("header");
+          const size_t cut = name && header->size() > name->size() ? header->size() - name->size() - 1 : 0;
+          add_capture(f, "include_dir", cut ? header->substr(0, cut) : std::string("."));
+        }
         return;  // one signature per line: the highest-ranked that matches
       }
     }
@@ -274,6 +284,19 @@ std::optional<std::string> Diagnoser::empty_submodule_of(const Pattern& p, const
   if (submodules_.empty()) return std::nullopt;
   for (size_t g = 0; g < p.names.size(); ++g)
     if (p.names[g] == "header" && m[g + 1].matched) return submodules_.holder_of(m[g + 1].str());
+  return std::nullopt;
+}
+
+std::optional<std::string> Diagnoser::project_header_of(const Pattern& p, const std::cmatch& m) const {
+  if (!opts_.plan || opts_.plan->project_headers.empty()) return std::nullopt;
+  for (size_t g = 0; g < p.names.size(); ++g) {
+    if (p.names[g] != "header" || !m[g + 1].matched) continue;
+    const std::string header = m[g + 1].str();
+    for (const auto& h : opts_.plan->project_headers)
+      if (h == header ||
+          (h.size() > header.size() && core::ends_with(h, header) && h[h.size() - header.size() - 1] == '/'))
+        return h;
+  }
   return std::nullopt;
 }
 

@@ -53,6 +53,8 @@ private:
   Finding& finding_for(size_t sig, uint64_t number);
   // For a signature that needs an empty submodule: the one that should hold the matched header.
   std::optional<std::string> empty_submodule_of(const Pattern& p, const std::cmatch& m) const;
+  // For a signature that needs a project header: the project's file the matched header names.
+  std::optional<std::string> project_header_of(const Pattern& p, const std::cmatch& m) const;
   static void add_capture(Finding& f, const std::string& name, const std::string& value);
 
   Options opts_;

@@ -21,6 +21,8 @@ struct PlanContext {
   std::string force_build;           // the project's own force-build switch, e.g. "CAUSAL_CONV1D_FORCE_BUILD=TRUE"
   // The project's git submodules whose folder is empty or missing, relative to it (read/gitmodules).
   std::vector<std::string> empty_submodules;
+  // The header files the project holds, relative to it (read/project_headers).
+  std::vector<std::string> project_headers;
 };
 
 struct LogLine {

@@ -153,8 +153,10 @@ tl::expected<SignatureSet, std::string> SignatureSet::parse(std::string_view tex
     }
     if (const std::string need = str(*t, "needs"); need == "empty-submodule")
       s.needs = Need::empty_submodule;
+    else if (need == "project-header")
+      s.needs = Need::project_header;
     else if (!need.empty())
-      return tl::unexpected(where("needs must be empty-submodule"));
+      return tl::unexpected(where("needs must be empty-submodule or project-header"));
     s.traceback = (*t)["traceback"].value_or(false);
     for (const auto& src : strings(*t, "frames")) {
       auto p = compile_pattern(src);

@@ -23,8 +23,10 @@ struct Pattern {
 };
 
 // What a signature needs besides its pattern: `needs = "empty-submodule"` matches only where the
-// header it captures should be in one of the plan's empty git submodules (diagnose/empty_submodule).
-enum class Need { nothing, empty_submodule };
+// header it captures should be in one of the plan's empty git submodules (diagnose/empty_submodule);
+// `needs = "project-header"` only where the project itself holds that header (so the include path,
+// not a missing package, is the cause).
+enum class Need { nothing, empty_submodule, project_header };
 
 struct Signature {
   std::string id;

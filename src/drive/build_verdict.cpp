@@ -10,6 +10,7 @@
 #include "drive/kill_evidence.hpp"
 #include "drive/nothing_compiled.hpp"
 #include "probe/local_gpus.hpp"
+#include "read/project_headers.hpp"
 #include "read/project_knobs.hpp"
 
 namespace kiln::drive {
@@ -24,10 +25,11 @@ std::optional<std::string> full_disk(const plan::Plan& p, const probe::DiskQuery
   return fmt::format("kiln: disk full: {} has {} KiB free", p.build_dir, d->free_bytes / 1024);
 }
 
-diagnose::Diagnosis diagnose_log(const plan::Plan& p) {
+diagnose::Diagnosis diagnose_log(const plan::Plan& p, const io::Filesystem& fs) {
   std::ifstream in(p.log_path(), std::ios::binary);
   diagnose::Options opts;
   opts.plan = plan_context(p);
+  opts.plan->project_headers = read::project_headers(fs, p.project_dir);
   return diagnose::diagnose_stream(in, opts);
 }
 
@@ -104,11 +106,11 @@ BuildVerdict finish_build(const plan::Plan& plan, const BuildOutcome& outcome, i
       std::ofstream(plan.log_path(), std::ios::app)
           << fmt::format("kiln: torch requirement not met: {} declares torch{}, and the build's torch is {}\n",
                          unmet.where, unmet.specifier, plan.torch_version);
-    v.diagnosis = diagnose_log(plan);
+    v.diagnosis = diagnose_log(plan, s.fs);
     // "Killed" reads as memory; kiln's own counts can say it was not.
     if (auto line = killed_not_oom_line(plan, outcome, v.diagnosis, s)) {
       std::ofstream(plan.log_path(), std::ios::app) << *line << "\n";
-      v.diagnosis = diagnose_log(plan);
+      v.diagnosis = diagnose_log(plan, s.fs);
     }
     return v;
   }

@@ -24,6 +24,7 @@ struct Fixture {
   std::string finding;  // optional: a finding that must be present
   std::vector<std::pair<std::string, std::string>> captures;
   std::vector<std::string> empty_submodules;  // the plan's, from "#~ empty-submodule:" lines
+  std::vector<std::string> project_headers;   // the project's, from "#~ project-header:" lines
   std::string source;
   std::string body;
 };
@@ -46,6 +47,8 @@ Fixture load(const fs::path& p) {
         f.source = val;
       else if (key == "empty-submodule")
         f.empty_submodules.push_back(val);
+      else if (key == "project-header")
+        f.project_headers.push_back(val);
       else if (key == "capture") {
         auto eq = val.find('=');
         f.captures.emplace_back(val.substr(0, eq), val.substr(eq + 1));
@@ -73,7 +76,8 @@ TEST_P(SignatureFixture, DiagnosesItsExcerpt) {
   ASSERT_FALSE(f.expect.empty()) << f.name << ": no '#~ expect:' line";
   ASSERT_FALSE(f.source.empty()) << f.name << ": no '#~ source:' line";
   Options opts;
-  if (!f.empty_submodules.empty()) opts.plan = PlanContext{.empty_submodules = f.empty_submodules};
+  if (!f.empty_submodules.empty() || !f.project_headers.empty())
+    opts.plan = PlanContext{.empty_submodules = f.empty_submodules, .project_headers = f.project_headers};
   Diagnosis d = diagnose_text(f.body, opts);
   const Finding* target = nullptr;
   if (f.expect == "none") {
