@@ -37,7 +37,7 @@ TEST(LibLoad, RealChildReportsLoadsFailuresAndCrashes) {
   EXPECT_TRUE(r[1].checked);
   EXPECT_FALSE(r[1].loaded);
   EXPECT_FALSE(r[1].error.empty());
-  EXPECT_EQ(r[1].elf_error, "not an ELF file");
+  EXPECT_EQ(r[1].elf_error, "not an ELF file (no \\x7fELF magic)");
 
   EXPECT_FALSE(r[2].loaded);
   EXPECT_NE(r[2].error.find("kiln_missing_symbol_xyz"), std::string::npos) << r[2].error;
