@@ -28,10 +28,12 @@ report::Job job(const std::string& out, long start, long end) {
   return j;
 }
 
-report::ExecRecord record(const std::string& out, long long start) {
+report::ExecRecord record(const std::string& out, long long start, long wall = 0, long waited = 0) {
   report::ExecRecord r;
   r.output = out;
   r.start_ms = start;
+  r.wall_ms = wall;
+  r.waited_ms = waited;
   return r;
 }
 }  // namespace
@@ -78,7 +80,8 @@ TEST(MergeInputs, NinjaLogsArePlacedOnTheLaunchersClock) {
   b.log.jobs = {job("/t/b1.o", 0, 3000)};
   report::ExecLog exec;
   // Ninja a started at epoch 1'000'000, ninja b 2 s later.
-  exec.records = {record("/t/a1.o", 1'000'010), record("/t/a2.o", 1'000'100), record("/t/b1.o", 1'002'000)};
+  exec.records = {record("/t/a1.o", 1'000'010, 4990), record("/t/a2.o", 1'000'100, 3900),
+                  record("/t/b1.o", 1'002'000, 3000)};
   a.exec = exec;
   b.exec = exec;
   auto m = report::merge_inputs({a, b});
@@ -88,6 +91,31 @@ TEST(MergeInputs, NinjaLogsArePlacedOnTheLaunchersClock) {
   EXPECT_EQ(m.log.jobs[2].name(), "/t/b1.o");
   EXPECT_EQ(m.log.jobs[2].start_ms, 2000);  // overlapping a's jobs, as it ran
   EXPECT_EQ(m.log.jobs[2].end_ms, 5000);
+}
+
+TEST(MergeInputs, UnitsThatWaitedInTheGovernorDoNotMoveTheirLog) {
+  // apex on 16 cores: every unit of one extension's Ninja waited for memory before its compile
+  // began (the record starts after the wait), so matching starts placed that log 45 s late.
+  report::ProfileInput a, b;
+  a.log.jobs = {job("/t/a1.o", 0, 60'000)};
+  b.log.jobs = {job("/t/b1.o", 0, 100'000), job("/t/b2.o", 10, 90'000)};
+  report::ExecLog exec;
+  // Both Ninjas started at epoch 1'000'000; b's units began compiling after 45 s and 50 s of waiting.
+  exec.records = {record("/t/b1.o", 1'045'000, 55'000, 45'000), record("/t/a1.o", 1'000'000, 60'000),
+                  record("/t/b2.o", 1'050'010, 39'980, 50'000)};
+  a.exec = exec;
+  b.exec = exec;
+  auto m = report::merge_inputs({a, b});
+  long end = 0;
+  for (const auto& j : m.log.jobs) end = std::max(end, j.end_ms);
+  EXPECT_EQ(end, 100'000);  // the build's span, not 145 s
+  // A record of an earlier build of the same output is not the one matched.
+  exec.records.insert(exec.records.begin(), record("/t/b1.o", 900'000, 20'000));
+  b.exec = exec;
+  m = report::merge_inputs({a, b});
+  end = 0;
+  for (const auto& j : m.log.jobs) end = std::max(end, j.end_ms);
+  EXPECT_EQ(end, 100'000);
 }
 
 TEST(MergeInputs, LogsWithoutRecordsGoOneAfterAnotherAndSaySo) {
