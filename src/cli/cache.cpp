@@ -96,7 +96,7 @@ private:
     // ccache's own text ("5.0G") stays as the setting's value; bytes are the unit JSON compares.
     json max_size = conf("max_size");
     if (max_size.is_object()) {
-      auto b = core::parse_size_bytes(st.value("max_size"));
+      auto b = core::parse_ccache_size(st.value("max_size"));
       max_size["bytes"] = b ? json(*b) : json(nullptr);
     }
     return {{"ccache", st.ccache},

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "core/size_text.hpp"
 #include "core/text.hpp"
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
@@ -18,26 +19,10 @@
 namespace kiln::cli {
 
 std::optional<std::uint64_t> parse_size_kib(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (...) {
-    return std::nullopt;
-  }
-  std::string unit = text.substr(used);
-  double mult = 1.0 / 1024;  // bytes
-  if (unit == "K" || unit == "KiB" || unit == "k")
-    mult = 1;
-  else if (unit == "M" || unit == "MiB" || unit == "m")
-    mult = 1024;
-  else if (unit == "G" || unit == "GiB" || unit == "g")
-    mult = 1024 * 1024;
-  else if (!unit.empty())
-    return std::nullopt;
-  if (v <= 0) return std::nullopt;
-  return static_cast<std::uint64_t>(v * mult);
+  // Memory counts in 1024s, as the kernel and Slurm count it; a bare number is bytes.
+  const auto bytes = core::parse_size_bytes(text, core::SizeBase::binary, 1);
+  if (!bytes || *bytes < 1024) return std::nullopt;
+  return *bytes / 1024;
 }
 
 void add_plan_options(CLI::App& app, PlanOptions& o) {
@@ -82,7 +67,7 @@ void add_plan_options(CLI::App& app, PlanOptions& o) {
   app.add_flag("--no-governor", o.no_governor,
                "Run compiles without kiln's memory governor (Ninja -j from memory instead)");
   app.add_option("--mem-budget", o.mem_budget,
-                 "Memory the governor lets compiles reserve, e.g. 12G or 900M "
+                 "Memory the governor lets compiles reserve, e.g. 12G or 900M (powers of 1024) "
                  "(default: available memory, cgroup-aware, less a margin)")
       ->envname("KILN_MEM_BUDGET");
   app.add_flag("--no-split", o.no_split,
@@ -146,7 +131,8 @@ plan::Plan plan_or_throw(const std::string& dir, PlanOptions& o, io::Seams& s, c
       const auto from = setting_source(origins, s.env, {"--mem-budget"}, "KILN_MEM_BUDGET");
       throw UsageError("--mem-budget '" + o.mem_budget + "'" +
                        (from.empty() || from == "--mem-budget" ? "" : " (from " + from + ")") +
-                       ": expected a size such as 12G, 900M or 2048K");
+                       ": expected a size such as 12G, 900M or 2048K (" + core::size_base_text(core::SizeBase::binary) +
+                       ")");
     }
     o.mem_budget_kib = *kib;
   }

@@ -22,7 +22,8 @@ struct PlanOptions : plan::BuildRequest {
   bool slurm = false;    // --slurm: each compile a job step of the Slurm allocation (build only)
 };
 
-// "12G", "900M", "2048K", "1073741824" (bytes) -> KiB.
+// "12G", "900M", "2048K", "1073741824" (bytes) -> KiB: K, M and G are powers of 1024 (as Slurm and the
+// kernel count memory), Ki/Mi/Gi too; less than 1 KiB is no budget (nullopt).
 std::optional<std::uint64_t> parse_size_kib(const std::string& text);
 
 void add_plan_options(CLI::App& app, PlanOptions& o);

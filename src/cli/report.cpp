@@ -7,6 +7,7 @@
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
 #include "cli/project_config.hpp"
+#include "core/size_text.hpp"
 #include "probe/machine.hpp"
 #include "report/build_folders.hpp"
 #include "report/cluster.hpp"
@@ -38,9 +39,10 @@ public:
                    "Cores for the lower bound (default: as the build recorded them in kiln-build.json, "
                    "else this machine's usable cores)")
         ->check(number_in(1));
-    app.add_option("--simulate", shapes_,
-                   "Project this build onto a cluster NODESxCORESxMEM (e.g. 16x32x256G): compiles as "
-                   "Slurm job steps on any node, links on the head node; repeatable");
+    app.add_option(
+        "--simulate", shapes_,
+        "Project this build onto a cluster NODESxCORESxMEM (e.g. 16x32x256G, memory in powers of 1024): compiles as "
+        "Slurm job steps on any node, links on the head node; repeatable");
     app.add_option("--step-overhead", step_overhead_ms_,
                    "Milliseconds a job step adds to each compile in --simulate "
                    "(default 150, srun on a local cluster)")
@@ -69,7 +71,9 @@ public:
     std::vector<report::ClusterShape> shapes;
     for (const auto& text : shapes_) {
       auto shape = report::parse_shape(text);
-      if (!shape) throw UsageError("--simulate '" + text + "': expected NODESxCORESxMEM, e.g. 16x32x256G");
+      if (!shape)
+        throw UsageError("--simulate '" + text + "': expected NODESxCORESxMEM, e.g. 16x32x256G (memory per node: " +
+                         core::size_base_text(core::SizeBase::binary) + ")");
       shapes.push_back(*shape);
     }
     const auto profile = report::compute_profile(input);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/size_text.hpp"
 #include "io/tcp_probe.hpp"
 
 #include <fmt/format.h>
@@ -74,7 +75,9 @@ tl::expected<void, std::string> check_remote_reachable(io::Seams& s, const std::
 tl::expected<void, std::string> check_max_size(const std::string& size) {
   static const std::regex re(R"(^\d+(\.\d+)?\s*(k|K|M|G|T|Ki|Mi|Gi|Ti)?$)");
   if (std::regex_match(size, re)) return {};
-  return tl::unexpected(fmt::format("--max-size '{}': expected a size such as 20G, 500M or 0 for no limit", size));
+  // Handed to ccache as written: its rules, K, M, G and T decimal (core::parse_ccache_size reads them back).
+  return tl::unexpected(fmt::format("--max-size '{}': expected a size such as 20G, 500M or 0 for no limit ({})", size,
+                                    core::size_base_text(core::SizeBase::decimal)));
 }
 
 tl::expected<Ccache, std::string> Ccache::find(io::Seams& s, const std::string& dir) {

@@ -126,10 +126,7 @@ void parse_ccache_s(const std::string& text, CcacheInfo& info) {
       (m[1].str() == "cache miss" ? misses : hits) += core::parse_int(m[2].str()).value_or(0);
     } else if (std::regex_search(line, m, size)) {
       // ccache 3 used binary units; a bare number is bytes there.
-      if (m[2].str().empty())
-        info.size_bytes = static_cast<std::uint64_t>(core::parse_double(m[1].str()).value_or(0));
-      else if (auto b = core::parse_size_bytes(m[1].str() + m[2].str() + "i"))
-        info.size_bytes = *b;
+      if (auto b = core::parse_size_bytes(m[1].str() + m[2].str(), core::SizeBase::binary, 1)) info.size_bytes = *b;
     }
   }
   if (!any) return;
@@ -300,7 +297,7 @@ void check_build_tools(const io::Seams& s, Toolchain& tc) {
                        "write: export CCACHE_DIR=/path/to/folder, or kiln build --cache-dir /path/to/folder",
                        tc.ccache_info.cache_dir)});
     if (tc.ccache_info.size_bytes && !tc.ccache_info.max_size.empty()) {
-      const auto max = core::parse_size_bytes(tc.ccache_info.max_size).value_or(0);
+      const auto max = core::parse_ccache_size(tc.ccache_info.max_size).value_or(0);
       if (max > 0 && *tc.ccache_info.size_bytes > max / 10 * 9)
         tc.findings.push_back(
             {Severity::note, "tools", "tools.ccache-full",

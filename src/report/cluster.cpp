@@ -79,7 +79,8 @@ std::optional<ClusterShape> parse_shape(const std::string& text) {
     return std::nullopt;
   s.nodes = static_cast<int>(*nodes);
   s.cores = static_cast<int>(*cores);
-  auto bytes = core::parse_size_bytes(text.substr(x2 + 1));
+  // Memory per node counts in 1024s, as Slurm counts it; a bare number is G.
+  auto bytes = core::parse_size_bytes(text.substr(x2 + 1), core::SizeBase::binary, 1ull << 30);
   if (!bytes || *bytes == 0 || s.nodes < 1 || s.cores < 1 || s.nodes > 100000 || s.cores > 100000) return std::nullopt;
   s.mem_kib = *bytes / 1024;
   s.spelled = text;

@@ -41,7 +41,8 @@ struct ClusterShape {
   std::string spelled;  // as given
   std::string text() const;
 };
-// "4x32x256G" (nodes x cores per node x memory per node); nullopt when malformed.
+// "4x32x256G" (nodes x cores per node x memory per node, K/M/G/T powers of 1024 as Slurm counts, a
+// bare number G); nullopt when malformed.
 std::optional<ClusterShape> parse_shape(const std::string& text);
 
 struct Projection {

@@ -108,7 +108,7 @@ json tools_json(const DoctorReport& r) {
   json ccache = tool_json(t.ccache);
   const auto& ci = t.ccache_info;
   ccache["cache_dir"] = opt_str(ci.cache_dir);
-  const auto max_bytes = core::parse_size_bytes(ci.max_size);
+  const auto max_bytes = core::parse_ccache_size(ci.max_size);
   ccache["max_size_bytes"] = max_bytes ? json(*max_bytes) : json(nullptr);
   ccache["size_bytes"] = opt(ci.size_bytes);
   ccache["hits"] = opt(ci.hits);

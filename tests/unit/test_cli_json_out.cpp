@@ -65,14 +65,31 @@ TEST(JsonOut, SchemaComesFirstAndVersionsAreListed) {
 }
 
 TEST(SizeText, CcacheSizes) {
-  EXPECT_EQ(core::parse_size_bytes("5.0G"), 5000000000u);
-  EXPECT_EQ(core::parse_size_bytes("500M"), 500000000u);
-  EXPECT_EQ(core::parse_size_bytes("2Gi"), 2147483648u);
-  EXPECT_EQ(core::parse_size_bytes("5.0 GB"), 5000000000u);
-  EXPECT_EQ(core::parse_size_bytes("20"), 20000000000u);  // ccache: no suffix means G
-  EXPECT_EQ(core::parse_size_bytes("0"), 0u);
-  EXPECT_FALSE(core::parse_size_bytes("lots"));
-  EXPECT_FALSE(core::parse_size_bytes("5X"));
+  EXPECT_EQ(core::parse_ccache_size("5.0G"), 5000000000u);
+  EXPECT_EQ(core::parse_ccache_size("500M"), 500000000u);
+  EXPECT_EQ(core::parse_ccache_size("2Gi"), 2147483648u);
+  EXPECT_EQ(core::parse_ccache_size("5.0 GB"), 5000000000u);
+  EXPECT_EQ(core::parse_ccache_size("20"), 20000000000u);  // ccache: no suffix means G
+  EXPECT_EQ(core::parse_ccache_size("0"), 0u);
+  EXPECT_FALSE(core::parse_ccache_size("lots"));
+  EXPECT_FALSE(core::parse_ccache_size("5X"));
+  EXPECT_FALSE(core::parse_ccache_size("5GiG"));
+  EXPECT_FALSE(core::parse_ccache_size("99999999999T"));  // more than 64 bits of bytes
+}
+
+// One reader, the base named by the caller: memory (--mem-budget, --simulate) counts in 1024s, ccache in 1000s.
+TEST(SizeText, TheBaseIsTheCallers) {
+  using core::SizeBase;
+  EXPECT_EQ(core::parse_size_bytes("12G", SizeBase::binary, 1), 12ull << 30);
+  EXPECT_EQ(core::parse_size_bytes("12G", SizeBase::decimal, 1), 12000000000u);
+  EXPECT_EQ(core::parse_size_bytes("12GiB", SizeBase::decimal, 1), 12ull << 30);  // Gi is 1024^3 under either
+  EXPECT_EQ(core::parse_size_bytes("900m", SizeBase::binary, 1), 900ull << 20);
+  EXPECT_EQ(core::parse_size_bytes(" 1.5 K ", SizeBase::binary, 1), 1536u);
+  EXPECT_EQ(core::parse_size_bytes("4096", SizeBase::binary, 1), 4096u);  // bare: the caller's unit
+  EXPECT_EQ(core::parse_size_bytes("64", SizeBase::binary, 1ull << 30), 64ull << 30);
+  EXPECT_FALSE(core::parse_size_bytes("4iB", SizeBase::binary, 1));
+  EXPECT_NE(core::size_base_text(SizeBase::binary).find("1024"), std::string::npos);
+  EXPECT_NE(core::size_base_text(SizeBase::decimal).find("1000"), std::string::npos);
 }
 
 TEST(Spelling, ClosestWithinAThird) {

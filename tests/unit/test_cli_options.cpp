@@ -13,6 +13,7 @@
 
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
+#include "cli/plan_options.hpp"
 #include "test_support.hpp"
 
 extern char** environ;
@@ -70,6 +71,22 @@ TEST(CliOptions, ARelativeBuildDirIsTheCurrentFolders) {
   Cli cli;
   ASSERT_EQ(cli.run({"plan", example(), "--build-dir", "rel/b", "--json"}), 0) << cli.err.str();
   EXPECT_EQ(cli.parsed()["build_dir"], (std::filesystem::current_path() / "rel/b").string());
+}
+
+// --mem-budget counts in 1024s (as the kernel and Slurm count memory), and its error says so: the one
+// size reader is told the base by its caller (core/size_text).
+TEST(CliOptions, MemBudgetCountsInPowersOf1024) {
+  Cli cli;
+  ASSERT_EQ(cli.run({"plan", example(), "--mem-budget", "3G", "--json"}), 0) << cli.err.str();
+  EXPECT_EQ(cli.parsed()["governor"]["budget_bytes"], 3LL << 30);
+  ASSERT_EQ(cli.run({"plan", example(), "--mem-budget", "900M", "--json"}), 0) << cli.err.str();
+  EXPECT_EQ(cli.parsed()["governor"]["budget_bytes"], 900LL << 20);
+  EXPECT_EQ(cli::parse_size_kib("2048K"), 2048u);
+  EXPECT_EQ(cli::parse_size_kib("1GiB"), 1u << 20);
+  EXPECT_EQ(cli::parse_size_kib("1073741824"), 1u << 20);  // a bare number is bytes
+  EXPECT_FALSE(cli::parse_size_kib("100"));                // less than 1 KiB is no budget
+  EXPECT_EQ(cli.run({"plan", example(), "--mem-budget", "3X"}), 2);
+  EXPECT_NE(cli.err.str().find("powers of 1024"), std::string::npos) << cli.err.str();
 }
 
 TEST(CliOptions, GpuTakesRepeatsAndCommaLists) {

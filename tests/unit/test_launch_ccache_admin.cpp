@@ -48,6 +48,8 @@ TEST(CcacheAdmin, ChecksRemoteUrlsAndSizes) {
     EXPECT_FALSE(launch::check_remote_url(bad)) << bad;
   for (const char* ok : {"0", "20G", "500M", "1.5Gi", "100k"}) EXPECT_TRUE(launch::check_max_size(ok)) << ok;
   for (const char* bad : {"", "G", "lots", "-1G", "20GB"}) EXPECT_FALSE(launch::check_max_size(bad)) << bad;
+  // ccache reads K, M, G and T as powers of 1000: the message says so.
+  EXPECT_NE(launch::check_max_size("lots").error().find("powers of 1000"), std::string::npos);
 }
 
 TEST(CcacheAdmin, RunsCcacheWithTheCacheFolderAndReportsFailures) {

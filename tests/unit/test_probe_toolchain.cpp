@@ -162,6 +162,7 @@ TEST(Toolchain, Ccache3StatsFallback) {
   EXPECT_EQ(c.misses, 15);
   EXPECT_DOUBLE_EQ(*c.hit_rate, 0.5);
   EXPECT_EQ(c.stats_source, "ccache -s");
+  EXPECT_EQ(c.size_bytes, 1610612736u);  // ccache 3's GB was 1024^3 bytes
 }
 
 TEST(Toolchain, DeepRunsATestCompileThroughTheSeam) {

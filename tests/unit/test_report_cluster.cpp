@@ -41,8 +41,10 @@ TEST(ReportCluster, ShapeSpelling) {
   ASSERT_TRUE(s);
   EXPECT_EQ(s->nodes, 16);
   EXPECT_EQ(s->cores, 32);
-  EXPECT_GT(s->mem_kib, 200ULL * 1024 * 1024);
+  EXPECT_EQ(s->mem_kib, 256ULL << 20);  // G is 1024^3 bytes, as Slurm counts memory
   EXPECT_EQ(s->text(), "16x32x256G");
+  EXPECT_EQ(report::parse_shape("2x4x64")->mem_kib, 64ULL << 20);  // a bare number is G
+  EXPECT_EQ(report::parse_shape("2x4x512M")->mem_kib, 512ULL << 10);
   for (const char* bad : {"", "16x32", "0x4x1G", "4x0x1G", "4xx1G", "ax4x1G", "4x4x", "4x4xlots", "4.5x4x1G"})
     EXPECT_FALSE(report::parse_shape(bad)) << bad;
 }
