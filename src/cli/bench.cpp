@@ -13,6 +13,7 @@
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
 #include "cli/project_dir.hpp"
+#include "core/duration_text.hpp"
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
 #include "report/build_folders.hpp"
@@ -191,9 +192,12 @@ private:
   }
   // One run's outcome, as the progress line under its header.
   static std::string run_line(const report::RunResult& r) {
-    return r.ok ? fmt::format("kiln bench:   {:.1f}s (configure {:.1f}s, build {:.1f}s)\n", r.total_s(), r.configure_s,
-                              r.build_s)
-                : fmt::format("kiln bench:   failed: {}\n", r.error);
+    constexpr auto kTenths = core::ShortSpan::tenths_under_1m;
+    return r.ok
+               ? fmt::format(
+                     "kiln bench:   {} (configure {}, build {})\n", core::duration_text(r.total_s() * 1000, kTenths),
+                     core::duration_text(r.configure_s * 1000, kTenths), core::duration_text(r.build_s * 1000, kTenths))
+               : fmt::format("kiln bench:   failed: {}\n", r.error);
   }
   // One build in `run_dir`; an extension (`copy_from` set) is first copied to run_dir/src, without
   // the build/ folder a previous build of it left, and built there.

@@ -1,5 +1,6 @@
 #include "cli/build_progress.hpp"
 #include "cli/progress_text.hpp"
+#include "core/duration_text.hpp"
 #include "core/terminal_text.hpp"
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 namespace kiln::cli {
 
 std::string configure_line(std::chrono::seconds elapsed, const std::string& last_output, size_t width) {
-  std::string line = fmt::format("configuring (CMake) {}s", elapsed.count());
+  std::string line = "configuring (CMake) " + core::duration_text(elapsed);
   if (!last_output.empty()) line += "  " + last_output;
   return width == 0 ? line : fit_columns(line, width > 1 ? width - 1 : 0);
 }
@@ -26,13 +27,13 @@ std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>
 }
 
 std::string running_text(const RunningNow& r) {
-  std::string text = fmt::format("{} running {}", r.output, duration_text(r.elapsed));
+  std::string text = fmt::format("{} running {}", r.output, core::duration_text(r.elapsed));
   if (r.count > 1) text += fmt::format(" (+{} more)", r.count - 1);
   return text;
 }
 
 std::string starting_line(std::chrono::seconds elapsed, size_t width, const std::optional<RunningNow>& running) {
-  const std::string head = fmt::format("building {}  ", duration_text(elapsed));
+  const std::string head = fmt::format("building {}  ", core::duration_text(elapsed));
   if (!running) {
     const std::string line = head + "(first steps running)";
     return width == 0 ? line : fit_columns(line, width > 1 ? width - 1 : 0);
@@ -44,7 +45,7 @@ std::string starting_line(std::chrono::seconds elapsed, size_t width, const std:
 }
 
 std::string other_step_line(std::string_view step, std::chrono::seconds elapsed, size_t width) {
-  const std::string line = fmt::format("{} {}", step, duration_text(elapsed));
+  const std::string line = fmt::format("{} {}", step, core::duration_text(elapsed));
   return width == 0 ? line : fit_columns(line, width > 1 ? width - 1 : 0);
 }
 

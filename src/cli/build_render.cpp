@@ -5,6 +5,7 @@
 #include "cli/command.hpp"
 #include "cli/verify_json.hpp"
 #include "core/arch_spec.hpp"
+#include "core/duration_text.hpp"
 #include "diagnose/render.hpp"
 #include "plan/plan_report.hpp"
 
@@ -13,7 +14,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string seconds(std::chrono::milliseconds ms) { return fmt::format("{:.1f}s", ms.count() / 1000.0); }
+// A build's phases keep tenths under a minute ("12.3s"), then "1m05s" as every duration kiln prints.
+constexpr auto kTenths = core::ShortSpan::tenths_under_1m;
 
 json diagnosis_json(const drive::BuildVerdict& v) {
   if (v.ok) return nullptr;
@@ -49,24 +51,27 @@ void print_summary(io::Seams& s, const plan::Plan& p, const drive::BuildOutcome&
     s.out << fmt::format(
         "installed {} in {}: its wheel was built before from the same inputs (kiln's wheel cache, "
         "key {}); nothing compiled, --no-wheel-cache builds it\n",
-        p.project_dir, seconds(o.build_time), o.wheel_cache.key.substr(0, 12));
+        p.project_dir, core::duration_text(o.build_time, kTenths), o.wheel_cache.key.substr(0, 12));
   else if (p.kind == read::ProjectKind::extension)  // the backend runs and pip installs
     s.out << fmt::format("built {} in {} (wheel {}, pip install {}), {} compile step{}\n", p.project_dir,
-                         seconds(o.build_time), seconds(o.build_time - o.install_time), seconds(o.install_time),
-                         o.steps_run, o.steps_run == 1 ? "" : "s");
+                         core::duration_text(o.build_time, kTenths),
+                         core::duration_text(o.build_time - o.install_time, kTenths),
+                         core::duration_text(o.install_time, kTenths), o.steps_run, o.steps_run == 1 ? "" : "s");
   else if (o.steps_run == 0)  // a no-op: say so, not "0 steps" and a 0% hit rate
     s.out << fmt::format("up to date: {} (nothing to build{}; {})\n", p.project_dir,
-                         o.configure_skipped ? ", CMake not re-run" : "", seconds(o.configure_time + o.build_time));
+                         o.configure_skipped ? ", CMake not re-run" : "",
+                         core::duration_text(o.configure_time + o.build_time, kTenths));
   else
     s.out << fmt::format("built {} in {} (configure {}, build {}), {} step{}\n", p.project_dir,
-                         seconds(o.configure_time + o.build_time),
-                         o.configure_skipped ? std::string("skipped") : seconds(o.configure_time),
-                         seconds(o.build_time), o.steps_run, o.steps_run == 1 ? "" : "s");
+                         core::duration_text(o.configure_time + o.build_time, kTenths),
+                         o.configure_skipped ? std::string("skipped") : core::duration_text(o.configure_time, kTenths),
+                         core::duration_text(o.build_time, kTenths), o.steps_run, o.steps_run == 1 ? "" : "s");
   if (span)
     s.out << fmt::format(
-        "compiles  {:.1f}s of it ({} compiler run{}): the first began {:.1f}s in (the backend's start: Python, "
-        "setup.py, import torch), the last ended {:.1f}s before the end (the wheel, pip install)\n",
-        span->span_s, span->units, span->units == 1 ? "" : "s", span->before_s, span->after_s);
+        "compiles  {} of it ({} compiler run{}): the first began {} in (the backend's start: Python, "
+        "setup.py, import torch), the last ended {} before the end (the wheel, pip install)\n",
+        core::duration_text(span->span_s * 1000, kTenths), span->units, span->units == 1 ? "" : "s",
+        core::duration_text(span->before_s * 1000, kTenths), core::duration_text(span->after_s * 1000, kTenths));
   s.out << fmt::format("targets   {}\n", core::format_cmake(p.targets));
   if (!o.wheel.empty()) s.out << "wheel     " << o.wheel << "  (installed)\n";
   s.out << fmt::format("peak RSS  {} MiB (largest single process)\n", o.peak_rss_kib / 1024);

@@ -1,4 +1,5 @@
 #include "cli/progress_text.hpp"
+#include "core/duration_text.hpp"
 
 #include <fmt/format.h>
 
@@ -7,13 +8,6 @@
 #include <vector>
 
 namespace kiln::cli {
-
-std::string duration_text(std::chrono::seconds d) {
-  long s = d.count();
-  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60);
-  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
-  return fmt::format("{}s", s);
-}
 
 std::string fit_columns(std::string_view text, size_t columns) {
   // One column per code point: UTF-8 continuation bytes (10xxxxxx) take none, and a cut never
@@ -30,7 +24,7 @@ std::string fit_columns(std::string_view text, size_t columns) {
 std::string eta_text(std::optional<std::chrono::seconds> eta) {
   if (!eta) return "";
   if (eta->count() <= 0) return "finishing";
-  return duration_text(*eta) + " left";
+  return core::duration_text(*eta) + " left";
 }
 
 namespace {
@@ -94,7 +88,7 @@ std::string progress_line(const drive::NinjaStatus& s, std::optional<std::chrono
   // would then scroll a new line. Width 0: a log, never cut.
   const size_t room = width == 0 ? SIZE_MAX : width > 1 ? width - 1 : 0;
   std::string counts = fmt::format("{}/{}", s.done, s.total);
-  if (elapsed) counts += "  " + duration_text(*elapsed);
+  if (elapsed) counts += "  " + core::duration_text(*elapsed);
   if (eta) counts += "  " + eta_text(eta);
   std::string line;
   constexpr int bar = 20;

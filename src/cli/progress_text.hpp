@@ -21,7 +21,6 @@ std::string progress_line(const drive::NinjaStatus& s, std::optional<std::chrono
 // "1m20s left"; "finishing" once nothing is left to estimate (a "0s left" that stays for seconds
 // says the estimate is wrong); "" without an estimate.
 std::string eta_text(std::optional<std::chrono::seconds> eta);
-std::string duration_text(std::chrono::seconds d);  // "45s", "1m20s", "2h05m"
 
 // What a step description names. A rule with no description (cpp_extension's build.ninja) makes Ninja
 // show the whole command, hundreds of characters: that becomes "compiling OUTPUT" ("linking OUTPUT"

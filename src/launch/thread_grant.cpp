@@ -10,6 +10,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/duration_text.hpp"
 #include "core/text.hpp"
 #include "core/data_toml.hpp"
 
@@ -32,8 +33,6 @@ void scan(const std::vector<std::string>& args, ProjectThreads& out) {
     }
   }
 }
-
-std::string seconds(long ms) { return fmt::format("{:.0f} s", ms / 1000.0); }
 
 // The fewest threads with which `work` ends within `span` (Amdahl's law): 1 when one thread does,
 // the cores when none would (its serial part alone is longer: as many as the caller allows).
@@ -213,7 +212,7 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
     return g;
   }
   if (unit.serial_cpu_ms && *unit.serial_cpu_ms < policy.min_serial_ms) {
-    g.why = fmt::format("short: {} of CPU in its last compile", seconds(*unit.serial_cpu_ms));
+    g.why = fmt::format("short: {} of CPU in its last compile", core::duration_text(*unit.serial_cpu_ms));
     return g;
   }
   long long longest_remaining = 0;
@@ -226,7 +225,7 @@ Grant decide_grant(const UnitShape& unit, const std::vector<Reservation>& runnin
   }
   if (unit.serial_cpu_ms && *unit.serial_cpu_ms / own_threads <= longest_remaining) {
     g.why = fmt::format("not on the critical path: a running compile needs {} more, this one {}",
-                        seconds(static_cast<long>(longest_remaining)), seconds(*unit.serial_cpu_ms / own_threads));
+                        core::duration_text(longest_remaining), core::duration_text(*unit.serial_cpu_ms / own_threads));
     return g;
   }
   const int others = static_cast<int>(running.size());

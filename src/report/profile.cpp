@@ -1,5 +1,6 @@
 #include "report/profile.hpp"
 
+#include "core/duration_text.hpp"
 #include "core/text.hpp"
 #include <fmt/format.h>
 
@@ -11,11 +12,6 @@
 
 namespace kiln::report {
 namespace {
-
-std::string human_duration(long ms) {
-  if (ms < 60'000) return fmt::format("{:.0f} s", ms / 1000.0);
-  return fmt::format("{}m{:02}s", ms / 60'000, (ms / 1000) % 60);
-}
 
 bool is_library(const std::string& name) {
   return core::ends_with(name, ".a") || core::ends_with(name, ".so") || name.find(".so.") != std::string::npos ||
@@ -255,7 +251,7 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
         "{} is {} of the {} build, but the build's jobs were on a CPU only {:.0f}% of the time: other work on "
         "the machine took the cores, so more threads would not shorten it; build when the machine is idle, "
         "or with fewer other jobs beside it",
-        u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), 100 * p.job_cpu_share);
+        u.name, core::duration_text(u.duration_ms()), core::duration_text(p.makespan_ms), 100 * p.job_cpu_share);
   if (p.job_cpu_share >= 0 && p.job_cpu_share < 0.75 && p.avg_lanes > p.cores + 0.5)
     // The build's own threads outnumbered the cores: what held the unit back was a thread's share.
     return fmt::format(
@@ -264,7 +260,7 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
         "host compile) got one thread's share of a core; fewer threads beside it (--no-split), or, as root, one CPU "
         "weight per compile that its running threads share (--cpu-share, not yet measured on many cores: "
         "docs/cli/build.md)",
-        u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got, p.avg_lanes, p.cores,
+        u.name, core::duration_text(u.duration_ms()), core::duration_text(p.makespan_ms), got, p.avg_lanes, p.cores,
         100 * p.job_cpu_share);
   if (u.kind == UnitKind::cuda && lanes * 4 >= p.cores * 3)
     // It already had (nearly) every core: more threads would not shorten it.
@@ -272,15 +268,15 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
         "{} is {} of the {} build and already ran on {} of the {} cores ({}); what is left is serial in nvcc "
         "(front end, host compile, the largest kernels' optimisation): split the source file into several units, or "
         "instantiate fewer templates per unit",
-        u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), lanes, p.cores, got);
+        u.name, core::duration_text(u.duration_ms()), core::duration_text(p.makespan_ms), lanes, p.cores, got);
   if (u.kind != UnitKind::cuda)
     return fmt::format("{} is {} of the {} build: split the source file, or compile it earlier (it starts at {})",
-                       u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms),
-                       human_duration(u.start_ms - t0));
+                       u.name, core::duration_text(u.duration_ms()), core::duration_text(p.makespan_ms),
+                       core::duration_text(u.start_ms - t0));
   std::string r = fmt::format(
       "{} is {} of the {} build ({}); give it more of the {} cores: nvcc --split-compile=N (device optimisation "
       "in parallel){}; kiln build grants these from idle cores unless --no-split",
-      u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got, p.cores,
+      u.name, core::duration_text(u.duration_ms()), core::duration_text(p.makespan_ms), got, p.cores,
       u.archs > 1 ? " and --threads=N (its architectures in parallel)" : "");
   if (p.split_critical_path_ms < 0)
     return r + "; its phases were not recorded (kiln build records nvcc --time per unit), so the gain cannot be sized";
@@ -289,11 +285,11 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
     return fmt::format(
         "{} is {} of the {} build ({}), and its device phases ({}) are too small a part of it for "
         "--split-compile to shorten the build: split the source file into several units",
-        u.name, human_duration(u.duration_ms()), human_duration(p.makespan_ms), got,
-        human_duration(static_cast<long>(u.device_ms())));
+        u.name, core::duration_text(u.duration_ms()), core::duration_text(p.makespan_ms), got,
+        core::duration_text(static_cast<long>(u.device_ms())));
   return r + fmt::format("; with its device phases ({}) on all cores the critical path would be {} instead of {}",
-                         human_duration(static_cast<long>(u.device_ms())), human_duration(p.split_critical_path_ms),
-                         human_duration(p.critical_path_ms));
+                         core::duration_text(static_cast<long>(u.device_ms())),
+                         core::duration_text(p.split_critical_path_ms), core::duration_text(p.critical_path_ms));
 }
 
 std::string efficiency_reason(const Profile& p) {

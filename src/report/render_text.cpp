@@ -1,19 +1,13 @@
 #include <fmt/format.h>
 
+#include "core/duration_text.hpp"
 #include "report/render.hpp"
 
 #include <algorithm>
 
 namespace kiln::report {
 
-std::string human_ms(double ms) {
-  if (ms < 0) return "-";
-  if (ms < 10000) return fmt::format("{:.2f}s", ms / 1000);
-  long s = static_cast<long>(ms / 1000 + 0.5);
-  if (s < 60) return fmt::format("{}s", s);
-  if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
-  return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
-}
+std::string human_ms(double ms) { return core::duration_text(ms, core::ShortSpan::hundredths_under_10s); }
 
 std::string human_kib(double kib) {
   if (kib < 0) return "-";
