@@ -124,6 +124,9 @@ def _run_ninja(ce, name, build_directory, verbose, error_prefix):
         text = f.read()
     units = _plan_lines(name, text, workers or 0)
     text, units = _longest_first(name, text, units, build_directory)
+    # Ninja prints a status line only when a unit ends (no terminal): kiln's progress would count
+    # only the extensions that had finished one (apex: "1/2" after 71 s of 37 units).
+    _emit("KILN-EXT-UNITS %s %d\n" % (name, len(units)))
     with open(build_file, "w") as f:
         f.write("builddir = %s\n%s" % (build_directory, text))
     command += ["-f", build_file]

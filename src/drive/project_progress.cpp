@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "core/text.hpp"
+
 namespace kiln::drive {
 namespace {
 
@@ -47,6 +51,15 @@ ProjectProgress::Fed ProjectProgress::feed(std::string_view line) {
     }
     return {std::nullopt, true};
   }
+  if (take_prefix(rest, "KILN-EXT-UNITS ")) {
+    const std::string_view name = first_word(rest);
+    const auto units = core::parse_count(rest);
+    if (name.empty() || !units) return {std::nullopt, true};
+    auto it = exts_.try_emplace(std::string(name)).first;
+    if (std::find(order_.begin(), order_.end(), name) == order_.end()) order_.emplace_back(name);
+    if (!it->second.reported) it->second.total = *units;
+    return {total(name, "starting"), true};
+  }
   if (take_prefix(rest, "KILN-EXTENSION-DONE ")) {
     auto it = exts_.find(first_word(rest));
     if (it == exts_.end()) return {std::nullopt, true};
@@ -63,7 +76,8 @@ ProjectProgress::Fed ProjectProgress::feed(std::string_view line) {
       order_.emplace_back(name);
     }
     it->second.done = st->done;
-    it->second.total = st->total;
+    it->second.total = st->total;  // Ninja's own count wins over the helper's
+    it->second.reported = true;
     return {total(name, st->description), false};
   }
   return {parse_ninja_status(line), false};

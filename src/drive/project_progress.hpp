@@ -1,7 +1,9 @@
 #pragma once
 // One progress line for a whole project whose extensions build at once (data/parallel_extensions.py):
 // each extension's Ninja tags its status lines "KILN-EXT <name> [done/total] ...", the helper names
-// the extensions ("KILN-EXTENSIONS a b c") and each one that finished ("KILN-EXTENSION-DONE a").
+// the extensions ("KILN-EXTENSIONS a b c"), the units each Ninja is about to run ("KILN-EXT-UNITS a
+// 12": Ninja without a terminal prints its first status only when a unit ends) and each extension
+// that finished ("KILN-EXTENSION-DONE a").
 // The project's status is the units done of all units known so far, across extensions, described
 // by the extension that just moved. A lone Ninja's plain status lines pass through unchanged.
 #include <map>
@@ -29,6 +31,7 @@ private:
   struct Extension {
     int done = 0, total = 0;
     bool finished = false;
+    bool reported = false;  // its Ninja printed a status: its total is Ninja's
   };
   NinjaStatus total(std::string_view name, std::string_view description) const;
   std::map<std::string, Extension, std::less<>> exts_;

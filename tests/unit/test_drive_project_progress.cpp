@@ -44,3 +44,27 @@ TEST(ProjectProgress, PlainNinjaStatusAndOtherLinesPassThrough) {
   EXPECT_EQ(p.extensions(), 1);
   EXPECT_TRUE(p.feed("KILN-EXTENSION-DONE unknown.ext").consumed);
 }
+
+TEST(ProjectProgress, EachNinjasUnitsCountBeforeItsFirstStatus) {
+  // apex on the GPU host: Ninja without a terminal prints a status only when a unit ends, so the
+  // line said "1/2" after 71 s of a build of 37 units (only the first extension had reported).
+  ProjectProgress p;
+  p.feed("KILN-EXTENSIONS pkg.a pkg.b");
+  EXPECT_TRUE(p.feed("KILN-EXT-UNITS pkg.a 15").consumed);
+  auto s = p.feed("KILN-EXT-UNITS pkg.b 22").status;
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->done, 0);
+  EXPECT_EQ(s->total, 37);
+  s = p.feed("KILN-EXT pkg.a [1/15] nvcc a1.cu").status;
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->done, 1);
+  EXPECT_EQ(s->total, 37);
+  // Ninja's own count wins (an object up to date by its depfile), and a late helper line does not undo it.
+  s = p.feed("KILN-EXT pkg.b [1/20] nvcc b1.cu").status;
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->total, 35);
+  s = p.feed("KILN-EXT-UNITS pkg.b 22").status;
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->total, 35);
+  EXPECT_TRUE(p.feed("KILN-EXT-UNITS broken").consumed);
+}
