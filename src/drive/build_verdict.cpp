@@ -63,6 +63,7 @@ std::optional<std::string> no_cuda_failure(io::Seams& s, const plan::Plan& p, co
   if (!p.cuda() || !v.files.empty() || p.knobs.cuda_evidence.empty()) return std::nullopt;
   // What the machine has, so that the reason never blames a GPU probe where the driver lists a GPU.
   read::BuildMachine machine;
+  machine.nvcc_version = p.nvcc_version;
   if (const auto local = probe::SystemGpuQuery(s).query(); !local.source.empty()) {
     machine.gpu_seen = !local.gpus.empty();
     if (!local.gpus.empty()) machine.gpu_name = local.gpus.front().name;

@@ -11,6 +11,7 @@
 #include "core/data_toml.hpp"
 #include "core/fnv.hpp"
 #include "core/spelling.hpp"
+#include "core/torch_index.hpp"
 #include "io/task_table.hpp"
 #include "io/user_cache.hpp"
 #include "plan/ledger_place.hpp"
@@ -434,8 +435,8 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
           p.notes.push_back(fmt::format(
               "torch {} ({}) is a CPU-only build: cpp_extension cannot compile CUDA code against it, so the "
               "project's CUDA switches stay at their defaults; for its CUDA code, install a CUDA build of torch "
-              "(pip install torch --index-url https://download.pytorch.org/whl/cu130)",
-              t.version, p.torch_package));
+              "({})",
+              t.version, p.torch_package, core::cuda_torch_install(p.nvcc_version)));
       }
     }
   if (setup)

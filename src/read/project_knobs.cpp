@@ -9,6 +9,7 @@
 #include "core/data_toml.hpp"
 #include "core/name_table.hpp"
 #include "core/text.hpp"
+#include "core/torch_index.hpp"
 
 namespace kiln::read {
 
@@ -613,17 +614,18 @@ std::string effect_gate_reason(const Knob& k, const io::Environment& env) {
 }
 
 // A gate kiln knows by the switch's role alone (a CMake option, a name in the table).
-std::string role_gate_reason(const Knob& k, const KnobPlan& kp, const io::Environment& env) {
+std::string role_gate_reason(const Knob& k, const KnobPlan& kp, const io::Environment& env,
+                             const BuildMachine& machine) {
   auto [seen, how] = seen_value(k, env);
   const bool on = !k.on_value.empty() && core::to_lower(seen) == core::to_lower(k.on_value);
   const std::string where = k.cmake ? "-D" + k.name : k.name;
   if (k.role == knob_roles::kCudaEnable && !on && kp.torch_cpu_only && k.origin == KnobOrigin::none)
     return fmt::format(
         "{} was '{}' ({}, {}): kiln did not set {}={} because torch here is a CPU-only build (torch.version.cuda "
-        "is None), against which cpp_extension cannot compile CUDA code; install a CUDA build of torch (pip "
-        "install torch --index-url https://download.pytorch.org/whl/cu130), or build the CPU code alone with "
-        "--profile cpu",
-        where, seen, how, k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value);
+        "is None), against which cpp_extension cannot compile CUDA code; install a CUDA build of torch ({}), or "
+        "build the CPU code alone with --profile cpu",
+        where, seen, how, k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value,
+        core::cuda_torch_install(machine.nvcc_version));
   if (k.role == knob_roles::kCudaEnable && !on)
     return fmt::format("{} was '{}' ({}, {}): the CUDA code is compiled only with {}={}; --knob {}={}{}", where, seen,
                        how, k.where, k.name, k.on_value.empty() ? "<its on value>" : k.on_value, k.name,
@@ -644,7 +646,7 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env, con
     if (k.gate_or_probe && !kp.torch_cpu_only && machine.gpu_seen == std::optional<bool>(true)) continue;
     std::string part = !cpu_torch && gating_effect(k.effect) ? effect_gate_reason(k, env)
                        : k.role == knob_roles::kCudaEnable || k.role == knob_roles::kCudaSkip
-                           ? role_gate_reason(k, kp, env)
+                           ? role_gate_reason(k, kp, env, machine)
                            : std::string();
     if (!part.empty()) parts.push_back(std::move(part));
   }
@@ -652,7 +654,8 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env, con
   for (const auto& p : kp.probes) {
     if (kp.torch_cpu_only)
       parts.push_back("the project compiles CUDA only where torch sees a GPU (" + p +
-                      "), which a CPU-only torch never does: install a CUDA build of torch");
+                      "), which a CPU-only torch never does: install a CUDA build of torch (" +
+                      core::cuda_torch_install(machine.nvcc_version) + ")");
     else if (machine.gpu_seen != std::optional<bool>(true))
       parts.push_back("the project compiles CUDA only where torch sees a GPU (" + p + "), and " +
                       (machine.gpu_seen ? std::string("this machine has none") : std::string("kiln cannot tell")) +

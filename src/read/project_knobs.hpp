@@ -127,6 +127,7 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx);
 struct BuildMachine {
   std::optional<bool> gpu_seen;  // a GPU the driver lists (nvidia-smi); nullopt when kiln cannot tell
   std::string gpu_name;          // its name, for the message
+  std::string nvcc_version;      // the nvcc the build used ("12.4.131"): the CUDA torch to install
 };
 
 // Why a CUDA project built no CUDA code: the gates that were false in this build, each with the

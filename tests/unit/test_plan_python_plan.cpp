@@ -541,3 +541,19 @@ TEST(PythonPlan, ATorchRangeDeclaredTwiceIsOneNoteNamingBothPlaces) {
         n.find("declares torch>=2.5.1 (pyproject.toml:2, setup.py:2, requirements.txt:2), but") != std::string::npos;
   EXPECT_TRUE(named);
 }
+
+// issue 33: the advice for a CPU-only torch named the cu130 index whatever nvcc the machine had;
+// with CUDA 12.4 (the fake nvcc's answer) it is cu124's.
+TEST(PythonPlan, ACpuOnlyTorchIsToldTheCudaIndexOfTheNvccFound) {
+  Harness h;
+  h.proc.on("/usr/local/cuda/bin/nvcc --version", io::ran("Cuda compilation tools, release 12.4, V12.4.131\n"));
+  h.fs.add_file("/site/torch/version.py", "__version__ = '1.13.1'\ncuda = None\n");
+  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n");
+  auto p = h.plan("/ext", {.gpus = {"h100"}});
+  ASSERT_TRUE(p) << p.error().message;
+  std::string note;
+  for (const auto& n : p->notes)
+    if (n.find("CPU-only build") != std::string::npos) note = n;
+  EXPECT_NE(note.find("https://download.pytorch.org/whl/cu124 (the index for CUDA 12.4"), std::string::npos) << note;
+  EXPECT_EQ(note.find("cu130"), std::string::npos) << note;
+}

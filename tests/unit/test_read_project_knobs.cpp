@@ -498,6 +498,11 @@ TEST(ProjectKnobsDecide, GateReasonNamesTheSwitchAndItsOnValue) {
             std::string::npos)
       << why;
   EXPECT_NE(why.find("which a CPU-only torch never does"), std::string::npos) << why;
+  // The CUDA torch to install is the one for the build's nvcc (cu130 was named whatever it was).
+  EXPECT_NE(why.find("kiln found no nvcc"), std::string::npos) << why;  // none was named: no index guessed
+  why = read::cuda_gate_reason(left, env, read::BuildMachine{false, "", "12.4.131"});
+  EXPECT_NE(why.find("whl/cu124 (the index for CUDA 12.4"), std::string::npos) << why;
+  EXPECT_EQ(why.find("cu130"), std::string::npos) << why;
   EXPECT_EQ(why.find("kiln sets it unless --no-knobs"), std::string::npos) << why;
   EXPECT_EQ(why.find("build on a machine with a GPU"), std::string::npos) << why;
 }
