@@ -17,6 +17,7 @@
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
 #include "report/build_folders.hpp"
+#include "report/compute_profile.hpp"
 #include "report/bench.hpp"
 #include "report/load.hpp"
 #include "drive/build.hpp"

@@ -10,6 +10,7 @@
 #include "core/size_text.hpp"
 #include "probe/machine.hpp"
 #include "report/build_folders.hpp"
+#include "report/compute_profile.hpp"
 #include "report/cluster.hpp"
 #include "report/load.hpp"
 #include "report/render.hpp"

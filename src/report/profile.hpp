@@ -138,15 +138,6 @@ struct Profile {
   std::vector<std::string> notes;
 };
 
-Profile compute_profile(const ProfileInput& in);
-
-// Sets job_cpu_share and contended from the units' recorded CPU time.
-void judge_contention(Profile& p);
-// The remedy for a build bound by unit `u`, or "" when nothing kiln can name would shorten it.
-std::string one_unit_remedy(const Profile& p, const Unit& u, long t0);
-// The efficiency line's explanation of time above the bound.
-std::string efficiency_reason(const Profile& p);
-
 // Indices of units by duration, longest first.
 std::vector<size_t> slowest(const Profile& p, size_t n);
 

@@ -2,6 +2,7 @@
 
 #include "core/duration_text.hpp"
 #include "report/render.hpp"
+#include "report/profile_remedy.hpp"
 
 #include <algorithm>
 

@@ -6,7 +6,9 @@
 #include "test_support.hpp"
 
 #include "report/ninja_graph.hpp"
+#include "report/compute_profile.hpp"
 #include "report/profile.hpp"
+#include "report/profile_remedy.hpp"
 #include "report/render.hpp"
 
 using namespace kiln::report;

@@ -8,6 +8,7 @@
 #include "report/ninja_graph.hpp"
 #include "drive/ninja_log.hpp"
 #include "report/nvcc_time.hpp"
+#include "report/compute_profile.hpp"
 #include "report/profile.hpp"
 #include "launch/ccache_admin.hpp"
 
