@@ -49,12 +49,14 @@ std::string kiln_only_lines(const Plan& p, const std::map<std::string, std::stri
   std::string out;
   for (const auto& [k, v] : kiln_only)
     out += one_line(fmt::format("# needs kiln build: {}={} ({})", k, v, needs_kiln_build(p, k, v))) + "\n";
-  if (p.prune_archs)
-    out += one_line(fmt::format(
-               "# needs kiln build: --prune-archs, kiln's default (kiln's launcher rewrites the project's own nvcc "
-               "-gencode/-arch flags to {}); a plain build also compiles {}",
-               core::format_cmake(p.targets),
-               p.knobs.hardcoded_archs.empty() ? "whatever the project hard-codes" : p.knobs.hardcoded_archs)) +
+  // Only where kiln found the project's own architecture flags: elsewhere a plain build compiles
+  // the same targets, and where it did, kiln knows the line, not always the list (issue 33).
+  const std::string& own = p.knobs.hardcoded_archs.empty() ? p.knobs.cmake_archs : p.knobs.hardcoded_archs;
+  if (p.prune_archs && !own.empty())
+    out += one_line(fmt::format("# needs kiln build: --prune-archs, kiln's default (kiln's launcher rewrites the "
+                                "project's own nvcc -gencode/-arch flags to {}); a plain build hands nvcc the "
+                                "project's own flags as they are ({})",
+                                core::format_cmake(p.targets), own)) +
            "\n";
   if (p.governed() && plain_jobs != p.jobs.jobs)
     out += fmt::format(

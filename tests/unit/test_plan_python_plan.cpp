@@ -433,6 +433,26 @@ TEST(Emit, EnvWorksInAPlainShellAndKeepsEveryOption) {
   EXPECT_NE(env.find("TORCH_CUDA_ARCH_LIST='9.0'\n"), std::string::npos) << env;
 }
 
+// issue 33: the env said "a plain build also compiles setup.py:18 cc_flag.append("-gencode")" (a line,
+// not architectures; fast-hadamard-transform e7706faf's own list is the planned sm_90, nothing more),
+// and "also compiles whatever the project hard-codes" for a project that hard-codes none.
+TEST(Emit, EnvSaysWhatAPlainBuildDoesWithTheProjectsOwnArchFlags) {
+  Harness h;
+  h.fs.add_file("/ext/setup.py",
+                "from torch.utils.cpp_extension import CUDAExtension\n"
+                "cc_flag = []\n"
+                "cc_flag.append('-gencode')\n"
+                "cc_flag.append('arch=compute_90,code=sm_90')\n"
+                "CUDAExtension('m', ['m.cu'], extra_compile_args={'nvcc': cc_flag})\n");
+  auto env = plan::emit_env(h.plan("/ext", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln"}).value());
+  EXPECT_NE(env.find("a plain build hands nvcc the project's own flags as they are (setup.py:3"), std::string::npos)
+      << env;
+  EXPECT_EQ(env.find("also compiles"), std::string::npos) << env;
+  h.fs.add_file("/own/setup.py", "from torch.utils.cpp_extension import CUDAExtension\nCUDAExtension('m', ['m.cu'])\n");
+  env = plan::emit_env(h.plan("/own", {.gpus = {"h100"}, .kiln_exe = "/opt/kiln"}).value());
+  EXPECT_EQ(env.find("--prune-archs"), std::string::npos) << env;  // nothing of the project's own to rewrite
+}
+
 TEST(Emit, EnvGivesAPlainBuildTheMemoryBoundAndTheConfigureLine) {
   Harness h;
   h.machine.mem_total = h.machine.mem_available = 8ULL << 30;  // memory allows fewer jobs than 32 cores
