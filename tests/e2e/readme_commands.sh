@@ -12,6 +12,11 @@ if [ "$readme_cmds" != "$ci_cmds" ]; then
 fi
 echo "README and .ci/run agree on both commands"
 
+# An example shows a real use: none names an option that only restates the default (issue 33: the
+# plan example named --prune-archs, pruning being the default).
+redundant=$(grep -nE '^(cd .*&& )?kiln .*--prune-archs' "$src/README.md" "$src"/docs/cli/*.md || true)
+[ -z "$redundant" ] || { echo "usage examples name --prune-archs, the default:"; echo "$redundant"; exit 1; }
+
 # The README's usage examples that need no project, GPU or network (the `kiln archs` and `kiln gpus`
 # sections) run as written and exit as their comment says ("exit 1"), else 0.
 kiln_bin=$(realpath "$1")  # the lines run from other folders
