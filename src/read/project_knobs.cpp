@@ -433,10 +433,16 @@ void leave_optional_extensions(std::vector<Knob>& knobs, const std::vector<KnobS
       if (b.empty() || std::find(on.begin(), on.end(), b) != on.end()) made_by.push_back(b.empty() ? "no switch" : b);
     if (made_by.empty()) continue;
     k.role = knob_roles::kOptionalExtension;
-    k.reason = fmt::format("{} (the project builds others with {}){}", optional->reason, fmt::join(made_by, ", "),
-                           k.on_value.empty() ? "" : fmt::format("; --knob {}={} builds it", k.name, k.on_value));
+    const std::string left =
+        fmt::format("{} (the project builds others with {}){}", optional->reason, fmt::join(made_by, ", "),
+                    k.on_value.empty() ? "" : fmt::format("; --knob {}={} builds it", k.name, k.on_value));
+    // The user's own value stays, named as theirs; kiln's choice follows it.
+    k.reason = k.origin == KnobOrigin::environment ? "already set in the environment, which wins; kiln would leave it "
+                                                     "unset: " +
+                                                         left
+               : k.origin == KnobOrigin::knob_option ? "given with --knob; kiln would leave it unset: " + left
+                                                     : left;
     if (k.origin == KnobOrigin::kiln) k.value.clear(), k.origin = KnobOrigin::none;
-    if (k.origin == KnobOrigin::knob_option) k.reason = "given with --knob";
     k.proposed.clear();
   }
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 
+#include "fakes/environment.hpp"
 #include "io/environment.hpp"
 #include "io/fs.hpp"
 #include "io/process.hpp"
@@ -89,6 +90,23 @@ TEST(KnobEffects, AnOptInThatAddsOneExtensionBesideTheCoreIsLeftOff) {
   read::KnobContext ctx;
   ctx.overrides["APEX_XENTROPY"] = "1";
   EXPECT_EQ(decided(plan_for("apex-contrib", ctx))["APEX_XENTROPY"].value, "1");
+  // So does the user's environment, and the reason says it is theirs (issue 33: it was overwritten
+  // with kiln's "left off" reason while the value stayed the user's).
+  io::FakeEnvironment env;
+  env.set("APEX_PEER_MEMORY", "1");
+  read::KnobContext with_env;
+  with_env.env = &env;
+  const auto kp_env = plan_for("apex-contrib", with_env);
+  const auto* mine = find(kp_env, "APEX_PEER_MEMORY");
+  ASSERT_TRUE(mine);
+  EXPECT_EQ(mine->value, "1");
+  EXPECT_EQ(mine->origin, read::KnobOrigin::environment);
+  EXPECT_EQ(mine->reason.rfind("already set in the environment, which wins; kiln would leave it unset: ", 0), 0u)
+      << mine->reason;
+  const auto kp_knob = plan_for("apex-contrib", ctx);
+  const auto* given = find(kp_knob, "APEX_XENTROPY");
+  ASSERT_TRUE(given);
+  EXPECT_EQ(given->reason.rfind("given with --knob; kiln would leave it unset: ", 0), 0u) << given->reason;
 }
 
 TEST(KnobEffects, AnOptInIsAGateWhenNothingIsBuiltWithoutIt) {
