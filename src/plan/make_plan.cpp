@@ -388,6 +388,31 @@ void note_unread_knobs(Plan& p, const std::map<std::string, std::string>& overri
   }
 }
 
+// A CPU-only torch: cpp_extension cannot compile CUDA code against it. Where a switch or a GPU probe
+// gates the CUDA code, kiln leaves it at the project's default (the CPU code); where none does
+// (nvdiffrast 253ac4fc: its CUDAExtension is unconditional), the build fails, and the note says so.
+void note_cpu_only_torch(Plan& p, const std::string& version) {
+  const bool gated =
+      !p.knobs.probes.empty() || std::any_of(p.knobs.knobs.begin(), p.knobs.knobs.end(), [](const auto& k) {
+        return k.role == read::knob_roles::kCudaEnable || k.role == read::knob_roles::kCudaSkip || k.effect == "cuda" ||
+               k.effect == "select";
+      });
+  const std::string install = core::cuda_torch_install(p.nvcc_version);
+  if (gated)
+    p.notes.push_back(fmt::format(
+        "torch {} ({}) is a CPU-only build: cpp_extension cannot compile CUDA code against it, so the project's "
+        "CUDA switches stay at their defaults; for its CUDA code, install a CUDA build of torch ({})",
+        version, p.torch_package, install));
+  else
+    p.notes.push_back(fmt::format(
+        "torch {} ({}) is a CPU-only build: cpp_extension cannot compile CUDA code against it, and the project "
+        "builds its CUDA extension under no switch kiln found, at {}; so the build is expected to fail (a "
+        "CUDAExtension links c10_cuda and torch_cuda, which a CPU-only torch lacks); install a CUDA build of torch "
+        "({})",
+        version, p.torch_package, p.knobs.cuda_evidence.empty() ? "its CUDAExtension" : p.knobs.cuda_evidence,
+        install));
+}
+
 // The project's own switches (data/project_knobs.toml): read from its build files, decided from the
 // plan, then handed to the build as environment variables or -D entries. --set and -D win.
 tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const io::Seams& s, const Sets& sets,
@@ -425,18 +450,14 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
     return s.fs.is_directory(*value);
   };
   kc.torch_version = p.torch_version;
+  std::optional<std::string> cpu_torch;  // the CPU-only torch's version
   if (!p.torch_package.empty())
     if (auto text = s.fs.read(p.torch_package + "/version.py")) {
       probe::TorchInfo t;
       if (probe::parse_torch_version_py(*text, t)) {
         kc.torch_cuda = t.cuda;
         kc.torch_cpu_only = t.cuda.empty() && p.kind == read::ProjectKind::extension;
-        if (kc.torch_cpu_only && p.cuda())
-          p.notes.push_back(fmt::format(
-              "torch {} ({}) is a CPU-only build: cpp_extension cannot compile CUDA code against it, so the "
-              "project's CUDA switches stay at their defaults; for its CUDA code, install a CUDA build of torch "
-              "({})",
-              t.version, p.torch_package, core::cuda_torch_install(p.nvcc_version)));
+        if (kc.torch_cpu_only) cpu_torch = t.version;
       }
     }
   if (setup)
@@ -445,6 +466,7 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
   if (p.kind == read::ProjectKind::pytorch) return {};
   p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
+  if (cpu_torch && p.cuda()) note_cpu_only_torch(p, *cpu_torch);
   note_unread_knobs(p, *overrides, s.fs);
   route_suffixed_targets_of_project_lists(p, setup ? setup->arch_parsers : std::vector<read::ArchParser>{},
                                           setup ? setup->calls_cmake : std::string());

@@ -577,3 +577,34 @@ TEST(PythonPlan, ACpuOnlyTorchIsToldTheCudaIndexOfTheNvccFound) {
   EXPECT_NE(note.find("https://download.pytorch.org/whl/cu124 (the index for CUDA 12.4"), std::string::npos) << note;
   EXPECT_EQ(note.find("cu130"), std::string::npos) << note;
 }
+
+// issue 33: nvdiffrast 253ac4fc makes its CUDAExtension under no switch (setup.py:27); against a
+// CPU-only torch the note said "the project's CUDA switches stay at their defaults", which builds
+// nothing it can: the build fails at that extension, and the note says so. A gated project's stays.
+TEST(PythonPlan, ACpuOnlyTorchSaysTheBuildFailsWhereNoSwitchGatesTheCudaExtension) {
+  Harness h;
+  h.fs.add_file("/site/torch/version.py", "__version__ = '1.13.1'\ncuda = None\n");
+  h.fs.add_file("/ext/setup.py",
+                "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+                "setup(ext_modules=[CUDAExtension('m', ['m.cu'])])\n");
+  h.fs.add_file("/gated/setup.py",
+                "import os\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+                "if os.getenv('FORCE_CUDA', '0') == '1':\n"
+                "    ext = CUDAExtension('m', ['m.cu'])\n"
+                "else:\n"
+                "    ext = CppExtension('m', ['m.cpp'])\n"
+                "setup(ext_modules=[ext])\n");
+  auto note_of = [&](const std::string& dir) {
+    auto p = h.plan(dir, {.gpus = {"h100"}});
+    EXPECT_TRUE(p) << p.error().message;
+    for (const auto& n : p->notes)
+      if (n.find("CPU-only build") != std::string::npos) return n;
+    return std::string();
+  };
+  const auto bare = note_of("/ext");
+  EXPECT_NE(bare.find("under no switch kiln found, at setup.py:2 "), std::string::npos) << bare;
+  EXPECT_NE(bare.find("the build is expected to fail"), std::string::npos) << bare;
+  EXPECT_EQ(bare.find("stay at their defaults"), std::string::npos) << bare;
+  const auto gated = note_of("/gated");
+  EXPECT_NE(gated.find("CUDA switches stay at their defaults"), std::string::npos) << gated;
+}
