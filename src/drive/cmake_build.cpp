@@ -29,6 +29,11 @@ bool is_elf(const io::Filesystem& fs, const std::string& path) {
   return head && *head == "\177ELF";  // octal: \x7f would swallow the E
 }
 
+bool is_archive(const io::Filesystem& fs, const std::string& path) {
+  auto head = fs.read_head(path, 8);
+  return head && *head == "!<arch>\n";
+}
+
 }  // namespace
 
 std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::string& dir) {
@@ -66,10 +71,18 @@ std::vector<std::string> linked_outputs(const io::Filesystem& fs, const std::str
     std::string line = text->substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
     size_t colon = line.find(": ");
     if (colon == std::string::npos || line.find("_LINKER__", colon) == std::string::npos) continue;
+    // CUDA_SEPARABLE_COMPILATION's device link (*_DEVICE_LINKER__) makes an object the final link
+    // takes in (CMakeFiles/t.dir/cmake_device_link.o), not a product.
+    const size_t rule_end = line.find(' ', colon + 2);
+    if (line.substr(colon + 2, rule_end == std::string::npos ? std::string::npos : rule_end - colon - 2)
+            .find("_DEVICE_LINKER__") != std::string::npos)
+      continue;
     std::string path = line.substr(0, colon);
     if (path.find("$ ") != std::string::npos || path.find(' ') != std::string::npos) continue;  // several outputs
     if (path.empty() || path[0] != '/') path = build_dir + "/" + path;
-    if (is_elf(fs, path)) out.push_back(path);
+    // A static library (*_STATIC_LIBRARY_LINKER__) is a product too: a CUDA library project may
+    // make nothing else, and its kernels are in the archive's members.
+    if (is_elf(fs, path) || is_archive(fs, path)) out.push_back(path);
   }
   return out;
 }

@@ -20,7 +20,8 @@ std::string configure_stamp(const plan::Plan& plan, const std::map<std::string, 
 
 // ELF shared libraries and executables under `dir`, skipping CMake's own scratch folders.
 std::vector<std::string> find_artifacts(const io::Filesystem& fs, const std::string& dir);
-// ELF files the link steps of a CMake Ninja build write, wherever they are (from build.ninja).
+// ELF files and static libraries the link steps of a CMake Ninja build write, wherever they are
+// (from build.ninja); the device-link objects of CUDA_SEPARABLE_COMPILATION are not products.
 std::vector<std::string> linked_outputs(const io::Filesystem& fs, const std::string& build_dir);
 
 }  // namespace kiln::drive
