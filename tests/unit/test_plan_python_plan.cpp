@@ -562,6 +562,18 @@ TEST(PythonPlan, ATorchRangeDeclaredTwiceIsOneNoteNamingBothPlaces) {
   EXPECT_TRUE(named);
 }
 
+namespace {
+// The plan's note on a CPU-only torch ("" when there is none).
+std::string cpu_torch_note(Harness& h, const std::string& dir) {
+  auto p = h.plan(dir, {.gpus = {"h100"}});
+  EXPECT_TRUE(p) << p.error().message;
+  if (!p) return {};
+  for (const auto& n : p->notes)
+    if (n.find("CPU-only build") != std::string::npos) return n;
+  return {};
+}
+}  // namespace
+
 // issue 33: the advice for a CPU-only torch named the cu130 index whatever nvcc the machine had;
 // with CUDA 12.4 (the fake nvcc's answer) it is cu124's.
 TEST(PythonPlan, ACpuOnlyTorchIsToldTheCudaIndexOfTheNvccFound) {
@@ -569,11 +581,7 @@ TEST(PythonPlan, ACpuOnlyTorchIsToldTheCudaIndexOfTheNvccFound) {
   h.proc.on("/usr/local/cuda/bin/nvcc --version", io::ran("Cuda compilation tools, release 12.4, V12.4.131\n"));
   h.fs.add_file("/site/torch/version.py", "__version__ = '1.13.1'\ncuda = None\n");
   h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n");
-  auto p = h.plan("/ext", {.gpus = {"h100"}});
-  ASSERT_TRUE(p) << p.error().message;
-  std::string note;
-  for (const auto& n : p->notes)
-    if (n.find("CPU-only build") != std::string::npos) note = n;
+  const std::string note = cpu_torch_note(h, "/ext");
   EXPECT_NE(note.find("https://download.pytorch.org/whl/cu124 (the index for CUDA 12.4"), std::string::npos) << note;
   EXPECT_EQ(note.find("cu130"), std::string::npos) << note;
 }
@@ -594,17 +602,10 @@ TEST(PythonPlan, ACpuOnlyTorchSaysTheBuildFailsWhereNoSwitchGatesTheCudaExtensio
                 "else:\n"
                 "    ext = CppExtension('m', ['m.cpp'])\n"
                 "setup(ext_modules=[ext])\n");
-  auto note_of = [&](const std::string& dir) {
-    auto p = h.plan(dir, {.gpus = {"h100"}});
-    EXPECT_TRUE(p) << p.error().message;
-    for (const auto& n : p->notes)
-      if (n.find("CPU-only build") != std::string::npos) return n;
-    return std::string();
-  };
-  const auto bare = note_of("/ext");
+  const auto bare = cpu_torch_note(h, "/ext");
   EXPECT_NE(bare.find("under no switch kiln found, at setup.py:2 "), std::string::npos) << bare;
   EXPECT_NE(bare.find("the build is expected to fail"), std::string::npos) << bare;
   EXPECT_EQ(bare.find("stay at their defaults"), std::string::npos) << bare;
-  const auto gated = note_of("/gated");
+  const auto gated = cpu_torch_note(h, "/gated");
   EXPECT_NE(gated.find("CUDA switches stay at their defaults"), std::string::npos) << gated;
 }
