@@ -13,42 +13,7 @@
 namespace kiln::core {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 using core::starts_with;
-
-// Splits on any of `seps`, dropping empty pieces (kiln's lenient reading).
-std::vector<std::string> split(std::string_view s, std::string_view seps) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (seps.find(c) != std::string_view::npos) {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
-// Splits on one separator, keeping empty pieces (what CMake's list and nvcc's option values do).
-std::vector<std::string> split_exact(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    auto end = s.find(sep, start);
-    out.emplace_back(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
 
 std::string strip_quotes(std::string s) {
   s.erase(std::remove(s.begin(), s.end(), '"'), s.end());
@@ -101,7 +66,7 @@ bool is_keyword(std::string_view w) { return w == "all" || w == "all-major" || w
 
 // CMake's false constants: CUDA_ARCHITECTURES=OFF means "no architecture flags" (nvcc's default).
 bool cmake_false(std::string_view w) {
-  const std::string l = lower(w);
+  const std::string l = to_lower(w);
   return l == "off" || l == "false" || l == "no" || l == "n" || l == "0" || l == "ignore" || l == "notfound" ||
          (l.size() > 9 && l.substr(l.size() - 9) == "-notfound");
 }
@@ -151,15 +116,15 @@ std::string to_string(Syntax s) {
 }
 
 Syntax detect_syntax(std::string_view spec) {
-  const std::string s = lower(spec);
+  const std::string s = to_lower(spec);
   if (s.find_first_not_of(" \t") != std::string::npos && s[s.find_first_not_of(" \t")] == '-') return Syntax::nvcc;
   if (s.find("arch=") != std::string::npos || s.find("sm_") != std::string::npos ||
       s.find("compute_") != std::string::npos)
     return Syntax::nvcc;
   if (s.find('.') != std::string::npos || s.find("+ptx") != std::string::npos) return Syntax::torch;
-  for (const auto& tok : split(s, "; ,\t"))
+  for (const auto& tok : split_any(s, "; ,\t"))
     for (const auto& [name, value] : torch_arch_table().named)
-      if (lower(name) == tok) return Syntax::torch;
+      if (to_lower(name) == tok) return Syntax::torch;
   return Syntax::cmake;
 }
 
@@ -169,13 +134,13 @@ Syntax detect_syntax(std::string_view spec) {
 tl::expected<TargetSet, SpecError> parse_torch(std::string_view spec, const SpecContext& ctx, Warnings* warnings) {
   const TorchArchTable& table = torch_arch_table(ctx.torch_version);
   TargetSet set;
-  std::vector<std::string> tokens = split(spec, "; ,\t\n");
+  std::vector<std::string> tokens = split_any(spec, "; ,\t\n");
   if (tokens.empty()) return tl::unexpected(bad(std::string(spec), "empty architecture list"));
   for (const auto& tok : tokens) {
     auto named = std::find_if(table.named.begin(), table.named.end(),
-                              [&](const auto& p) { return lower(p.first) == lower(tok); });
+                              [&](const auto& p) { return to_lower(p.first) == to_lower(tok); });
     if (named != table.named.end()) {
-      for (const auto& piece : split(named->second, ";")) {
+      for (const auto& piece : split_any(named->second, ";")) {
         auto expanded = parse_torch(piece, ctx, nullptr);
         if (!expanded) return expanded;
         set.add(*expanded);
@@ -184,7 +149,7 @@ tl::expected<TargetSet, SpecError> parse_torch(std::string_view spec, const Spec
     }
     std::string body = tok;
     bool ptx = false;
-    if (auto plus = lower(body).find("+ptx"); plus != std::string::npos && plus + 4 == body.size()) {
+    if (auto plus = to_lower(body).find("+ptx"); plus != std::string::npos && plus + 4 == body.size()) {
       ptx = true;
       body.resize(plus);
     }
@@ -220,7 +185,7 @@ tl::expected<TargetSet, SpecError> parse_torch(std::string_view spec, const Spec
 // else through to nvcc, which refuses it (`80,86` becomes compute_80,86; `all;80` compute_all).
 tl::expected<TargetSet, SpecError> parse_cmake(std::string_view spec, const SpecContext& ctx) {
   TargetSet set;
-  std::vector<std::string> tokens = split_exact(spec, ';');
+  std::vector<std::string> tokens = split(spec, ';');
   if (spec.empty()) return tl::unexpected(bad("", "empty architecture list (CMake: \"CUDA_ARCHITECTURES is empty\")"));
   if (tokens.size() == 1 && cmake_false(tokens[0])) return nvcc_default_set(tokens[0], ctx);
   for (const auto& tok : tokens) {
@@ -229,7 +194,7 @@ tl::expected<TargetSet, SpecError> parse_cmake(std::string_view spec, const Spec
       return tl::unexpected(bad(tok,
                                 "CMake separates architectures with ';' only and would pass this to nvcc as one "
                                 "architecture, which nvcc refuses; write " +
-                                    fmt::format("{}", fmt::join(split(tok, ", \t\n"), ";"))));
+                                    fmt::format("{}", fmt::join(split_any(tok, ", \t\n"), ";"))));
     if (is_keyword(tok)) {
       if (tokens.size() > 1)
         return tl::unexpected(bad(tok, "`" + tok +
@@ -360,7 +325,7 @@ tl::expected<TargetSet, SpecError> parse_gencode(const std::string& value) {
   else if (codes.find_first_of("[],") != std::string::npos)
     return tl::unexpected(bad(*code_part, "a -gencode code list needs brackets, code=[sm_80,compute_80]"));
   TargetSet set;
-  for (const auto& code : split_exact(codes, ',')) {
+  for (const auto& code : split(codes, ',')) {
     auto t = code_target(*virt, code);
     if (!t) return tl::unexpected(t.error());
     set.add(*t);
@@ -386,7 +351,7 @@ std::string bare_nvcc_hint(const std::string& word) {
 // (90-virtual). nullopt when a piece is not such a name.
 std::optional<TargetSet> bare_nvcc_names(const std::string& word) {
   TargetSet set;
-  const auto pieces = split(word, ",;");
+  const auto pieces = split_any(word, ",;");
   if (pieces.empty()) return std::nullopt;
   for (const auto& piece : pieces) {
     const bool sass = starts_with(piece, "sm_");
@@ -432,7 +397,7 @@ tl::expected<TargetSet, SpecError> parse_nvcc_args(const std::vector<std::string
       code_value = **v;
       any = true;
     } else if (!args[i].empty() && args[i][0] != '-') {
-      auto names = bare_nvcc_names(lower(args[i]));
+      auto names = bare_nvcc_names(to_lower(args[i]));
       if (!names)
         return tl::unexpected(bad(
             args[i], "not an nvcc architecture flag (expected -gencode, -arch or -code)" + bare_nvcc_hint(args[i])));
@@ -459,7 +424,7 @@ tl::expected<TargetSet, SpecError> parse_nvcc_args(const std::vector<std::string
                                     "with -code, -arch must be a virtual architecture (nvcc: \"must be a virtual code "
                                     "architecture\"); write -arch=" +
                                         arch->compute()));
-        for (const auto& code : split_exact(strip_quotes(*code_value), ',')) {
+        for (const auto& code : split(strip_quotes(*code_value), ',')) {
           auto t = code_target(*arch, code);
           if (!t) return tl::unexpected(t.error());
           set.add(*t);
@@ -481,7 +446,7 @@ tl::expected<TargetSet, SpecError> parse_nvcc_args(const std::vector<std::string
 }
 
 tl::expected<TargetSet, SpecError> parse_nvcc(std::string_view spec, const SpecContext& ctx) {
-  return parse_nvcc_args(split(spec, " \t\n"), ctx);
+  return parse_nvcc_args(split_any(spec, " \t\n"), ctx);
 }
 
 tl::expected<TargetSet, SpecError> parse_spec(std::string_view spec, Syntax syntax, const SpecContext& ctx,

@@ -1,5 +1,6 @@
 #include "core/text.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cstdlib>
@@ -60,6 +61,16 @@ std::vector<std::string> split_words(std::string_view s) {
     while (end < s.size() && !space(s[end])) ++end;
     out.emplace_back(s.substr(i, end - i));
     i = end;
+  }
+  return out;
+}
+
+std::vector<std::string> split_any(std::string_view s, std::string_view seps) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < s.size();) {
+    const size_t end = std::min(s.find_first_of(seps, i), s.size());
+    if (end > i) out.emplace_back(s.substr(i, end - i));
+    i = end + 1;
   }
   return out;
 }

@@ -21,6 +21,8 @@ std::string_view trim_line_end(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
 // The words between runs of white space, none empty: split_words(" a  b\n") is {"a", "b"}.
 std::vector<std::string> split_words(std::string_view s);
+// The pieces between runs of any of `seps`, none empty: split_any("a;; b", "; ") is {"a", "b"}.
+std::vector<std::string> split_any(std::string_view s, std::string_view seps);
 // The parts with `sep` between them: join({"a", "b"}, ", ") is "a, b".
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // Every `what` in `s` replaced by `with`, left to right, the replacements not searched again.

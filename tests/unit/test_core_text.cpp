@@ -43,6 +43,10 @@ TEST(Text, NumbersAreParsedWholeOrNotAtAll) {
 TEST(Text, WordsJoinAndReplace) {
   EXPECT_EQ(split_words(" a  b\tc\n"), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_TRUE(split_words(" \n").empty());
+  EXPECT_EQ(split_any("a;; b,c;", "; ,"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(split_any("sm_80", ",;"), (std::vector<std::string>{"sm_80"}));
+  EXPECT_TRUE(split_any(";;", ";").empty());
+  EXPECT_TRUE(split_any("", ";").empty());
   EXPECT_EQ(join({"a", "b", "c"}, ", "), "a, b, c");
   EXPECT_EQ(join({}, ","), "");
   EXPECT_EQ(replace_all("/b/x /b", "/b", "<build>"), "<build>/x <build>");
