@@ -9,7 +9,7 @@
 namespace kiln::cli {
 namespace {
 
-std::string nearest(const std::string& typed, const std::vector<std::string>& names) {
+std::string typo_hint(const std::string& typed, const std::vector<std::string>& names) {
   auto c = core::closest(typed, names);
   return c ? fmt::format("; did you mean '{}'?", *c) : std::string();
 }
@@ -34,12 +34,12 @@ std::optional<std::string> check_config(const std::string& path, const std::stri
     if (const auto* section = node.as_table()) {
       auto it = options.find(key);
       if (it == options.end() || key.empty())
-        return fmt::format("{}:{}: [{}] is not a kiln command{}", path, line, key, nearest(key, sections));
+        return fmt::format("{}:{}: [{}] is not a kiln command{}", path, line, key, typo_hint(key, sections));
       for (const auto& [sk, value] : *section) {
         const std::string name(sk.str());
         if (std::find(it->second.begin(), it->second.end(), name) == it->second.end())
           return fmt::format("{}:{}: key '{}' is not an option of kiln {}{}", path, sk.source().begin.line, name, key,
-                             nearest(name, it->second));
+                             typo_hint(name, it->second));
         if (value.is_table())
           return fmt::format("{}:{}: key '{}' of [{}] is a table; give a value (string, number, boolean or array)",
                              path, sk.source().begin.line, name, key);
@@ -50,7 +50,7 @@ std::optional<std::string> check_config(const std::string& path, const std::stri
         top != options.end() && std::find(top->second.begin(), top->second.end(), key) != top->second.end();
     if (!known)
       return fmt::format("{}:{}: key '{}' is outside any [command] section; put it under one, e.g. [build]{}", path,
-                         k.source().begin.line, key, nearest(key, sections));
+                         k.source().begin.line, key, typo_hint(key, sections));
   }
   return std::nullopt;
 }

@@ -17,15 +17,25 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return d[a.size()][b.size()];
 }
 
+size_t typo_limit(std::string_view typed) { return std::max<size_t>(1, typed.size() / 4); }
+
+std::vector<std::string> nearest_names(std::string_view typed, const std::vector<std::string>& candidates, size_t n) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  const size_t limit = typo_limit(typed);
+  for (const auto& c : candidates)
+    if (c != typed)
+      if (const size_t d = edit_distance(typed, c); d <= limit) scored.emplace_back(d, c);
+  std::sort(scored.begin(), scored.end());
+  scored.erase(std::unique(scored.begin(), scored.end()), scored.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
 std::optional<std::string> closest(std::string_view typed, const std::vector<std::string>& candidates) {
-  const size_t limit = std::max<size_t>(1, typed.size() / 3);
-  std::optional<std::string> best;
-  size_t best_d = limit + 1;
-  for (const auto& c : candidates) {
-    const size_t dist = edit_distance(typed, c);
-    if (dist < best_d && c != typed) best_d = dist, best = c;
-  }
-  return best;
+  auto near = nearest_names(typed, candidates, 1);
+  if (near.empty()) return std::nullopt;
+  return near.front();
 }
 
 }  // namespace kiln::core

@@ -1,6 +1,7 @@
 #pragma once
 // Did-you-mean: the optimal string alignment distance (Levenshtein plus adjacent transpositions,
-// so "4900" for "4090" or "biuld" for "build" costs one edit) and the closest of a set of names.
+// so "4900" for "4090" or "biuld" for "build" costs one edit) and the one rule for which names are
+// near enough to suggest, for commands, options, PyTorch options, knobs and kiln.toml keys.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,9 +11,16 @@ namespace kiln::core {
 
 size_t edit_distance(std::string_view a, std::string_view b);
 
-// The candidate nearest to `typed`, when it is near enough to be a typo: at most
-// max(1, |typed| / 3) edits (ninja's SpellcheckString allows 3 for any length; a third of the word
-// keeps "-j" from suggesting "-D").
+// Near enough to be a typo: at most max(1, |typed| / 4) edits (ninja's SpellcheckString allows 3 for
+// any length; a quarter of the word keeps "-j" from suggesting "-D" and USE_CUDNNN from suggesting
+// USE_CUDA).
+size_t typo_limit(std::string_view typed);
+
+// The candidates near enough to `typed`, nearest first (ties by name), at most `n`; `typed` itself
+// is never one.
+std::vector<std::string> nearest_names(std::string_view typed, const std::vector<std::string>& candidates, size_t n);
+
+// The nearest of them, when one is near enough.
 std::optional<std::string> closest(std::string_view typed, const std::vector<std::string>& candidates);
 
 }  // namespace kiln::core

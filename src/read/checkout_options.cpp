@@ -477,39 +477,11 @@ private:
   }
 };
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 }  // namespace
 
 CheckoutOptions read_checkout_options(const io::Filesystem& fs, const std::string& dir, const Platform& platform,
                                       const std::map<std::string, Preset>& presets, const EnvLookup& env) {
   return Walker(fs, dir, platform, presets, env).run();
-}
-
-std::vector<std::string> nearest_names(const std::string& name, const std::vector<std::string>& names, size_t n) {
-  std::vector<std::pair<size_t, std::string>> scored;
-  const size_t limit = std::max<size_t>(2, name.size() / 4);
-  for (const auto& c : names) {
-    const size_t d = edit_distance(name, c);
-    if (d <= limit) scored.push_back({d, c});
-  }
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
-  for (const auto& [d, c] : scored) {
-    if (out.size() >= n) break;
-    out.push_back(c);
-  }
-  return out;
 }
 
 }  // namespace kiln::read

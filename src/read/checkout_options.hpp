@@ -62,7 +62,4 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 CheckoutOptions read_checkout_options(const io::Filesystem& fs, const std::string& dir, const Platform& platform,
                                       const std::map<std::string, Preset>& presets, const EnvLookup& env);
 
-// The declared names closest to `name` (edit distance, then shared prefix), at most `n`.
-std::vector<std::string> nearest_names(const std::string& name, const std::vector<std::string>& names, size_t n = 3);
-
 }  // namespace kiln::read

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/spelling.hpp"
+
 namespace kiln::read {
 namespace {
 
@@ -108,7 +110,7 @@ tl::expected<OptionResolution, OptionError> resolve_pytorch_options(const io::Fi
           "--set {}={}: the checkout declares no {}; passed to setup.py as given (--set-unknown)", k, v, k));
       continue;
     }
-    auto near = nearest_names(k, names);
+    auto near = core::nearest_names(k, names, 3);
     std::string hint;
     for (const auto& n : near) hint += (hint.empty() ? "" : ", ") + n;
     return tl::unexpected(OptionError{

@@ -92,11 +92,24 @@ TEST(SizeText, TheBaseIsTheCallers) {
   EXPECT_NE(core::size_base_text(SizeBase::decimal).find("1000"), std::string::npos);
 }
 
-TEST(Spelling, ClosestWithinAThird) {
+// One did-you-mean rule (issue 31: core's closest allowed a third of the word, the PyTorch-option
+// reader its own Levenshtein with max(2, a quarter)): max(1, a quarter of the word) edits.
+TEST(Spelling, OneRuleForEverySuggestion) {
   EXPECT_EQ(core::edit_distance("biuld", "build"), 1u);  // a transposition is one edit
   EXPECT_EQ(core::closest("biuld", {"build", "bench", "plan"}), "build");
   EXPECT_EQ(core::closest("--jbos", {"--jobs", "--json"}), "--jobs");
   EXPECT_FALSE(core::closest("zzzzzz", {"build", "plan"}));
+  EXPECT_EQ(core::typo_limit("-j"), 1u);
+  EXPECT_EQ(core::typo_limit("inspetc"), 1u);
+  EXPECT_EQ(core::typo_limit("USE_CUDNNN"), 2u);
+  EXPECT_FALSE(core::closest("isnpetc", {"inspect"}));  // two edits in seven letters: not a typo
+  // PyTorch options: USE_CUDA is three edits from USE_CUDNNN, more than a quarter of it.
+  EXPECT_EQ(core::nearest_names("USE_CUDNNN", {"USE_CUDA", "USE_GLOO", "USE_CUDNN"}, 3),
+            (std::vector<std::string>{"USE_CUDNN"}));
+  EXPECT_EQ(core::nearest_names("USE_GLO", {"USE_CUDA", "USE_GLOO", "USE_GLOG", "USE_GLOG"}, 3),
+            (std::vector<std::string>{"USE_GLOG", "USE_GLOO"}));  // nearest first, ties by name, once each
+  EXPECT_EQ(core::nearest_names("USE_GLO", {"USE_GLOO", "USE_GLOG"}, 1), (std::vector<std::string>{"USE_GLOG"}));
+  EXPECT_TRUE(core::nearest_names("USE_GLOO", {"USE_GLOO"}, 3).empty());  // the name itself is no suggestion
 }
 
 TEST(CliJson, EveryCheapCommandCarriesItsSchema) {

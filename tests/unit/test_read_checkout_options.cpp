@@ -130,10 +130,6 @@ TEST(CheckoutOptions, TyposAreRefusedWithTheNearestNames) {
   req = {};
   req.user_set = {{"MAX_JOBS", "4"}};
   EXPECT_TRUE(c.resolve(req));
-  EXPECT_EQ(read::nearest_names("USE_CUDNNN", {"USE_CUDA", "USE_GLOO", "USE_CUDNN"}),
-            (std::vector<std::string>{"USE_CUDNN"}));
-  EXPECT_EQ(read::nearest_names("USE_GLO", {"USE_CUDA", "USE_GLOO", "USE_GLOG"}),
-            (std::vector<std::string>{"USE_GLOG", "USE_GLOO"}));
 }
 
 TEST(CheckoutOptions, EnvironmentAndLibrariesAsSetupPyWouldPassThem) {
