@@ -10,10 +10,7 @@
 namespace kiln::core {
 namespace {
 
-using spec_parts::bad;
-using spec_parts::is_keyword;
-using spec_parts::resolve_keyword;
-using spec_parts::unknown_arch;
+using namespace spec_parts;  // the readers' shared pieces (core/arch_spec_parts.hpp)
 
 // CMake's false constants: CUDA_ARCHITECTURES=OFF means "no architecture flags" (nvcc's default).
 bool cmake_false(std::string_view w) {

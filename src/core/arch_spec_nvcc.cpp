@@ -11,10 +11,7 @@
 namespace kiln::core {
 namespace {
 
-using spec_parts::bad;
-using spec_parts::is_keyword;
-using spec_parts::resolve_keyword;
-using spec_parts::unknown_arch;
+using namespace spec_parts;  // the readers' shared pieces (core/arch_spec_parts.hpp)
 
 std::string strip_quotes(std::string s) {
   s.erase(std::remove(s.begin(), s.end(), '"'), s.end());

@@ -10,10 +10,7 @@
 
 namespace kiln::core {
 
-using spec_parts::bad;
-using spec_parts::is_keyword;
-using spec_parts::resolve_keyword;
-using spec_parts::unknown_arch;
+using namespace spec_parts;  // the readers' shared pieces (core/arch_spec_parts.hpp)
 
 // TORCH_CUDA_ARCH_LIST. First torch's own reading (core/torch_archs); then kiln's, which also takes
 // commas, stray spaces, any-case names, `f` variants and architectures the torch table lacks. What
