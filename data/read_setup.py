@@ -207,6 +207,14 @@ class EnvReads:
         self.helpers = {}  # function name -> (key param index, default param index or None, default text)
         self.indirect = None  # (default, true value, where) of a read whose name is a variable (a table of names)
         self.reads = []  # (module, read node, sighting): where each sighting's value starts, for Effects
+        self.computed = []  # (module, read node, sighting) of each read whose default is computed
+
+    def name_computed(self):
+        """A computed default kiln cannot read matters only where the switch is left to it: not for one
+        whose effect kiln sets itself (a job count) or that leaves the CUDA build as it is."""
+        for m, node, s in self.computed:
+            if s.get("effect") not in SETTLED_EFFECTS:
+                self.p.undecided(m, node, "the default of %s is computed; kiln cannot read it statically" % s["name"])
 
     def find_helpers(self):
         """def f(key, default=...): return os.environ.get(key) or default, and the like: a call of
@@ -370,12 +378,12 @@ class EnvReads:
                     continue
                 self.p.undecided(m, node, "an environment read whose name kiln cannot read statically")
                 continue
-            if not known and d is not None:
-                self.p.undecided(m, node, "the default of %s is computed; kiln cannot read it statically" % names[0])
             for n in names:
                 s = self.sight(m, node, n, use, true_value, negated, dflt, d is not None and known or or_default is not None,
                                at=at)
                 self.reads.append((m, node, s))
+                if not known and d is not None and n == names[0]:
+                    self.computed.append((m, node, s))
 
     def sight(self, m, node, name, use, true_value, negated, dflt, has_default, flag="", at=None):
         line = max(node.lineno, at.lineno) if at is not None else node.lineno  # the comparison's line
@@ -410,6 +418,14 @@ SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 # setup() keywords that only describe the package: a value that ends there builds nothing.
 METADATA_KEYWORDS = {"version", "name", "description", "long_description", "author", "author_email", "url",
                      "license", "classifiers", "keywords"}
+JOB_FLAGS = ("-j", "-j ", "-j=", "--parallel", "--parallel ", "--parallel=", "--jobs=", "--jobs")  # a job count follows
+PATH_FLAGS = ("-I", "-L", "-isystem", "-isystem ")  # a folder follows
+PATH_KEYWORDS = {"include_dirs", "library_dirs", "runtime_library_dirs"}
+JOB_KEYWORDS = {"max_workers", "processes", "n_jobs", "num_workers"}
+METADATA_KEYWORDS |= {"install_requires", "extras_require", "setup_requires", "package_data", "data_files"}
+# Effects whose switch the project's default does not decide for a CUDA build: kiln sets it (jobs), or
+# it leaves the CUDA build as it is.
+SETTLED_EFFECTS = {"jobs", "path", "flags", "metadata", "subset", "rocm", "unreached", "library", "ninja"}
 MESSAGES = {"print", "warn", "warning", "info", "debug", "error", "log", "write", "RuntimeError", "ValueError",
             "EnvironmentError", "Exception"}
 
@@ -482,6 +498,8 @@ class Branches:
         self.p = project
         self.ext_vars, self.ext_fns = set(), set()
         self.cuda_names = {"CUDAExtension"}
+        self.before_cuda = {}  # id(if) of another backend's arm -> whether it comes before the CUDA arm
+        self.early_exits = set()  # id(if) whose branch leaves the function: the rest of it is the other branch
 
     def find_ext_targets(self, first):
         """The names and functions whose value setup() gets as ext_modules."""
@@ -522,7 +540,8 @@ class Branches:
             for n in ast.walk(st):
                 k = None
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-                    k = "cuda" if n.id in self.cuda_names else "ext" if n.id in ("CppExtension", "Extension") else None
+                    k = "cuda" if n.id in self.cuda_names else \
+                        "ext" if n.id.endswith("Extension") and not n.id.startswith("Build") else None
                 elif isinstance(n, ast.Call):
                     f = call_name(n) or ""
                     target = n.func.value if isinstance(n.func, ast.Attribute) else None
@@ -600,6 +619,59 @@ class Branches:
             up = m.parent.get(up)
         return False
 
+    def chain(self, m, st):
+        """The arms of the if/elif chain the `if` st is one arm of: [(its if, or None for the else, body)]."""
+        top = st
+        while isinstance(m.parent.get(top), ast.If) and m.parent[top].orelse == [top]:
+            top = m.parent[top]
+        arms, cur = [], top
+        while True:
+            arms.append((cur, cur.body))
+            if len(cur.orelse) == 1 and isinstance(cur.orelse[0], ast.If):
+                cur = cur.orelse[0]
+                continue
+            if cur.orelse:
+                arms.append((None, cur.orelse))
+            return arms
+
+    def backend_arm(self, m, st):
+        """For an arm of a chain of three or more arms that each make the extension their own way, one
+        of them CUDA's (mmcv a8073c74 setup.py:232-455: DIOPI, CUDA, MLU, MPS, NPU, MUSA, then CPU): when
+        st's arm makes a non-CUDA extension, st picks another backend. Whether it comes before the CUDA
+        arm (taking it skips CUDA) or after (a CUDA build never reaches it); None for another shape."""
+        arms = self.chain(m, st)
+        if len(arms) < 3:
+            return None
+        kinds = [self.produces(b) for _, b in arms]
+        mine = next((i for i, (a, _) in enumerate(arms) if a is st), None)
+        if "cuda" not in kinds or sum(1 for k in kinds if k) < 3 or mine is None or kinds[mine] != "ext":
+            return None
+        return mine < kinds.index("cuda")
+
+    @staticmethod
+    def turns_off_ninja(stmts):
+        """Whether the code hands torch's BuildExtension use_ninja=False (pytorch3d 9381c401 setup.py:160-164)."""
+        return any(isinstance(n, ast.keyword) and n.arg == "use_ninja" and isinstance(n.value, ast.Constant)
+                   and n.value.value is False for st in stmts for n in ast.walk(st))
+
+    def libraries_of(self, m, st):
+        """The libraries the branches of the if st add to a list handed to a call's libraries= keyword
+        (pytorch_sparse 91feaa5e setup.py:56-58 `if WITH_METIS: libraries += ['metis']`), else []."""
+        if not isinstance(st, ast.If):
+            return []
+        scope = enclosing_function(st, m) or m.tree
+        lists = {kw.value.id for n in ast.walk(scope) if isinstance(n, ast.Call) for kw in n.keywords
+                 if kw.arg == "libraries" and isinstance(kw.value, ast.Name)}
+        out = []
+        for n in (x for b in st.body + st.orelse for x in ast.walk(b)):
+            added = n.value if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in lists \
+                else n.args[0] if call_name(n) in ("append", "extend") and n.args and isinstance(n.func.value, ast.Name) \
+                and n.func.value.id in lists else None
+            if added is not None:
+                out += [const_str(e) for e in (added.elts if isinstance(added, (ast.List, ast.Tuple)) else [added])
+                        if const_str(e)]
+        return out
+
     def site_effect(self, m, st):
         """(effect, test value under which it happens) for the if/conditional expression st."""
         body, orelse = ([st.body], [st.orelse]) if isinstance(st, ast.IfExp) else (st.body, st.orelse)
@@ -608,6 +680,11 @@ class Branches:
             re_ = any(isinstance(n, ast.Raise) for b in orelse for n in ast.walk(b))
             if rb != re_:
                 return "swallow", not rb
+        if isinstance(st, ast.If):
+            before = self.backend_arm(m, st)
+            if before is not None:
+                self.before_cuda[id(st)] = before
+                return "backend", True
         pb, pe = self.produces(body), self.produces(orelse)
         if pb == "cuda" and pe == "ext" or pe == "cuda" and pb == "ext":
             return "cuda", pb == "cuda"
@@ -616,7 +693,16 @@ class Branches:
         if pe and not pb:
             return "ext", False
         if isinstance(st, ast.If) and self.empties(m, body) and not self.empties(m, orelse) and self.produces(self.rest_of_block(m, st)):
+            self.early_exits.add(id(st))
             return "ext", False
+        # `if not BUILD_EXPERIMENTAL: return [gsplat_ext]` before more extensions (gsplat 90d7b4b3 setup.py:237):
+        # the rest of the function is the branch the test avoids.
+        if isinstance(st, ast.If) and not pb and not pe and body and isinstance(body[-1], ast.Return) \
+                and self.produces(self.rest_of_block(m, st)):
+            self.early_exits.add(id(st))
+            return "ext", False
+        if self.turns_off_ninja(body) != self.turns_off_ninja(orelse):
+            return "ninja", self.turns_off_ninja(body)
         return None
 
     def makes_extension(self, st):
@@ -872,6 +958,11 @@ class Effects:
             p = m.parent.get(cur)
             if p is None:
                 return
+            if kind == "list" and self.sink(m, cur, p, state, found, depth, seen):
+                return  # a list that holds the value: only where it goes counts
+            if isinstance(p, ast.Call) and isinstance(p.func, ast.Name) and p.func.id == "str" and p.args and p.args[0] is cur:
+                cur = p  # str(n): the same value, as text
+                continue
             if isinstance(p, ast.Call) and p.args and p.args[0] is cur and (dotted(p.func) or "").rsplit(".", 1)[-1] in TRUTH_WRAPPERS:
                 if call_name(p) in ("int", "float"):
                     tv = tv or "1"  # int("0") is false: a truth test of it is one of "1"
@@ -921,13 +1012,24 @@ class Effects:
                     found["or_probe"] = True  # `torch.cuda.is_available() or FORCE_CUDA`: not needed where a GPU is
                 kind, cur = "bool", p
                 continue
+            if isinstance(p, ast.IfExp) and p.test is cur and all(
+                    isinstance(x, ast.Constant) and isinstance(x.value, bool) for x in (p.body, p.orelse)) \
+                    and p.body.value != p.orelse.value:
+                # `True if <test> else False` is the test (pytorch_sparse 91feaa5e setup.py:34 WITH_METIS)
+                kind, pol, cur = "bool", pol if p.body.value else not pol, p
+                continue
             if isinstance(p, (ast.If, ast.While, ast.IfExp)) and p.test is cur:
                 found["sites"].append((m, p, pol, tv or "", prefix, tv is None))  # "", True: a bare truth test
+                return
+            if (kind != "bool" or isinstance(p, ast.FormattedValue)) and self.sink(m, cur, p, (kind, pol, tv, prefix),
+                                                                                  found, depth, seen):
                 return
             if isinstance(p, ast.Assign) and p.value is cur:
                 for t in p.targets:
                     if isinstance(t, ast.Name):
                         for m2, use in self.index.uses(m, p, t.id):
+                            if kind == "value":
+                                found["holders"].add(id(use))  # a name holding the value itself
                             self.follow(m2, use, (kind, pol, tv, prefix), found, depth + 1, seen)
                     elif isinstance(t, ast.Subscript) and dotted(t.value) in ("os.environ", "environ") and kind == "value":
                         key = const_str(t.slice.value if isinstance(t.slice, ast.Index) else t.slice) or ""
@@ -937,7 +1039,7 @@ class Effects:
                     found["values"].append((m, p))
                 return
             if isinstance(p, ast.keyword) and p.value is cur and p.arg in METADATA_KEYWORDS \
-                    and call_name(m.parent.get(p)) in ("setup", "setuptools.setup"):
+                    and self.to_setup(m, m.parent.get(p)):
                 found["metadata"].append((m, p.value))
                 return
             if isinstance(p, ast.Return) and p.value is cur:
@@ -949,6 +1051,74 @@ class Effects:
             if kind == "value":
                 found["values"].append((m, cur))
             return
+
+    def to_setup(self, m, call):
+        """Whether a call's keywords are setup()'s: setup(...) itself, or dict(...) returned by a
+        function whose result setup(**...) takes (Torch-FL 1adbc974 setup.py:752, :859)."""
+        if call_name(call) in ("setup", "setuptools.setup"):
+            return True
+        up = m.parent.get(call)
+        fn = enclosing_function(call, m)
+        if call_name(call) != "dict" or not isinstance(up, ast.Return) or fn is None or not self.index.unique(fn.name):
+            return False
+        calls = self.index.calls_of(fn.name)
+        return bool(calls) and all(isinstance(m2.parent.get(c), ast.keyword) and m2.parent[c].arg is None
+                                   and call_name(m2.parent.get(m2.parent[c])) in ("setup", "setuptools.setup")
+                                   for m2, c in calls)
+
+    def sink(self, m, cur, p, state, found, depth, seen):
+        """Where a value ends that is no test: a string it is formatted into (a -j job count, an -I
+        folder, another flag), a list element after "-j", a list it is appended to (followed as the
+        list: to include_dirs=, setup()'s keywords), a keyword of a call (include_dirs=, max_workers=).
+        True when the value ends here."""
+        if isinstance(p, ast.FormattedValue) or isinstance(p, ast.BinOp) and isinstance(p.op, ast.Add) \
+                and p.right is cur and isinstance(p.left, ast.Constant) and isinstance(p.left.value, str):
+            text = m.parent.get(p) if isinstance(p, ast.FormattedValue) else p
+            if not isinstance(text, (ast.JoinedStr, ast.BinOp)) or a_message(m, text):
+                return isinstance(text, ast.JoinedStr)
+            before = ""
+            for v in (text.values if isinstance(text, ast.JoinedStr) else [text.left, text.right]):
+                if v is p or v is cur:
+                    break
+                before += v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "\0"
+            before = before.rsplit("\0", 1)[-1]
+            if before.endswith(JOB_FLAGS):
+                found["jobs"].append((m, text))
+            elif before.endswith(PATH_FLAGS):
+                found["paths"].append((m, text))
+            elif before.startswith("-") and not any(k in before for k in ARCH_MARKERS):
+                found["flag_strings"].append((m, text))
+            elif isinstance(text, ast.JoinedStr) and state[0] == "value":
+                self.follow(m, text, state, found, depth + 1, seen)  # f"{version}+{local}": still the value
+            return True
+        if isinstance(p, (ast.List, ast.Tuple)) and cur in p.elts:
+            i = p.elts.index(cur)
+            if i and const_str(p.elts[i - 1]) in JOB_FLAGS:  # ["cmake", "--build", d, "-j", str(n)]
+                found["jobs"].append((m, p))
+                return True
+            if state[0] == "value":
+                self.follow(m, p, ("list",) + tuple(state[1:]), found, depth + 1, seen)
+            return True
+        target = None
+        if isinstance(p, ast.Call) and cur in p.args and call_name(p) in ("append", "extend", "insert") \
+                and isinstance(p.func.value, ast.Name):
+            target = p.func.value.id
+        elif isinstance(p, ast.AugAssign) and p.value is cur and isinstance(p.target, ast.Name):
+            target = p.target.id
+        if target is not None:  # the list holds it now: where the list goes
+            for m2, use in self.index.uses(m, p, target):
+                self.follow(m2, use, ("list",) + tuple(state[1:]), found, depth + 1, seen)
+            return True
+        if isinstance(p, ast.keyword) and p.value is cur:
+            if p.arg in PATH_KEYWORDS:
+                found["paths"].append((m, p.value))
+                return True
+            if p.arg in JOB_KEYWORDS and state[0] == "value":
+                found["jobs"].append((m, p.value))
+                return True
+        if state[0] == "list" and not isinstance(p, (ast.Assign, ast.Return, ast.keyword)):
+            return True  # a list read some other way: nothing more to say of the value
+        return False
 
     def source_filter(self, m, cmp):
         """The comprehension whose `if` the comparison is, when it filters a list of source files
@@ -978,7 +1148,7 @@ class Effects:
                 self.set_effect(s, "rocm", False, "", False, (m, probe))
                 continue
             found = {"sites": [], "values": [], "archs": [], "literals": set(), "lit_at": {}, "or_probe": False,
-                     "filters": [], "metadata": [],
+                     "filters": [], "metadata": [], "holders": set(), "jobs": [], "paths": [], "flag_strings": [],
                      "spelling": {"seps": [], "parts": [], "dot_dropped": False, "suffix": False, "int_whole": False,
                                   "float_whole": False}}
             if isinstance(node, ast.Compare):  # 'X' in os.environ: a truth test of its presence
@@ -997,6 +1167,56 @@ class Effects:
         for s, found in results:
             self.decide(s, found, literals.get(s["name"], set()), lit_at)
         self.mark_beside()
+        self.mark_unreached(results)
+
+    def mark_unreached(self, results):
+        """Reads a CUDA build never reaches: in another backend's arm of a chain that builds CUDA's
+        (mmcv a8073c74 setup.py:245 DIPU_ROOT in the DIOPI arm), or under a test of a backend choice
+        kiln sets to CUDA's value that needs another value (Torch-FL 1adbc974 setup.py:335-339:
+        FLAGOS_METAX_BOXING under `if ACCELERATOR == "metax":`)."""
+        picks = {}  # id(a Name that holds a backend choice) -> (the CUDA value kiln sets, by prefix)
+        for s, found in results:
+            if s.get("effect") == "select":
+                for h in found["holders"]:
+                    picks[h] = (s["effect_value"].lower(), s["prefix"])
+        for m, node, s in self.reads.reads:
+            if s.get("effect") not in ("select", "rocm", "backend"):
+                at = self.unreached_by(m, node, picks)
+                if at is not None:
+                    self.set_effect(s, "unreached", False, "", False, (m, at))
+
+    def unreached_by(self, m, node, picks):
+        """The `if` in node's function whose branch holding node a CUDA build does not take, or None."""
+        cur, up = node, m.parent.get(node)
+        while up is not None and not isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            if isinstance(up, ast.If) and any(cur is x for x in up.body) and (
+                    self.test_value(up.test, picks) is False or self.branches.backend_arm(m, up) is not None):
+                return up
+            if isinstance(up, ast.If) and any(cur is x for x in up.orelse) and self.test_value(up.test, picks) is True:
+                return up
+            cur, up = up, m.parent.get(up)
+        return None
+
+    def test_value(self, t, picks):
+        """A test's truth where the backend choices hold kiln's CUDA values; None when it depends on more."""
+        if isinstance(t, ast.BoolOp):
+            vals = [self.test_value(v, picks) for v in t.values]
+            if isinstance(t.op, ast.And):
+                return False if False in vals else True if all(v is True for v in vals) else None
+            return True if True in vals else False if all(v is False for v in vals) else None
+        if isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not):
+            v = self.test_value(t.operand, picks)
+            return None if v is None else not v
+        if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and id(t.left) in picks):
+            return None
+        value, prefix = picks[id(t.left)]
+        op, other = t.ops[0], t.comparators[0]
+        lits = [const_str(other)] if isinstance(op, (ast.Eq, ast.NotEq)) else [const_str(e) for e in other.elts] \
+            if isinstance(op, (ast.In, ast.NotIn)) and isinstance(other, (ast.Tuple, ast.List, ast.Set)) else [None]
+        if None in lits:
+            return None
+        hit = any(x.lower() == value or prefix and x.lower().startswith(value) for x in lits)
+        return hit if isinstance(op, (ast.Eq, ast.In)) else not hit
 
     def mark_beside(self):
         """For each switch whose branch makes extensions, the switches that decide the extensions
@@ -1012,6 +1232,8 @@ class Effects:
         for s, m, site in self.ext_sites:
             names = set()
             for pm, st in made:
+                if pm is m and self.controls(m, st, site):
+                    continue
                 where = self.run_from(pm, st)
                 if where is None or any(wm is m and self.inside(wm, w, site) for wm, w in where):
                     continue
@@ -1048,6 +1270,14 @@ class Effects:
             node = m.parent.get(node)
         return False
 
+    def controls(self, m, node, site):
+        """Whether the if `site` decides whether node runs: node is in it, or after it where its
+        branch leaves the function (`if not X: return [...]`)."""
+        if self.inside(m, node, site):
+            return True
+        return id(site) in self.branches.early_exits and any(self.inside(m, node, st)
+                                                              for st in self.branches.rest_of_block(m, site))
+
     def decide(self, s, found, literals, lit_at):
         cudaish = sorted((v, pre) for v, pre in literals if v.lower() == "cuda" or pre and v.lower() == "cu")
         if len({v.lower() for v, _ in literals}) >= 2 and cudaish:
@@ -1062,16 +1292,19 @@ class Effects:
                 continue
             effect, when = eff
             on_match = when == pol
-            want = not on_match if effect == "swallow" else on_match
-            rank = {"swallow": 0, "cuda": 1, "ext": 2}[effect]
+            want = not on_match if effect in ("swallow", "backend", "ninja") else on_match
+            rank = {"swallow": 0, "cuda": 1, "backend": 1, "ext": 2, "ninja": 3}[effect]
             if best is None or rank < best[0]:
                 best = (rank, effect, want, tv, prefix, (m, st))
                 nonempty_opens = effect != "swallow" and (want if bare else tv == "" and not want)
         if found["archs"] and (best is None or nonempty_opens):
             best = None  # its own architecture list: the planned targets both fill it and open the gate
+        libs = [x for m, st, *_ in found["sites"] for x in self.branches.libraries_of(m, st)]
         if best:
             self.set_effect(s, best[1], best[2], best[3], best[4], best[5])
             s["or_probe"] = found["or_probe"]
+            if best[1] == "backend":
+                s["before_cuda"] = self.branches.before_cuda.get(id(best[5][1]), False)
             if best[1] == "ext" and best[2]:
                 self.ext_sites.append((s, best[5][0], best[5][1]))
         elif found["archs"]:
@@ -1084,8 +1317,17 @@ class Effects:
                          "dot_dropped": sp["dot_dropped"], "suffix": bool(sp["suffix"]) and (form == "dotted" or not sp["int_whole"])}
         elif found["filters"]:
             self.set_effect(s, "subset", False, "", False, found["filters"][0])
-        elif found["sites"] and all(self.branches.flags_only(m, st) for m, st, *_ in found["sites"]):
-            self.set_effect(s, "flags", False, "", False, self.branches.flags_only(*found["sites"][0][:2]))
+        elif found["jobs"]:
+            self.set_effect(s, "jobs", False, "", False, found["jobs"][0])
+        elif found["paths"] and not found["sites"]:
+            self.set_effect(s, "path", False, "", False, found["paths"][0])
+        elif libs and all(self.branches.libraries_of(m, st) or self.branches.flags_only(m, st) for m, st, *_ in found["sites"]):
+            m, st, pol, tv = next(x[:4] for x in found["sites"] if self.branches.libraries_of(x[0], x[1]))
+            self.set_effect(s, "library", pol, tv or "1", False, (m, st))
+            s["libraries"] = sorted(set(libs))
+        elif (found["sites"] or found["flag_strings"]) and all(self.branches.flags_only(m, st) for m, st, *_ in found["sites"]):
+            self.set_effect(s, "flags", False, "", False, self.branches.flags_only(*found["sites"][0][:2])
+                            if found["sites"] else found["flag_strings"][0])
         elif found["metadata"] and not found["sites"]:
             self.set_effect(s, "metadata", False, "", False, found["metadata"][0])
 
@@ -1652,6 +1894,7 @@ class Reader:
                 self.reads.scan(m)
             self.reads.scan_flags(m)
         self.effects.run(first)
+        self.reads.name_computed()
         for m in list(self.p.modules):
             self.build.scan(m, m is first)
             if m.depth == 1:  # the op-builder package setup.py imports, not other accelerators' copies

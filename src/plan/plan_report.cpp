@@ -121,7 +121,7 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
 }
 
 std::string knobs_to_text(const read::KnobPlan& kp) {
-  std::string out, unknown, optional;
+  std::string out, unknown, optional, backends;
   bool first = true;
   for (const auto& k : kp.knobs) {
     if (k.role == read::knob_roles::kUnrelated || k.role == read::knob_roles::kKilnSets)
@@ -129,6 +129,11 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
     // One line for the optional extensions left off (apex has eighteen); each with its reason in --json.
     if (k.role == read::knob_roles::kOptionalExtension && k.origin == read::KnobOrigin::none) {
       optional += (optional.empty() ? "" : ", ") + k.name + " (" + k.where + ")";
+      continue;
+    }
+    // One line for other backends' switches (mmcv has five, and the settings read in their branches).
+    if (k.role == read::knob_roles::kOtherBackend && k.origin == read::KnobOrigin::none) {
+      backends += (backends.empty() ? "" : ", ") + k.name + " (" + k.where + ")";
       continue;
     }
     if (k.role == read::knob_roles::kUnknown && k.origin == read::KnobOrigin::none) {
@@ -149,6 +154,9 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
         "note: optional extensions left off (each adds one beside those the project builds; --knob NAME=1 builds "
         "it): " +
         optional + "\n";
+  if (!backends.empty())
+    out += "note: other backends' switches and settings, off or unused in this CUDA build (left as they are): " +
+           backends + "\n";
   if (!unknown.empty()) out += "note: switches kiln cannot classify, left as they are: " + unknown + "\n";
   for (const auto& u : kp.undecided) out += "undecided " + u + "\n";
   if (kp.reader.rfind("line patterns", 0) == 0) out += "note: setup.py read with " + kp.reader + "\n";

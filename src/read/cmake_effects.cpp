@@ -104,6 +104,7 @@ struct Facts {
   bool language = false;  // it enables the CUDA language
   bool sources = false;   // it adds CUDA sources to a file that has none otherwise
   bool removes_cuda = false, fatal = false, only_flags = true, empty = true;
+  bool tool = false;  // it sets how a tool runs (nvcc response files, a generator's arguments)
 };
 
 class Reader {
@@ -130,6 +131,20 @@ public:
             }
     for (const auto& [var, flags] : only_in_flags)
       if (flags) flag_vars_.insert(var);
+    // Variables whose every use is an argument of a command the build runs (cutlass's HEURISTICS_ARGS:
+    // execute_process(generator.py ... ${HEURISTICS_ARGS}), tools/library/CMakeLists.txt:360).
+    std::map<std::string, bool> only_in_runs;
+    for (const auto& f : files)
+      for (const auto& c : f.commands)
+        for (const auto& a : c.args)
+          for (size_t at = a.text.find("${"); at != std::string::npos; at = a.text.find("${", at + 2))
+            if (size_t close = a.text.find('}', at); close != std::string::npos) {
+              auto [it, fresh] = only_in_runs.emplace(a.text.substr(at + 2, close - at - 2), true);
+              it->second = it->second && (c.name == "execute_process" || c.name == "add_custom_command" ||
+                                          c.name == "add_custom_target");
+            }
+    for (const auto& [var, runs] : only_in_runs)
+      if (runs) run_vars_.insert(var);
   }
 
   Facts facts(const CmakeFile& f, const Branch& b) {
@@ -150,7 +165,9 @@ public:
       const bool fatal = c.name == "message" && !c.args.empty() && core::to_upper(c.args[0].text) == "FATAL_ERROR";
       if (fatal && depth == 0) out.fatal = true;
       // A status message is no effect; a FATAL_ERROR anywhere in it is more than flags.
-      if ((c.name != "message" || fatal) && !flag_command(c)) out.only_flags = false;
+      const bool tool = tool_command(c);
+      out.tool = out.tool || tool;
+      if ((c.name != "message" || fatal) && !flag_command(c) && !tool) out.only_flags = false;
     }
     return out;
   }
@@ -230,6 +247,19 @@ private:
             flag_vars_.count(v));
   }
 
+  // How a tool runs, not what it compiles: set(CMAKE_CUDA_USE_RESPONSE_FILE_FOR_INCLUDES 0) (cutlass
+  // CMakeLists.txt:81), or arguments added to a variable only commands the build runs read, none of
+  // them about architectures.
+  bool tool_command(const cmake::Command& c) const {
+    if (c.args.empty()) return false;
+    if (c.name == "set") return c.args[0].text.find("_USE_RESPONSE_FILE_FOR_") != std::string::npos;
+    if (c.name != "list" || c.args.size() < 3 || core::to_upper(c.args[0].text) != "APPEND" ||
+        !run_vars_.count(c.args[1].text))
+      return false;
+    return std::none_of(c.args.begin() + 2, c.args.end(),
+                        [](const cmake::Arg& a) { return core::to_lower(a.text).find("arch") != std::string::npos; });
+  }
+
   bool folder_compiles_cuda(const CmakeFile& f, std::string sub, int depth) {
     for (const char* v : {"${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/"})
       if (sub.rfind(v, 0) == 0) sub = sub.substr(std::string(v).size());
@@ -247,7 +277,7 @@ private:
   const std::vector<CmakeFile>& files_;
   std::map<std::string, size_t> by_path_;
   std::map<std::string, bool> unconditional_;
-  std::set<std::string> language_vars_, flag_vars_;
+  std::set<std::string> language_vars_, flag_vars_, run_vars_;
 };
 
 std::string line_of(const std::string& text, int line) {
@@ -359,7 +389,7 @@ std::map<std::string, CmakeEffect> cmake_option_effects(const std::vector<CmakeF
     // profiler, tests, examples), sources make an optional part, not the CUDA build: not followed.
     const bool other_gate = !language_gates.empty() || source_gates.size() > 1;
     std::optional<Found> cuda, fatal;
-    bool conflict = false, all_flags = true;
+    bool conflict = false, all_flags = true, any_tool = false;
     for (const auto& b : branches) {
       const bool adds = b.facts.language || (b.facts.sources && !other_gate);
       if (adds != b.facts.removes_cuda && !b.literal.empty()) {
@@ -376,13 +406,15 @@ std::map<std::string, CmakeEffect> cmake_option_effects(const std::vector<CmakeF
       // Only a guard of its own: under another if(), the error needs that condition too.
       if (b.facts.fatal && b.alone && !b.nested && !fatal) fatal = Found{"fatal", b.pol < 0, b.file, b.line, ""};
       if (b.facts.empty || !b.facts.only_flags) all_flags = false;
+      any_tool = any_tool || b.facts.tool;
     }
     if (cuda && !conflict)
       out[name] = effect_of(*cuda);
     else if (fatal && !cuda)
       out[name] = effect_of(*fatal);
     else if (all_flags && !cuda)
-      out[name] = effect_of(Found{"flags", false, branches.front().file, branches.front().line, ""});
+      out[name] =
+          effect_of(Found{any_tool ? "tool" : "flags", false, branches.front().file, branches.front().line, ""});
   }
   return out;
 }

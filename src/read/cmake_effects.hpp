@@ -9,6 +9,8 @@
 //   fatal     message(FATAL_ERROR) is the branch (the option alone decides it): kiln sets the
 //             value that passes
 //   flags     it only adds definitions, compile or link options, link libraries
+//   tool      it only sets how a tool runs (nvcc response files, arguments of a command the build
+//             runs, such as a code generator), with flags or not
 // Each option gets the effect, whether kiln wants it ON and the if()'s line, which
 // project_knobs_read puts on its sighting and project_knobs.cpp decides on.
 #include <map>
@@ -28,7 +30,7 @@ struct CmakeFile {
 };
 
 struct CmakeEffect {
-  std::string effect;    // cuda, fatal, flags
+  std::string effect;    // cuda, fatal, flags, tool
   bool want_on = false;  // kiln wants the option ON (the branch that compiles CUDA, or passes)
   std::string where;     // "CMakeLists.txt:26", the if() that decides the branch
   std::string text;      // that line, trimmed

@@ -114,11 +114,16 @@ bool off_looking(const std::string& v) {
 // leave the CUDA build as it is (rocm, subset, flags, metadata) and the architecture list (archs).
 bool gating_effect(const std::string& e) { return e == "ext" || e == "cuda" || e == "swallow" || e == "select"; }
 
+// Effects of a switch that kiln sets on or off: the table spells them with :on / :off.
+bool switch_effect(const std::string& e) {
+  return (gating_effect(e) && e != "select") || e == "backend" || e == "ninja";
+}
+
 // The effect a sighting's data flow shows, as the table spells it: "ext:on" (kiln turns the switch
 // on for the extensions to be made), "ext:off" (off for them), "swallow:off", "select", "archs";
 // "" when setup.py's flow said nothing.
 std::string effect_key(const KnobSighting& s) {
-  if (!gating_effect(s.effect) || s.effect == "select") return s.effect;
+  if (!switch_effect(s.effect)) return s.effect;
   // On or off as the switch reads: kiln wanting `== "0"` not to hold turns MMCV_WITH_OPS on.
   const bool on = s.effect_value.empty() ? s.want_match : s.want_match != off_looking(s.effect_value);
   return s.effect + (on ? ":on" : ":off");
@@ -135,6 +140,11 @@ const Role* pick_role(const KnobSighting& s) {
   const std::string key = effect_key(s);
   // What kiln sets itself (TORCH_CUDA_ARCH_LIST) stays kiln's whatever the project does with it.
   if (key.empty() || (by_name && (has(by_name->effects, key) || by_name->id == knob_roles::kKilnSets))) return by_name;
+  // A value kiln sizes from the plan (DeepSpeed's DS_NVCC_THREADS, formatted into --threads=) keeps
+  // that role over an effect that only says the value ends in a flag.
+  if (by_name && !switch_effect(s.effect) && s.effect != "select" &&
+      (by_name->action == KnobAction::jobs || by_name->action == KnobAction::threads))
+    return by_name;
   for (const auto& r : roles())
     if (has(r.effects, key) &&
         (r.when_named.empty() ||
@@ -227,6 +237,19 @@ std::string effect_value(const KnobSighting& s, const KnobContext& ctx) {
   return opposite(s.effect_value);
 }
 
+// What an optional library switch would link, and whether the linker finds it here: kiln leaves the
+// project's default either way (a build that links whatever the machine happens to have is not
+// one the user asked for), and says how to ask.
+std::string library_note(const KnobSighting& s, const KnobContext& ctx) {
+  std::vector<std::string> libs;
+  for (const auto& l : s.libraries) {
+    const auto found = ctx.has_library ? ctx.has_library(l) : std::nullopt;
+    libs.push_back("lib" + l + (found ? (*found ? " (found here)" : " (not found here)") : ""));
+  }
+  return fmt::format("; on, it links {}: --knob {}={} builds with it", fmt::join(libs, ", "), s.name,
+                     s.effect_value.empty() ? "1" : s.effect_value);
+}
+
 // A switch whose effect setup.py's data flow shows: its value from that effect, its reason the
 // role's with the gate's line. Returns the value kiln sets ("" none).
 std::string decide_by_effect(const KnobSighting& s, const Role& role, const KnobContext& ctx, Knob& k) {
@@ -236,7 +259,10 @@ std::string decide_by_effect(const KnobSighting& s, const Role& role, const Knob
   k.gate_match = s.effect == "select" || s.want_match;
   k.gate_prefix = s.prefix;
   k.gate_or_probe = s.or_probe;
+  k.gate_before_cuda = s.before_cuda;
   k.reason = role.reason + (k.gate_at.empty() ? "" : " (" + k.gate_at + ")");
+  if (s.effect == "library") k.reason += library_note(s, ctx);
+  if (role.action == KnobAction::jobs) return std::to_string(ctx.jobs);
   if (role.action == KnobAction::leave) return {};  // a ROCm-only read, a source filter, flags, metadata
   if (s.effect == "archs") {
     if (!ctx.cuda) return {};
@@ -250,6 +276,9 @@ std::string decide_by_effect(const KnobSighting& s, const Role& role, const Knob
     k.reason = "CUDA is off in this plan; left as it is";
     return {};
   }
+  // Another backend's switch the project's default keeps off: nothing to set in a CUDA build.
+  if (role.id == knob_roles::kOtherBackend && s.has_default && core::to_lower(v) == core::to_lower(s.default_value))
+    return {};
   if (turns_cuda_on && ctx.torch_cpu_only &&
       (s.effect == "cuda" || s.effect == "select" || role.id == knob_roles::kCudaEnable)) {
     k.reason =
@@ -447,6 +476,31 @@ void leave_optional_extensions(std::vector<Knob>& knobs, const std::vector<KnobS
   }
 }
 
+// One entry per name: the sighting that says most (a comparison or a CMake declaration beats a
+// read); the GPU probes go to `probes`.
+std::vector<KnobSighting> merge_sightings(const std::vector<KnobSighting>& sightings,
+                                          std::vector<std::string>& probes) {
+  std::vector<KnobSighting> merged;
+  for (const auto& s : sightings) {
+    if (s.use == Use::probe) {
+      probes.push_back(fmt::format("{}:{} {}", s.file, s.line, s.text));
+      continue;
+    }
+    auto it = std::find_if(merged.begin(), merged.end(), [&](const KnobSighting& m) { return m.name == s.name; });
+    if (it == merged.end())
+      merged.push_back(s);
+    else if ((it->use == Use::value && s.use != Use::value && (it->effect.empty() || !s.effect.empty())) ||
+             (it->effect.empty() && !s.effect.empty()) ||
+             (!it->effect.empty() && !gating_effect(it->effect) && it->effect != "archs" && gating_effect(s.effect)))
+      *it = s;  // a comparison beats a read, a read whose effect kiln followed beats both, and a gate
+                // beats an effect that leaves the build as it is (mmcv's FORCE_CUDA: flags in one
+                // branch, its CUDA gate in another)
+    else if (!it->has_default && s.has_default && it->use == s.use)
+      it->default_value = s.default_value, it->has_default = true;
+  }
+  return merged;
+}
+
 }  // namespace
 
 KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
@@ -455,22 +509,7 @@ KnobPlan decide_knobs(const ProjectReading& reading, const KnobContext& ctx) {
   kp.cuda_evidence = reading.cuda_evidence;
   kp.hardcoded_archs = reading.hardcoded_archs;
   kp.cmake_archs = reading.cmake_archs;
-  // One entry per name: the sighting that says most (a comparison or a CMake declaration beats a read).
-  std::vector<KnobSighting> merged;
-  for (const auto& s : reading.sightings) {
-    if (s.use == Use::probe) {
-      kp.probes.push_back(fmt::format("{}:{} {}", s.file, s.line, s.text));
-      continue;
-    }
-    auto it = std::find_if(merged.begin(), merged.end(), [&](const KnobSighting& m) { return m.name == s.name; });
-    if (it == merged.end())
-      merged.push_back(s);
-    else if ((it->use == Use::value && s.use != Use::value && (it->effect.empty() || !s.effect.empty())) ||
-             (it->effect.empty() && !s.effect.empty()))
-      *it = s;  // a comparison beats a read, and a read whose effect kiln followed beats both
-    else if (!it->has_default && s.has_default && it->use == s.use)
-      it->default_value = s.default_value, it->has_default = true;
-  }
+  const std::vector<KnobSighting> merged = merge_sightings(reading.sightings, kp.probes);
 
   for (const auto& s : merged) {
     Knob k;
@@ -609,10 +648,10 @@ std::string effect_gate_reason(const Knob& k, const io::Environment& env) {
   }
   if (gate_open(k, seen)) return {};
   // A CMake option's CUDA branch compiles CUDA code, no extension of cpp_extension's.
-  const std::string what = k.effect == "cuda" && k.cmake ? "compiles its CUDA code"
-                           : k.effect == "cuda"          ? "compiles its CUDA extension (not the C++ one)"
-                           : k.effect == "select"        ? "picks its CUDA backend"
-                                                         : "makes its extensions";
+  const std::string what = (k.effect == "cuda" && k.cmake) || k.effect == "backend" ? "compiles its CUDA code"
+                           : k.effect == "cuda"   ? "compiles its CUDA extension (not the C++ one)"
+                           : k.effect == "select" ? "picks its CUDA backend"
+                                                  : "makes its extensions";
   const std::string knob = fix.empty() ? "unset " + k.name : "--knob " + k.name + "=" + fix;
   return fmt::format("{} was '{}' ({}, {}): the project {} only {} ({}); {}{}", k.cmake ? "-D" + k.name : k.name, seen,
                      how, k.where, what, fix.empty() ? "with it unset" : "with " + k.name + "=" + fix, k.gate_at, knob,
@@ -650,7 +689,8 @@ std::string cuda_gate_reason(const KnobPlan& kp, const io::Environment& env, con
     const bool cpu_torch = kp.torch_cpu_only && k.role == knob_roles::kCudaEnable && k.origin == KnobOrigin::none;
     // `torch.cuda.is_available() or FORCE_CUDA`: with the GPU kiln sees here, the switch was not needed.
     if (k.gate_or_probe && !kp.torch_cpu_only && machine.gpu_seen == std::optional<bool>(true)) continue;
-    std::string part = !cpu_torch && gating_effect(k.effect) ? effect_gate_reason(k, env)
+    std::string part = !cpu_torch && (gating_effect(k.effect) || (k.effect == "backend" && k.gate_before_cuda))
+                           ? effect_gate_reason(k, env)
                        : k.role == knob_roles::kCudaEnable || k.role == knob_roles::kCudaSkip
                            ? role_gate_reason(k, kp, env, machine)
                            : std::string();

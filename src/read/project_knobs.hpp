@@ -34,9 +34,11 @@ namespace knob_roles {
 inline constexpr std::string_view kForceBuild = "force-build", kCudaEnable = "cuda-enable", kCudaSkip = "cuda-skip",
                                   kCppEnable = "cpp-enable", kUnrelated = "unrelated", kKilnSets = "kiln-sets",
                                   kArchList = "arch-list", kBuildOptIn = "build-opt-in",
-                                  kOptionalExtension = "optional-extension";
-inline constexpr std::string_view kFromTable[] = {kForceBuild, kCudaEnable, kCudaSkip,   kCppEnable,        kUnrelated,
-                                                  kKilnSets,   kArchList,   kBuildOptIn, kOptionalExtension};
+                                  kOptionalExtension = "optional-extension", kOtherBackend = "other-backend",
+                                  kOptionalLibrary = "optional-library";
+inline constexpr std::string_view kFromTable[] = {kForceBuild,        kCudaEnable,   kCudaSkip,       kCppEnable,
+                                                  kUnrelated,         kKilnSets,     kArchList,       kBuildOptIn,
+                                                  kOptionalExtension, kOtherBackend, kOptionalLibrary};
 inline constexpr std::string_view kOp = "op", kUnknown = "unknown";
 }  // namespace knob_roles
 
@@ -67,8 +69,9 @@ struct Knob {
   std::string gate_value;
   bool gate_match = false;
   bool gate_prefix = false;
-  bool gate_or_probe = false;  // `torch.cuda.is_available() or <this>`: open where torch sees a GPU
-  std::string proposed;        // the value kiln decided, whoever set the value the build gets
+  bool gate_or_probe = false;     // `torch.cuda.is_available() or <this>`: open where torch sees a GPU
+  bool gate_before_cuda = false;  // effect "backend": on, it takes its arm instead of the CUDA one
+  std::string proposed;           // the value kiln decided, whoever set the value the build gets
 
   bool sets() const { return origin == KnobOrigin::kiln || origin == KnobOrigin::knob_option; }
   bool gate() const {

@@ -461,7 +461,9 @@ ProjectReading read_project(const io::Filesystem& fs, const std::string& dir, bo
     for (auto& s : r.sightings) {
       auto e = effects.find(s.name);
       if (!followed(s) || e == effects.end()) continue;
-      if (s.use == KnobSighting::Use::cmake_cache && e->second.value.empty()) continue;
+      // A STRING entry's truth test says nothing of which value compiles CUDA; that it only sets how a
+      // tool runs holds for every value (cutlass's CUTLASS_LIBRARY_HEURISTICS_GPU).
+      if (s.use == KnobSighting::Use::cmake_cache && e->second.value.empty() && e->second.effect != "tool") continue;
       s.effect = e->second.effect;
       s.effect_value = e->second.value.empty() ? "ON" : e->second.value;
       s.want_match = e->second.want_on;

@@ -36,7 +36,11 @@ struct KnobSighting {
   // What the switch controls, read from the data flow of setup.py (data/read_setup.py's Effects),
   // not from its name: "ext" (whether extensions are made or handed to setup()), "cuda" (CUDA or
   // C++ extension), "swallow" (whether a failed build is swallowed), "select" (a backend picked
-  // among literals), "archs" (a list that becomes -gencode / CUDA_ARCHITECTURES), or "".
+  // among literals), "archs" (a list that becomes -gencode / CUDA_ARCHITECTURES), "backend" (it
+  // takes another backend's arm of the chain that builds CUDA's), "unreached" (read only where a
+  // CUDA build never goes), "library" (it links optional libraries), "path" (a folder put on the
+  // include or library path), "jobs" (a job count: -j), "ninja" (it turns Ninja off), or those
+  // data/project_knobs.toml lists (rocm, subset, flags, metadata); "" when none was followed.
   std::string effect;
   bool want_match = false;   // kiln wants the value to match effect_value (else not to)
   std::string effect_value;  // the literal the gate compares with (select: the CUDA backend's)
@@ -47,6 +51,8 @@ struct KnobSighting {
   // For an "ext" switch kiln turns on: the switches that decide the extensions made outside its
   // branch ("" for one made under none); empty when its branch holds every extension.
   std::vector<std::string> beside;
+  bool before_cuda = false;            // "backend": its arm comes before the CUDA arm (taking it skips CUDA)
+  std::vector<std::string> libraries;  // "library": what it links (metis)
   struct ArchSpelling {
     std::string reach;         // nvcc, cmake or torch
     std::string sep;           // ";", "," or " " (what its code splits on), "" unknown

@@ -37,9 +37,11 @@ KnobSighting sighting(const json& s) {
   k.or_probe = s.value("or_probe", false);
   k.effect_where = str(s, "effect_where");
   k.effect_text = str(s, "effect_text");
-  if (auto b = s.find("beside"); b != s.end() && b->is_array())
-    for (const auto& n : *b)
-      if (n.is_string()) k.beside.push_back(n.get<std::string>());
+  k.before_cuda = s.value("before_cuda", false);
+  for (auto [key, list] : {std::pair{"beside", &k.beside}, std::pair{"libraries", &k.libraries}})
+    if (auto b = s.find(key); b != s.end() && b->is_array())
+      for (const auto& n : *b)
+        if (n.is_string()) list->push_back(n.get<std::string>());
   if (auto a = s.find("arch"); a != s.end() && a->is_object()) {
     k.arch.reach = str(*a, "reach");
     k.arch.sep = str(*a, "sep");

@@ -206,3 +206,20 @@ TEST(CmakeEffects, AnOptionDecidesThroughAVariableThatCopiesIt) {
   const auto* other = find(ks, "K_OTHER");
   EXPECT_TRUE(!other || other->value.empty()) << other->value;
 }
+
+TEST(CmakeEffects, HowAToolRunsIsNoGate) {
+  // cutlass 7107b055: response files for nvcc, and an argument of the kernel generator's run.
+  std::map<std::string, Decided> want = {
+      {"TOOLS_RESPONSE_FILES", {"build-tool", "", "", "CMakeLists.txt:5"}},
+      {"TOOLS_HEURISTICS_GPU", {"build-tool", "", "", "tools/library/CMakeLists.txt:2"}},
+  };
+  EXPECT_EQ(decided(plan_in(kiln::testing::kKnobFixtures + "cutlass-tools")), want);
+  // An argument about architectures is not only how the tool runs: not followed as one.
+  auto kp = plan_cmake({{"CMakeLists.txt",
+                         "project(p LANGUAGES CXX CUDA)\n"
+                         "set(GEN_GPU \"\" CACHE STRING \"\")\n"
+                         "if(GEN_GPU)\n  list(APPEND GEN_ARGS --architectures \"${GEN_GPU}\")\nendif()\n"
+                         "execute_process(COMMAND gen ${GEN_ARGS})\n"}});
+  ASSERT_TRUE(find(kp, "GEN_GPU"));
+  EXPECT_EQ(find(kp, "GEN_GPU")->role, "unknown");
+}

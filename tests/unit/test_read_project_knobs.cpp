@@ -538,9 +538,10 @@ TEST(ProjectKnobsTable, EveryRoleHasAnActionAReasonAndSources) {
     EXPECT_TRUE(r["names"].as_array() != nullptr || r["effects"].as_array() != nullptr ||
                 !r["given_by"].value_or(std::string()).empty())
         << id;
-    const std::vector<std::string> effects = {"ext:on",      "ext:off",  "cuda:on", "cuda:off", "swallow:on",
-                                              "swallow:off", "select",   "archs",   "rocm",     "subset",
-                                              "flags",       "metadata", "fatal"};
+    const std::vector<std::string> effects = {
+        "ext:on",  "ext:off", "cuda:on",  "cuda:off",  "swallow:on", "swallow:off", "select",      "archs",
+        "rocm",    "subset",  "flags",    "metadata",  "fatal",      "backend:on",  "backend:off", "unreached",
+        "library", "path",    "ninja:on", "ninja:off", "tool",       "jobs"};
     if (const auto* e = r["effects"].as_array())
       for (const auto& v : *e)
         EXPECT_NE(std::find(effects.begin(), effects.end(), v.value_or(std::string())), effects.end()) << id;

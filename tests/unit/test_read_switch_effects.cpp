@@ -1,0 +1,119 @@
+// Switches that are no CUDA gate, classified by what they do (issue 32), not left "unclassified":
+// other backends' arms and settings, optional libraries, folders of a dependency, Ninja, job counts.
+// Each fixture is written for kiln and names the public project and commit it reproduces
+// (tests/fixtures/projects/<name>/SOURCE).
+#include <gtest/gtest.h>
+
+#include "knob_fixtures.hpp"
+
+#include <map>
+
+#include "io/environment.hpp"
+#include "read/project_knobs.hpp"
+
+using namespace kiln;
+
+namespace {
+
+using kiln::testing::Decided;
+using kiln::testing::decided;
+using kiln::testing::find;
+using kiln::testing::plan_in;
+
+read::KnobPlan plan_for(const std::string& name, read::KnobContext ctx = {}) {
+  return plan_in(kiln::testing::kKnobFixtures + name, ctx);
+}
+
+TEST(SwitchEffects, OtherBackendsArmsAreLeftOffForACudaBuild) {
+  // mmcv a8073c74: one chain picks DIOPI, CUDA, MLU, MPS, NPU or CPU; a CUDA build sets none of the
+  // others (their defaults are already off), and what DIOPI's arm reads is never reached.
+  read::KnobContext ctx;
+  ctx.jobs = 2;
+  auto kp = plan_for("mmcv-backends", ctx);
+  std::map<std::string, Decided> want = {
+      {"MMCV_WITH_DIOPI", {"other-backend", "", "", "setup.py:13"}},
+      {"DIPU_ROOT", {"other-backend", "", "", "setup.py:15"}},
+      {"FORCE_CUDA", {"cuda-enable", "1", "kiln", "setup.py:17"}},
+      {"FORCE_MLU", {"other-backend", "", "", "setup.py:20"}},
+      {"FORCE_MPS", {"other-backend", "", "", "setup.py:23"}},
+      {"FORCE_NPU", {"other-backend", "", "", "setup.py:26"}},
+  };
+  EXPECT_EQ(decided(kp), want);
+  // DIOPI's arm comes before CUDA's: set on, it is why no CUDA was compiled; MLU's comes after.
+  io::FakeEnvironment env;
+  env.set("MMCV_WITH_DIOPI", "1");
+  env.set("FORCE_MLU", "1");
+  auto why = read::cuda_gate_reason(kp, env, read::BuildMachine{true, "H100"});
+  EXPECT_NE(why.find("MMCV_WITH_DIOPI was '1' (from the environment, setup.py:13)"), std::string::npos) << why;
+  EXPECT_NE(why.find("unset MMCV_WITH_DIOPI"), std::string::npos) << why;
+  EXPECT_EQ(why.find("FORCE_MLU"), std::string::npos) << why;
+}
+
+TEST(SwitchEffects, ASettingReadOnlyInAnotherVendorsBranchIsUnreached) {
+  // Torch-FL 1adbc974: FLAGOS_METAX_BOXING is read under `if ACCELERATOR == "metax":`; kiln picks cuda.
+  std::map<std::string, Decided> want = {
+      {"ACCELERATOR", {"accelerator", "cuda", "kiln", "setup.py:8"}},
+      {"FLAGOS_METAX_BOXING", {"other-backend", "", "", "setup.py:14"}},
+  };
+  auto kp = plan_for("torch-fl-vendor");
+  EXPECT_EQ(decided(kp), want);
+  const auto* k = find(kp, "FLAGOS_METAX_BOXING");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->gate_at, "setup.py:13 if BACKEND == \"metax\":");
+}
+
+TEST(SwitchEffects, OptionalLibraryIsLeftAtTheProjectsDefaultAndNamed) {
+  // pytorch_sparse 91feaa5e: WITH_METIS links libmetis (README.md:88-90: install METIS, then WITH_METIS=1).
+  read::KnobContext ctx;
+  ctx.has_library = [](const std::string& name) -> std::optional<bool> { return name == "metis"; };
+  auto kp = plan_for("pytorch_sparse", ctx);
+  std::map<std::string, Decided> want = {
+      {"WITH_METIS", {"optional-library", "", "", "setup.py:8"}},
+      {"WITH_MTMETIS", {"optional-library", "", "", "setup.py:9"}},
+  };
+  EXPECT_EQ(decided(kp), want);
+  const auto* k = find(kp, "WITH_METIS");
+  ASSERT_TRUE(k);
+  EXPECT_NE(k->reason.find("on, it links libmetis (found here): --knob WITH_METIS=1"), std::string::npos) << k->reason;
+  k = find(kp, "WITH_MTMETIS");
+  ASSERT_TRUE(k);
+  EXPECT_NE(k->reason.find("libmtmetis (not found here), libwildriver (not found here)"), std::string::npos)
+      << k->reason;
+}
+
+TEST(SwitchEffects, FolderOfADependencyIsNamedAndLeftUnset) {
+  // kaolin d52da9f8: CUB_HOME goes on the include path of its CUDAExtension when it is set.
+  std::map<std::string, Decided> want = {{"CUB_HOME", {"dependency-path", "", "", "setup.py:13"}}};
+  auto kp = plan_for("kaolin");
+  EXPECT_EQ(decided(kp), want);
+  EXPECT_EQ(find(kp, "CUB_HOME")->gate_at.substr(0, 12), "setup.py:19 ");
+}
+
+TEST(SwitchEffects, ExtensionsAddedAfterAnEarlyReturnAreOptional) {
+  // gsplat 90d7b4b3: `if not BUILD_EXPERIMENTAL: return [main]` before more CUDAExtensions; the main one
+  // is built either way, so the switch is an optional part, left at the project's default (on).
+  std::map<std::string, Decided> want = {{"BUILD_EXPERIMENTAL", {"optional-extension", "", "", "setup.py:8"}}};
+  EXPECT_EQ(decided(plan_for("gsplat")), want);
+}
+
+TEST(SwitchEffects, NinjaStaysOn) {
+  // chamferdist ee753899 (pytorch3d 9381c401 the same): use_ninja=False in the branch NO_NINJA=1 takes.
+  std::map<std::string, Decided> want = {{"NO_NINJA", {"no-ninja", "0", "kiln", "setup.py:9"}}};
+  EXPECT_EQ(decided(plan_for("chamferdist")), want);
+}
+
+TEST(SwitchEffects, TheProjectsOwnJobCountComesFromTheJobPlan) {
+  // NATTEN 8c8729f4: NATTEN_N_WORKERS reaches `cmake --build ... -j`; its computed default no longer
+  // matters (kiln sets it), and LINEINFO only becomes a -D flag.
+  read::KnobContext ctx;
+  ctx.jobs = 6;
+  auto kp = plan_for("natten-workers", ctx);
+  std::map<std::string, Decided> want = {
+      {"NATTEN_N_WORKERS", {"jobs", "6", "kiln", "setup.py:12"}},
+      {"NATTEN_BUILD_WITH_LINEINFO", {"compile-flags", "", "", "setup.py:15"}},
+  };
+  EXPECT_EQ(decided(kp), want);
+  EXPECT_TRUE(kp.undecided.empty()) << kp.undecided.front();
+}
+
+}  // namespace
