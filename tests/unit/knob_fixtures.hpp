@@ -52,4 +52,9 @@ inline const read::Knob* find(const read::KnobPlan& kp, const std::string& name)
   return nullptr;
 }
 
+// A fixture of tests/fixtures/projects/ by its folder name, planned as plan_in plans it.
+inline read::KnobPlan plan_for(const std::string& name, read::KnobContext ctx = {}) {
+  return plan_in(kKnobFixtures + name, ctx);
+}
+
 }  // namespace kiln::testing

@@ -26,11 +26,8 @@ namespace {
 using kiln::testing::Decided;
 using kiln::testing::decided;
 using kiln::testing::find;
+using kiln::testing::plan_for;
 using kiln::testing::plan_in;
-
-read::KnobPlan plan_for(const std::string& name, read::KnobContext ctx = {}) {
-  return plan_in(kiln::testing::kKnobFixtures + name, ctx);
-}
 
 // A setup.py written inline, for the patterns no fixture folder needs.
 struct Scratch {

@@ -18,11 +18,8 @@ namespace {
 using kiln::testing::Decided;
 using kiln::testing::decided;
 using kiln::testing::find;
+using kiln::testing::plan_for;
 using kiln::testing::plan_in;
-
-read::KnobPlan plan_for(const std::string& name, read::KnobContext ctx = {}) {
-  return plan_in(kiln::testing::kKnobFixtures + name, ctx);
-}
 
 TEST(SwitchEffects, OtherBackendsArmsAreLeftOffForACudaBuild) {
   // mmcv a8073c74: one chain picks DIOPI, CUDA, MLU, MPS, NPU or CPU; a CUDA build sets none of the
