@@ -6,10 +6,21 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace kiln::read {
 
 namespace {
+
+// The names of the variables an argument reads, ${NAME}, in order.
+std::vector<std::string> variables_read(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t at = text.find("${"); at != std::string::npos; at = text.find("${", at + 2))
+    if (size_t close = text.find('}', at); close != std::string::npos)
+      out.push_back(text.substr(at + 2, close - at - 2));
+  return out;
+}
 
 // One branch of an if() chain: the command that opens it (if, elseif, else) and its body [begin, end).
 struct Branch {
@@ -116,33 +127,26 @@ public:
       for (const auto& c : f.commands)
         if (c.name == "project" || c.name == "enable_language")
           for (const auto& a : c.args)
-            for (size_t at = a.text.find("${"); at != std::string::npos; at = a.text.find("${", at + 2))
-              if (size_t close = a.text.find('}', at); close != std::string::npos)
-                language_vars_.insert(a.text.substr(at + 2, close - at - 2));
-    // Variables whose every use is in a flag command (faiss's CUDA_LIBS: target_link_libraries).
-    std::map<std::string, bool> only_in_flags;
+            for (auto& var : variables_read(a.text)) language_vars_.insert(std::move(var));
+    // Variables whose every use is in a flag command (faiss's CUDA_LIBS: target_link_libraries), and
+    // those whose every use is an argument of a command the build runs (cutlass's HEURISTICS_ARGS:
+    // execute_process(generator.py ... ${HEURISTICS_ARGS}), tools/library/CMakeLists.txt:360).
+    std::map<std::string, bool> only_in_flags, only_in_runs;
     for (const auto& f : files)
-      for (const auto& c : f.commands)
+      for (const auto& c : f.commands) {
+        const bool flags = flag_command(c);
+        const bool runs =
+            c.name == "execute_process" || c.name == "add_custom_command" || c.name == "add_custom_target";
         for (const auto& a : c.args)
-          for (size_t at = a.text.find("${"); at != std::string::npos; at = a.text.find("${", at + 2))
-            if (size_t close = a.text.find('}', at); close != std::string::npos) {
-              auto [it, fresh] = only_in_flags.emplace(a.text.substr(at + 2, close - at - 2), true);
-              it->second = it->second && flag_command(c);
-            }
+          for (const auto& var : variables_read(a.text)) {
+            auto in_flags = only_in_flags.emplace(var, true).first;
+            in_flags->second = in_flags->second && flags;
+            auto in_runs = only_in_runs.emplace(var, true).first;
+            in_runs->second = in_runs->second && runs;
+          }
+      }
     for (const auto& [var, flags] : only_in_flags)
       if (flags) flag_vars_.insert(var);
-    // Variables whose every use is an argument of a command the build runs (cutlass's HEURISTICS_ARGS:
-    // execute_process(generator.py ... ${HEURISTICS_ARGS}), tools/library/CMakeLists.txt:360).
-    std::map<std::string, bool> only_in_runs;
-    for (const auto& f : files)
-      for (const auto& c : f.commands)
-        for (const auto& a : c.args)
-          for (size_t at = a.text.find("${"); at != std::string::npos; at = a.text.find("${", at + 2))
-            if (size_t close = a.text.find('}', at); close != std::string::npos) {
-              auto [it, fresh] = only_in_runs.emplace(a.text.substr(at + 2, close - at - 2), true);
-              it->second = it->second && (c.name == "execute_process" || c.name == "add_custom_command" ||
-                                          c.name == "add_custom_target");
-            }
     for (const auto& [var, runs] : only_in_runs)
       if (runs) run_vars_.insert(var);
   }
