@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "core/text.hpp"
 
 namespace kiln::drive {
@@ -41,6 +39,13 @@ NinjaStatus ProjectProgress::total(std::string_view name, std::string_view descr
   return s;
 }
 
+// An extension not announced by KILN-EXTENSIONS (its Ninja spoke first) counts all the same.
+ProjectProgress::Extension& ProjectProgress::extension(std::string_view name) {
+  auto [it, fresh] = exts_.try_emplace(std::string(name));
+  if (fresh) order_.emplace_back(name);
+  return it->second;
+}
+
 ProjectProgress::Fed ProjectProgress::feed(std::string_view line) {
   std::string_view rest = line;
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
@@ -55,9 +60,8 @@ ProjectProgress::Fed ProjectProgress::feed(std::string_view line) {
     const std::string_view name = first_word(rest);
     const auto units = core::parse_count(rest);
     if (name.empty() || !units) return {std::nullopt, true};
-    auto it = exts_.try_emplace(std::string(name)).first;
-    if (std::find(order_.begin(), order_.end(), name) == order_.end()) order_.emplace_back(name);
-    if (!it->second.reported) it->second.total = *units;
+    Extension& e = extension(name);
+    if (!e.reported) e.total = *units;
     return {total(name, "starting"), true};
   }
   if (take_prefix(rest, "KILN-EXTENSION-DONE ")) {
@@ -70,14 +74,10 @@ ProjectProgress::Fed ProjectProgress::feed(std::string_view line) {
     const std::string_view name = first_word(rest);
     auto st = parse_ninja_status(rest);
     if (name.empty() || !st) return {std::nullopt, false};
-    auto it = exts_.find(name);
-    if (it == exts_.end()) {  // a Ninja of an extension not announced: count it all the same
-      it = exts_.emplace(std::string(name), Extension{}).first;
-      order_.emplace_back(name);
-    }
-    it->second.done = st->done;
-    it->second.total = st->total;  // Ninja's own count wins over the helper's
-    it->second.reported = true;
+    Extension& e = extension(name);
+    e.done = st->done;
+    e.total = st->total;  // Ninja's own count wins over the helper's
+    e.reported = true;
     return {total(name, st->description), false};
   }
   return {parse_ninja_status(line), false};

@@ -33,6 +33,7 @@ private:
     bool finished = false;
     bool reported = false;  // its Ninja printed a status: its total is Ninja's
   };
+  Extension& extension(std::string_view name);
   NinjaStatus total(std::string_view name, std::string_view description) const;
   std::map<std::string, Extension, std::less<>> exts_;
   std::vector<std::string> order_;
