@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/data_toml.hpp"
+#include "launch/reachable_launches.hpp"
 
 namespace kiln::launch {
 namespace {
@@ -12,16 +13,6 @@ namespace {
 std::string dir_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-}
-
-bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// BOOL_SWITCH, AT_DISPATCH_FLOATING_TYPES_AND2, DISPATCH_HALF_AND_BFLOAT: an upper-case macro whose
-// body is compiled once per case.
-bool is_switch_macro(std::string_view name) {
-  for (char c : name)
-    if (std::islower(static_cast<unsigned char>(c))) return false;
-  return name.find("SWITCH") != std::string_view::npos || name.find("DISPATCH") != std::string_view::npos;
 }
 
 bool matches(const HeaderClass& c, const std::set<std::string>& angle) {
@@ -58,6 +49,7 @@ CostTable load_table() {
     t.seconds_per_kib = data["code"]["seconds_per_kib"].value_or(t.seconds_per_kib);
     t.seconds_per_launch = data["code"]["seconds_per_launch"].value_or(t.seconds_per_launch);
     t.macro_factor = data["code"]["macro_factor"].value_or(t.macro_factor);
+    t.kernel_kib = data["code"]["kernel_kib"].value_or(t.kernel_kib);
   } catch (...) {}  // the table is embedded; a broken one still leaves a usable estimate
   if (t.classes.empty() || !t.classes.back().includes.empty() || !t.classes.back().prefixes.empty())
     t.classes.push_back({"none", {}, {}, 2.0, 1.0});
@@ -117,36 +109,7 @@ std::vector<std::string> includes_of(std::string_view text, char open) {
 }
 
 double weighted_launches(std::string_view text, double macro_factor) {
-  double total = 0;
-  int depth = 0;
-  std::vector<int> open;  // the paren depths at which a switch macro's arguments begin
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '<' && text.compare(i, 3, "<<<") == 0) {
-      // No real kernel sits inside more than a handful of switches; a pathological file is capped
-      // so the count stays finite.
-      constexpr size_t kMaxNesting = 20;
-      total += std::pow(macro_factor, static_cast<double>(std::min(open.size(), kMaxNesting)));
-      i += 2;
-    } else if (c == '(') {
-      ++depth;
-    } else if (c == ')') {
-      depth = std::max(0, depth - 1);
-      while (!open.empty() && open.back() > depth) open.pop_back();
-    } else if (is_ident(c) && (i == 0 || !is_ident(text[i - 1]))) {
-      size_t end = i;
-      while (end < text.size() && is_ident(text[end])) ++end;
-      size_t paren = end;
-      while (paren < text.size() && (text[paren] == ' ' || text[paren] == '\t')) ++paren;
-      if (paren < text.size() && text[paren] == '(' && is_switch_macro(text.substr(i, end - i))) {
-        open.push_back(++depth);
-        i = paren;
-      } else {
-        i = end - 1;
-      }
-    }
-  }
-  return total;
+  return weigh_code(text, macro_factor).launches;
 }
 
 UnitEstimate estimate_unit(const io::Filesystem& fs, const std::string& source, int device_targets,
@@ -157,23 +120,30 @@ UnitEstimate estimate_unit(const io::Filesystem& fs, const std::string& source, 
   std::vector<std::string> todo{source};
   UnitEstimate e;
   bool read_source = false;
-  double bytes = 0;
+  double bytes = 0, every_launch = 0;
+  std::vector<std::string> texts;  // the source first
   while (!todo.empty() && seen.size() <= kMaxFiles) {
     const std::string path = todo.back();
     todo.pop_back();
     auto raw = fs.read(path);
     if (!raw) continue;
     read_source = read_source || path == source;
-    const std::string text = without_comments(*raw);
+    std::string text = without_comments(*raw);
     bytes += static_cast<double>(text.size());
-    e.launches += weighted_launches(text, table.macro_factor);
+    every_launch += weighted_launches(text, table.macro_factor);
     for (auto& inc : includes_of(text, '<')) angle.insert(std::move(inc));
     for (const auto& inc : includes_of(text, '"')) {
       const std::string p = inc.front() == '/' ? inc : dir_of(path) + inc;
       if (seen.insert(p).second) todo.push_back(p);
     }
+    if (path == source) texts.insert(texts.begin(), std::move(text));
+    else texts.push_back(std::move(text));
   }
   if (!read_source) return {};
+  // What the unit's functions reach; where they reach nothing (a call through a macro, a source of
+  // launches only at file scope), every launch its text holds.
+  const double reached = reachable_launches(texts, table.macro_factor, table.kernel_kib);
+  e.launches = reached > 0 ? reached : every_launch;
   e.kib = bytes / 1024;
   const HeaderClass* cls = &table.classes.back();
   for (const auto& c : table.classes)

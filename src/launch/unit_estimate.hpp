@@ -3,8 +3,8 @@
 // (launch/unit_weight) on a first build. A torch extension's unit costs mostly what it includes
 // (a 600-byte .cpp with <torch/extension.h> took 47 s of CPU on the GPU host, a 30 KB .cu with
 // only <ATen/ATen.h> 40 s), then its device code by the kernels it instantiates: each `<<<` launch
-// once, twice inside every *_SWITCH(...) or *DISPATCH*(...) macro call around it, per device
-// target. The figures and their sources are in data/unit_cost.toml; only ratios matter.
+// its functions reach (launch/reachable_launches) once, twice inside every *_SWITCH(...) or
+// *DISPATCH*(...) macro call around it, more for a big kernel, per device target. The figures and their sources are in data/unit_cost.toml; only ratios matter.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,15 +24,16 @@ struct HeaderClass {
 struct CostTable {
   std::vector<HeaderClass> classes;  // heaviest first; the last matches every unit
   double seconds_per_kib = 0.1;
-  double seconds_per_launch = 4.0;
+  double seconds_per_launch = 0.25;
   double macro_factor = 2.0;
+  double kernel_kib = 16.0;  // a launch of a bigger kernel counts kib / kernel_kib times
   static const CostTable& from_data();  // data/unit_cost.toml
 };
 
 struct UnitEstimate {
   double seconds = 0;  // 0: the source could not be read
   std::string header_class;
-  double launches = 0;  // weighted kernel launches
+  double launches = 0;  // weighted kernel launches: those reached, else every one the text holds
   double kib = 0;       // the source and its project headers, comments removed
 };
 

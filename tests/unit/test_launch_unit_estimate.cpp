@@ -81,29 +81,65 @@ TEST(UnitEstimate, TheOrderOfApexsUnits) {
 
 TEST(UnitEstimate, TheOrderOfMambasAndCausalConv1dsUnits) {
   io::FakeFilesystem fs;
-  // mamba e9594ce csrc/selective_scan: tiny .cu files, each including a kernel header with c10
-  // includes; bwd nests five BOOL_SWITCH around its launch (117-170 s), fwd four (76-81 s); the C++
-  // binding includes <torch/python.h> (41 s).
-  auto nest = [](int n) {
-    std::string s = "#include <c10/util/Half.h>\n";
-    for (int i = 0; i < n; ++i) s += "BOOL_SWITCH(x, X, [&] {\n";
-    s += "k<<<g, t>>>(p);\n";
-    for (int i = 0; i < n; ++i) s += "});\n";
-    return s;
+  // mamba e9594ce csrc/selective_scan: tiny .cu files that instantiate one function of a kernel
+  // header explicitly; it calls a launch function from several places (nine in the backward header,
+  // eighteen in the forward), which launches its kernel inside nested BOOL_SWITCH: five in the
+  // backward (a 30 KiB kernel, 117-170 s), four in the forward (14 KiB, 76-81 s); the C++ binding
+  // includes <torch/python.h> (41 s).
+  auto header = [](int switches, size_t kernel_bytes, int calls) {
+    std::string s = "#include <c10/util/Half.h>\ntemplate <typename K> __global__ void kern(P p) {\n" +
+                    std::string(kernel_bytes, ' ') + "\n}\ntemplate <int N, typename T> void launch(P& p) {\n";
+    for (int i = 0; i < switches; ++i) s += "BOOL_SWITCH(x, X, [&] {\n";
+    s += "auto kernel = &kern<T>;\nkernel<<<g, t>>>(p);\n";
+    for (int i = 0; i < switches; ++i) s += "});\n";
+    s += "}\ntemplate <typename T> void run_cuda(P& p) {\n";
+    for (int i = 0; i < calls; ++i) s += "  if (w == " + std::to_string(i) + ") launch<" + std::to_string(i) + ", T>(p);\n";
+    return s + "}\n";
   };
-  fs.add_file("/m/bwd_kernel.cuh", nest(5));
-  fs.add_file("/m/fwd_kernel.cuh", nest(4));
-  fs.add_file("/m/bwd_fp16.cu", "#include \"bwd_kernel.cuh\"\n");
-  fs.add_file("/m/fwd_fp16.cu", "#include \"fwd_kernel.cuh\"\n");
+  fs.add_file("/m/bwd_kernel.cuh", header(5, 30 * 1024, 9));
+  fs.add_file("/m/fwd_kernel.cuh", header(4, 14 * 1024, 18));
+  fs.add_file("/m/bwd_fp16.cu", "#include \"bwd_kernel.cuh\"\ntemplate void run_cuda<at::Half>(P& p);\n");
+  fs.add_file("/m/fwd_fp16.cu", "#include \"fwd_kernel.cuh\"\ntemplate void run_cuda<at::Half>(P& p);\n");
   fs.add_file("/m/scan.cpp", "#include <torch/python.h>\n");
   const double bwd = seconds(fs, "/m/bwd_fp16.cu", 1), fwd = seconds(fs, "/m/fwd_fp16.cu", 1);
   const double cpp = seconds(fs, "/m/scan.cpp", 0);
   EXPECT_GT(bwd, 1.5 * fwd);
   EXPECT_GT(fwd, cpp);
   EXPECT_EQ(launch::estimate_unit(fs, "/m/bwd_fp16.cu", 1).header_class, "c10");
+  // Nine calls of the launch function, 32 switch cases, a kernel of 30/16 the reference size.
+  EXPECT_NEAR(launch::estimate_unit(fs, "/m/bwd_fp16.cu", 1).launches, 9 * 32 * 30.0 / 16, 1.0);
+  EXPECT_DOUBLE_EQ(launch::estimate_unit(fs, "/m/fwd_fp16.cu", 1).launches, 18 * 16);  // under the reference size: once
   // Each device target compiles the device code again; the host part once.
   EXPECT_GT(seconds(fs, "/m/bwd_fp16.cu", 3), 2.5 * bwd);
   EXPECT_EQ(seconds(fs, "/m/missing.cu", 1), 0);
+}
+
+TEST(UnitEstimate, OnlyTheLaunchesTheUnitCallsCount) {
+  // flash-attention 2 0251105: one header of launch templates (the forward's, the split-KV's), each
+  // unit defining one specialisation that calls one of them. Counting the whole header weighed the
+  // backward units at a fifth of the forward ones; they cost 1.5 times as much.
+  io::FakeFilesystem fs;
+  fs.add_file("/f/launch.h",
+              "#include <ATen/ATen.h>\n#define DEFINE_KERNEL(name, ...) template <typename K, __VA_ARGS__> __global__ void name(P p)\n"
+              "DEFINE_KERNEL(fwd_kernel, bool A) { ns::compute<K, A>(p); }\n"
+              "template <typename K, bool A> __device__ void compute(P p) {" + std::string(20000, ' ') + "}\n"
+              "template <typename K> void run_fwd(P& p) { BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] {\n"
+              "  auto kernel = &fwd_kernel<K, A>; kernel<<<1, 1>>>(p); }); }); }\n"
+              "template <typename K> void run_split(P& p) { BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] {\n"
+              "  BOOL_SWITCH(c, C, [&] { BOOL_SWITCH(d, D, [&] { split<K><<<1, 1>>>(p); }); }); }); }); }\n"
+              "template <typename T> void run_hdim64(P& p) { DROPOUT_SWITCH(q, Q, [&] {\n"
+              "  if (big) { run_fwd<Traits<64, 128, T>>(p); } else { run_fwd<Traits<64, 64, T>>(p); } }); }\n");
+  fs.add_file("/f/fwd_hdim64.cu", "#include \"launch.h\"\nnamespace ns {\ntemplate <>\n"
+                                  "void run_<half, 64>(P& p) { run_hdim64<half>(p); }\n}\n");
+  const auto e = launch::estimate_unit(fs, "/f/fwd_hdim64.cu", 1);
+  // Two dropout cases, two calls, four switch cases, the kernel about 1.2 times the reference size
+  // through compute's 20 KB: about 19; the split-KV launch (16 cases, 4 with a kernel it cannot
+  // size) is never called.
+  EXPECT_GT(e.launches, 16 * 1.2);
+  EXPECT_LT(e.launches, 16 * 1.3);
+  // A unit whose calls go through a macro kiln cannot see counts every launch its text holds.
+  fs.add_file("/f/macro.cu", "#include \"launch.h\"\nINSTANTIATE_ALL(half)\n");
+  EXPECT_DOUBLE_EQ(launch::estimate_unit(fs, "/f/macro.cu", 1).launches, 4 + 16);
 }
 
 TEST(UnitEstimate, TheTableIsTheEmbeddedData) {

@@ -1,0 +1,54 @@
+#pragma once
+// The kernel launches a compile unit really instantiates: those its own functions reach through the
+// functions its project headers define. A header of launch templates holds every variant
+// (flash-attention 2 0251105's flash_fwd_launch_template.h: the forward, split-KV and combine
+// launches), while each unit calls one of them; a template the unit never calls compiles no kernel.
+// Each call counts once per switch case around it (as a launch does, launch/unit_estimate), so a
+// function called from nine places of an `if` chain, or instantiated nine times explicitly
+// (`template void f<T, U>(...);`, causal-conv1d 0d2252d, mamba e9594ce), counts nine times.
+// Text only, never compiled: a call spelled through a macro is not seen, and a unit whose functions
+// reach no launch returns 0, for the caller to fall back on every launch its text holds.
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kiln::launch {
+
+struct FunctionBody {
+  // The last identifier before its parameters (`run_mha_fwd_` in `run_mha_fwd_<T, 64>(...)`); for a
+  // function defined through a macro, `DEFINE_KERNEL(name, ...) {`, the macro's first argument.
+  std::string name;
+  size_t open = 0;   // offsets of its `{` and matching `}` in the text it was found in
+  size_t close = 0;
+};
+
+// The function definitions at namespace or class scope of `text` (comments already removed).
+std::vector<FunctionBody> function_bodies(std::string_view text);
+
+// The names `text` instantiates explicitly (`template void f<int>(int);`), once per line.
+std::vector<std::string> explicit_instantiations(std::string_view text);
+
+// What one piece of code launches and calls: each `<<<` launch, and each call of a name in
+// `callable` (`f(`, `f<A, B>(`), weighted by macro_factor per *_SWITCH(...) or *DISPATCH*(...) macro
+// call around it (BOOL_SWITCH, AT_DISPATCH_FLOATING_TYPES: their body compiles once per case).
+struct CodeWeight {
+  double launches = 0;
+  std::vector<std::pair<std::string, double>> launched;  // the name before each `<<<`, weight of the launch
+  std::vector<std::pair<std::string, double>> calls;     // callee, weight of the call
+};
+CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set<std::string>& callable = {});
+
+// `texts[0]` is the unit's source, the rest its project headers, comments removed. The launches
+// reached from the source's own functions and explicit instantiations, weighted by the switch
+// macros around each launch and call (`macro_factor` per level) and by the size of the kernel each
+// one compiles: its body and the project functions it calls, over `kernel_kib` (a kernel of that
+// size, or one whose code is not found, counts once). Device compile time follows the code a kernel
+// instantiates: mamba e9594ce's backward kernel is 26 KiB of code against its forward's 13 and took
+// 117-170 s of CPU against 76-81 with the same launches; flash-attention 2's backward kernel
+// (34 KiB through compute_dq_dk_dv_1colblock) instantiates half the forward's variants and cost 1.5
+// times its CPU. `kernel_kib` <= 0: every launch counts once whatever its kernel.
+double reachable_launches(const std::vector<std::string>& texts, double macro_factor, double kernel_kib = 0);
+
+}  // namespace kiln::launch

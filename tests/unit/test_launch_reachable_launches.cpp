@@ -1,0 +1,80 @@
+// The launches a unit's functions reach (launch/reachable_launches.hpp): which braces are function
+// bodies, which names are instantiated, and how calls and switches multiply. The fixtures are written
+// here after the shapes named in each test.
+#include <gtest/gtest.h>
+
+#include "launch/reachable_launches.hpp"
+
+using namespace kiln;
+
+namespace {
+
+std::vector<std::string> names(const std::vector<launch::FunctionBody>& bodies) {
+  std::vector<std::string> out;
+  for (const auto& b : bodies) out.push_back(b.name);
+  return out;
+}
+
+}  // namespace
+
+TEST(ReachableLaunches, FunctionBodiesAtNamespaceAndClassScope) {
+  const std::string t =
+      "#define SWITCH(c, ...) [&] { if (c) { __VA_ARGS__(); } }()\n"  // a macro's braces are not the file's
+      "namespace a { inline namespace v1 {\n"
+      "template <typename T, int N> struct Traits { static int size() { return N; } };\n"
+      "int table[] = {1, 2, 3};\n"
+      "template <> void run_<half, 64>(P& p) { go<half>(p); }\n"
+      "__global__ __launch_bounds__(128) void kern(P p) const { }\n"
+      "DEFINE_KERNEL(fwd_kernel, bool A) { }\n"
+      "} }\n"
+      "struct S : Base<int> { int get() const { return v; } int v; };\n"
+      "enum E { X, Y };\n";
+  EXPECT_EQ(names(launch::function_bodies(t)),
+            (std::vector<std::string>{"size", "run_", "kern", "fwd_kernel", "get"}));
+  // Unbalanced text ends the scan without a crash.
+  EXPECT_TRUE(launch::function_bodies("void f() { {").empty());
+  EXPECT_TRUE(launch::function_bodies(") ) {").empty());
+}
+
+TEST(ReachableLaunches, ExplicitInstantiationsButNotExternOnes) {
+  // causal-conv1d 0d2252d: nine `template void causal_conv1d_bwd_cuda<...>(...);` at the end of a .cu.
+  const std::string t =
+      "template void bwd_cuda<float, float>(P& p, S s);\n"
+      "template void bwd_cuda<at::Half, float>(P& p, S s);\n"
+      "extern template void fwd_cuda<float>(P& p);\n"
+      "template class Holder<int>;\n"
+      "template <typename T> void not_one(T t);\n";
+  EXPECT_EQ(launch::explicit_instantiations(t), (std::vector<std::string>{"bwd_cuda", "bwd_cuda"}));
+}
+
+TEST(ReachableLaunches, CallsAndSwitchesMultiply) {
+  // A launch inside two switches of a function the unit calls from three places of a switch.
+  const std::string header =
+      "template <int N> void launch(P& p) { BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] {\n"
+      "  k<N, A, B><<<1, 1>>>(p); }); }); }\n"
+      "template <int N> void unused(P& p) { BOOL_SWITCH(a, A, [&] { k2<<<1, 1>>>(p); }); }\n"
+      "void recursive(P& p) { recursive(p); r<<<1, 1>>>(p); }\n";
+  const std::string source =
+      "void run(P& p) { DISPATCH_TYPES(t, [&] { launch<1>(p); launch<2>(p); launch<3>(p); }); }\n"
+      "void helper(P& p) { run(p); }\n";  // calls run: run is no root of its own
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({source, header}, 2), 2 * 3 * 4);
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"void f(P& p) { recursive(p); }", header}, 2), 1);
+  // Nothing reached: 0, for the caller's fallback.
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"int x;", header}, 2), 0);
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({}, 2), 0);
+}
+
+TEST(ReachableLaunches, ABiggerKernelCountsMore) {
+  // A launch through a local variable (`auto kernel = &ns::k<...>`, flash-attention, mamba,
+  // causal-conv1d) is sized by the kernel it names and the functions that kernel calls.
+  const std::string header =
+      "template <int N> __global__ void small(P p) { }\n"
+      "template <int N> __global__ void big(P p) { body<N>(p); }\n"
+      "template <int N> __device__ void body(P p) {" + std::string(40 * 1024, ' ') + "}\n"
+      "void a(P& p) { auto kernel = &ns::big<1>; kernel<<<1, 1>>>(p); }\n"
+      "void b(P& p) { small<1><<<1, 1>>>(p); }\n";
+  const double big = launch::reachable_launches({"void f(P& p) { a(p); }", header}, 2, 16);
+  EXPECT_NEAR(big, 40.0 / 16, 0.01);
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"void f(P& p) { b(p); }", header}, 2, 16), 1);
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"void f(P& p) { a(p); }", header}, 2, 0), 1);  // unsized
+}
