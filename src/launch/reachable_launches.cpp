@@ -47,9 +47,12 @@ size_t matching_brace(std::string_view t, size_t open) {
   int depth = 0;
   for (size_t i = open; i < t.size(); ++i) {
     const char c = t[i];
-    if (c == '"' || c == '\'') i = literal_end(t, i);
-    else if (c == '{') ++depth;
-    else if (c == '}' && --depth == 0) return i;
+    if (c == '"' || c == '\'')
+      i = literal_end(t, i);
+    else if (c == '{')
+      ++depth;
+    else if (c == '}' && --depth == 0)
+      return i;
   }
   return npos;
 }
@@ -60,11 +63,16 @@ size_t after_angles(std::string_view t, size_t i) {
   int angle = 0, paren = 0;
   for (size_t end = std::min(t.size(), i + 2000); i < end; ++i) {
     const char c = t[i];
-    if (c == '<') ++angle;
-    else if (c == '>' && paren == 0 && --angle == 0) return i + 1;
-    else if (c == '(') ++paren;
-    else if (c == ')' && --paren < 0) return npos;
-    else if (c == ';' || c == '{' || c == '}') return npos;
+    if (c == '<')
+      ++angle;
+    else if (c == '>' && paren == 0 && --angle == 0)
+      return i + 1;
+    else if (c == '(')
+      ++paren;
+    else if (c == ')' && --paren < 0)
+      return npos;
+    else if (c == ';' || c == '{' || c == '}')
+      return npos;
   }
   return npos;
 }
@@ -98,8 +106,10 @@ size_t opener_of(std::string_view t, size_t close) {
   const char c = t[close], o = c == ')' ? '(' : '<';
   int depth = 0;
   for (size_t i = close + 1; i-- > 0;) {
-    if (t[i] == c) ++depth;
-    else if (t[i] == o && --depth == 0) return i;
+    if (t[i] == c)
+      ++depth;
+    else if (t[i] == o && --depth == 0)
+      return i;
   }
   return npos;
 }
@@ -123,9 +133,9 @@ std::string name_before_params(std::string_view t, size_t close_paren) {
     const size_t after = skip_spaces(t, b);
     if (b > a && (t[after] == ',' || after == close_paren)) name = t.substr(a, b - a);
   }
-  static const std::set<std::string_view> not_functions = {"if",     "for",      "while",    "switch", "catch",
-                                                            "return", "sizeof",   "decltype", "alignas",
-                                                            "static_assert", "__attribute__", "noexcept"};
+  static const std::set<std::string_view> not_functions = {"if",      "for",           "while",         "switch",
+                                                           "catch",   "return",        "sizeof",        "decltype",
+                                                           "alignas", "static_assert", "__attribute__", "noexcept"};
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())) || not_functions.count(name)) return {};
   return std::string(name);
 }
@@ -271,8 +281,10 @@ std::vector<std::string> explicit_instantiations(std::string_view t) {
     const size_t close = [&] {
       int d = 0;
       for (size_t i = paren; i < t.size(); ++i)
-        if (t[i] == '(') ++d;
-        else if (t[i] == ')' && --d == 0) return i;
+        if (t[i] == '(')
+          ++d;
+        else if (t[i] == ')' && --d == 0)
+          return i;
       return npos;
     }();
     if (close == npos) continue;
@@ -338,7 +350,8 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
     if (auto m = memo.find(name); m != memo.end()) return m->second;
     visiting.insert(name);
     double w = 0;  // a call instantiates one of the definitions of that name: the heaviest
-    for (auto [it, end] = by_name.equal_range(name); it != end; ++it) w = std::max(w, value(code_of(it->second), depth + 1));
+    for (auto [it, end] = by_name.equal_range(name); it != end; ++it)
+      w = std::max(w, value(code_of(it->second), depth + 1));
     visiting.erase(name);
     return memo[name] = std::min(w, kCap);
   };

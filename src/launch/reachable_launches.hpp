@@ -20,7 +20,7 @@ struct FunctionBody {
   // The last identifier before its parameters (`run_mha_fwd_` in `run_mha_fwd_<T, 64>(...)`); for a
   // function defined through a macro, `DEFINE_KERNEL(name, ...) {`, the macro's first argument.
   std::string name;
-  size_t open = 0;   // offsets of its `{` and matching `}` in the text it was found in
+  size_t open = 0;  // offsets of its `{` and matching `}` in the text it was found in
   size_t close = 0;
 };
 

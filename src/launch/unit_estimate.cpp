@@ -108,9 +108,7 @@ std::vector<std::string> includes_of(std::string_view text, char open) {
   return out;
 }
 
-double weighted_launches(std::string_view text, double macro_factor) {
-  return weigh_code(text, macro_factor).launches;
-}
+double weighted_launches(std::string_view text, double macro_factor) { return weigh_code(text, macro_factor).launches; }
 
 UnitEstimate estimate_unit(const io::Filesystem& fs, const std::string& source, int device_targets,
                            const CostTable& table) {
@@ -136,8 +134,10 @@ UnitEstimate estimate_unit(const io::Filesystem& fs, const std::string& source, 
       const std::string p = inc.front() == '/' ? inc : dir_of(path) + inc;
       if (seen.insert(p).second) todo.push_back(p);
     }
-    if (path == source) texts.insert(texts.begin(), std::move(text));
-    else texts.push_back(std::move(text));
+    if (path == source)
+      texts.insert(texts.begin(), std::move(text));
+    else
+      texts.push_back(std::move(text));
   }
   if (!read_source) return {};
   // What the unit's functions reach; where they reach nothing (a call through a macro, a source of

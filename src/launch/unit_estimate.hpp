@@ -4,7 +4,8 @@
 // (a 600-byte .cpp with <torch/extension.h> took 47 s of CPU on the GPU host, a 30 KB .cu with
 // only <ATen/ATen.h> 40 s), then its device code by the kernels it instantiates: each `<<<` launch
 // its functions reach (launch/reachable_launches) once, twice inside every *_SWITCH(...) or
-// *DISPATCH*(...) macro call around it, more for a big kernel, per device target. The figures and their sources are in data/unit_cost.toml; only ratios matter.
+// *DISPATCH*(...) macro call around it, more for a big kernel, per device target. The figures and their sources are in
+// data/unit_cost.toml; only ratios matter.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,7 +27,7 @@ struct CostTable {
   double seconds_per_kib = 0.1;
   double seconds_per_launch = 0.25;
   double macro_factor = 2.0;
-  double kernel_kib = 16.0;  // a launch of a bigger kernel counts kib / kernel_kib times
+  double kernel_kib = 16.0;             // a launch of a bigger kernel counts kib / kernel_kib times
   static const CostTable& from_data();  // data/unit_cost.toml
 };
 

@@ -29,8 +29,7 @@ TEST(ReachableLaunches, FunctionBodiesAtNamespaceAndClassScope) {
       "} }\n"
       "struct S : Base<int> { int get() const { return v; } int v; };\n"
       "enum E { X, Y };\n";
-  EXPECT_EQ(names(launch::function_bodies(t)),
-            (std::vector<std::string>{"size", "run_", "kern", "fwd_kernel", "get"}));
+  EXPECT_EQ(names(launch::function_bodies(t)), (std::vector<std::string>{"size", "run_", "kern", "fwd_kernel", "get"}));
   // Unbalanced text ends the scan without a crash.
   EXPECT_TRUE(launch::function_bodies("void f() { {").empty());
   EXPECT_TRUE(launch::function_bodies(") ) {").empty());
@@ -70,7 +69,9 @@ TEST(ReachableLaunches, ABiggerKernelCountsMore) {
   const std::string header =
       "template <int N> __global__ void small(P p) { }\n"
       "template <int N> __global__ void big(P p) { body<N>(p); }\n"
-      "template <int N> __device__ void body(P p) {" + std::string(40 * 1024, ' ') + "}\n"
+      "template <int N> __device__ void body(P p) {" +
+      std::string(40 * 1024, ' ') +
+      "}\n"
       "void a(P& p) { auto kernel = &ns::big<1>; kernel<<<1, 1>>>(p); }\n"
       "void b(P& p) { small<1><<<1, 1>>>(p); }\n";
   const double big = launch::reachable_launches({"void f(P& p) { a(p); }", header}, 2, 16);

@@ -93,7 +93,8 @@ TEST(UnitEstimate, TheOrderOfMambasAndCausalConv1dsUnits) {
     s += "auto kernel = &kern<T>;\nkernel<<<g, t>>>(p);\n";
     for (int i = 0; i < switches; ++i) s += "});\n";
     s += "}\ntemplate <typename T> void run_cuda(P& p) {\n";
-    for (int i = 0; i < calls; ++i) s += "  if (w == " + std::to_string(i) + ") launch<" + std::to_string(i) + ", T>(p);\n";
+    for (int i = 0; i < calls; ++i)
+      s += "  if (w == " + std::to_string(i) + ") launch<" + std::to_string(i) + ", T>(p);\n";
     return s + "}\n";
   };
   fs.add_file("/m/bwd_kernel.cuh", header(5, 30 * 1024, 9));
@@ -120,17 +121,21 @@ TEST(UnitEstimate, OnlyTheLaunchesTheUnitCallsCount) {
   // backward units at a fifth of the forward ones; they cost 1.5 times as much.
   io::FakeFilesystem fs;
   fs.add_file("/f/launch.h",
-              "#include <ATen/ATen.h>\n#define DEFINE_KERNEL(name, ...) template <typename K, __VA_ARGS__> __global__ void name(P p)\n"
+              "#include <ATen/ATen.h>\n#define DEFINE_KERNEL(name, ...) template <typename K, __VA_ARGS__> __global__ "
+              "void name(P p)\n"
               "DEFINE_KERNEL(fwd_kernel, bool A) { ns::compute<K, A>(p); }\n"
-              "template <typename K, bool A> __device__ void compute(P p) {" + std::string(20000, ' ') + "}\n"
-              "template <typename K> void run_fwd(P& p) { BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] {\n"
-              "  auto kernel = &fwd_kernel<K, A>; kernel<<<1, 1>>>(p); }); }); }\n"
-              "template <typename K> void run_split(P& p) { BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] {\n"
-              "  BOOL_SWITCH(c, C, [&] { BOOL_SWITCH(d, D, [&] { split<K><<<1, 1>>>(p); }); }); }); }); }\n"
-              "template <typename T> void run_hdim64(P& p) { DROPOUT_SWITCH(q, Q, [&] {\n"
-              "  if (big) { run_fwd<Traits<64, 128, T>>(p); } else { run_fwd<Traits<64, 64, T>>(p); } }); }\n");
-  fs.add_file("/f/fwd_hdim64.cu", "#include \"launch.h\"\nnamespace ns {\ntemplate <>\n"
-                                  "void run_<half, 64>(P& p) { run_hdim64<half>(p); }\n}\n");
+              "template <typename K, bool A> __device__ void compute(P p) {" +
+                  std::string(20000, ' ') +
+                  "}\n"
+                  "template <typename K> void run_fwd(P& p) { BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] {\n"
+                  "  auto kernel = &fwd_kernel<K, A>; kernel<<<1, 1>>>(p); }); }); }\n"
+                  "template <typename K> void run_split(P& p) { BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] {\n"
+                  "  BOOL_SWITCH(c, C, [&] { BOOL_SWITCH(d, D, [&] { split<K><<<1, 1>>>(p); }); }); }); }); }\n"
+                  "template <typename T> void run_hdim64(P& p) { DROPOUT_SWITCH(q, Q, [&] {\n"
+                  "  if (big) { run_fwd<Traits<64, 128, T>>(p); } else { run_fwd<Traits<64, 64, T>>(p); } }); }\n");
+  fs.add_file("/f/fwd_hdim64.cu",
+              "#include \"launch.h\"\nnamespace ns {\ntemplate <>\n"
+              "void run_<half, 64>(P& p) { run_hdim64<half>(p); }\n}\n");
   const auto e = launch::estimate_unit(fs, "/f/fwd_hdim64.cu", 1);
   // Two dropout cases, two calls, four switch cases, the kernel about 1.2 times the reference size
   // through compute's 20 KB: about 19; the split-KV launch (16 cases, 4 with a kernel it cannot
