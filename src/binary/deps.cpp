@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
+#include "core/version.hpp"
 #include "binary/elf.hpp"
 #include "binary/ld_search.hpp"
 
@@ -28,31 +29,7 @@ std::string abi_of(const std::vector<Symbol>& syms) {
   return cxx11 && old ? "both" : cxx11 ? "cxx11" : old ? "pre-cxx11" : "none";
 }
 
-std::vector<std::string> version_parts(const std::string& v) {
-  std::vector<std::string> out;
-  auto us = v.find('_');
-  std::string nums = us == std::string::npos ? v : v.substr(us + 1);
-  size_t i = 0;
-  while (i <= nums.size()) {
-    size_t j = nums.find('.', i);
-    if (j == std::string::npos) j = nums.size();
-    out.push_back(nums.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
 }  // namespace
-
-bool version_less(const std::string& a, const std::string& b) {
-  auto pa = version_parts(a), pb = version_parts(b);
-  for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
-    const long long x = i < pa.size() ? core::parse_int(pa[i]).value_or(0) : 0,
-                    y = i < pb.size() ? core::parse_int(pb[i]).value_or(0) : 0;
-    if (x != y) return x < y;
-  }
-  return false;
-}
 
 std::size_t DepsReport::missing() const {
   return static_cast<std::size_t>(std::count_if(libraries.begin(), libraries.end(),
@@ -85,7 +62,8 @@ void check_version_needs(const std::vector<VersionNeed>& needs, const std::vecto
       std::string* best = ver.rfind("GLIBCXX_", 0) == 0 ? &rep.abi.max_glibcxx
                           : ver.rfind("GLIBC_", 0) == 0 ? &rep.abi.max_glibc
                                                         : nullptr;
-      if (best && (best->empty() || version_less(*best, ver))) *best = ver;
+      if (best && (best->empty() || core::compare(core::symbol_version(*best), core::symbol_version(ver)) < 0))
+        *best = ver;
     }
     rep.abi.version_needs.emplace_back(std::string(vn.file), std::move(vs));
   }

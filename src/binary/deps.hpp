@@ -44,7 +44,4 @@ DepsReport resolve_deps(const std::string& path, const DepsOptions& opt, const i
 // `path` is inside `root` when root is not empty ("" for this machine).
 std::string cxx_abi_of_path(const std::string& path, const io::Seams& s, const std::string& root = "");
 
-// "GLIBC_2.34" vs "GLIBC_2.4": compares the numeric parts.
-bool version_less(const std::string& a, const std::string& b);
-
 }  // namespace kiln::binary

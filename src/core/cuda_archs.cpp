@@ -2,24 +2,18 @@
 
 #include <toml++/toml.h>
 
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 
 #include "core/data_toml.hpp"
+#include "core/version.hpp"
 
 namespace kiln::core {
 
 std::optional<CudaVersion> parse_cuda_version(std::string_view s) {
-  CudaVersion v;
-  auto dot = s.find('.');
-  if (dot == std::string_view::npos) return std::nullopt;
-  auto r1 = std::from_chars(s.data(), s.data() + dot, v.major);
-  if (r1.ec != std::errc() || r1.ptr != s.data() + dot) return std::nullopt;
-  auto rest = s.substr(dot + 1);
-  auto r2 = std::from_chars(rest.data(), rest.data() + rest.size(), v.minor);
-  if (r2.ec != std::errc() || r2.ptr == rest.data()) return std::nullopt;
-  return v;
+  const Version v = leading_version(s);  // "12.9.1" -> 12.9
+  if (v.parts.size() < 2) return std::nullopt;
+  return CudaVersion{v.major(), v.minor()};
 }
 
 static std::optional<CudaVersion> version_at(const toml::table& t, const char* key) {

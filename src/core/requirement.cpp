@@ -7,47 +7,25 @@ namespace kiln::core {
 
 namespace {
 
-// "2.11.0+cu130" -> {2, 11, 0}; stops at the first part that does not start with a digit.
-std::vector<int> release_of(std::string_view v) {
-  std::vector<int> out;
-  size_t i = 0;
-  if (i < v.size() && (v[i] == 'v' || v[i] == 'V')) ++i;
-  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) {
-    long n = 0;
-    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i])) && n < 1000000000)
-      n = n * 10 + (v[i++] - '0');
-    out.push_back(static_cast<int>(n));
-    if (i + 1 < v.size() && v[i] == '.' && std::isdigit(static_cast<unsigned char>(v[i + 1])))
-      ++i;
-    else
-      break;
-  }
-  return out;
-}
-
-int compare(std::vector<int> a, std::vector<int> b) {
-  const size_t n = std::max(a.size(), b.size());
-  a.resize(n), b.resize(n);
-  return a < b ? -1 : (a > b ? 1 : 0);
-}
-
-bool prefix_equal(const std::vector<int>& v, const std::vector<int>& prefix) {
+// ==2.4.*: the parts of `prefix` equal, those after it any.
+bool prefix_equal(const Version& v, const std::vector<int>& prefix) {
   for (size_t i = 0; i < prefix.size(); ++i)
-    if ((i < v.size() ? v[i] : 0) != prefix[i]) return false;
+    if ((i < v.parts.size() ? v.parts[i] : 0) != prefix[i]) return false;
   return true;
 }
 
-bool clause_met(const Requirement::Clause& c, const std::vector<int>& v) {
+bool clause_met(const Requirement::Clause& c, const Version& v) {
   const int cmp = compare(v, c.release);
-  if (c.op == "==" || c.op == "===") return c.wildcard ? prefix_equal(v, c.release) : cmp == 0;
-  if (c.op == "!=") return c.wildcard ? !prefix_equal(v, c.release) : cmp != 0;
+  if (c.op == "==" || c.op == "===") return c.wildcard ? prefix_equal(v, c.release.parts) : cmp == 0;
+  if (c.op == "!=") return c.wildcard ? !prefix_equal(v, c.release.parts) : cmp != 0;
   if (c.op == ">=") return cmp >= 0;
   if (c.op == "<=") return cmp <= 0;
   if (c.op == ">") return cmp > 0;
   if (c.op == "<") return cmp < 0;
   if (c.op == "~=") {  // ~=2.3.1: >=2.3.1 and ==2.3.*
-    if (cmp < 0 || c.release.size() < 2) return cmp >= 0;
-    return prefix_equal(v, std::vector<int>(c.release.begin(), c.release.end() - 1));
+    const auto& r = c.release.parts;
+    if (cmp < 0 || r.size() < 2) return cmp >= 0;
+    return prefix_equal(v, std::vector<int>(r.begin(), r.end() - 1));
   }
   return true;
 }
@@ -85,7 +63,7 @@ std::optional<Requirement> parse_requirement(std::string_view text) {
     if (c.op.empty()) return std::nullopt;  // "torch2" or a typo: not a requirement kiln can judge
     std::string_view v = part.substr(c.op.size());
     if (v.size() >= 2 && v.substr(v.size() - 2) == ".*") c.wildcard = true, v.remove_suffix(2);
-    c.release = release_of(v);
+    c.release = leading_version(v);
     if (c.release.empty()) return std::nullopt;
     r.clauses.push_back(std::move(c));
   }
@@ -93,7 +71,7 @@ std::optional<Requirement> parse_requirement(std::string_view text) {
 }
 
 std::optional<bool> requirement_met(const Requirement& r, std::string_view version) {
-  const auto v = release_of(version);
+  const Version v = leading_version(version);
   if (v.empty()) return std::nullopt;
   return std::all_of(r.clauses.begin(), r.clauses.end(), [&](const auto& c) { return clause_met(c, v); });
 }

@@ -8,14 +8,16 @@
 #include <string_view>
 #include <vector>
 
+#include "core/version.hpp"
+
 namespace kiln::core {
 
 struct Requirement {
   std::string name;       // as written, e.g. "torch"
   std::string specifier;  // ">=2.0,<2.6" (spaces removed); "" when any version does
   struct Clause {
-    std::string op;  // ==, !=, <=, >=, <, >, ~=, ===
-    std::vector<int> release;
+    std::string op;         // ==, !=, <=, >=, <, >, ~=, ===
+    Version release;        // leading_version of what follows the operator
     bool wildcard = false;  // ==2.4.* / !=2.4.*
   };
   std::vector<Clause> clauses;

@@ -6,24 +6,10 @@
 #include <cstdlib>
 
 #include "core/data_toml.hpp"
+#include "core/version.hpp"
 
 namespace kiln::core {
 namespace {
-
-std::vector<int> version_numbers(std::string_view v) {
-  std::vector<int> out;
-  int cur = -1;
-  for (char c : v) {
-    if (c >= '0' && c <= '9')
-      cur = (cur < 0 ? 0 : cur * 10) + (c - '0');
-    else if (c == '.' && cur >= 0)
-      out.push_back(cur), cur = -1;
-    else
-      break;  // "+cu130", "a0", ".dev"
-  }
-  if (cur >= 0) out.push_back(cur);
-  return out;
-}
 
 const std::vector<TorchArchTable>& tables() {
   static const std::vector<TorchArchTable> all = [] {
@@ -42,8 +28,9 @@ const std::vector<TorchArchTable>& tables() {
           for (const auto& e : *sup) tt.supported.push_back(e.value_or(std::string()));
         out.push_back(std::move(tt));
       }
-    std::sort(out.begin(), out.end(),
-              [](const auto& a, const auto& b) { return version_numbers(a.version) < version_numbers(b.version); });
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+      return compare(leading_version(a.version), leading_version(b.version)) < 0;
+    });
     return out;
   }();
   return all;
@@ -67,12 +54,11 @@ const TorchArchTable& torch_arch_table(std::string_view torch_version) {
     static const TorchArchTable none;
     return none;  // data/torch_archs.toml is compiled in; an empty table is a build bug caught by tests
   }
-  const auto want = version_numbers(torch_version);
+  const Version want = leading_version(torch_version);
   if (want.empty()) return all.back();
   const TorchArchTable* best = &all.front();
   for (const auto& t : all) {
-    auto have = version_numbers(t.version);
-    if (std::lexicographical_compare(want.begin(), want.end(), have.begin(), have.end())) break;
+    if (compare(want, leading_version(t.version)) < 0) break;
     best = &t;
   }
   return *best;

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/arch_spec.hpp"
+#include "core/version.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "drive/kill_evidence.hpp"
 #include "drive/nothing_compiled.hpp"
@@ -86,7 +87,7 @@ diagnose::PlanContext plan_context(const plan::Plan& p) {
   // Next time: what memory allows without the governor, at most half of what was used.
   c.next_jobs = std::max(1, std::min(p.jobs.by_memory, p.jobs.jobs / 2));
   c.arch_list = core::format_torch(p.targets).value_or(core::format_cmake(p.targets));
-  c.cuda_version = p.nvcc_version.substr(0, p.nvcc_version.rfind('.'));
+  c.cuda_version = core::major_minor(p.nvcc_version);
   c.empty_submodules = p.empty_submodules;
   for (const auto& k : p.knobs.knobs)
     if (k.role == read::knob_roles::kForceBuild && !k.on_value.empty() && c.force_build.empty())

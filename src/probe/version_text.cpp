@@ -1,60 +1,8 @@
 #include "probe/version_text.hpp"
 
-#include <cctype>
 #include <charconv>
 
 namespace kiln::probe {
-
-std::string Version::str() const {
-  std::string s;
-  for (size_t i = 0; i < parts.size(); ++i) s += (i ? "." : "") + std::to_string(parts[i]);
-  return s;
-}
-
-int compare(const Version& a, const Version& b) {
-  const size_t n = std::max(a.parts.size(), b.parts.size());
-  for (size_t i = 0; i < n; ++i) {
-    int x = i < a.parts.size() ? a.parts[i] : 0, y = i < b.parts.size() ? b.parts[i] : 0;
-    if (x != y) return x < y ? -1 : 1;
-  }
-  return 0;
-}
-
-std::optional<Version> parse_version(std::string_view t) {
-  Version v;
-  size_t i = 0;
-  while (i < t.size()) {
-    int n = 0;
-    auto [p, ec] = std::from_chars(t.data() + i, t.data() + t.size(), n);
-    if (ec != std::errc() || n < 0) return std::nullopt;
-    v.parts.push_back(n);
-    i = static_cast<size_t>(p - t.data());
-    if (i == t.size()) break;
-    if (t[i] != '.') return std::nullopt;
-    ++i;
-    if (i == t.size()) return std::nullopt;
-  }
-  if (v.parts.empty()) return std::nullopt;
-  return v;
-}
-
-std::optional<Version> find_version(std::string_view t) {
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(t[i]))) continue;
-    if (i > 0 && (std::isalnum(static_cast<unsigned char>(t[i - 1])) || t[i - 1] == '.')) continue;
-    size_t j = i;
-    while (j < t.size() && (std::isdigit(static_cast<unsigned char>(t[j])) || t[j] == '.')) ++j;
-    std::string_view cand = t.substr(i, j - i);
-    while (!cand.empty() && cand.back() == '.') cand.remove_suffix(1);
-    if (cand.find('.') == std::string_view::npos) {
-      i = j;
-      continue;
-    }
-    if (auto v = parse_version(cand)) return v;
-    i = j;
-  }
-  return std::nullopt;
-}
 
 std::string first_line(std::string_view s) {
   auto t = trim(s);

@@ -1,6 +1,7 @@
 #include "read/cmake_lang.hpp"
 
 #include "core/text.hpp"
+#include "core/version.hpp"
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -240,27 +241,6 @@ std::optional<double> number(const std::string& s) {
   return d;
 }
 
-int version_compare(const std::string& a, const std::string& b) {
-  auto parts = [](const std::string& v) {
-    std::vector<long> out;
-    size_t i = 0;
-    while (i < v.size()) {
-      long n = 0;
-      while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) n = n * 10 + (v[i++] - '0');
-      out.push_back(n);
-      while (i < v.size() && v[i] != '.') ++i;
-      if (i < v.size()) ++i;
-    }
-    return out;
-  };
-  auto x = parts(a), y = parts(b);
-  for (size_t i = 0; i < std::max(x.size(), y.size()); ++i) {
-    long p = i < x.size() ? x[i] : 0, q = i < y.size() ? y[i] : 0;
-    if (p != q) return p < q ? -1 : 1;
-  }
-  return 0;
-}
-
 const char* const kUnary[] = {"DEFINED",     "EXISTS",      "COMMAND",      "POLICY",
                               "TARGET",      "TEST",        "IS_DIRECTORY", "IS_SYMLINK",
                               "IS_ABSOLUTE", "IS_READABLE", "IS_WRITABLE",  "IS_EXECUTABLE"};
@@ -416,7 +396,7 @@ private:
       }
     }
     if (op.rfind("VERSION_", 0) == 0) {
-      const int c = version_compare(*a, *b);
+      const int c = core::compare(core::cmake_version(*a), core::cmake_version(*b));
       if (op == "VERSION_EQUAL") return t_of(c == 0);
       if (op == "VERSION_LESS") return t_of(c < 0);
       if (op == "VERSION_GREATER") return t_of(c > 0);

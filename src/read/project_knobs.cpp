@@ -10,6 +10,7 @@
 #include "core/name_table.hpp"
 #include "core/text.hpp"
 #include "core/torch_index.hpp"
+#include "core/version.hpp"
 
 namespace kiln::read {
 
@@ -308,25 +309,14 @@ void apply_choice(Knob& k, const std::string& value, const KnobContext& ctx) {
   }
 }
 
-// The leading number of part `i` (0, 1) of a dotted version: "2.11.0+cu130" -> 2, 11.
-std::optional<int> version_part(const std::string& v, int i) {
-  size_t pos = 0;
-  for (int k = 0; k < i; ++k) {
-    pos = v.find('.', pos);
-    if (pos == std::string::npos) return std::nullopt;
-    ++pos;
-  }
-  if (pos >= v.size() || !std::isdigit(static_cast<unsigned char>(v[pos]))) return std::nullopt;
-  return std::atoi(v.c_str() + pos);
-}
-
 // Whether a torch check holds here: nullopt when a version it compares is unknown.
 std::optional<bool> torch_check_holds(const TorchCheck& c, const KnobContext& ctx) {
   for (const auto& cmp : c.all) {
-    auto v = cmp.part == "cuda_major" ? version_part(ctx.torch_cuda, 0)
-                                      : version_part(ctx.torch_version, cmp.part == "major" ? 0 : 1);
-    if (!v) return std::nullopt;
-    const int x = *v, y = cmp.value;
+    // "2.11.0+cu130": major 2, minor 11; torch's CUDA "13.0": cuda_major 13.
+    const core::Version v = core::leading_version(cmp.part == "cuda_major" ? ctx.torch_cuda : ctx.torch_version);
+    const size_t part = cmp.part == "cuda_major" || cmp.part == "major" ? 0 : 1;
+    if (v.parts.size() <= part) return std::nullopt;
+    const int x = v.parts[part], y = cmp.value;
     const bool ok = cmp.op == "Eq"      ? x == y
                     : cmp.op == "NotEq" ? x != y
                     : cmp.op == "Lt"    ? x < y

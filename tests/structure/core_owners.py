@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One owner per idea: the small helpers of core/ (text: trim, split, join, case, paths' parts,
-prefixes, numbers; sizes; durations; did-you-mean) are written once. A function or lambda private to a file
-elsewhere in src/ (static, in an anonymous namespace, or `auto name = [...]`) that is named like one
+prefixes, numbers; sizes; durations; did-you-mean; versions) are written once. A function or lambda
+private to a file elsewhere in src/ (static, in an anonymous namespace, or `auto name = [...]`) that is named like one
 of them is a copy: call core's instead, or, when the rule really differs, name it for what it reads
 (`ar_field`, not `trim_right`). Run by ctest as structure.core_owners."""
 import os
@@ -9,9 +9,7 @@ import re
 import sys
 
 # The headers whose functions are the owned helpers, and the other spellings a copy goes by.
-# Versions join these (with their synonyms) once they have one owner in core/ (issue 31:
-# version_compare still has private copies).
-OWNERS = ["core/text.hpp", "core/size_text.hpp", "core/duration_text.hpp", "core/spelling.hpp"]
+OWNERS = ["core/text.hpp", "core/size_text.hpp", "core/duration_text.hpp", "core/spelling.hpp", "core/version.hpp"]
 SYNONYMS = r"""
     l?r?trim\w* \w+_trim strip lstrip rstrip chomp split\w* join\w* starts_with ends_with
     (to_)?(lower|upper)(case)? basename dirname path_(base|dir)name replace_all
@@ -19,6 +17,8 @@ SYNONYMS = r"""
     (human|pretty|format|fmt|print)_(duration|time|elapsed|seconds|secs|ms|span)\w* \w*duration_(text|string|str)
     (seconds|secs|elapsed|span)_(text|string|str)
     \w*edit_distance\w* \w*levenshtein\w* \w*(nearest|closest)\w* \w*suggest\w* did_you_mean \w*spell_?check\w*
+    \w*version_(compare|cmp|less|greater|before|after|newer|older|parts?|numbers?|key|tuple|split|lt|gt|le|ge|eq)
+    (compare|cmp|parse|split|less|sort)_versions?\w* \w*vercmp\w* release_(of|numbers?|parts?)
 """
 DECL = re.compile(r"^[A-Za-z].*?\b([a-z_][a-z0-9_]*)\(", re.M)
 

@@ -170,12 +170,6 @@ TEST_F(Deps, VerifyFindsAbiMismatchWithLibtorchAndTheUndefinedSymbolItCauses) {
       EXPECT_NE(p.fix.find("-D_GLIBCXX_USE_CXX11_ABI=0"), std::string::npos) << p.fix;
 }
 
-TEST(DepsVersions, ComparesNumerically) {
-  EXPECT_TRUE(version_less("GLIBC_2.4", "GLIBC_2.34"));
-  EXPECT_FALSE(version_less("GLIBCXX_3.4.30", "GLIBCXX_3.4.9"));
-  EXPECT_FALSE(version_less("GLIBC_2.17", "GLIBC_2.17"));
-}
-
 // A torch extension has no RUNPATH to torch/lib: `import torch` has loaded libc10 and friends
 // before Python dlopens the module, and the loader reuses them by name.
 TEST_F(Deps, ExtensionModulesResolveAgainstTheTorchTheyImport) {
