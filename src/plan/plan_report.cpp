@@ -46,7 +46,7 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
   for (const auto& o : p.options) {
     json j = {{"name", o.name},
               {"on", o.on},
-              {"origin", o.origin},
+              {"origin", read::to_string(o.origin)},
               {"reason", o.reason},
               {"default", o.default_on},
               {"declared_at", o.declared_at},

@@ -352,7 +352,7 @@ private:
       const bool on = cmake::value_truth(value);
       if (on != o.on) {
         o.on = on;
-        o.origin = "checkout";
+        o.origin = {OptionSource::checkout, {}};
         std::string where = guard_text(Truth::yes);
         o.reason =
             fmt::format("{}:{} sets it to {}{}", current_file_, c.line, value, where.empty() ? "" : " under " + where);
@@ -415,7 +415,7 @@ private:
     if (st == Truth::no) {
       o.active = false;
       o.on = preset ? preset->on : false;
-      o.origin = preset ? preset->origin : "not declared here";
+      o.origin = preset ? preset->origin : OptionOrigin{OptionSource::not_declared, {}};
       o.reason = fmt::format("declared at {}:{} only under {}, which does not hold here", o.file, o.line,
                              guard_text(Truth::no));
       out_.options.push_back(std::move(o));
@@ -425,13 +425,13 @@ private:
     const std::string def = arg_value(c, 2, o.unknown, default_known);
     o.default_on = c.args.size() > 2 ? default_known && cmake::value_truth(def) : false;
     o.on = preset ? preset->on : o.default_on;
-    o.origin = preset ? preset->origin : "default";
+    o.origin = preset ? preset->origin : OptionOrigin{};
     o.reason = preset ? preset->reason : "";
     // option() leaves a variable the checkout already set (a cache FORCE, or a normal variable
     // under CMP0077) as it is.
     if (auto it = vars_.find(o.name); !preset && it != vars_.end() && it->second.state == Value::set) {
       o.on = cmake::value_truth(it->second.value);
-      o.origin = "checkout";
+      o.origin = {OptionSource::checkout, {}};
       o.reason = fmt::format("{} sets it to {} before this declaration", set_at_[o.name], it->second.value);
     }
     if (!default_known)
@@ -444,7 +444,7 @@ private:
         bool force_known = true;
         const std::string f = arg_value(c, 4, o.unknown, force_known);
         o.on = force_known && cmake::value_truth(f);
-        o.origin = "dependency";
+        o.origin = {OptionSource::dependency, {}};
         const std::string trimmed = failed;
         std::string why;
         if (is_identifier(trimmed)) {
@@ -455,7 +455,7 @@ private:
           why = fmt::format("needs \"{}\", which does not hold here{}", trimmed, explain(trimmed));
         }
         if (preset && preset->on != o.on)
-          why += fmt::format("; CMake overrides {}={} ({})", o.name, preset->on ? 1 : 0, preset->origin);
+          why += fmt::format("; CMake overrides {}={} ({})", o.name, preset->on ? 1 : 0, to_string(preset->origin));
         o.reason = why;
       } else if (cond.truth == Truth::unknown) {
         std::string names;

@@ -13,6 +13,7 @@
 
 #include "io/fs.hpp"
 #include "read/cmake_lang.hpp"
+#include "read/options.hpp"
 
 namespace kiln::read {
 
@@ -26,7 +27,7 @@ Platform host_platform();  // uname(2)
 // A value kiln passes to CMake for an option (through setup.py's environment), and why.
 struct Preset {
   bool on = false;
-  std::string origin;  // "profile dev", "environment", "--set", "library"
+  OptionOrigin origin;  // profile, environment, --set, library
   std::string reason;
 };
 
@@ -43,7 +44,7 @@ struct DeclaredOption {
 
   bool default_on = false;  // the default as CMake reads it here
   bool on = false;
-  std::string origin;  // "default", "dependency", "checkout", or the preset's origin
+  OptionOrigin origin;  // default, dependency, checkout, not declared here, or the preset's origin
   std::string reason;
   std::vector<std::string> unknown;  // variables kiln could not evaluate for this option
 };

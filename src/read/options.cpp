@@ -6,8 +6,35 @@
 #include <cctype>
 
 #include "core/data_toml.hpp"
+#include "core/name_table.hpp"
 
 namespace kiln::read {
+namespace {
+
+// The one spelling of each source, as the plan's JSON and text show it ("profile" is followed by its name).
+constexpr core::NameTable<OptionSource, 8> kSourceNames{{{{OptionSource::default_value, "default"},
+                                                          {OptionSource::profile, "profile"},
+                                                          {OptionSource::environment, "environment"},
+                                                          {OptionSource::set_option, "--set"},
+                                                          {OptionSource::library, "library"},
+                                                          {OptionSource::dependency, "dependency"},
+                                                          {OptionSource::checkout, "checkout"},
+                                                          {OptionSource::not_declared, "not declared here"}}}};
+
+}  // namespace
+
+std::string_view to_string(OptionSource s) { return kSourceNames.name(s); }
+
+std::string to_string(const OptionOrigin& o) {
+  return o.source == OptionSource::profile ? "profile " + o.profile : std::string(to_string(o.source));
+}
+
+std::optional<OptionOrigin> option_origin_from(std::string_view text) {
+  if (text.rfind("profile ", 0) == 0) return OptionOrigin{OptionSource::profile, std::string(text.substr(8))};
+  auto s = kSourceNames.find(text);
+  if (!s || *s == OptionSource::profile) return std::nullopt;
+  return OptionOrigin{*s, {}};
+}
 
 std::optional<bool> parse_bool(const std::string& v) {
   std::string s;
@@ -66,14 +93,14 @@ tl::expected<std::vector<ResolvedOption>, std::string> resolve_options(
     ResolvedOption o;
     o.name = d.name;
     o.on = o.default_on = d.default_on;
-    o.origin = "default";
+    o.origin = {OptionSource::default_value, {}};
     o.help = d.help;
     o.note = d.note;
     o.declared_at = "data/pytorch_options.toml";
     out.push_back(std::move(o));
   }
   auto apply = [&](const std::map<std::string, std::string>& set,
-                   const std::string& origin) -> tl::expected<void, std::string> {
+                   const OptionOrigin& origin) -> tl::expected<void, std::string> {
     for (const auto& [k, v] : set) {
       auto it = index.find(k);
       if (it == index.end()) continue;  // not a known PyTorch option: passed through as given
@@ -81,21 +108,21 @@ tl::expected<std::vector<ResolvedOption>, std::string> resolve_options(
       if (!b) return tl::unexpected(fmt::format("{}={}: expected 1/0, ON/OFF or true/false", k, v));
       out[it->second].on = *b;
       out[it->second].origin = origin;
-      out[it->second].reason = fmt::format("set by {}", origin);
+      out[it->second].reason = fmt::format("set by {}", to_string(origin));
     }
     return {};
   };
-  if (auto r = apply(profile_set, "profile " + profile_name); !r) return tl::unexpected(r.error());
-  if (auto r = apply(user_set, "--set"); !r) return tl::unexpected(r.error());
+  if (auto r = apply(profile_set, {OptionSource::profile, profile_name}); !r) return tl::unexpected(r.error());
+  if (auto r = apply(user_set, {OptionSource::set_option, {}}); !r) return tl::unexpected(r.error());
 
   // A feature whose runtime library is missing would build and then fail at run time (CUPTI):
   // turn it off unless the user insisted.
   for (size_t i = 0; i < defs.size(); ++i) {
     auto& o = out[i];
-    if (!o.on || defs[i].library.empty() || o.origin == "--set" || !library_check) continue;
+    if (!o.on || defs[i].library.empty() || o.origin.source == OptionSource::set_option || !library_check) continue;
     if (auto present = library_check(defs[i].library); present && !*present) {
       o.on = false;
-      o.origin = "library";
+      o.origin = {OptionSource::library, {}};
       o.reason = fmt::format("{} was not found or does not load; {}=0 avoids a build that fails at run time",
                              defs[i].library, o.name);
     }
@@ -110,7 +137,7 @@ tl::expected<std::vector<ResolvedOption>, std::string> resolve_options(
         auto it = index.find(req);
         if (it == index.end() || out[it->second].on) continue;
         o.on = false;
-        o.origin = "dependency";
+        o.origin = {OptionSource::dependency, {}};
         o.reason = fmt::format("needs {}, which is off", req);
         changed = true;
         break;

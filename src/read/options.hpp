@@ -5,11 +5,37 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <tl/expected.hpp>
 
 namespace kiln::read {
+
+// Where an option's value comes from. kiln decides on it (what it passes to setup.py, what a missing
+// library may turn off); the plan's JSON and text spell it through to_string.
+enum class OptionSource {
+  default_value,  // "default": the declaration's default
+  profile,        // "profile NAME": the build profile
+  environment,    // "environment": the caller's environment, which setup.py forwards
+  set_option,     // "--set"
+  library,        // "library": turned off, its runtime library does not load
+  dependency,     // "dependency": turned off (or forced) by an option it depends on
+  checkout,       // "checkout": the checkout's own CMake code sets it
+  not_declared,   // "not declared here": declared only in a branch not taken on this platform
+};
+inline constexpr OptionSource kOptionSources[] = {
+    OptionSource::default_value, OptionSource::profile,    OptionSource::environment, OptionSource::set_option,
+    OptionSource::library,       OptionSource::dependency, OptionSource::checkout,    OptionSource::not_declared};
+std::string_view to_string(OptionSource s);
+
+struct OptionOrigin {
+  OptionSource source = OptionSource::default_value;
+  std::string profile;  // the profile's name, for OptionSource::profile
+  bool operator==(const OptionOrigin&) const = default;
+};
+std::string to_string(const OptionOrigin& o);                           // "default", "profile dev", "--set" ...
+std::optional<OptionOrigin> option_origin_from(std::string_view text);  // to_string's inverse
 
 struct OptionDef {
   std::string name;
@@ -24,7 +50,7 @@ struct OptionDef {
 struct ResolvedOption {
   std::string name;
   bool on = false;
-  std::string origin;  // "default", "profile dev", "environment", "--set", "dependency", "library", "checkout"
+  OptionOrigin origin;
   std::string reason;  // why it has this value, when not the default
   // Where the option comes from: the checkout's CMake files (declared_at "CMakeLists.txt:254"), or
   // data/pytorch_options.toml when the checkout declares none kiln can read.

@@ -13,14 +13,26 @@ bool option_like(const std::string& name) { return name.rfind("USE_", 0) == 0 ||
 
 bool option_is_passed(const ResolvedOption& o) {
   if (!o.from_checkout) return true;  // the table's options: kiln always said all of them
-  return o.origin != "default" && o.origin != "dependency" && o.origin != "checkout" && o.origin != "not declared here";
+  switch (o.origin.source) {
+    case OptionSource::default_value:
+    case OptionSource::dependency:
+    case OptionSource::checkout:
+    case OptionSource::not_declared:
+      return false;
+    case OptionSource::profile:
+    case OptionSource::environment:
+    case OptionSource::set_option:
+    case OptionSource::library:
+      return true;
+  }
+  return true;
 }
 
 tl::expected<OptionResolution, OptionError> resolve_pytorch_options(const io::Filesystem& fs, const std::string& dir,
                                                                     const OptionRequest& req) {
   // What kiln passes to CMake (through setup.py's environment), lowest first.
   std::map<std::string, Preset> presets;
-  auto add = [&](const std::map<std::string, std::string>& set, const std::string& origin,
+  auto add = [&](const std::map<std::string, std::string>& set, const OptionOrigin& origin,
                  bool strict) -> tl::expected<void, OptionError> {
     for (const auto& [k, v] : set) {
       if (!option_like(k)) continue;
@@ -31,13 +43,15 @@ tl::expected<OptionResolution, OptionError> resolve_pytorch_options(const io::Fi
       }
       presets[k] = {
           *b, origin,
-          fmt::format("set by {}", origin == "environment" ? "the environment (" + k + "=" + v + ")" : origin)};
+          fmt::format("set by {}", origin.source == OptionSource::environment ? "the environment (" + k + "=" + v + ")"
+                                                                              : to_string(origin))};
     }
     return {};
   };
-  if (auto r = add(req.profile_set, "profile " + req.profile_name, true); !r) return tl::unexpected(r.error());
-  if (auto r = add(req.environment, "environment", false); !r) return tl::unexpected(r.error());
-  if (auto r = add(req.user_set, "--set", true); !r) return tl::unexpected(r.error());
+  if (auto r = add(req.profile_set, {OptionSource::profile, req.profile_name}, true); !r)
+    return tl::unexpected(r.error());
+  if (auto r = add(req.environment, {OptionSource::environment, {}}, false); !r) return tl::unexpected(r.error());
+  if (auto r = add(req.user_set, {OptionSource::set_option, {}}, true); !r) return tl::unexpected(r.error());
 
   // A feature whose runtime library is missing would build and fail at run time (the CUPTI
   // lesson): off, unless the user asked for it.
@@ -45,11 +59,13 @@ tl::expected<OptionResolution, OptionError> resolve_pytorch_options(const io::Fi
     for (const auto& d : pytorch_options()) {
       if (d.library.empty()) continue;
       auto it = presets.find(d.name);
-      if (it != presets.end() && (it->second.origin == "--set" || it->second.origin == "environment" || !it->second.on))
+      if (it != presets.end() && (it->second.origin.source == OptionSource::set_option ||
+                                  it->second.origin.source == OptionSource::environment || !it->second.on))
         continue;
       if (it == presets.end() && !d.default_on) continue;
       if (auto present = req.library_check(d.library); present && !*present)
-        presets[d.name] = {false, "library",
+        presets[d.name] = {false,
+                           {OptionSource::library, {}},
                            fmt::format("{} was not found or does not load; {}=0 avoids a build that fails at run time",
                                        d.library, d.name)};
     }
@@ -68,9 +84,9 @@ tl::expected<OptionResolution, OptionError> resolve_pytorch_options(const io::Fi
     // Nothing readable: the table, as before.
     std::map<std::string, std::string> profile, user;
     for (const auto& [k, p] : presets) {
-      if (p.origin == "--set")
+      if (p.origin.source == OptionSource::set_option)
         user[k] = req.user_set.at(k);
-      else if (p.origin.rfind("profile ", 0) == 0)
+      else if (p.origin.source == OptionSource::profile)
         profile[k] = req.profile_set.at(k);
     }
     auto r = resolve_options(profile, req.profile_name, user, req.library_check);

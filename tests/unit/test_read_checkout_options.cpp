@@ -56,13 +56,13 @@ TEST(CheckoutOptions, NewerCommitDeclaresEveryOption) {
   for (const char* name :
        {"USE_C10D_NCCL", "USE_TENSORPIPE", "USE_C10D_GLOO", "USE_GLOO", "USE_MPI", "USE_C10D_MPI", "USE_UCC"}) {
     EXPECT_FALSE(get(*r, name).on) << name;
-    EXPECT_EQ(get(*r, name).origin, "dependency") << name;
+    EXPECT_EQ(to_string(get(*r, name).origin), "dependency") << name;
   }
   EXPECT_EQ(get(*r, "USE_C10D_NCCL").reason, "needs USE_DISTRIBUTED, which is off");
   EXPECT_EQ(get(*r, "USE_C10D_NCCL").condition, "USE_DISTRIBUTED;USE_NCCL");
   EXPECT_NE(get(*r, "USE_TENSORPIPE").reason.find("USE_DISTRIBUTED=OFF"), std::string::npos)
       << get(*r, "USE_TENSORPIPE").reason;
-  EXPECT_EQ(get(*r, "USE_DISTRIBUTED").origin, "--set");
+  EXPECT_EQ(to_string(get(*r, "USE_DISTRIBUTED").origin), "--set");
   // USE_NCCL does not depend on USE_DISTRIBUTED in this checkout (the old table said it did).
   EXPECT_TRUE(get(*r, "USE_NCCL").on);
   // Recent options, and where they are declared.
@@ -141,16 +141,16 @@ TEST(CheckoutOptions, EnvironmentAndLibrariesAsSetupPyWouldPassThem) {
   auto r = c.resolve(req);
   ASSERT_TRUE(r);
   EXPECT_FALSE(get(*r, "USE_CUDA").on);  // the environment beats the profile
-  EXPECT_EQ(get(*r, "USE_CUDA").origin, "environment");
+  EXPECT_EQ(to_string(get(*r, "USE_CUDA").origin), "environment");
   EXPECT_FALSE(get(*r, "USE_CUDNN").on);
-  EXPECT_EQ(get(*r, "USE_CUDNN").origin, "dependency");
+  EXPECT_EQ(to_string(get(*r, "USE_CUDNN").origin), "dependency");
   EXPECT_TRUE(get(*r, "USE_NCCL").on);  // USE_ROCM still holds its condition here
   req.environment = {};
   req.library_check = [](const std::string& lib) -> std::optional<bool> { return lib != "nccl"; };
   auto lib = c.resolve(req);
   ASSERT_TRUE(lib);
   EXPECT_FALSE(get(*lib, "USE_NCCL").on);
-  EXPECT_EQ(get(*lib, "USE_NCCL").origin, "library");
+  EXPECT_EQ(to_string(get(*lib, "USE_NCCL").origin), "library");
   EXPECT_FALSE(get(*lib, "USE_C10D_NCCL").on);
   EXPECT_TRUE(read::option_is_passed(get(*lib, "USE_NCCL")));
   EXPECT_FALSE(read::option_is_passed(get(*lib, "USE_C10D_NCCL")));  // CMake derives it
@@ -174,14 +174,14 @@ TEST(CheckoutOptions, IncludesGuardsAndSetsInsideTheCheckout) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->files, (std::vector<std::string>{"CMakeLists.txt", "cmake/Opts.cmake"}));
   EXPECT_FALSE(get(*r, "USE_INCLUDED").on);
-  EXPECT_EQ(get(*r, "USE_INCLUDED").origin, "checkout");
+  EXPECT_EQ(to_string(get(*r, "USE_INCLUDED").origin), "checkout");
   EXPECT_EQ(get(*r, "USE_INCLUDED").reason, "cmake/Opts.cmake:2 sets it to OFF");
   EXPECT_EQ(get(*r, "USE_MAYBE").guard, "if(SOMETHING_FOUND)");
   EXPECT_TRUE(get(*r, "USE_MAYBE").on);
   EXPECT_FALSE(get(*r, "USE_WINONLY").active);
   EXPECT_TRUE(get(*r, "USE_POSIX").active);
   EXPECT_FALSE(get(*r, "USE_POSIX").on);  // caffe2_update_option put it in the cache before option() ran
-  EXPECT_EQ(get(*r, "USE_POSIX").origin, "checkout");
+  EXPECT_EQ(to_string(get(*r, "USE_POSIX").origin), "checkout");
   EXPECT_EQ(get(*r, "USE_IN_LOOP").guard, "inside foreach(x a b)");
   EXPECT_FALSE(r->find_declared("USE_IN_FUNCTION"));
   ASSERT_FALSE(r->notes.empty());

@@ -18,18 +18,18 @@ TEST(Options, DefaultsFromTheTable) {
   EXPECT_TRUE(get(r, "USE_CUDA").on);
   EXPECT_TRUE(get(r, "USE_NCCL").on);
   EXPECT_FALSE(get(r, "USE_TENSORRT").on);
-  EXPECT_EQ(get(r, "USE_NCCL").origin, "default");
+  EXPECT_EQ(to_string(get(r, "USE_NCCL").origin), "default");
 }
 
 TEST(Options, NcclNeedsDistributedAndCuda) {
   auto r = resolve_options({}, "", {{"USE_DISTRIBUTED", "0"}}, nullptr).value();
   EXPECT_FALSE(get(r, "USE_NCCL").on);
-  EXPECT_EQ(get(r, "USE_NCCL").origin, "dependency");
+  EXPECT_EQ(to_string(get(r, "USE_NCCL").origin), "dependency");
   EXPECT_EQ(get(r, "USE_NCCL").reason, "needs USE_DISTRIBUTED, which is off");
   auto cpu = resolve_options({{"USE_CUDA", "false"}}, "cpu", {}, nullptr).value();
   for (const char* o : {"USE_NCCL", "USE_CUDNN", "USE_CUPTI", "USE_FLASH_ATTENTION"}) EXPECT_FALSE(get(cpu, o).on) << o;
   EXPECT_TRUE(get(cpu, "USE_DISTRIBUTED").on);
-  EXPECT_EQ(get(cpu, "USE_CUDA").origin, "profile cpu");
+  EXPECT_EQ(to_string(get(cpu, "USE_CUDA").origin), "profile cpu");
 }
 
 TEST(Options, DependencyChainsSettle) {
@@ -46,7 +46,7 @@ TEST(Options, MissingLibraryTurnsFeatureOffUnlessForced) {
   };
   auto r = resolve_options({}, "", {}, check).value();
   EXPECT_FALSE(get(r, "USE_CUPTI").on);
-  EXPECT_EQ(get(r, "USE_CUPTI").origin, "library");
+  EXPECT_EQ(to_string(get(r, "USE_CUPTI").origin), "library");
   EXPECT_NE(get(r, "USE_CUPTI").reason.find("cupti was not found"), std::string::npos);
   EXPECT_TRUE(get(r, "USE_NCCL").on);
   EXPECT_TRUE(get(r, "USE_CUDNN").on);  // unknown: left alone
@@ -57,11 +57,23 @@ TEST(Options, MissingLibraryTurnsFeatureOffUnlessForced) {
 TEST(Options, UserBeatsProfile) {
   auto r = resolve_options({{"BUILD_TEST", "0"}}, "production", {{"BUILD_TEST", "1"}}, nullptr).value();
   EXPECT_TRUE(get(r, "BUILD_TEST").on);
-  EXPECT_EQ(get(r, "BUILD_TEST").origin, "--set");
+  EXPECT_EQ(to_string(get(r, "BUILD_TEST").origin), "--set");
 }
 
 TEST(Options, BadValueIsAnError) {
   auto r = resolve_options({}, "", {{"USE_NCCL", "maybe"}}, nullptr);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().find("USE_NCCL=maybe"), std::string::npos);
+}
+
+TEST(Options, OriginNamesRoundTripAndSpellThePlansWords) {
+  for (auto s : kOptionSources) {
+    const OptionOrigin o{s, s == OptionSource::profile ? "dev" : ""};
+    EXPECT_EQ(option_origin_from(to_string(o)), o) << to_string(o);
+  }
+  EXPECT_EQ(to_string(OptionOrigin{OptionSource::profile, "dev"}), "profile dev");
+  EXPECT_EQ(to_string(OptionOrigin{OptionSource::set_option, {}}), "--set");
+  EXPECT_EQ(to_string(OptionOrigin{OptionSource::not_declared, {}}), "not declared here");
+  EXPECT_FALSE(option_origin_from("profile"));
+  EXPECT_FALSE(option_origin_from("--knob"));
 }
