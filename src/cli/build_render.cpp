@@ -72,7 +72,10 @@ void print_summary(io::Seams& s, const plan::Plan& p, const drive::BuildOutcome&
         "setup.py, import torch), the last ended {} before the end (the wheel, pip install)\n",
         core::duration_text(span->span_s * 1000, kTenths), span->units, span->units == 1 ? "" : "s",
         core::duration_text(span->before_s * 1000, kTenths), core::duration_text(span->after_s * 1000, kTenths));
-  s.out << fmt::format("targets   {}\n", core::format_cmake(p.targets));
+  if (p.no_cuda.empty())
+    s.out << fmt::format("targets   {}\n", core::format_cmake(p.targets));
+  else
+    s.out << "targets   none (no CUDA code is compiled: " << p.no_cuda << ")\n";
   if (!o.wheel.empty()) s.out << "wheel     " << o.wheel << "  (installed)\n";
   s.out << fmt::format("peak RSS  {} MiB (largest single process)\n", o.peak_rss_kib / 1024);
   if (o.has_cache_stats && o.cache.hits + o.cache.misses > 0)

@@ -11,6 +11,7 @@
 #include "core/data_toml.hpp"
 #include "core/fnv.hpp"
 #include "core/spelling.hpp"
+#include "core/text.hpp"
 #include "core/torch_index.hpp"
 #include "io/task_table.hpp"
 #include "io/user_cache.hpp"
@@ -413,6 +414,33 @@ void note_cpu_only_torch(Plan& p, const std::string& version) {
         install));
 }
 
+// Why a torch extension's build compiles no CUDA code though the plan has targets ("" when it does):
+// no CUDA code kiln sees (a CppExtension-only project), or a CPU-only torch with the project's CUDA
+// code behind a switch or a GPU probe that stays off (rusty1s/pytorch_cluster 3d1d9e3 with Debian's
+// torch 1.13: FORCE_CUDA left at its default). A CUDAExtension under no switch is tried, and fails
+// (note_cpu_only_torch), so its targets stand.
+std::string no_cuda_reason(const Plan& p, const std::optional<std::string>& cpu_torch) {
+  if (p.kind != read::ProjectKind::extension || !p.cuda()) return {};
+  if (p.knobs.cuda_evidence.empty())
+    return "kiln sees no CUDA code in the project: no CUDAExtension, .cu source or nvcc flags in its build files";
+  if (!cpu_torch) return {};
+  std::vector<std::string> gates;
+  for (const auto& k : p.knobs.knobs) {
+    if (k.role != read::knob_roles::kCudaEnable && k.effect != "cuda" && k.effect != "select") continue;
+    // A switch the user turned on builds the CUDA code (and fails on this torch): not "none".
+    if (k.origin != read::KnobOrigin::none && !k.on_value.empty() &&
+        core::to_lower(k.value) == core::to_lower(k.on_value))
+      return {};
+    gates.push_back(k.name + (k.where.empty() ? "" : " (" + k.where + ")"));
+  }
+  for (const auto& probe : p.knobs.probes) gates.push_back("the GPU probe at " + probe.substr(0, probe.find(' ')));
+  if (gates.empty()) return {};
+  return fmt::format(
+      "torch {} is a CPU-only build, and the project compiles its CUDA code only through {}, which "
+      "stay{} off against it",
+      *cpu_torch, core::join(gates, ", "), gates.size() == 1 ? "s" : "");
+}
+
 // The project's own switches (data/project_knobs.toml): read from its build files, decided from the
 // plan, then handed to the build as environment variables or -D entries. --set and -D win.
 tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const io::Seams& s, const Sets& sets,
@@ -466,7 +494,9 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   // A PyTorch checkout's switches are its build options (pytorch_options.toml), planned above.
   if (p.kind == read::ProjectKind::pytorch) return {};
   p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
-  if (cpu_torch && p.cuda()) note_cpu_only_torch(p, *cpu_torch);
+  // A project with no CUDA code (a CppExtension) builds its C++ against any torch: no note.
+  if (cpu_torch && p.cuda() && !p.knobs.cuda_evidence.empty()) note_cpu_only_torch(p, *cpu_torch);
+  p.no_cuda = no_cuda_reason(p, cpu_torch);
   note_unread_knobs(p, *overrides, s.fs);
   route_suffixed_targets_of_project_lists(p, setup ? setup->arch_parsers : std::vector<read::ArchParser>{},
                                           setup ? setup->calls_cmake : std::string());
@@ -609,6 +639,7 @@ tl::expected<Plan, PlanError> make_plan(const BuildRequest& req, const io::Seams
   } else {
     p.arch_source = "none";
     p.arch_reason = "CUDA is off";
+    p.no_cuda = p.profile.empty() ? "CUDA is off (USE_CUDA=0)" : "CUDA is off (profile " + p.profile + ")";
   }
   if (auto ok = plan_jobs_and_launcher(p, req, s, machine, *nvcc); !ok) return tl::unexpected(ok.error());
   plan_source_link(p, s.fs);

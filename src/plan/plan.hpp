@@ -105,6 +105,10 @@ struct Plan {
   // (kiln-build.json, written into the build folder and into each Ninja folder of the build).
   std::string build_record_json() const;
   bool cuda() const { return !targets.empty(); }
+  // Why the build compiles no CUDA code for the targets ("" when it does): CUDA off, a torch extension
+  // with no CUDA code kiln sees, or one whose CUDA code is gated off against a CPU-only torch. The
+  // targets are still handed to the build (TORCH_CUDA_ARCH_LIST); the plan says none is compiled.
+  std::string no_cuda;
   std::vector<std::string> configure_argv() const;  // CMake projects only
   std::vector<std::string> build_argv() const;      // ninja, or the Python build
   // A torch extension is built into a wheel by its own backend (drive/wheel_build), then pip installs it.

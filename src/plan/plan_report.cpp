@@ -74,6 +74,8 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
           {"build_dir", p.build_dir},
           {"build_type", p.build_type},
           {"targets", targets},
+          {"cuda_compiled", p.no_cuda.empty()},
+          {"no_cuda", p.no_cuda.empty() ? json(nullptr) : json(p.no_cuda)},
           {"archs",
            {{"source", p.arch_source},
             {"reason", p.arch_reason},
@@ -163,13 +165,24 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
   return out;
 }
 
+namespace {
+
+// The targets, or that none is compiled and why (a CppExtension, a CPU-only torch, CUDA off).
+std::string targets_line(const Plan& p) {
+  if (!p.no_cuda.empty()) return "targets   none (no CUDA code is compiled: " + p.no_cuda + ")\n";
+  return fmt::format("targets   {}  [{}: {}]\n", core::format_cmake(p.targets), p.arch_source, p.arch_reason);
+}
+
+}  // namespace
+
 std::string plan_to_text(const Plan& p) {
   std::string out;
   out += fmt::format("project   {} ({}){}\n", p.project_dir, read::to_string(p.kind),
                      p.project_reason.empty() ? "" : "  [" + p.project_reason + "]");
   out += fmt::format("build dir {} ({})\n", p.build_dir, p.build_type);
-  out += fmt::format("targets   {}  [{}: {}]\n", core::format_cmake(p.targets), p.arch_source, p.arch_reason);
-  for (const auto& g : p.gpus) {
+  out += targets_line(p);
+  // No GPU code: nothing that runs on a GPU or not.
+  for (const auto& g : p.no_cuda.empty() ? p.gpus : std::vector<core::GpuModel>{}) {
     auto c = core::coverage(p.targets, g.cc);
     out += fmt::format("  runs on {} (cc {}): {}\n", g.name, core::cc_string(g.cc), core::to_string(c.verdict));
   }

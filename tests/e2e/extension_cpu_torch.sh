@@ -2,7 +2,8 @@
 # A torch extension with a CUDA switch, built against a CPU-only torch (Debian's python3-torch in a
 # --system-site-packages venv): cpp_extension cannot compile CUDA code against it
 # (torch.version.cuda is None), so
-#  1. the plan leaves the project's CUDA switch at its default and says why, with a note;
+#  1. the plan leaves the project's CUDA switch at its default and says why, with a note, and its
+#     targets line says no CUDA code is compiled;
 #  2. `kiln build --gpu h100` fails honestly: no CUDA was built, and the reason names the CPU torch
 #     (not "kiln sets it", not "build on a machine with a GPU");
 #  3. `--profile cpu` builds the CPU code alone, and the module answers;
@@ -51,6 +52,8 @@ unset FORCE_CUDA
 "$kiln" plan "$proj" --gpu h100 --python "$py" > "$work/plan.txt" 2>&1 || fail "kiln plan: $(cat "$work/plan.txt")"
 grep -q "FORCE_CUDA left .*torch here is a CPU-only build" "$work/plan.txt" || fail "the plan does not say why FORCE_CUDA is left: $(cat "$work/plan.txt")"
 grep -q "^note: torch .* is a CPU-only build" "$work/plan.txt" || fail "no note on the CPU-only torch: $(cat "$work/plan.txt")"
+grep -q "^targets   none (no CUDA code is compiled: torch .* is a CPU-only build, and the project compiles its CUDA code only through FORCE_CUDA" "$work/plan.txt" \
+  || fail "the targets line does not say no CUDA is compiled: $(cat "$work/plan.txt")"
 
 # 2. Asked for the H100, the build compiles no CUDA: it fails and says why.
 "$kiln" build "$proj" --gpu h100 --python "$py" --json > "$work/b1.json" 2> "$work/b1.err"

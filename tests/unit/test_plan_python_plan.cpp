@@ -11,6 +11,7 @@
 #include "io/isolated_python.hpp"
 #include "plan/emit.hpp"
 #include "plan/make_plan.hpp"
+#include "plan/plan_report.hpp"
 #include "probe/externally_managed.hpp"
 #include "read/project_kind.hpp"
 #include "test_support.hpp"
@@ -580,7 +581,9 @@ TEST(PythonPlan, ACpuOnlyTorchIsToldTheCudaIndexOfTheNvccFound) {
   Harness h;
   h.proc.on("/usr/local/cuda/bin/nvcc --version", io::ran("Cuda compilation tools, release 12.4, V12.4.131\n"));
   h.fs.add_file("/site/torch/version.py", "__version__ = '1.13.1'\ncuda = None\n");
-  h.fs.add_file("/ext/setup.py", "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n");
+  h.fs.add_file("/ext/setup.py",
+                "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+                "setup(ext_modules=[CUDAExtension('m', ['m.cu'])])\n");
   const std::string note = cpu_torch_note(h, "/ext");
   EXPECT_NE(note.find("https://download.pytorch.org/whl/cu124 (the index for CUDA 12.4"), std::string::npos) << note;
   EXPECT_EQ(note.find("cu130"), std::string::npos) << note;
@@ -608,4 +611,59 @@ TEST(PythonPlan, ACpuOnlyTorchSaysTheBuildFailsWhereNoSwitchGatesTheCudaExtensio
   EXPECT_EQ(bare.find("stay at their defaults"), std::string::npos) << bare;
   const auto gated = cpu_torch_note(h, "/gated");
   EXPECT_NE(gated.find("CUDA switches stay at their defaults"), std::string::npos) << gated;
+}
+
+// issue 33: a build that compiles no CUDA printed `targets 80-real;90-real;...` (kiln plan of a
+// CppExtension-only project, and of rusty1s/pytorch_cluster 3d1d9e3 against Debian's CPU-only torch
+// 1.13, whose FORCE_CUDA kiln leaves off). The targets line now says none is compiled and why, in
+// text and in JSON, and names no GPU it would run on.
+TEST(PythonPlan, TheTargetsLineSaysWhenNoCudaIsCompiled) {
+  Harness h;
+  h.fs.add_file("/site/torch/version.py", "__version__ = '2.11.0+cu130'\ncuda = '13.0'\n");
+  h.fs.add_file("/cpp/setup.py",
+                "from torch.utils.cpp_extension import BuildExtension, CppExtension\n"
+                "setup(ext_modules=[CppExtension('m', ['m.cpp'])])\n");
+  auto cpp = h.plan("/cpp", {.gpus = {"h100"}});
+  ASSERT_TRUE(cpp) << cpp.error().message;
+  EXPECT_NE(cpp->no_cuda.find("kiln sees no CUDA code in the project"), std::string::npos) << cpp->no_cuda;
+  const std::string text = plan::plan_to_text(*cpp);
+  EXPECT_NE(text.find("targets   none (no CUDA code is compiled: kiln sees no CUDA code"), std::string::npos) << text;
+  EXPECT_EQ(text.find("90-real"), std::string::npos) << text;
+  EXPECT_EQ(text.find("runs on"), std::string::npos) << text;
+  const auto j = plan::plan_to_json(*cpp);
+  EXPECT_EQ(j["cuda_compiled"], false);
+  EXPECT_NE(j["no_cuda"].get<std::string>().find("no CUDA code"), std::string::npos);
+
+  // CUDA code behind FORCE_CUDA and a GPU probe, against a CPU-only torch: both stay off.
+  h.fs.add_file("/site/torch/version.py", "__version__ = '1.13.1'\ncuda = None\n");
+  // The CppExtension against that torch: still none, and no note that its "CUDA extension" fails.
+  EXPECT_EQ(cpu_torch_note(h, "/cpp"), "");
+  h.fs.add_file("/gated/setup.py",
+                "import os, torch\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+                "if torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1':\n"
+                "    ext = CUDAExtension('m', ['m.cu'])\n"
+                "else:\n"
+                "    ext = CppExtension('m', ['m.cpp'])\n"
+                "setup(ext_modules=[ext])\n");
+  auto gated = h.plan("/gated", {.gpus = {"h100"}});
+  ASSERT_TRUE(gated) << gated.error().message;
+  EXPECT_NE(gated->no_cuda.find("torch 1.13.1 is a CPU-only build, and the project compiles its CUDA code only through "
+                                "FORCE_CUDA (setup.py:3), the GPU probe at setup.py:3, which stay off against it"),
+            std::string::npos)
+      << gated->no_cuda;
+  EXPECT_NE(plan::plan_to_text(*gated).find("targets   none (no CUDA code is compiled: torch 1.13.1"),
+            std::string::npos);
+  // The user's FORCE_CUDA=1 wins: the CUDA extension is tried (and the note says it fails).
+  auto forced = h.plan("/gated", {.gpus = {"h100"}, .knobs = {"FORCE_CUDA=1"}});
+  ASSERT_TRUE(forced) << forced.error().message;
+  EXPECT_EQ(forced->no_cuda, "");
+  // A CUDAExtension under no switch is tried too: its targets stand.
+  h.fs.add_file("/bare/setup.py",
+                "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+                "setup(ext_modules=[CUDAExtension('m', ['m.cu'])])\n");
+  auto bare = h.plan("/bare", {.gpus = {"h100"}});
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->no_cuda, "");
+  EXPECT_NE(plan::plan_to_text(*bare).find("targets   90-real"), std::string::npos) << plan::plan_to_text(*bare);
+  EXPECT_EQ(plan::plan_to_json(*bare)["cuda_compiled"], true);
 }
