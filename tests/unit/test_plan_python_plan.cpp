@@ -587,6 +587,11 @@ TEST(PythonPlan, ACpuOnlyTorchIsToldTheCudaIndexOfTheNvccFound) {
   const std::string note = cpu_torch_note(h, "/ext");
   EXPECT_NE(note.find("https://download.pytorch.org/whl/cu124 (the index for CUDA 12.4"), std::string::npos) << note;
   EXPECT_EQ(note.find("cu130"), std::string::npos) << note;
+  // PyTorch publishes no cu125: CUDA 12.5's nvcc is told cu124's, and why (data/torch_indexes.toml).
+  h.proc.on("/usr/local/cuda/bin/nvcc --version", io::ran("Cuda compilation tools, release 12.5, V12.5.82\n"));
+  const std::string older = cpu_torch_note(h, "/ext");
+  EXPECT_NE(older.find("https://download.pytorch.org/whl/cu124 (PyTorch publishes no cu125 index"), std::string::npos)
+      << older;
 }
 
 // issue 33: nvdiffrast 253ac4fc makes its CUDAExtension under no switch (setup.py:27); against a
