@@ -496,7 +496,7 @@ tl::expected<void, PlanError> plan_knobs(Plan& p, const BuildRequest& req, const
   p.knobs = read::decide_knobs(read::read_project(s.fs, p.project_dir, p.kind == read::ProjectKind::cmake, &setup), kc);
   // A project with no CUDA code (a CppExtension) builds its C++ against any torch: no note.
   if (cpu_torch && p.cuda() && !p.knobs.cuda_evidence.empty()) note_cpu_only_torch(p, *cpu_torch);
-  p.no_cuda = no_cuda_reason(p, cpu_torch);
+  if (auto why = no_cuda_reason(p, cpu_torch); !why.empty()) p.no_cuda = why;  // CUDA off was said before
   note_unread_knobs(p, *overrides, s.fs);
   route_suffixed_targets_of_project_lists(p, setup ? setup->arch_parsers : std::vector<read::ArchParser>{},
                                           setup ? setup->calls_cmake : std::string());

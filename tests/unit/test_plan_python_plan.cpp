@@ -637,6 +637,11 @@ TEST(PythonPlan, TheTargetsLineSaysWhenNoCudaIsCompiled) {
   EXPECT_EQ(text.find("runs on"), std::string::npos) << text;
   const auto j = plan::plan_to_json(*cpp);
   EXPECT_EQ(j["cuda_compiled"], false);
+  auto off = h.plan("/cpp", {.profile = "cpu"});
+  ASSERT_TRUE(off) << off.error().message;
+  EXPECT_NE(plan::plan_to_text(*off).find("targets   none (no CUDA code is compiled: CUDA is off (profile cpu))"),
+            std::string::npos)
+      << plan::plan_to_text(*off);
   EXPECT_NE(j["no_cuda"].get<std::string>().find("no CUDA code"), std::string::npos);
 
   // CUDA code behind FORCE_CUDA and a GPU probe, against a CPU-only torch: both stay off.
