@@ -1,6 +1,7 @@
 #include "drive/eta.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <queue>
 #include <tuple>
 
@@ -50,6 +51,20 @@ bool same_output(const std::string& a, const std::string& b) {
   if (a == b) return true;
   const auto& [longer, shorter] = a.size() > b.size() ? std::tie(a, b) : std::tie(b, a);
   return !shorter.empty() && core::ends_with(longer, "/" + shorter);
+}
+
+using FreeAt = std::priority_queue<double, std::vector<double>, std::greater<>>;
+
+// The end of the build when `queued` units of `unit_ms` each take the first lane to free.
+double last_end(FreeAt free_at, int queued, double unit_ms, double now_ms) {
+  for (int q = 0; q < queued; ++q) {
+    const double t = free_at.top();
+    free_at.pop();
+    free_at.push(t + unit_ms);
+  }
+  double end = now_ms;
+  for (; !free_at.empty(); free_at.pop()) end = std::max(end, free_at.top());
+  return end;
 }
 
 }  // namespace
@@ -102,7 +117,7 @@ double EtaModel::lane_end_ms(int total, int done, double elapsed_ms, double unit
   };
   const int left = total - done;
   const int running = std::min(lanes, left);
-  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  FreeAt free_at;
   // A running unit started when the launcher says it did, where it says (the heavy units of a
   // tail started minutes apart); else when the unit `lanes` before it ended. The youngest first: a
   // compile that just ended may still be listed (the files are read once a second), and it is old.
@@ -113,14 +128,115 @@ double EtaModel::lane_end_ms(int total, int done, double elapsed_ms, double unit
     const double began = k < ages.size() ? elapsed_ms - static_cast<double>(ages[k].count()) : start(i);
     free_at.push(std::max(elapsed_ms, began + unit_ms));
   }
-  for (int q = running; q < left; ++q) {
-    const double t = free_at.top();
-    free_at.pop();
-    free_at.push(t + unit_ms);
+  return last_end(std::move(free_at), left - running, unit_ms, elapsed_ms);
+}
+
+namespace {
+
+// The starts in `before` that `now` no longer lists: compiles that ended. Each list is sorted; a
+// start is the same compile's within 1.5 s (the launcher's list is read once a second).
+std::vector<double> gone_from(const std::vector<double>& before, const std::vector<double>& now) {
+  constexpr double kSame = 1500;
+  std::vector<double> gone;
+  size_t i = 0, j = 0;
+  while (i < before.size() && j < now.size()) {
+    if (std::abs(before[i] - now[j]) <= kSame)
+      ++i, ++j;
+    else if (before[i] < now[j])
+      gone.push_back(before[i++]);
+    else
+      ++j;
   }
-  double end = elapsed_ms;
-  for (; !free_at.empty(); free_at.pop()) end = std::max(end, free_at.top());
-  return end;
+  gone.insert(gone.end(), before.begin() + static_cast<std::ptrdiff_t>(i), before.end());
+  return gone;
+}
+
+// The time a unit takes as a distribution over the units' times: Kaplan-Meier, each unit still
+// running counted as lasting at least as long as it has run; the mass past the last unit that ended
+// is put at the longest time seen. (time, share) pairs.
+std::vector<std::pair<double, double>> unit_times(std::vector<std::pair<double, bool>> obs) {
+  std::sort(obs.begin(), obs.end());
+  std::vector<std::pair<double, double>> dist;
+  double survive = 1.0;
+  size_t i = 0;
+  while (i < obs.size()) {
+    const double t = obs[i].first;
+    const auto at_risk = static_cast<double>(obs.size() - i);
+    int ended = 0;
+    for (; i < obs.size() && obs[i].first == t; ++i) ended += obs[i].second ? 1 : 0;
+    if (ended == 0) continue;
+    const double share = survive * ended / at_risk;
+    dist.emplace_back(t, share);
+    survive -= share;
+  }
+  if (survive > 1e-9 && !obs.empty()) dist.emplace_back(obs.back().first, survive);
+  return dist;
+}
+
+}  // namespace
+
+void EtaModel::follow_running(int total, int done, double now_ms,
+                              const std::vector<std::chrono::milliseconds>& running_for) {
+  if (running_for.empty()) return;  // no launcher, or nothing listed yet: nothing new
+  std::vector<double> began;
+  for (const auto& age : running_for) began.push_back(now_ms - static_cast<double>(age.count()));
+  std::sort(began.begin(), began.end());
+  const bool first_list = !first_start_ms_;
+  first_start_ms_ = std::min(first_start_ms_.value_or(began.front()), began.front());
+  if (first_list) {
+    // The units that ended before the list was first read were never listed: the first wave's
+    // started with the build's first compile (the earliest start listed, when the list came with
+    // the first status line, as kiln build reads it every second; else the build's start), the later
+    // ones when the unit `jobs` before them ended.
+    const int lanes = std::max(1, std::min(jobs_, total));
+    const double wave = updates_ == 1 ? *first_start_ms_ : 0.0;
+    for (int k = 0; k < done && k < static_cast<int>(finished_ms_.size()); ++k) {
+      const double end = finished_ms_[static_cast<size_t>(k)];
+      const double start = std::min(end, k < lanes ? wave : finished_ms_[static_cast<size_t>(k - lanes)]);
+      finished_.push_back({start, end - start, true});
+    }
+  } else {
+    for (double b : gone_from(running_began_, began))
+      if (static_cast<int>(finished_.size()) < done) finished_.push_back({b, now_ms - b, true});
+  }
+  running_began_ = std::move(began);
+}
+
+std::optional<double> EtaModel::cold_end_ms(int total, int done, double now_ms) const {
+  if (finished_.empty()) return std::nullopt;
+  const int lanes = std::max(1, std::min(jobs_, total));
+  const int left = total - done;
+  // At most a unit per lane runs: the oldest listed beyond that ended a moment ago (the list is read
+  // once a second), as in lane_end_ms.
+  std::vector<double> running = running_began_;
+  std::sort(running.rbegin(), running.rend());  // the youngest first
+  running.resize(std::min(running.size(), static_cast<size_t>(std::max(0, std::min(lanes, left)))));
+  // The units that started last, ended or running, are what the units left are like (kiln starts
+  // the heaviest first, so the first wave says little about the last).
+  std::vector<Unit> recent = finished_;
+  for (double b : running) recent.push_back({b, now_ms - b, false});
+  std::sort(recent.begin(), recent.end(), [](const Unit& a, const Unit& b) { return a.began < b.began; });
+  const size_t window = static_cast<size_t>(2 * lanes);
+  if (recent.size() > window) recent.erase(recent.begin(), recent.end() - static_cast<std::ptrdiff_t>(window));
+  if (std::none_of(recent.begin(), recent.end(), [](const Unit& u) { return u.done; }))
+    recent.push_back(finished_.back());
+  std::vector<std::pair<double, bool>> obs;
+  for (const auto& u : recent) obs.emplace_back(u.ms, u.done);
+  const auto dist = unit_times(std::move(obs));
+  double mean = 0;
+  for (const auto& [t, share] : dist) mean += t * share;
+  // A running unit ends when a unit that has run as long ends, on average.
+  auto rest = [&dist](double ran) {
+    double weight = 0, sum = 0;
+    for (const auto& [t, share] : dist)
+      if (t > ran) weight += share, sum += (t - ran) * share;
+    return weight > 0 ? sum / weight : 0.0;
+  };
+  FreeAt free_at;
+  const int listed = static_cast<int>(running.size());
+  for (int k = 0; k < listed; ++k) free_at.push(now_ms + rest(now_ms - running[static_cast<size_t>(k)]));
+  for (int k = listed; k < std::min(lanes, left); ++k) free_at.push(now_ms);  // a lane free now
+  return last_end(std::move(free_at), left - std::max(listed, std::min(lanes, left)), mean, now_ms);
 }
 
 std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::chrono::milliseconds elapsed,
@@ -129,15 +245,20 @@ std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::
     learn(late_());
     late_ = nullptr;
   }
+  ++updates_;
   const auto now_ms = static_cast<double>(elapsed.count());
   // Each status line is a step finished; a jump (two lines in one read) finished together.
   while (static_cast<int>(finished_ms_.size()) < s.done) finished_ms_.push_back(now_ms);
   const long left = s.total - s.done;
   if (left <= 0) return std::chrono::seconds(0);
   double unit_ms;
+  std::optional<double> end_ms;
   if (learned_.empty()) {
-    // What the finished units really took, each on its lane.
+    follow_running(s.total, s.done, now_ms, running_for);
     if (finished_ms_.empty() || s.done < 1 || now_ms < 1000) return std::nullopt;
+    // What the finished units really took: each one's own time where the launcher lists them, else
+    // each on its lane.
+    end_ms = cold_end_ms(s.total, s.done, now_ms);
     const int lanes = std::max(1, std::min(jobs_, s.total));
     double sum = 0;
     for (size_t k = 0; k < finished_ms_.size(); ++k)
@@ -165,9 +286,9 @@ std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::
     if (seen_.size() >= 3 && expected_so_far >= 2000) pace = std::clamp(now_ms / expected_so_far, 0.05, 20.0);
     unit_ms = work_ms * pace / static_cast<double>(left);
   }
-  const double end_ms = lane_end_ms(s.total, s.done, now_ms, unit_ms, running_for);
+  if (!end_ms) end_ms = lane_end_ms(s.total, s.done, now_ms, unit_ms, running_for);
   // Smooth the predicted end, not the countdown, so the figure ticks down steadily.
-  smoothed_end_ms_ = smoothed_end_ms_ ? 0.7 * *smoothed_end_ms_ + 0.3 * end_ms : end_ms;
+  smoothed_end_ms_ = smoothed_end_ms_ ? 0.7 * *smoothed_end_ms_ + 0.3 * *end_ms : *end_ms;
   const double shown = std::max(0.0, *smoothed_end_ms_ - now_ms);
   return std::chrono::seconds(static_cast<long>(shown / 1000.0 + 0.5));
 }

@@ -9,9 +9,12 @@
 // where they started plus a unit's time, the queued ones take the lanes as they free. Heavy uniform
 // units come in waves (flash-attention 2: 97 units of about 4.6 CPU-minutes on 32 lanes is four
 // waves, the last of one unit), which the work left over the lanes alone misses by a wave. With no
-// history (a cold first build) a unit's time is what the finished ones really took: each lane's unit
-// started when the unit `jobs` finishes before it ended (issue 35: "45m16s left" after the first
-// unit of a 28-minute build, from the rate so far).
+// history (a cold first build) a unit's time is what the finished ones really took: where the
+// launcher says what runs (launch/running_units), each unit's own start and end, and the units still
+// running count as at least as long as they have run (a Kaplan-Meier estimate over the units that
+// started last, so that the short units of a wave, which end first, do not stand for all of it);
+// else each lane's unit started when the unit `jobs` finishes before it ended (issue 35: "45m16s
+// left" after the first unit of a 28-minute build, from the rate so far).
 #include <chrono>
 #include <functional>
 #include <map>
@@ -53,6 +56,18 @@ private:
   // The end of the build if each unit left takes `unit_ms`, laid out on the lanes.
   double lane_end_ms(int total, int done, double elapsed_ms, double unit_ms,
                      const std::vector<std::chrono::milliseconds>& running_for) const;
+  // Cold, with the launcher's list of running compiles: each compile's start (ms on the build's
+  // clock) while it runs, and its start and time once it has gone from the list.
+  struct Unit {
+    double began = 0, ms = 0;
+    bool done = false;
+  };
+  void follow_running(int total, int done, double now_ms, const std::vector<std::chrono::milliseconds>& running_for);
+  std::optional<double> cold_end_ms(int total, int done, double now_ms) const;
+  std::vector<double> running_began_;
+  std::vector<Unit> finished_;
+  std::optional<double> first_start_ms_;  // the first compile's start: the build's first wave
+  int updates_ = 0;                       // status lines fed
   std::set<std::string> seen_;
   std::vector<double> finished_ms_;  // when each step finished, in order
   double seen_ms_ = 0;               // last durations of the outputs finished so far

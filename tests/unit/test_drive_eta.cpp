@@ -211,15 +211,17 @@ namespace {
 // A replayed record shaped like flash-attention 2's cold build (issue 35): 97 units of about 4.6
 // CPU-minutes each (±8%, one thread each), Ninja keeping `lanes` of them running. Returns the worst
 // relative error of the ETA against the truth from the first finished unit until the last wave.
-double worst_uniform_error(int lanes) {
+double worst_uniform_error(int lanes, bool ages = false) {
   std::vector<double> dur;
   std::mt19937 rng(35);
   std::uniform_real_distribution<double> jitter(0.92, 1.08);
   for (int i = 0; i < 97; ++i) dur.push_back(276'000 * jitter(rng));
   // Ninja's list scheduling: each unit takes the first lane to free.
   std::vector<double> lane(static_cast<size_t>(lanes), 0.0), ends;
+  std::vector<std::pair<double, double>> spans;  // each unit's start and end
   for (double d : dur) {
     auto it = std::min_element(lane.begin(), lane.end());
+    spans.emplace_back(*it, *it + d);
     *it += d;
     ends.push_back(*it);
   }
@@ -228,8 +230,12 @@ double worst_uniform_error(int lanes) {
   EtaModel model({}, lanes);
   double worst = 0;
   for (size_t k = 0; k < ends.size(); ++k) {
+    std::vector<milliseconds> running;  // the launcher's list, when the build has one
+    if (ages)
+      for (const auto& [start, end] : spans)
+        if (start <= ends[k] && ends[k] < end) running.emplace_back(static_cast<long>(ends[k] - start));
     auto eta = model.update(NinjaStatus{static_cast<int>(k + 1), 97, "Building x" + std::to_string(k)},
-                            milliseconds(static_cast<long>(ends[k])));
+                            milliseconds(static_cast<long>(ends[k])), running);
     const double truth = (last - ends[k]) / 1000.0;
     if (k + 1 == ends.size()) break;
     EXPECT_TRUE(eta) << k;
@@ -242,10 +248,11 @@ double worst_uniform_error(int lanes) {
 }  // namespace
 
 TEST(Eta, HoldsOnHeavyUniformUnitsFromTheFirstWave) {
-  for (int lanes : {16, 32}) {
-    const double worst = worst_uniform_error(lanes);
-    EXPECT_LE(worst, 0.20) << lanes << " lanes";
-  }
+  for (int lanes : {16, 32})
+    for (bool ages : {false, true}) {
+      const double worst = worst_uniform_error(lanes, ages);
+      EXPECT_LE(worst, 0.20) << lanes << " lanes" << (ages ? ", the launcher's list" : "");
+    }
 }
 
 // The tail of a build of heavy units (issue 35: flash-attention said "22s left" with six units
@@ -338,13 +345,100 @@ double worst_replayed_error(const std::vector<RecordedUnit>& units, int lanes, l
 }  // namespace
 
 // The GPU host's record (issue 35): flash-attention 2's 97 units on 32 cores, 110 to 446 s each,
-// the longest first by kiln's weights. Cold: nothing learned, as a first build. Replayed, the model
-// is 19-23% long from the first wave to the last minute (the first wave's long units weigh on the
-// mean); issue 35 asks 20%. A guard at what it does now, not the target: docs/benchmarks.md.
+// the longest first by kiln's weights. Cold: nothing learned, as a first build. Replayed, the lane
+// model (each lane's unit from the finish `lanes` before it) was 19-23% long from the first wave to
+// the last minute; with each unit's own time from the launcher's list, the running ones counted as
+// at least as long as they have run, it is within issue 35's 20%.
 TEST(Eta, HoldsOnFlashAttentionsRecordFromTheFirstWave) {
   const auto units = recorded_units("flash_attention_2_h200_32cores.tsv");
   ASSERT_EQ(units.size(), 97u);
   const double worst = worst_replayed_error(units, 32, 6100);
-  EXPECT_LE(worst, 0.25) << worst;
+  RecordProperty("worst", std::to_string(worst));
+  EXPECT_LE(worst, 0.20) << worst;
   EXPECT_GT(worst, 0.0);
+}
+
+namespace {
+
+// Units laid out as Ninja runs them: each takes the first lane to free, after `startup_ms` of the
+// backend's start (Python, setup.py, import torch) before the first compile. {start, end} per unit.
+std::vector<RecordedUnit> laid_out(const std::vector<long>& ms, int lanes, long startup_ms) {
+  std::vector<long> lane(static_cast<size_t>(lanes), startup_ms);
+  std::vector<RecordedUnit> out;
+  for (long d : ms) {
+    auto it = std::min_element(lane.begin(), lane.end());
+    out.push_back({*it, *it + d});
+    *it += d;
+  }
+  return out;
+}
+
+// The worst ETA against the truth from the `lanes`-th status line on while at least `min_left_s`
+// are left, as {shortest, longest} ratio: the model fed as kiln build feeds it (a status line as
+// each unit ends, the launcher's list of running compiles).
+std::pair<double, double> replayed_ratios(const std::vector<RecordedUnit>& units, int lanes, double min_left_s) {
+  std::vector<long> ends;
+  for (const auto& u : units) ends.push_back(u.end_ms);
+  std::sort(ends.begin(), ends.end());
+  EtaModel model({}, lanes);
+  double lo = 1e9, hi = 0;
+  for (size_t k = 0; k + 1 < ends.size(); ++k) {
+    std::vector<milliseconds> running;
+    for (const auto& u : units)
+      if (u.start_ms <= ends[k] && ends[k] < u.end_ms) running.emplace_back(ends[k] - u.start_ms);
+    auto eta = model.update(NinjaStatus{static_cast<int>(k + 1), static_cast<int>(units.size()), "x"},
+                            milliseconds(ends[k]), running);
+    const double truth = static_cast<double>(ends.back() - ends[k]) / 1000.0;
+    if (!eta || static_cast<int>(k + 1) < lanes || truth < min_left_s) continue;
+    lo = std::min(lo, static_cast<double>(eta->count()) / truth);
+    hi = std::max(hi, static_cast<double>(eta->count()) / truth);
+  }
+  return {lo, hi};
+}
+
+}  // namespace
+
+// Heavy units of uneven length in no particular order (110-446 s, as flash-attention's, shuffled)
+// on 32 lanes: the lane model took each lane's unit from the finish `lanes` before it, and placed a
+// running unit older than that mean as ending now, so in the last waves it said 0 s with over a
+// minute to go. Each unit's own time, and a running one counted as at least as long as it has run,
+// keep every line from the first wave on above a third of the time left (the tail is still short:
+// the last of a few uneven units ends later than their mean says).
+TEST(Eta, HeavyUnevenUnitsAreNotReadAsEndingNow) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> ms(110'000, 446'000);
+  std::vector<long> dur;
+  for (int i = 0; i < 97; ++i) dur.push_back(static_cast<long>(ms(rng)));
+  const auto [lo, hi] = replayed_ratios(laid_out(dur, 32, 6000), 32, 60);
+  RecordProperty("ratios", std::to_string(lo) + ".." + std::to_string(hi));
+  EXPECT_GE(lo, 0.3) << lo;
+  EXPECT_LE(hi, 1.2) << hi;
+}
+
+// The GPU host's live build (bench/device/eta_live.sh, docs/benchmarks.md session 11): 64 CUDA units
+// of 3 to 11 kernel bodies (4 to 44 s) and the torch binding, 16 lanes, after about 8 s of the
+// backend's start. In the project's order (units of every weight mixed), the lane model said 0 s
+// with 10-20 s left (a running unit longer than the mean read as ending now) and timed the first
+// wave from the build's start; now no line from the first wave on says less than a third of the
+// time left while 10 s or more are left, nor more than the time left plus a fifth. kiln's own order
+// of those units (heaviest first: `kiln exec --weigh` ranks them by source size, all "11 s") puts
+// the 16 longest in the first wave; no cold model can know then that the rest are shorter (the
+// measured 88 s said with 36 s left at 16/65): docs/benchmarks.md.
+TEST(Eta, LightUnevenUnitsAreNeitherReadAsDoneNorLong) {
+  std::vector<long> dur;
+  for (int i = 0; i < 64; ++i) dur.push_back((4 + ((i * 5) % 9) * 5) * 1000L);
+  dur.push_back(20'000);  // the binding
+  for (unsigned seed : {0u, 2u, 3u}) {
+    auto order = dur;
+    if (seed) std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+    const auto [lo, hi] = replayed_ratios(laid_out(order, 16, 8000), 16, 10);
+    RecordProperty("order" + std::to_string(seed), std::to_string(lo) + ".." + std::to_string(hi));
+    EXPECT_GE(lo, 0.33) << "order " << seed;
+    EXPECT_LE(hi, 1.2) << "order " << seed;
+  }
+  // kiln's order, recorded for docs/benchmarks.md, not asserted: the heaviest first.
+  auto heaviest = dur;
+  std::sort(heaviest.rbegin(), heaviest.rend());
+  const auto [lo, hi] = replayed_ratios(laid_out(heaviest, 16, 8000), 16, 10);
+  RecordProperty("heaviest_first", std::to_string(lo) + ".." + std::to_string(hi));
 }
