@@ -376,7 +376,8 @@ std::vector<RecordedUnit> laid_out(const std::vector<long>& ms, int lanes, long 
 // The worst ETA against the truth from the `lanes`-th status line on while at least `min_left_s`
 // are left, as {shortest, longest} ratio: the model fed as kiln build feeds it (a status line as
 // each unit ends, the launcher's list of running compiles).
-std::pair<double, double> replayed_ratios(const std::vector<RecordedUnit>& units, int lanes, double min_left_s) {
+std::pair<double, double> replayed_ratios(const std::vector<RecordedUnit>& units, int lanes, double min_left_s,
+                                          long clock_offset_ms = 0) {
   std::vector<long> ends;
   for (const auto& u : units) ends.push_back(u.end_ms);
   std::sort(ends.begin(), ends.end());
@@ -387,7 +388,7 @@ std::pair<double, double> replayed_ratios(const std::vector<RecordedUnit>& units
     for (const auto& u : units)
       if (u.start_ms <= ends[k] && ends[k] < u.end_ms) running.emplace_back(ends[k] - u.start_ms);
     auto eta = model.update(NinjaStatus{static_cast<int>(k + 1), static_cast<int>(units.size()), "x"},
-                            milliseconds(ends[k]), running);
+                            milliseconds(ends[k] + clock_offset_ms), running);
     const double truth = static_cast<double>(ends.back() - ends[k]) / 1000.0;
     if (!eta || static_cast<int>(k + 1) < lanes || truth < min_left_s) continue;
     lo = std::min(lo, static_cast<double>(eta->count()) / truth);
@@ -441,4 +442,19 @@ TEST(Eta, LightUnevenUnitsAreNeitherReadAsDoneNorLong) {
   std::sort(heaviest.rbegin(), heaviest.rend());
   const auto [lo, hi] = replayed_ratios(laid_out(heaviest, 16, 8000), 16, 10);
   RecordProperty("heaviest_first", std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+// The same project built live on the GPU host with this model (bench/device/eta_live.sh, 16 cores):
+// in kiln's order the first wave held the binding (49 s) and the 15 heaviest units (29-32 s), which
+// ended together; the units after them took 25 s down to 5 s. The lines stay long (replayed: 2.0 to
+// 2.7 times the time left from the 16th line while 10 s or more are left; the lane model 2.9 to
+// 4.0): what is finished says nothing of the lighter units queued. A guard at what it does now, not
+// issue 35's 20%: docs/benchmarks.md.
+TEST(Eta, LightUnitsInKilnsOrderOnTheGpuHost) {
+  const auto units = recorded_units("eta_live_h200_16cores.tsv");
+  ASSERT_EQ(units.size(), 65u);
+  const auto [lo, hi] = replayed_ratios(units, 16, 10, 6100);
+  RecordProperty("ratios", std::to_string(lo) + ".." + std::to_string(hi));
+  EXPECT_GE(lo, 1.0) << lo;
+  EXPECT_LE(hi, 3.0) << hi;
 }
