@@ -7,7 +7,8 @@
 # functions called (Index), what an if's branches do to the extensions (Branches), code only a ROCm
 # torch reaches (RocmGuards), an architecture list's flow to the compiler (ArchFlow), what each read
 # controls (Effects, deciding from those four), the project's parsers of an architecture list
-# (ArchParsers), what the build makes (BuildFacts), op builders (OpBuilders) and setup.cfg (SetupCfg);
+# (ArchParsers), what the build makes (BuildFacts), op builders (OpBuilders), setup.cfg (SetupCfg) and
+# the switches that only package the results (Packaging, after Effects);
 # Reader runs them in order.
 import ast
 import json
@@ -425,7 +426,7 @@ JOB_KEYWORDS = {"max_workers", "processes", "n_jobs", "num_workers"}
 METADATA_KEYWORDS |= {"install_requires", "extras_require", "setup_requires", "package_data", "data_files"}
 # Effects whose switch the project's default does not decide for a CUDA build: kiln sets it (jobs), or
 # it leaves the CUDA build as it is.
-SETTLED_EFFECTS = {"jobs", "path", "flags", "metadata", "subset", "rocm", "unreached", "library", "ninja"}
+SETTLED_EFFECTS = {"jobs", "path", "flags", "metadata", "subset", "rocm", "unreached", "library", "ninja", "packaging"}
 MESSAGES = {"print", "warn", "warning", "info", "debug", "error", "log", "write", "RuntimeError", "ValueError",
             "EnvironmentError", "Exception"}
 
@@ -927,6 +928,192 @@ class ArchFlow:
         return False
 
 
+# Calls that only copy, move or write files: a value that ends in one is packaging, not the build.
+FILE_CALLS = {"copy", "copy2", "copyfile", "copytree", "copy_file", "copy_tree", "move", "makedirs", "mkdir", "mkpath",
+              "rmtree", "remove", "unlink", "symlink", "write", "write_text", "write_bytes", "writelines", "chmod"}
+# Calls whose result is computed from their arguments alone (paths, listings, text, containers): the
+# value goes on through them.
+PURE_CALLS = {"join", "basename", "dirname", "relpath", "abspath", "realpath", "normpath", "expanduser", "splitext",
+              "exists", "isdir", "isfile", "islink", "getsize", "glob", "iglob", "listdir", "walk", "sorted", "len",
+              "str", "list", "set", "tuple", "dict", "format", "split", "rsplit", "replace", "strip", "lstrip",
+              "rstrip", "lower", "upper", "startswith", "endswith", "get", "items", "keys", "values", "encode",
+              "decode", "isinstance", "any", "all", "min", "max", "enumerate", "zip", "range", "open", "Path", "find",
+              "getenv"}
+MUTATORS = {"append", "extend", "add", "insert", "update", "setdefault"}
+
+
+class Packaging:
+    """A value that reaches only what packages the build's results, never the build: file copies
+    (shutil.copy2, copytree, copy_file), package_data / data_files and setup()'s other metadata
+    (a version string), messages; and tests whose branches, with the rest of the function an early
+    return skips, do only those things. Torch-FL 1adbc974 setup.py:557 FLAGOS_SKIP_CUDA_ASSETS
+    returns early from a function that only copies .so files and, :851, drops runtime wheels from
+    install_requires; :559 FLAGOS_CUDA_ASSETS_DIR is the folder copied from; :748 FLAGOS_WHEEL_LOCAL
+    ends in the version. Anything else it reaches (an extension, ext_modules, a compile argument,
+    a command, an exit or raise, a call of unknown effect) makes it no packaging switch."""
+
+    def __init__(self, project, index, branches, effects):
+        self.p, self.index, self.branches, self.effects = project, index, branches, effects
+        self.names, self.fns = {}, {}  # memo and cycle guard: (packaging only, reaches packaging); in progress: yes, no
+        self.hits = 0  # the packaging reached: file copies and setup() metadata (a message alone is none)
+
+    def value_ok(self, m, node, depth=0):
+        """Whether the value of the expression node reaches only packaging."""
+        if depth > 12:
+            return False
+        cur = node
+        while True:
+            p = m.parent.get(cur)
+            if p is None:
+                return False
+            if isinstance(p, ast.Call) and cur is not p.func:
+                f = call_name(p) or ""
+                d = dotted(p.func) or ""
+                target = p.func.value if isinstance(p.func, ast.Attribute) else None
+                if f in FILE_CALLS or d.startswith("shutil."):
+                    self.hits += 1
+                    return True
+                if f in MESSAGES:
+                    return True
+                if f in MUTATORS and target is not None and cur in p.args:
+                    return self.target_ok(m, p, target, depth)  # the list holds it now
+                if f in PURE_CALLS or f in TRUTH_WRAPPERS or d.startswith(("os.path.", "glob.")):
+                    cur = p
+                    continue
+                if isinstance(p.func, ast.Name) and self.index.unique(f) and cur in p.args:
+                    m2, fn = self.p.fns[f][0]
+                    params = [a.arg for a in fn.args.args]
+                    i = p.args.index(cur)
+                    return i < len(params) and self.name_ok(m2, fn.body[0], params[i], depth + 1)
+                return False
+            if isinstance(p, ast.Attribute) and p.value is cur:
+                c = m.parent.get(p)
+                if isinstance(c, ast.Call) and c.func is p and (p.attr in PURE_CALLS or p.attr in CASE_METHODS):
+                    cur = c
+                    continue
+                return isinstance(c, ast.Call) and c.func is p and p.attr in MUTATORS  # what it adds is checked there
+            if isinstance(p, ast.keyword):
+                c = m.parent.get(p)
+                if p.arg in METADATA_KEYWORDS and self.effects.to_setup(m, c):
+                    self.hits += 1
+                    return True
+                return call_name(c) in MESSAGES
+            if isinstance(p, (ast.FormattedValue, ast.JoinedStr, ast.BinOp, ast.Compare, ast.BoolOp, ast.UnaryOp,
+                              ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Subscript, ast.Starred, ast.IfExp,
+                              ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp, ast.comprehension)):
+                cur = p
+                continue
+            if isinstance(p, (ast.If, ast.While)) and p.test is cur:
+                return self.site_ok(m, p, depth + 1)
+            if isinstance(p, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and p.value is cur:
+                return all(self.target_ok(m, p, t, depth) for t in (p.targets if isinstance(p, ast.Assign) else [p.target]))
+            if isinstance(p, ast.For) and p.iter is cur:
+                return self.target_ok(m, p, p.target, depth)
+            if isinstance(p, ast.withitem) and p.context_expr is cur:
+                return p.optional_vars is None or self.target_ok(m, m.parent.get(p), p.optional_vars, depth)
+            if isinstance(p, ast.Return) and p.value is cur:
+                fn = enclosing_function(p, m)
+                if fn is None or not self.index.unique(fn.name):
+                    return False
+                calls = self.index.calls_of(fn.name)
+                return bool(calls) and all(self.value_ok(m2, c, depth + 1) for m2, c in calls)
+            return isinstance(p, ast.Expr)  # a value dropped (a call already checked)
+
+    def target_ok(self, m, stmt, t, depth):
+        if isinstance(t, ast.Name):
+            return self.name_ok(m, stmt, t.id, depth + 1)
+        if isinstance(t, (ast.Tuple, ast.List)):
+            return all(self.target_ok(m, stmt, e, depth) for e in t.elts)
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):  # table[key] = value: the table
+            return self.name_ok(m, stmt, t.value.id, depth + 1)
+        return False  # os.environ[...], self.x: read elsewhere
+
+    def name_ok(self, m, stmt, name, depth):
+        fn = enclosing_function(stmt, m)
+        key = (m.rel, id(fn), name)
+        return self.memo(self.names, key, lambda: depth <= 12 and all(
+            self.value_ok(m2, u, depth) for m2, u in self.index.uses(m, stmt, name)))
+
+    def memo(self, table, key, compute):
+        """compute() once per key; what it reached counts again wherever the key is met again."""
+        if key not in table:
+            table[key] = (True, False)  # a use that leads back here adds nothing
+            before = self.hits
+            ok = compute()
+            table[key] = (ok, self.hits > before)
+            return ok
+        ok, hit = table[key]
+        self.hits += hit
+        return ok
+
+    def site_ok(self, m, st, depth):
+        """Whether what an if decides does only packaging: its branches, and the rest of its function
+        when a branch leaves it (`if SKIP == "1": return`)."""
+        stmts = st.body + st.orelse
+        if any(b and isinstance(b[-1], (ast.Return, ast.Continue, ast.Break)) for b in (st.body, st.orelse)):
+            stmts = stmts + self.branches.rest_of_block(m, st)
+        return self.block_ok(m, stmts, depth)
+
+    def block_ok(self, m, stmts, depth):
+        if self.branches.produces(stmts) or self.branches.flag_in(m, stmts) is not None:
+            return False
+        for st in stmts:
+            for n in ast.walk(st):
+                if isinstance(n, (ast.Raise, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                                  ast.Yield, ast.Global, ast.Nonlocal)):
+                    return False
+                if isinstance(n, ast.Call) and not self.call_ok(n, depth):
+                    return False
+                if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None:
+                    if not all(self.target_ok(m, n, t, depth) for t in (n.targets if isinstance(n, ast.Assign) else [n.target])):
+                        return False
+                if isinstance(n, ast.For) and not self.target_ok(m, n, n.target, depth):
+                    return False
+                if isinstance(n, ast.withitem) and n.optional_vars is not None \
+                        and not self.target_ok(m, m.parent.get(n), n.optional_vars, depth):
+                    return False
+                if call_name(n) in MUTATORS and isinstance(n.func, ast.Attribute) \
+                        and not self.target_ok(m, n, n.func.value, depth):
+                    return False
+                if isinstance(n, ast.Return) and n.value is not None and not self.value_ok(m, n.value, depth + 1):
+                    return False
+        return True
+
+    def call_ok(self, call, depth):
+        """Whether a call does nothing but packaging: a message, a file copy, a computation from its
+        arguments, or a function of the project that does only those."""
+        f = call_name(call) or ""
+        d = dotted(call.func) or ""
+        if f in FILE_CALLS or d.startswith("shutil."):
+            self.hits += 1
+            return True
+        if f in MESSAGES or f in PURE_CALLS or f in MUTATORS or f in TRUTH_WRAPPERS \
+                or f in CASE_METHODS or d.startswith(("shutil.", "os.path.", "glob.")):
+            return True
+        if not isinstance(call.func, ast.Name) or not self.index.unique(f) or depth > 12:
+            return False
+        m2, fn = self.p.fns[f][0]
+        return self.memo(self.fns, id(fn), lambda: self.block_ok(m2, fn.body, depth + 1))
+
+    def mark(self, reads):
+        """Gives effect "packaging" to each switch every read of which reaches only packaging (one that
+        another effect already explains keeps it: xformers' version read is "metadata")."""
+        unread = set()
+        marked = []
+        for m, node, s in reads:
+            if s.get("effect"):
+                unread.add(s["name"])
+                continue
+            self.hits = 0
+            if self.value_ok(m, node) and self.hits:
+                marked.append((m, node, s))
+            else:
+                unread.add(s["name"])
+        for m, node, s in marked:
+            if s["name"] not in unread:
+                Effects.set_effect(s, "packaging", False, "", False, (m, node))
+
+
 class Effects:
     """What each environment read controls, followed through the data flow and never guessed from
     the variable's name: from the read, through wrappers, comparisons, `not`, assignments, returns
@@ -1168,6 +1355,7 @@ class Effects:
             self.decide(s, found, literals.get(s["name"], set()), lit_at)
         self.mark_beside()
         self.mark_unreached(results)
+        Packaging(self.p, self.index, self.branches, self).mark(self.reads.reads)
 
     def mark_unreached(self, results):
         """Reads a CUDA build never reaches: in another backend's arm of a chain that builds CUDA's

@@ -123,7 +123,7 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
 }
 
 std::string knobs_to_text(const read::KnobPlan& kp) {
-  std::string out, unknown, optional, backends;
+  std::string out, unknown, optional, backends, packaging;
   bool first = true;
   for (const auto& k : kp.knobs) {
     if (k.role == read::knob_roles::kUnrelated || k.role == read::knob_roles::kKilnSets)
@@ -136,6 +136,11 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
     // One line for other backends' switches (mmcv has five, and the settings read in their branches).
     if (k.role == read::knob_roles::kOtherBackend && k.origin == read::KnobOrigin::none) {
       backends += (backends.empty() ? "" : ", ") + k.name + " (" + k.where + ")";
+      continue;
+    }
+    // One line for the switches that only package the results (copy files, set the version).
+    if (k.role == read::knob_roles::kPackaging && k.origin == read::KnobOrigin::none) {
+      packaging += (packaging.empty() ? "" : ", ") + k.name + " (" + k.where + ")";
       continue;
     }
     if (k.role == read::knob_roles::kUnknown && k.origin == read::KnobOrigin::none) {
@@ -159,6 +164,11 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
   if (!backends.empty())
     out += "note: other backends' switches and settings, off or unused in this CUDA build (left as they are): " +
            backends + "\n";
+  if (!packaging.empty())
+    out +=
+        "note: packaging only (they copy files into the package or set its metadata, not what is compiled; left "
+        "as they are): " +
+        packaging + "\n";
   if (!unknown.empty()) out += "note: switches kiln cannot classify, left as they are: " + unknown + "\n";
   for (const auto& u : kp.undecided) out += "undecided " + u + "\n";
   if (kp.reader.rfind("line patterns", 0) == 0) out += "note: setup.py read with " + kp.reader + "\n";

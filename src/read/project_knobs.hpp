@@ -35,10 +35,10 @@ inline constexpr std::string_view kForceBuild = "force-build", kCudaEnable = "cu
                                   kCppEnable = "cpp-enable", kUnrelated = "unrelated", kKilnSets = "kiln-sets",
                                   kArchList = "arch-list", kBuildOptIn = "build-opt-in",
                                   kOptionalExtension = "optional-extension", kOtherBackend = "other-backend",
-                                  kOptionalLibrary = "optional-library";
-inline constexpr std::string_view kFromTable[] = {kForceBuild,        kCudaEnable,   kCudaSkip,       kCppEnable,
-                                                  kUnrelated,         kKilnSets,     kArchList,       kBuildOptIn,
-                                                  kOptionalExtension, kOtherBackend, kOptionalLibrary};
+                                  kOptionalLibrary = "optional-library", kPackaging = "packaging";
+inline constexpr std::string_view kFromTable[] = {kForceBuild,        kCudaEnable,   kCudaSkip,        kCppEnable,
+                                                  kUnrelated,         kKilnSets,     kArchList,        kBuildOptIn,
+                                                  kOptionalExtension, kOtherBackend, kOptionalLibrary, kPackaging};
 inline constexpr std::string_view kOp = "op", kUnknown = "unknown";
 }  // namespace knob_roles
 

@@ -40,7 +40,7 @@ struct KnobSighting {
   // takes another backend's arm of the chain that builds CUDA's), "unreached" (read only where a
   // CUDA build never goes), "library" (it links optional libraries), "path" (a folder put on the
   // include or library path), "jobs" (a job count: -j), "ninja" (it turns Ninja off), or those
-  // data/project_knobs.toml lists (rocm, subset, flags, metadata); "" when none was followed.
+  // data/project_knobs.toml lists (rocm, subset, flags, metadata, packaging); "" when none was followed.
   std::string effect;
   bool want_match = false;   // kiln wants the value to match effect_value (else not to)
   std::string effect_value;  // the literal the gate compares with (select: the CUDA backend's)

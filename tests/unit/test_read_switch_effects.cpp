@@ -9,6 +9,7 @@
 #include <map>
 
 #include "io/environment.hpp"
+#include "plan/plan_report.hpp"
 #include "read/project_knobs.hpp"
 
 using namespace kiln;
@@ -111,6 +112,35 @@ TEST(SwitchEffects, TheProjectsOwnJobCountComesFromTheJobPlan) {
   };
   EXPECT_EQ(decided(kp), want);
   EXPECT_TRUE(kp.undecided.empty()) << kp.undecided.front();
+}
+
+TEST(SwitchEffects, SwitchesThatOnlyPackageAreNamedPackagingOnly) {
+  // Torch-FL 1adbc974: FLAGOS_SKIP_CUDA_ASSETS returns early from a function that only copies .so files
+  // and drops runtime wheels from install_requires; FLAGOS_CUDA_ASSETS_DIR is the folder copied from;
+  // FLAGOS_WHEEL_LOCAL ends in the version. VENDOR_SKIP_PREPARE's early return also skips a command:
+  // still a switch kiln cannot classify.
+  auto kp = plan_for("torch-fl-assets");
+  std::map<std::string, Decided> want = {
+      {"FLAGOS_SKIP_CUDA_ASSETS", {"packaging", "", "", "setup.py:16"}},
+      {"FLAGOS_CUDA_ASSETS_DIR", {"packaging", "", "", "setup.py:18"}},
+      {"FLAGOS_WHEEL_LOCAL", {"packaging", "", "", "setup.py:55"}},
+      {"VENDOR_SKIP_PREPARE", {"unknown", "", "", "setup.py:33"}},
+  };
+  EXPECT_EQ(decided(kp), want);
+  // The computed default of the assets folder no longer matters: nothing of the build reads it.
+  EXPECT_TRUE(kp.undecided.empty()) << kp.undecided.front();
+  const std::string text = plan::knobs_to_text(kp);
+  const auto line = [&](const std::string& start) {
+    const auto at = text.find(start);
+    return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+  };
+  const std::string packaging = line("note: packaging only");
+  for (const char* k : {"FLAGOS_SKIP_CUDA_ASSETS (setup.py:16)", "FLAGOS_CUDA_ASSETS_DIR (setup.py:18)",
+                        "FLAGOS_WHEEL_LOCAL (setup.py:55)"})
+    EXPECT_NE(packaging.find(k), std::string::npos) << text;
+  EXPECT_EQ(line("note: switches kiln cannot classify"),
+            "note: switches kiln cannot classify, left as they are: VENDOR_SKIP_PREPARE at setup.py:33")
+      << text;
 }
 
 }  // namespace
