@@ -123,14 +123,16 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
 }
 
 std::string knobs_to_text(const read::KnobPlan& kp) {
-  std::string out, unknown, optional, backends, packaging;
+  std::string out, unknown, optional, optional_on, backends, packaging;
   bool first = true;
   for (const auto& k : kp.knobs) {
     if (k.role == read::knob_roles::kUnrelated || k.role == read::knob_roles::kKilnSets)
       continue;  // in --json; in text they would bury the gates
     // One line for the optional extensions left off (apex has eighteen); each with its reason in --json.
+    // Each says the value it has in this build, the project's default: off for apex's, on for gsplat's.
     if (k.role == read::knob_roles::kOptionalExtension && k.origin == read::KnobOrigin::none) {
-      optional += (optional.empty() ? "" : ", ") + k.name + " (" + k.where + ")";
+      std::string& line = read::default_opens_gate(k) ? optional_on : optional;
+      line += (line.empty() ? "" : ", ") + k.name + " (" + k.where + ")";
       continue;
     }
     // One line for other backends' switches (mmcv has five, and the settings read in their branches).
@@ -161,6 +163,11 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
         "note: optional extensions left off (each adds one beside those the project builds; --knob NAME=1 builds "
         "it): " +
         optional + "\n";
+  if (!optional_on.empty())
+    out +=
+        "note: optional extensions left on (its default), each adding one beside those the project builds "
+        "(--knob NAME=0 leaves it out): " +
+        optional_on + "\n";
   if (!backends.empty())
     out += "note: other backends' switches and settings, off or unused in this CUDA build (left as they are): " +
            backends + "\n";

@@ -421,6 +421,20 @@ bool glob_match(std::string_view p, std::string_view n) {
   return i == p.size();
 }
 
+namespace {
+
+// Whether a value passes a gate read from setup.py's data flow (a bare truth test: any value).
+bool gate_open(const Knob& k, const std::string& seen) {
+  const bool matches = k.gate_value.empty() ? !seen.empty()
+                       : k.gate_prefix      ? core::to_lower(seen).rfind(core::to_lower(k.gate_value), 0) == 0
+                                            : core::to_lower(seen) == core::to_lower(k.gate_value);
+  return matches == k.gate_match;
+}
+
+}  // namespace
+
+bool default_opens_gate(const Knob& k) { return !k.effect.empty() && k.has_default && gate_open(k, k.default_value); }
+
 std::optional<std::string> knob_role(const std::string& name, const std::string& flag) {
   if (const Role* r = find_role(name, flag)) return r->id;
   return std::nullopt;
@@ -430,7 +444,7 @@ namespace {
 
 // A build opt-in that only adds an extension beside those the project builds anyway (made under no
 // switch, or under one that is on in this plan) is an optional part, not the gate of the build:
-// left off, the project's default, and named. apex 6424da3b (setup.py:165-817): APEX_CPP_EXT and
+// left at the project's default, and named. apex 6424da3b (setup.py:165-817): APEX_CPP_EXT and
 // APEX_CUDA_EXT make the extensions its README installs; eighteen contrib switches each add one
 // more, and with all of them on kiln's build needed an empty submodule (cudnn-frontend) and failed
 // on the GPU host. One whose branch holds every extension (ColossalAI's BUILD_EXT) stays on.
@@ -452,9 +466,19 @@ void leave_optional_extensions(std::vector<Knob>& knobs, const std::vector<KnobS
       if (b.empty() || std::find(on.begin(), on.end(), b) != on.end()) made_by.push_back(b.empty() ? "no switch" : b);
     if (made_by.empty()) continue;
     k.role = knob_roles::kOptionalExtension;
+    // Its value in this build is the project's default: on for gsplat's BUILD_EXPERIMENTAL ("1"), off
+    // for apex's contrib switches.
+    const std::string builds = !k.proposed.empty() ? k.proposed : k.gate_match ? k.on_value : "";
+    const std::string off = opposite(builds);
     const std::string left =
-        fmt::format("{} (the project builds others with {}){}", optional->reason, fmt::join(made_by, ", "),
-                    k.on_value.empty() ? "" : fmt::format("; --knob {}={} builds it", k.name, k.on_value));
+        default_opens_gate(k)
+            ? fmt::format("{} (the project builds others with {}); on by default ({}={}), so it is built{}",
+                          optional->reason, fmt::join(made_by, ", "), k.name, k.default_value,
+                          off.empty() ? "" : fmt::format("; --knob {}={} leaves it out", k.name, off))
+            : fmt::format("{} (the project builds others with {}); off by default{}{}", optional->reason,
+                          fmt::join(made_by, ", "),
+                          k.has_default ? fmt::format(" ({}={})", k.name, k.default_value) : "",
+                          builds.empty() ? "" : fmt::format("; --knob {}={} builds it", k.name, builds));
     // The user's own value stays, named as theirs; kiln's choice follows it.
     k.reason = k.origin == KnobOrigin::environment ? "already set in the environment, which wins; kiln would leave it "
                                                      "unset: " +
@@ -609,14 +633,6 @@ std::pair<std::string, std::string> seen_value(const Knob& k, const io::Environm
                                                            : "from the environment"};
   if (auto e = env.get(k.name); e && !k.cmake) return {*e, "from the environment"};
   return {k.has_default ? k.default_value : "", k.has_default ? "the project's default" : "unset"};
-}
-
-// Whether a value passes a gate read from setup.py's data flow (a bare truth test: any value).
-bool gate_open(const Knob& k, const std::string& seen) {
-  const bool matches = k.gate_value.empty() ? !seen.empty()
-                       : k.gate_prefix      ? core::to_lower(seen).rfind(core::to_lower(k.gate_value), 0) == 0
-                                            : core::to_lower(seen) == core::to_lower(k.gate_value);
-  return matches == k.gate_match;
 }
 
 // Why kiln left a switch it would turn on (--no-knobs, CUDA off in the plan, ...), as the plan said.

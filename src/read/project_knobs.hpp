@@ -121,6 +121,10 @@ struct KnobPlan {
 std::optional<std::string> knob_role(const std::string& name, const std::string& flag = "");
 bool glob_match(std::string_view pattern, std::string_view name);  // '*' matches any run
 
+// Whether the project's own default passes the gate kiln followed for a knob: an optional extension
+// left at its default is then built (gsplat's BUILD_EXPERIMENTAL, "1" unless set).
+bool default_opens_gate(const Knob& k);
+
 // An op-builder project's ops (role knob_roles::kOp): each one that can build here for the planned targets is
 // turned on (its BUILD_VAR set to 1), the others set to 0 with why (a library the linker does not
 // find, an architecture below what the op accepts); --knob and the environment win.

@@ -91,7 +91,32 @@ TEST(SwitchEffects, ExtensionsAddedAfterAnEarlyReturnAreOptional) {
   // gsplat 90d7b4b3: `if not BUILD_EXPERIMENTAL: return [main]` before more CUDAExtensions; the main one
   // is built either way, so the switch is an optional part, left at the project's default (on).
   std::map<std::string, Decided> want = {{"BUILD_EXPERIMENTAL", {"optional-extension", "", "", "setup.py:8"}}};
-  EXPECT_EQ(decided(plan_for("gsplat")), want);
+  auto kp = plan_for("gsplat");
+  EXPECT_EQ(decided(kp), want);
+  // Its value in this build is the project's default, "1": the plan says it is on, never "left off".
+  const auto* k = find(kp, "BUILD_EXPERIMENTAL");
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(read::default_opens_gate(*k));
+  EXPECT_NE(k->reason.find("on by default (BUILD_EXPERIMENTAL=1), so it is built; --knob BUILD_EXPERIMENTAL=0 leaves it out"),
+            std::string::npos)
+      << k->reason;
+  const std::string text = plan::knobs_to_text(kp);
+  EXPECT_NE(text.find("note: optional extensions left on (its default), each adding one beside those the project "
+                      "builds (--knob NAME=0 leaves it out): BUILD_EXPERIMENTAL (setup.py:8)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("left off"), std::string::npos) << text;
+}
+
+TEST(SwitchEffects, OptionalExtensionsOffByDefaultStayOnTheLeftOffLine) {
+  // apex 6424da3b: the contrib switches default to off; the line keeps saying so.
+  auto kp = plan_for("apex-contrib");
+  const auto* k = find(kp, "APEX_FAST_BOTTLENECK");
+  ASSERT_TRUE(k);
+  EXPECT_FALSE(read::default_opens_gate(*k));
+  EXPECT_NE(k->reason.find("off by default"), std::string::npos) << k->reason;
+  EXPECT_NE(k->reason.find("--knob APEX_FAST_BOTTLENECK=1 builds it"), std::string::npos) << k->reason;
+  EXPECT_NE(plan::knobs_to_text(kp).find("note: optional extensions left off"), std::string::npos);
 }
 
 TEST(SwitchEffects, NinjaStaysOn) {
