@@ -413,6 +413,8 @@ SEPARATORS = (";", ",", " ")
 # torch-points-kernels 40153193 setup.py:44 "-arch=sm_35": nothing CUDA 13 builds).
 ARCH_FLAG = re.compile(r"^(-arch|--gpu-architecture)[= ]?(sm|compute|lto)_[0-9]")
 EXITS = {"exit", "_exit", "quit"}
+# The architecture of an nvcc code string: arch=compute_90a,code=sm_90a, sm_100f.
+GENCODE_ARCH = re.compile(r"(?:compute|sm|lto)_([0-9]{2,3})[a-z]?\b")
 # torch's own tests for a ROCm build: code behind one of them (and an `and` with one) runs only there.
 ROCM_PROBES = {"torch.version.hip", "version.hip", "IS_HIP_EXTENSION", "cpp_extension.IS_HIP_EXTENSION"}
 SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
@@ -501,6 +503,7 @@ class Branches:
         self.cuda_names = {"CUDAExtension"}
         self.before_cuda = {}  # id(if) of another backend's arm -> whether it comes before the CUDA arm
         self.early_exits = set()  # id(if) whose branch leaves the function: the rest of it is the other branch
+        self.gate_archs = {}  # id(if) whose branch only adds these architectures' nvcc code -> the numbers
 
     def find_ext_targets(self, first):
         """The names and functions whose value setup() gets as ext_modules."""
@@ -704,7 +707,30 @@ class Branches:
             return "ext", False
         if self.turns_off_ninja(body) != self.turns_off_ninja(orelse):
             return "ninja", self.turns_off_ninja(body)
+        ab, ae = self.archs_added(m, body), self.archs_added(m, orelse)
+        if bool(ab) != bool(ae) and not self.arch_text(m, orelse if ab else body):
+            self.gate_archs[id(st)] = sorted(ab or ae)
+            return "archgate", bool(ab)
         return None
+
+    @staticmethod
+    def arch_text(m, stmts):
+        """Whether the statements write any architecture text (a list's own -gencode f-string)."""
+        return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and any(k in n.value for k in ARCH_MARKERS)
+                   for st in stmts for n in ast.walk(st))
+
+    def archs_added(self, m, stmts):
+        """The architectures whose nvcc code the statements add, when they add nothing else: FlashMLA
+        9241ae3e setup.py:42-45 `if not DISABLE_SM100: arch_flags.extend(["-gencode",
+        "arch=compute_100f,code=sm_100f"])`. Empty for anything more (an extension, another flag)."""
+        archs = set()
+        if self.produces(stmts) or self.flag_in(m, stmts) is not None:
+            return archs
+        for st in stmts:
+            for n in ast.walk(st):
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and not a_message(m, n):
+                    archs.update(int(x) for x in GENCODE_ARCH.findall(n.value))
+        return archs
 
     def makes_extension(self, st):
         """Whether a simple statement creates an extension object or adds one to the list setup()
@@ -1481,11 +1507,11 @@ class Effects:
             effect, when = eff
             on_match = when == pol
             want = not on_match if effect in ("swallow", "backend", "ninja") else on_match
-            rank = {"swallow": 0, "cuda": 1, "backend": 1, "ext": 2, "ninja": 3}[effect]
+            rank = {"swallow": 0, "cuda": 1, "backend": 1, "ext": 2, "ninja": 3, "archgate": 3}[effect]
             if best is None or rank < best[0]:
                 best = (rank, effect, want, tv, prefix, (m, st))
                 nonempty_opens = effect != "swallow" and (want if bare else tv == "" and not want)
-        if found["archs"] and (best is None or nonempty_opens):
+        if found["archs"] and (best is None or nonempty_opens or best[1] == "archgate"):
             best = None  # its own architecture list: the planned targets both fill it and open the gate
         libs = [x for m, st, *_ in found["sites"] for x in self.branches.libraries_of(m, st)]
         if best:
@@ -1495,6 +1521,9 @@ class Effects:
                 s["before_cuda"] = self.branches.before_cuda.get(id(best[5][1]), False)
             if best[1] == "ext" and best[2]:
                 self.ext_sites.append((s, best[5][0], best[5][1]))
+            if best[1] == "archgate":  # want: the branch with the architectures taken; kiln decides by the plan
+                s["gate_archs"] = self.branches.gate_archs[id(best[5][1])]
+                self.archs.arch_ids.add(id(best[5][1]))  # its -gencode lines are this switch's to set
         elif found["archs"]:
             m, n, reach = found["archs"][0]
             sp = found["spelling"]

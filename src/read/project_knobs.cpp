@@ -251,6 +251,27 @@ std::string library_note(const KnobSighting& s, const KnobContext& ctx) {
                      s.effect_value.empty() ? "1" : s.effect_value);
 }
 
+// A switch whose branch only adds some architectures' nvcc code (FlashMLA's FLASH_MLA_DISABLE_SM100):
+// that branch taken exactly when one of them is a planned target (the same major: sm_100f's code is
+// sm_103's too), so the build compiles the planned targets and no others.
+std::string arch_gate_value(const KnobSighting& s, const KnobContext& ctx, Knob& k) {
+  if (!ctx.cuda) return {};
+  std::vector<std::string> named;
+  bool planned = false;
+  for (int g : s.gate_archs) {
+    named.push_back("sm_" + std::to_string(g));
+    for (int a : ctx.sass) planned = planned || a / 10 == g / 10;
+  }
+  KnobSighting want = s;
+  want.want_match = planned ? s.want_match : !s.want_match;
+  k.gate_match = want.want_match;
+  k.reason += fmt::format("; {} {}", fmt::join(named, ", "),
+                          planned ? "is planned: its code stays in" : "is not planned: its code is left out");
+  std::string v = effect_value(want, ctx);
+  if (v.empty()) k.reason += "; kiln leaves it unset, which does that";
+  return v;
+}
+
 // A switch whose effect setup.py's data flow shows: its value from that effect, its reason the
 // role's with the gate's line. Returns the value kiln sets ("" none).
 std::string decide_by_effect(const KnobSighting& s, const Role& role, const KnobContext& ctx, Knob& k) {
@@ -269,6 +290,7 @@ std::string decide_by_effect(const KnobSighting& s, const Role& role, const Knob
     if (!ctx.cuda) return {};
     return arch_value(s, ctx, role.spelling);
   }
+  if (s.effect == "archgate") return arch_gate_value(s, ctx, k);
   const bool turns_cuda_on = k.gate_match && s.effect != "swallow" && s.effect != "fatal";
   // The on value is known whether or not kiln sets it: a CUDA-less verdict names it.
   const std::string v = effect_value(s, ctx);

@@ -39,8 +39,9 @@ struct KnobSighting {
   // among literals), "archs" (a list that becomes -gencode / CUDA_ARCHITECTURES), "backend" (it
   // takes another backend's arm of the chain that builds CUDA's), "unreached" (read only where a
   // CUDA build never goes), "library" (it links optional libraries), "path" (a folder put on the
-  // include or library path), "jobs" (a job count: -j), "ninja" (it turns Ninja off), or those
-  // data/project_knobs.toml lists (rocm, subset, flags, metadata, packaging); "" when none was followed.
+  // include or library path), "jobs" (a job count: -j), "ninja" (it turns Ninja off), "archgate"
+  // (its branch only adds one architecture's nvcc code: gate_archs), or those data/project_knobs.toml
+  // lists (rocm, subset, flags, metadata, packaging); "" when none was followed.
   std::string effect;
   bool want_match = false;   // kiln wants the value to match effect_value (else not to)
   std::string effect_value;  // the literal the gate compares with (select: the CUDA backend's)
@@ -53,6 +54,9 @@ struct KnobSighting {
   std::vector<std::string> beside;
   bool before_cuda = false;            // "backend": its arm comes before the CUDA arm (taking it skips CUDA)
   std::vector<std::string> libraries;  // "library": what it links (metis)
+  // "archgate": the architectures (90, 100) whose code the branch adds; want_match says whether that
+  // branch is taken when the value matches effect_value, and kiln takes it only for planned ones.
+  std::vector<int> gate_archs;
   struct ArchSpelling {
     std::string reach;         // nvcc, cmake or torch
     std::string sep;           // ";", "," or " " (what its code splits on), "" unknown

@@ -42,6 +42,9 @@ KnobSighting sighting(const json& s) {
     if (auto b = s.find(key); b != s.end() && b->is_array())
       for (const auto& n : *b)
         if (n.is_string()) list->push_back(n.get<std::string>());
+  if (auto g = s.find("gate_archs"); g != s.end() && g->is_array())
+    for (const auto& n : *g)
+      if (n.is_number_integer()) k.gate_archs.push_back(n.get<int>());
   if (auto a = s.find("arch"); a != s.end() && a->is_object()) {
     k.arch.reach = str(*a, "reach");
     k.arch.sep = str(*a, "sep");

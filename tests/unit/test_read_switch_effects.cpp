@@ -168,4 +168,29 @@ TEST(SwitchEffects, SwitchesThatOnlyPackageAreNamedPackagingOnly) {
       << text;
 }
 
+TEST(SwitchEffects, ArchitectureSwitchesFollowThePlannedTargets) {
+  // FlashMLA 9241ae3e: FLASH_MLA_DISABLE_SM100 / _SM90 each keep one -gencode pair out; an H100 plan turns
+  // sm_100's off (nvcc 12.8 and older even assert it) and leaves sm_90's in. Their lines are no
+  // hard-coded architectures: the switches kiln sets drive them.
+  read::KnobContext ctx;
+  ctx.sass = {90};
+  auto kp = plan_for("flashmla", ctx);
+  std::map<std::string, Decided> want = {
+      {"FLASH_MLA_DISABLE_SM100", {"arch-switch", "1", "kiln", "setup.py:14"}},
+      {"FLASH_MLA_DISABLE_SM90", {"arch-switch", "", "", "setup.py:15"}},
+  };
+  EXPECT_EQ(decided(kp), want);
+  EXPECT_EQ(kp.hardcoded_archs, "");
+  const auto* k = find(kp, "FLASH_MLA_DISABLE_SM100");
+  ASSERT_TRUE(k);
+  EXPECT_NE(k->reason.find("sm_100 is not planned: its code is left out"), std::string::npos) << k->reason;
+  // Planned for Hopper and Blackwell, both stay in; for Blackwell alone, sm_90's goes.
+  ctx.sass = {90, 100};
+  EXPECT_EQ(decided(plan_for("flashmla", ctx))["FLASH_MLA_DISABLE_SM100"].value, "");
+  ctx.sass = {100};
+  auto bw = decided(plan_for("flashmla", ctx));
+  EXPECT_EQ(bw["FLASH_MLA_DISABLE_SM100"].value, "");
+  EXPECT_EQ(bw["FLASH_MLA_DISABLE_SM90"].value, "1");
+}
+
 }  // namespace
