@@ -428,7 +428,7 @@ JOB_KEYWORDS = {"max_workers", "processes", "n_jobs", "num_workers"}
 METADATA_KEYWORDS |= {"install_requires", "extras_require", "setup_requires", "package_data", "data_files"}
 # Effects whose switch the project's default does not decide for a CUDA build: kiln sets it (jobs), or
 # it leaves the CUDA build as it is.
-SETTLED_EFFECTS = {"jobs", "path", "flags", "metadata", "subset", "rocm", "unreached", "library", "ninja", "packaging"}
+SETTLED_EFFECTS = {"jobs", "parallel", "path", "flags", "metadata", "subset", "rocm", "unreached", "library", "ninja", "packaging"}
 MESSAGES = {"print", "warn", "warning", "info", "debug", "error", "log", "write", "RuntimeError", "ValueError",
             "EnvironmentError", "Exception"}
 
@@ -1248,6 +1248,8 @@ class Effects:
                         key = const_str(t.slice.value if isinstance(t.slice, ast.Index) else t.slice) or ""
                         if "ARCH" in key:
                             found["archs"].append((m, p, "torch"))
+                    elif isinstance(t, ast.Attribute) and t.attr == "parallel" and kind == "value" and self.in_build_ext(m, p):
+                        found["parallel"].append((m, p))  # self.parallel = n: setuptools builds n extensions at once
                 if kind == "value":
                     found["values"].append((m, p))
                 return
@@ -1264,6 +1266,16 @@ class Effects:
             if kind == "value":
                 found["values"].append((m, cur))
             return
+
+    @staticmethod
+    def in_build_ext(m, node):
+        """Whether node is in a method of a class derived from setuptools' build_ext or torch's
+        BuildExtension (SageAttention d1a57a54 setup.py:243-249 BuildExtensionSeparateDir)."""
+        up = m.parent.get(node)
+        while up is not None and not isinstance(up, ast.ClassDef):
+            up = m.parent.get(up)
+        return up is not None and any(("build_ext" in (dotted(b) or "") or (dotted(b) or "").endswith("BuildExtension"))
+                                      for b in up.bases)
 
     def to_setup(self, m, call):
         """Whether a call's keywords are setup()'s: setup(...) itself, or dict(...) returned by a
@@ -1361,7 +1373,7 @@ class Effects:
                 self.set_effect(s, "rocm", False, "", False, (m, probe))
                 continue
             found = {"sites": [], "values": [], "archs": [], "literals": set(), "lit_at": {}, "or_probe": False,
-                     "filters": [], "metadata": [], "holders": set(), "jobs": [], "paths": [], "flag_strings": [],
+                     "filters": [], "metadata": [], "holders": set(), "jobs": [], "paths": [], "flag_strings": [], "parallel": [],
                      "spelling": {"seps": [], "parts": [], "dot_dropped": False, "suffix": False, "int_whole": False,
                                   "float_whole": False}}
             if isinstance(node, ast.Compare):  # 'X' in os.environ: a truth test of its presence
@@ -1534,6 +1546,8 @@ class Effects:
                          "dot_dropped": sp["dot_dropped"], "suffix": bool(sp["suffix"]) and (form == "dotted" or not sp["int_whole"])}
         elif found["filters"]:
             self.set_effect(s, "subset", False, "", False, found["filters"][0])
+        elif found["parallel"]:
+            self.set_effect(s, "parallel", False, "", False, found["parallel"][0])
         elif found["jobs"]:
             self.set_effect(s, "jobs", False, "", False, found["jobs"][0])
         elif found["paths"] and not found["sites"]:

@@ -285,6 +285,8 @@ std::string decide_by_effect(const KnobSighting& s, const Role& role, const Knob
   k.reason = role.reason + (k.gate_at.empty() ? "" : " (" + k.gate_at + ")");
   if (s.effect == "library") k.reason += library_note(s, ctx);
   if (role.action == KnobAction::jobs) return std::to_string(ctx.jobs);
+  // Extensions built at once multiply the planned jobs: one at a time, as kiln's job plan counts them.
+  if (s.effect == "parallel") return "1";
   if (role.action == KnobAction::leave) return {};  // a ROCm-only read, a source filter, flags, metadata
   if (s.effect == "archs") {
     if (!ctx.cuda) return {};

@@ -39,7 +39,8 @@ struct KnobSighting {
   // among literals), "archs" (a list that becomes -gencode / CUDA_ARCHITECTURES), "backend" (it
   // takes another backend's arm of the chain that builds CUDA's), "unreached" (read only where a
   // CUDA build never goes), "library" (it links optional libraries), "path" (a folder put on the
-  // include or library path), "jobs" (a job count: -j), "ninja" (it turns Ninja off), "archgate"
+  // include or library path), "jobs" (a job count: -j), "parallel" (build_ext's parallel: extensions
+  // built at once), "ninja" (it turns Ninja off), "archgate"
   // (its branch only adds one architecture's nvcc code: gate_archs), or those data/project_knobs.toml
   // lists (rocm, subset, flags, metadata, packaging); "" when none was followed.
   std::string effect;

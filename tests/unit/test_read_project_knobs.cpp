@@ -541,7 +541,8 @@ TEST(ProjectKnobsTable, EveryRoleHasAnActionAReasonAndSources) {
     const std::vector<std::string> effects = {
         "ext:on",  "ext:off", "cuda:on",  "cuda:off",  "swallow:on", "swallow:off", "select",      "archs",
         "rocm",    "subset",  "flags",    "metadata",  "fatal",      "backend:on",  "backend:off", "unreached",
-        "library", "path",    "ninja:on", "ninja:off", "tool",       "jobs",        "packaging",   "archgate"};
+        "library", "path",    "ninja:on", "ninja:off", "tool",       "jobs",        "packaging",   "archgate",
+        "parallel"};
     if (const auto* e = r["effects"].as_array())
       for (const auto& v : *e)
         EXPECT_NE(std::find(effects.begin(), effects.end(), v.value_or(std::string())), effects.end()) << id;

@@ -193,4 +193,18 @@ TEST(SwitchEffects, ArchitectureSwitchesFollowThePlannedTargets) {
   EXPECT_EQ(bw["FLASH_MLA_DISABLE_SM90"].value, "1");
 }
 
+TEST(SwitchEffects, ExtensionsBuiltAtOnceAreOneAtATime) {
+  // SageAttention d1a57a54: EXT_PARALLEL (else MAX_JOBS) becomes build_ext's parallel, each extension
+  // with its own MAX_JOBS compiles: kiln sets 1 beside its MAX_JOBS, so the job plan bounds them.
+  read::KnobContext ctx;
+  ctx.jobs = 6;
+  std::map<std::string, Decided> want = {
+      {"EXT_PARALLEL", {"extension-parallel", "1", "kiln", "setup.py:13"}},
+      {"MAX_JOBS", {"jobs", "6", "kiln", "setup.py:15"}},
+  };
+  auto kp = plan_for("sageattention", ctx);
+  EXPECT_EQ(decided(kp), want);
+  EXPECT_EQ(find(kp, "EXT_PARALLEL")->gate_at, "setup.py:23 self.parallel = at_once");
+}
+
 }  // namespace
