@@ -1531,7 +1531,7 @@ class Effects:
             s["or_probe"] = found["or_probe"]
             if best[1] == "backend":
                 s["before_cuda"] = self.branches.before_cuda.get(id(best[5][1]), False)
-            if best[1] == "ext" and best[2]:
+            if best[1] == "ext":  # an opt-out too (AutoGPTQ's DISABLE_QIGEN): what it decides may be one part
                 self.ext_sites.append((s, best[5][0], best[5][1]))
             if best[1] == "archgate":  # want: the branch with the architectures taken; kiln decides by the plan
                 s["gate_archs"] = self.branches.gate_archs[id(best[5][1])]

@@ -131,8 +131,15 @@ std::string knobs_to_text(const read::KnobPlan& kp) {
     // One line for the optional extensions left off (apex has eighteen); each with its reason in --json.
     // Each says the value it has in this build, the project's default: off for apex's, on for gsplat's.
     if (k.role == read::knob_roles::kOptionalExtension && k.origin == read::KnobOrigin::none) {
-      std::string& line = read::default_opens_gate(k) ? optional_on : optional;
-      line += (line.empty() ? "" : ", ") + k.name + " (" + k.where + ")";
+      const bool on = read::default_opens_gate(k);
+      // The header names =1 and =0; an opt-out (DISABLE_QIGEN) says its own value.
+      const std::string other = on ? read::opposite_value(k.on_value) : k.on_value;
+      std::string& line = on ? optional_on : optional;
+      line += (line.empty() ? "" : ", ") + k.name + " (" + k.where +
+              (other.empty() || other == (on ? "0" : "1")
+                   ? std::string()
+                   : "; --knob " + k.name + "=" + other + (on ? " leaves it out" : " builds it")) +
+              ")";
       continue;
     }
     // One line for other backends' switches (mmcv has five, and the settings read in their branches).

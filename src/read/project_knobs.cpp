@@ -457,6 +457,8 @@ bool gate_open(const Knob& k, const std::string& seen) {
 
 }  // namespace
 
+std::string opposite_value(const std::string& v) { return opposite(v); }
+
 bool default_opens_gate(const Knob& k) { return !k.effect.empty() && k.has_default && gate_open(k, k.default_value); }
 
 std::optional<std::string> knob_role(const std::string& name, const std::string& flag) {
@@ -471,18 +473,24 @@ namespace {
 // left at the project's default, and named. apex 6424da3b (setup.py:165-817): APEX_CPP_EXT and
 // APEX_CUDA_EXT make the extensions its README installs; eighteen contrib switches each add one
 // more, and with all of them on kiln's build needed an empty submodule (cudnn-frontend) and failed
-// on the GPU host. One whose branch holds every extension (ColossalAI's BUILD_EXT) stays on.
+// on the GPU host. One whose branch holds every extension (ColossalAI's BUILD_EXT) stays on. An
+// opt-out compared with a literal is one too (AutoGPTQ 9f7d3707 setup.py:46, :189: DISABLE_QIGEN,
+// "1" by default, keeps a C++ extension out beside the CUDA ones); so is a switch on by the
+// project's default counted as on (BUILD_CUDA_EXT, "1").
 void leave_optional_extensions(std::vector<Knob>& knobs, const std::vector<KnobSighting>& merged) {
-  std::vector<std::string> on;  // switches this plan turns on that are not opt-ins themselves
+  std::vector<std::string> on;  // switches on in this plan (set on, or on by default) that are not opt-ins themselves
   for (const auto& k : knobs)
-    if (k.role != knob_roles::kBuildOptIn && !k.value.empty() && !k.on_value.empty() && k.value == k.on_value)
+    if (k.role != knob_roles::kBuildOptIn &&
+        ((!k.value.empty() && !k.on_value.empty() && k.value == k.on_value) ||
+         (k.origin == KnobOrigin::none && default_opens_gate(k))))
       on.push_back(k.name);
   const Role* optional = nullptr;
   for (const auto& r : roles())
     if (r.id == knob_roles::kOptionalExtension) optional = &r;
   if (!optional) return;
   for (auto& k : knobs) {
-    if (k.role != knob_roles::kBuildOptIn) continue;
+    const bool opt_out = k.role == knob_roles::kCudaSkip && k.effect == "ext" && !k.gate_value.empty();
+    if (k.role != knob_roles::kBuildOptIn && !opt_out) continue;
     auto s = std::find_if(merged.begin(), merged.end(), [&](const KnobSighting& m) { return m.name == k.name; });
     if (s == merged.end()) continue;
     std::vector<std::string> made_by;
@@ -491,7 +499,7 @@ void leave_optional_extensions(std::vector<Knob>& knobs, const std::vector<KnobS
     if (made_by.empty()) continue;
     k.role = knob_roles::kOptionalExtension;
     // Its value in this build is the project's default: on for gsplat's BUILD_EXPERIMENTAL ("1"), off
-    // for apex's contrib switches.
+    // for apex's contrib switches and for AutoGPTQ's DISABLE_QIGEN ("1", which leaves QIGen out).
     const std::string builds = !k.proposed.empty() ? k.proposed : k.gate_match ? k.on_value : "";
     const std::string off = opposite(builds);
     const std::string left =
@@ -511,6 +519,7 @@ void leave_optional_extensions(std::vector<Knob>& knobs, const std::vector<KnobS
                                                      : left;
     if (k.origin == KnobOrigin::kiln) k.value.clear(), k.origin = KnobOrigin::none;
     k.proposed.clear();
+    if (!builds.empty()) k.on_value = builds;  // "on": the extension is built
   }
 }
 

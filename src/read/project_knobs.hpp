@@ -121,6 +121,9 @@ struct KnobPlan {
 std::optional<std::string> knob_role(const std::string& name, const std::string& flag = "");
 bool glob_match(std::string_view pattern, std::string_view name);  // '*' matches any run
 
+// The other spelling of a switch value ("1" <-> "0", "ON" <-> "OFF", "true" <-> "false"), "" if none.
+std::string opposite_value(const std::string& v);
+
 // Whether the project's own default passes the gate kiln followed for a knob: an optional extension
 // left at its default is then built (gsplat's BUILD_EXPERIMENTAL, "1" unless set).
 bool default_opens_gate(const Knob& k);

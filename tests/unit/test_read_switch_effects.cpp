@@ -207,4 +207,34 @@ TEST(SwitchEffects, ExtensionsBuiltAtOnceAreOneAtATime) {
   EXPECT_EQ(find(kp, "EXT_PARALLEL")->gate_at, "setup.py:23 self.parallel = at_once");
 }
 
+TEST(SwitchEffects, AnOptOutOfOneExtensionBesideOthersKeepsTheProjectsDefault) {
+  // AutoGPTQ 9f7d3707: DISABLE_QIGEN ("1" by default) keeps the QIGen C++ extension (-march=native, a code
+  // generator run first) out beside the CUDA extensions BUILD_CUDA_EXT makes; kiln no longer sets it to 0.
+  // COMPILE_MARLIN adds Marlin beside them, on by default.
+  std::map<std::string, Decided> want = {
+      {"BUILD_CUDA_EXT", {"cuda-enable", "1", "kiln", "setup.py:7"}},
+      {"DISABLE_QIGEN", {"optional-extension", "", "", "setup.py:8"}},
+      {"COMPILE_MARLIN", {"optional-extension", "", "", "setup.py:9"}},
+      {"ROCM_VERSION", {"cuda-skip", "", "", "setup.py:10"}},
+  };
+  auto kp = plan_for("autogptq");
+  EXPECT_EQ(decided(kp), want);
+  const auto* k = find(kp, "DISABLE_QIGEN");
+  ASSERT_TRUE(k);
+  EXPECT_NE(k->reason.find("off by default (DISABLE_QIGEN=1); --knob DISABLE_QIGEN=0 builds it"), std::string::npos)
+      << k->reason;
+  const std::string text = plan::knobs_to_text(kp);
+  EXPECT_NE(text.find("DISABLE_QIGEN (setup.py:8; --knob DISABLE_QIGEN=0 builds it)"), std::string::npos) << text;
+  EXPECT_NE(text.find("left on (its default), each adding one beside those the project builds (--knob NAME=0 leaves "
+                      "it out): COMPILE_MARLIN (setup.py:9)"),
+            std::string::npos)
+      << text;
+  // Against a CPU-only torch BUILD_CUDA_EXT is left, but on by default: QIGen is still the optional part.
+  read::KnobContext cpu;
+  cpu.torch_cpu_only = true;
+  auto on_cpu = decided(plan_for("autogptq", cpu));
+  EXPECT_EQ(on_cpu["BUILD_CUDA_EXT"], (Decided{"cuda-enable", "", "", "setup.py:7"}));
+  EXPECT_EQ(on_cpu["DISABLE_QIGEN"], (Decided{"optional-extension", "", "", "setup.py:8"}));
+}
+
 }  // namespace
