@@ -1391,9 +1391,27 @@ class Effects:
             results.append((s, found))
         for s, found in results:
             self.decide(s, found, literals.get(s["name"], set()), lit_at)
+        self.mark_decided_by_arch_list()
         self.mark_beside()
         self.mark_unreached(results)
         Packaging(self.p, self.index, self.branches, self).mark(self.reads.reads)
+
+    def mark_decided_by_arch_list(self):
+        """Names an `if` on TORCH_CUDA_ARCH_LIST (the list kiln sets) assigns in its branches hold what
+        that list decides: an architecture flag built from them is the list's, not hard-coded
+        (tgale96/grouped_gemm ebeae0bb setup.py:12-28: device_capability is "" once the list is set,
+        and `if device_capability:` adds --generate-code=arch=compute_{device_capability})."""
+        for m, node, s in self.reads.reads:
+            if s["name"] != "TORCH_CUDA_ARCH_LIST":
+                continue
+            cur, up = node, m.parent.get(node)
+            while up is not None and not isinstance(up, ast.stmt):
+                cur, up = up, m.parent.get(up)
+            if isinstance(up, ast.If) and up.test is cur:
+                scope = enclosing_function(up, m) or m.tree
+                self.archs.arch_names.setdefault((m.rel, id(scope)), set()).update(
+                    t.id for st in up.body + up.orelse for n in ast.walk(st) if isinstance(n, ast.Assign)
+                    for t in n.targets if isinstance(t, ast.Name))
 
     def mark_unreached(self, results):
         """Reads a CUDA build never reaches: in another backend's arm of a chain that builds CUDA's

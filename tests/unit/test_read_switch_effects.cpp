@@ -237,4 +237,14 @@ TEST(SwitchEffects, AnOptOutOfOneExtensionBesideOthersKeepsTheProjectsDefault) {
   EXPECT_EQ(on_cpu["DISABLE_QIGEN"], (Decided{"optional-extension", "", "", "setup.py:8"}));
 }
 
+TEST(SwitchEffects, AFlagOnlyTheUnsetArchitectureListLeavesIsNotHardCoded) {
+  // grouped_gemm ebeae0bb: --generate-code is added only from the GPU's capability, which the project
+  // reads only where TORCH_CUDA_ARCH_LIST (set by kiln) is unset. GROUPED_GEMM_CUTLASS only adds a define.
+  auto kp = plan_for("grouped-gemm");
+  EXPECT_EQ(kp.hardcoded_archs, "");
+  std::map<std::string, Decided> want = {{"TORCH_CUDA_ARCH_LIST", {"kiln-sets", "", "", "setup.py:9"}},
+                                         {"GROUPED_GEMM_CUTLASS", {"compile-flags", "", "", "setup.py:18"}}};
+  EXPECT_EQ(decided(kp), want);
+}
+
 }  // namespace
