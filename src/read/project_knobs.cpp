@@ -480,9 +480,8 @@ namespace {
 void leave_optional_extensions(std::vector<Knob>& knobs, const std::vector<KnobSighting>& merged) {
   std::vector<std::string> on;  // switches on in this plan (set on, or on by default) that are not opt-ins themselves
   for (const auto& k : knobs)
-    if (k.role != knob_roles::kBuildOptIn &&
-        ((!k.value.empty() && !k.on_value.empty() && k.value == k.on_value) ||
-         (k.origin == KnobOrigin::none && default_opens_gate(k))))
+    if (k.role != knob_roles::kBuildOptIn && ((!k.value.empty() && !k.on_value.empty() && k.value == k.on_value) ||
+                                              (k.origin == KnobOrigin::none && default_opens_gate(k))))
       on.push_back(k.name);
   const Role* optional = nullptr;
   for (const auto& r : roles())

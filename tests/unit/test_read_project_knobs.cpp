@@ -539,10 +539,9 @@ TEST(ProjectKnobsTable, EveryRoleHasAnActionAReasonAndSources) {
                 !r["given_by"].value_or(std::string()).empty())
         << id;
     const std::vector<std::string> effects = {
-        "ext:on",  "ext:off", "cuda:on",  "cuda:off",  "swallow:on", "swallow:off", "select",      "archs",
-        "rocm",    "subset",  "flags",    "metadata",  "fatal",      "backend:on",  "backend:off", "unreached",
-        "library", "path",    "ninja:on", "ninja:off", "tool",       "jobs",        "packaging",   "archgate",
-        "parallel"};
+        "ext:on",   "ext:off",   "cuda:on",  "cuda:off", "swallow:on", "swallow:off", "select",    "archs",   "rocm",
+        "subset",   "flags",     "metadata", "fatal",    "backend:on", "backend:off", "unreached", "library", "path",
+        "ninja:on", "ninja:off", "tool",     "jobs",     "packaging",  "archgate",    "parallel"};
     if (const auto* e = r["effects"].as_array())
       for (const auto& v : *e)
         EXPECT_NE(std::find(effects.begin(), effects.end(), v.value_or(std::string())), effects.end()) << id;

@@ -97,8 +97,9 @@ TEST(SwitchEffects, ExtensionsAddedAfterAnEarlyReturnAreOptional) {
   const auto* k = find(kp, "BUILD_EXPERIMENTAL");
   ASSERT_TRUE(k);
   EXPECT_TRUE(read::default_opens_gate(*k));
-  EXPECT_NE(k->reason.find("on by default (BUILD_EXPERIMENTAL=1), so it is built; --knob BUILD_EXPERIMENTAL=0 leaves it out"),
-            std::string::npos)
+  EXPECT_NE(
+      k->reason.find("on by default (BUILD_EXPERIMENTAL=1), so it is built; --knob BUILD_EXPERIMENTAL=0 leaves it out"),
+      std::string::npos)
       << k->reason;
   const std::string text = plan::knobs_to_text(kp);
   EXPECT_NE(text.find("note: optional extensions left on (its default), each adding one beside those the project "
