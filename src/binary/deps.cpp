@@ -32,8 +32,8 @@ std::string abi_of(const std::vector<Symbol>& syms) {
 }  // namespace
 
 std::size_t DepsReport::missing() const {
-  return static_cast<std::size_t>(std::count_if(libraries.begin(), libraries.end(),
-                                                [](const ResolvedLibrary& l) { return !l.path && l.via != "driver"; }));
+  return static_cast<std::size_t>(std::count_if(
+      libraries.begin(), libraries.end(), [](const ResolvedLibrary& l) { return !l.path && l.via != Via::driver; }));
 }
 
 std::string cxx_abi_of_path(const std::string& path, const io::Seams& s, const std::string& root) {

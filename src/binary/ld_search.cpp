@@ -176,9 +176,9 @@ ResolvedLibrary LibrarySearch::find(const std::string& name, const std::vector<L
   r.needed_by = objs[from].path;
   if (driver_libraries().count(name)) {
     // Still report where it is if it is there, but never as missing.
-    r.via = "driver";
+    r.via = Via::driver;
   }
-  auto try_dir = [&](const std::string& dir, const char* via) {
+  auto try_dir = [&](const std::string& dir, Via via) {
     const std::string cand = normalize_path(dir + "/" + name);
     r.searched.push_back(dir);
     if (usable(cand, machine, blob)) {
@@ -192,40 +192,40 @@ ResolvedLibrary LibrarySearch::find(const std::string& name, const std::vector<L
   for (const auto& [loaded_name, loaded_path] : opt_.loaded)
     if (loaded_name == name && usable(loaded_path, machine, blob)) {
       r.path = loaded_path;
-      r.via = "preloaded";
+      r.via = Via::preloaded;
       return r;
     }
   for (const auto& d : opt_.preloaded)
-    if (try_dir(d, "preloaded")) return r;
+    if (try_dir(d, Via::preloaded)) return r;
   if (name.find('/') != std::string::npos) {
     const std::string cand =
         name[0] == '/' ? normalize_path(name) : normalize_path(core::dir_name(objs[0].path) + "/" + name);
-    if (usable(cand, machine, blob)) r.path = cand, r.via = "path";
+    if (usable(cand, machine, blob)) r.path = cand, r.via = Via::path;
     return r;
   }
   if (!objs[from].has_runpath)
     for (int o = from; o >= 0; o = objs[o].parent)
       if (!objs[o].has_runpath)
         for (const auto& d : objs[o].rpath)
-          if (try_dir(d, "rpath")) return r;
+          if (try_dir(d, Via::rpath)) return r;
   if (opt_.root.empty())
     if (auto llp = s_.env.get("LD_LIBRARY_PATH"))
       for (const auto& d : split_path(*llp, core::dir_name(objs[from].path)))
-        if (try_dir(d, "ld_library_path")) return r;
+        if (try_dir(d, Via::ld_library_path)) return r;
   for (const auto& d : objs[from].runpath)
-    if (try_dir(d, "runpath")) return r;
+    if (try_dir(d, Via::runpath)) return r;
   const auto flags = ld_cache_flags_for(machine);
   for (const auto& e : cache()) {
     if (e.name != name || (e.flags & 0xffff) != flags) continue;
     r.searched.push_back("ld.so.cache");
     if (usable(e.path, machine, blob)) {
       r.path = e.path;
-      r.via = "ld.so.cache";
+      r.via = Via::ld_so_cache;
       return r;
     }
   }
   for (const auto& d : ld_so_default_dirs())
-    if (try_dir(d, "default")) return r;
+    if (try_dir(d, Via::default_dirs)) return r;
   return r;
 }
 

@@ -2,8 +2,9 @@
 // The value types shared by dependency resolution (deps) and the ld.so-style search it drives
 // (ld_search): what to search and what one DT_NEEDED resolved to.
 #include <optional>
-#include <utility>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kiln::binary {
@@ -21,11 +22,40 @@ struct DepsOptions {
   bool in_interpreter = false;
 };
 
+// Where the loader found a library, in its search order; `driver`: one the GPU driver provides,
+// never missing whether or not it is here; `none`: not found.
+enum class Via { none, driver, preloaded, path, rpath, ld_library_path, runpath, ld_so_cache, default_dirs };
+
+// The words `kiln inspect --deps` and its JSON print ("" for none).
+constexpr std::string_view to_string(Via v) {
+  switch (v) {
+    case Via::none:
+      return "";
+    case Via::driver:
+      return "driver";
+    case Via::preloaded:
+      return "preloaded";
+    case Via::path:
+      return "path";
+    case Via::rpath:
+      return "rpath";
+    case Via::ld_library_path:
+      return "ld_library_path";
+    case Via::runpath:
+      return "runpath";
+    case Via::ld_so_cache:
+      return "ld.so.cache";
+    case Via::default_dirs:
+      return "default";
+  }
+  return "";
+}
+
 struct ResolvedLibrary {
-  std::string name;                   // as in DT_NEEDED
-  std::optional<std::string> path;    // where it resolved (inside root); nullopt: missing
-  std::string needed_by;              // the path of the object whose DT_NEEDED named it
-  std::string via;                    // rpath, ld_library_path, runpath, ld.so.cache, default, path, driver
+  std::string name;                 // as in DT_NEEDED
+  std::optional<std::string> path;  // where it resolved (inside root); nullopt: missing
+  std::string needed_by;            // the path of the object whose DT_NEEDED named it
+  Via via = Via::none;
   std::vector<std::string> searched;  // folders tried, for a missing library's message
 };
 

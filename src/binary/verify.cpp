@@ -141,7 +141,7 @@ void add_deps_problems(const std::string& path, bool python_module, const DepsRe
                        const std::string& torch_path, const VerifyOptions& opt, VerifyReport& rep) {
   if (d.error) rep.problems.push_back({path, "", ProblemKind::unreadable, *d.error, ""});
   for (const auto& lib : d.libraries) {
-    if (lib.path || lib.via == "driver") continue;
+    if (lib.path || lib.via == Via::driver) continue;
     rep.problems.push_back(
         {path, "", ProblemKind::missing_library,
          fmt::format("needs {} (through {}), which is not found{}", lib.name,

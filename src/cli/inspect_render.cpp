@@ -187,9 +187,9 @@ json file_json(const binary::FileReport& f, const std::optional<binary::DepsRepo
     for (const auto& l : d->libraries)
       libs.push_back({{"name", l.name},
                       {"path", l.path ? json(*l.path) : json(nullptr)},
-                      {"via", l.via},
+                      {"via", binary::to_string(l.via)},
                       {"needed_by", l.needed_by},
-                      {"missing", !l.path && l.via != "driver"}});
+                      {"missing", !l.path && l.via != binary::Via::driver}});
     json needs = json::object();
     for (const auto& [file, vs] : d->abi.version_needs) needs[file] = vs;
     json problems = json::array();
@@ -243,9 +243,9 @@ void print_deps(std::ostream& out, const binary::DepsReport& dr, const RenderOpt
   if (d->error) out << fmt::format("  deps: error: {}\n", *d->error);
   for (const auto& l : d->libraries) {
     if (l.path)
-      out << fmt::format("  needs {} -> {} ({}{})\n", l.name, *l.path, l.via,
+      out << fmt::format("  needs {} -> {} ({}{})\n", l.name, *l.path, binary::to_string(l.via),
                          l.needed_by == d->path ? "" : ", for " + l.needed_by);
-    else if (l.via == "driver")
+    else if (l.via == binary::Via::driver)
       out << fmt::format("  needs {} -> provided by the NVIDIA driver at run time\n", l.name);
     else
       out << fmt::format("  needs {} -> MISSING (needed by {}; searched {})\n", l.name, l.needed_by,

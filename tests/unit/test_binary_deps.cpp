@@ -116,7 +116,7 @@ TEST_F(Deps, RootResolvesInsideAnImage) {
   auto r2 = resolve_deps(root.path() + "/opt/app/liba.so", DepsOptions{root.path(), false}, s.seams);
   ASSERT_TRUE(r2.libraries.front().path);
   EXPECT_EQ(*r2.libraries.front().path, "/usr/lib64/libb.so");
-  EXPECT_EQ(r2.libraries.front().via, "default");
+  EXPECT_EQ(r2.libraries.front().via, binary::Via::default_dirs);
 }
 
 TEST_F(Deps, RootFollowsAbsoluteSymlinksInsideTheImage) {
@@ -134,7 +134,7 @@ TEST_F(Deps, RootFollowsAbsoluteSymlinksInsideTheImage) {
   ASSERT_FALSE(r.error) << *r.error;
   ASSERT_TRUE(r.libraries.front().path);
   EXPECT_EQ(*r.libraries.front().path, "/usr/local/cuda/lib64/libb.so");
-  EXPECT_EQ(r.libraries.front().via, "ld.so.cache");
+  EXPECT_EQ(r.libraries.front().via, binary::Via::ld_so_cache);
   // A relative link that climbs above the image's root stays inside the image, as in a chroot.
   std::filesystem::create_symlink("../../../../../../usr/local/cuda-99/lib64/libb.so", root / "usr/libb-link.so");
   root.write("etc/ld.so.cache", kiln::testing::make_ld_cache({{"libb.so", "/usr/libb-link.so"}}));
@@ -198,7 +198,7 @@ TEST_F(Deps, ExtensionModulesResolveAgainstTheTorchTheyImport) {
   auto after = resolve_deps(module, d2, s.seams);
   EXPECT_EQ(after.missing(), 0u);
   bool via_preloaded = false;
-  for (const auto& l : after.libraries) via_preloaded |= l.name == "libb.so" && l.via == "preloaded";
+  for (const auto& l : after.libraries) via_preloaded |= l.name == "libb.so" && l.via == binary::Via::preloaded;
   EXPECT_TRUE(via_preloaded);
   // verify finds torch/lib on its own for a module inside site-packages.
   auto v = verify_files({module}, {}, {}, s.seams);
@@ -254,7 +254,7 @@ TEST_F(Deps, ExtensionModulesReuseWhatTorchsImportLoaded) {
   EXPECT_EQ(r.missing(), 0u);
   for (const auto& l : r.libraries)
     if (l.name == "librt_x.so.13") {
-      EXPECT_EQ(l.via, "preloaded");
+      EXPECT_EQ(l.via, binary::Via::preloaded);
       EXPECT_EQ(l.path.value_or(""), sp + "/nvidia/rt/lib/librt_x.so.13");
     }
   auto v = verify_files({sp}, {}, {}, s.seams);
