@@ -200,21 +200,23 @@ std::string targets_like(const std::string& example, const std::vector<int>& sas
 // The planned targets in the spelling the project's own code parses (its split, int() of whole
 // entries or split("."), a variant letter it reads), else in its default's, else the role's.
 std::string arch_value(const KnobSighting& s, const KnobContext& ctx, const std::string& role_spelling) {
-  std::string form = s.arch.form;
+  ArchForm form = s.arch.form;
   std::string sep = s.arch.sep;
-  if (form.empty() && !s.default_value.empty()) {
+  if (form == ArchForm::unknown && !s.default_value.empty()) {
     const std::string like = targets_like(s.default_value, {90, 100});
-    if (!like.empty()) form = like.find('.') != std::string::npos ? "dotted" : "numbers";
+    if (!like.empty()) form = like.find('.') != std::string::npos ? ArchForm::dotted : ArchForm::numbers;
     if (sep.empty() && like.size() > 3) sep = like.substr(like.find_first_of(";, "), 1);
   }
-  if (form.empty()) form = s.arch.dot_dropped || role_spelling == "dotted" ? "dotted" : "numbers";
+  if (form == ArchForm::unknown)
+    form =
+        s.arch.dot_dropped || arch_form_from(role_spelling) == ArchForm::dotted ? ArchForm::dotted : ArchForm::numbers;
   if (sep.empty()) sep = ";";
   std::string out;
   for (size_t i = 0; i < ctx.sass.size(); ++i) {
     const int a = ctx.sass[i];
     const std::string suffix = s.arch.suffix && i < ctx.sass_suffix.size() ? ctx.sass_suffix[i] : "";
-    out += (out.empty() ? "" : sep) + (form == "dotted" ? fmt::format("{}.{}", a / 10, a % 10) : std::to_string(a)) +
-           suffix;
+    out += (out.empty() ? "" : sep) +
+           (form == ArchForm::dotted ? fmt::format("{}.{}", a / 10, a % 10) : std::to_string(a)) + suffix;
   }
   return out;
 }
@@ -337,17 +339,35 @@ void apply_choice(Knob& k, const std::string& value, const KnobContext& ctx) {
 std::optional<bool> torch_check_holds(const TorchCheck& c, const KnobContext& ctx) {
   for (const auto& cmp : c.all) {
     // "2.11.0+cu130": major 2, minor 11; torch's CUDA "13.0": cuda_major 13.
-    const core::Version v = core::leading_version(cmp.part == "cuda_major" ? ctx.torch_cuda : ctx.torch_version);
-    const size_t part = cmp.part == "cuda_major" || cmp.part == "major" ? 0 : 1;
+    using Cmp = TorchCheck::Cmp;
+    const core::Version v =
+        core::leading_version(cmp.part == Cmp::Part::cuda_major ? ctx.torch_cuda : ctx.torch_version);
+    const size_t part = cmp.part == Cmp::Part::minor ? 1 : 0;
     if (v.parts.size() <= part) return std::nullopt;
     const int x = v.parts[part], y = cmp.value;
-    const bool ok = cmp.op == "Eq"      ? x == y
-                    : cmp.op == "NotEq" ? x != y
-                    : cmp.op == "Lt"    ? x < y
-                    : cmp.op == "LtE"   ? x <= y
-                    : cmp.op == "Gt"    ? x > y
-                    : cmp.op == "GtE"   ? x >= y
-                                        : false;
+    bool ok = false;
+    switch (cmp.op) {
+      case Cmp::Op::eq:
+        ok = x == y;
+        break;
+      case Cmp::Op::ne:
+        ok = x != y;
+        break;
+      case Cmp::Op::lt:
+        ok = x < y;
+        break;
+      case Cmp::Op::le:
+        ok = x <= y;
+        break;
+      case Cmp::Op::gt:
+        ok = x > y;
+        break;
+      case Cmp::Op::ge:
+        ok = x >= y;
+        break;
+      case Cmp::Op::unknown:
+        break;
+    }
     if (!ok) return false;
   }
   return true;

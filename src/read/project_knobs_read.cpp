@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <utility>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -96,6 +97,23 @@ void read_use(KnobSighting& k, const std::string& before, const std::string& res
 }
 
 }  // namespace
+
+ArchForm arch_form_from(std::string_view word) {
+  return word == "numbers" ? ArchForm::numbers : word == "dotted" ? ArchForm::dotted : ArchForm::unknown;
+}
+
+TorchCheck::Cmp TorchCheck::Cmp::from(std::string_view part, std::string_view op, int value) {
+  using P = Part;
+  using O = Op;
+  static constexpr std::pair<std::string_view, O> ops[] = {{"Eq", O::eq},  {"NotEq", O::ne}, {"Lt", O::lt},
+                                                           {"LtE", O::le}, {"Gt", O::gt},    {"GtE", O::ge}};
+  Cmp c;
+  c.part = part == "cuda_major" ? P::cuda_major : part == "major" ? P::major : P::minor;
+  for (const auto& [name, o] : ops)
+    if (op == name) c.op = o;
+  c.value = value;
+  return c;
+}
 
 std::vector<KnobSighting> read_setup_py(std::string_view text, const std::string& file) {
   static const std::regex get(
@@ -243,7 +261,7 @@ std::vector<KnobSighting> read_cmakelists(std::string_view text, const std::stri
           c.line >= 1 && static_cast<size_t>(c.line) <= lines.size() ? core::trim(lines[c.line - 1]) : std::string();
       k.arch.reach = "cmake";
       k.arch.sep = ";";
-      k.arch.form = "numbers";
+      k.arch.form = ArchForm::numbers;
     }
   }
   return out;

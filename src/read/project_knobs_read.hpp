@@ -14,6 +14,11 @@
 
 namespace kiln::read {
 
+// How a project's code reads the entries of its architecture list: int() of each ("90"), or
+// split(".") ("9.0"); unknown when the reader could not tell.
+enum class ArchForm { unknown, numbers, dotted };
+ArchForm arch_form_from(std::string_view word);  // "numbers", "dotted", else unknown
+
 struct KnobSighting {
   enum class Use {
     compare,       // os.getenv("X", "FALSE") == "TRUE", .lower() in ("1", "true"): a switch
@@ -59,9 +64,9 @@ struct KnobSighting {
   // branch is taken when the value matches effect_value, and kiln takes it only for planned ones.
   std::vector<int> gate_archs;
   struct ArchSpelling {
-    std::string reach;         // nvcc, cmake or torch
-    std::string sep;           // ";", "," or " " (what its code splits on), "" unknown
-    std::string form;          // "numbers" (int() of each entry), "dotted" (split(".")), "" unknown
+    std::string reach;  // nvcc, cmake or torch
+    std::string sep;    // ";", "," or " " (what its code splits on), "" unknown
+    ArchForm form = ArchForm::unknown;
     bool dot_dropped = false;  // its code removes "." itself: both spellings read
     bool suffix = false;       // its code reads a variant letter (9.0a)
   } arch;
@@ -72,9 +77,12 @@ struct KnobSighting {
 // op needs (`need` true) or what rules it out (`need` false).
 struct TorchCheck {
   struct Cmp {
-    std::string part;  // major, minor, cuda_major
-    std::string op;    // Python's ast name: Eq, NotEq, Lt, LtE, Gt, GtE
+    enum class Part { major, minor, cuda_major } part = Part::minor;     // of torch's version, or of its CUDA's
+    enum class Op { eq, ne, lt, le, gt, ge, unknown } op = Op::unknown;  // Python's ast Eq, NotEq, Lt, LtE, Gt, GtE
     int value = 0;
+    // From the reader's words (data/read_setup.py): a part it does not name reads as the minor, an
+    // operator it does not name never holds.
+    static Cmp from(std::string_view part, std::string_view op, int value);
   };
   std::vector<Cmp> all;
   bool need = true;

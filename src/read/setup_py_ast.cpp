@@ -48,7 +48,7 @@ KnobSighting sighting(const json& s) {
   if (auto a = s.find("arch"); a != s.end() && a->is_object()) {
     k.arch.reach = str(*a, "reach");
     k.arch.sep = str(*a, "sep");
-    k.arch.form = str(*a, "form");
+    k.arch.form = arch_form_from(str(*a, "form"));
     k.arch.dot_dropped = a->value("dot_dropped", false);
     k.arch.suffix = a->value("suffix", false);
   }
@@ -94,7 +94,7 @@ tl::expected<SetupPyReading, std::string> parse_setup_reading(std::string_view t
         c.text = str(t, "text");
         for (const auto& a : t.value("all", json::array()))
           if (a.is_array() && a.size() == 3 && a[0].is_string() && a[1].is_string() && a[2].is_number_integer())
-            c.all.push_back({a[0].get<std::string>(), a[1].get<std::string>(), a[2].get<int>()});
+            c.all.push_back(TorchCheck::Cmp::from(a[0].get<std::string>(), a[1].get<std::string>(), a[2].get<int>()));
         if (!c.all.empty()) op.torch_checks.push_back(std::move(c));
       }
       for (const auto& u : o.value("open", json::array())) {

@@ -70,7 +70,7 @@ TEST_F(Deps, RunpathWithOriginResolvesAndUndefinedSymbolsAreFound) {
   ASSERT_NE(b, nullptr);
   ASSERT_TRUE(b->path);
   EXPECT_EQ(*b->path, dir.path() + "/sub/libb.so");
-  EXPECT_EQ(b->via, "runpath");
+  EXPECT_EQ(b->via, binary::Via::runpath);
   EXPECT_EQ(r.missing(), 0u);
   EXPECT_EQ(r.abi.cxx_abi, "cxx11");
   EXPECT_EQ(r.abi.max_glibc.rfind("GLIBC_2.", 0) == 0 || r.abi.max_glibc.empty(), true);

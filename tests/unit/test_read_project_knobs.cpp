@@ -634,3 +634,19 @@ TEST(ProjectKnobsFixtures, PycudasiftOptionSetInSetupCfg) {
 }
 
 }  // namespace
+
+// The reader's words for an op's torch check and a list's spelling are read once, at the JSON
+// boundary, into the enums the decisions branch on (issue 31).
+TEST(ProjectKnobs, TheReadersWordsAreReadIntoEnums) {
+  using Cmp = read::TorchCheck::Cmp;
+  const Cmp c = Cmp::from("cuda_major", "GtE", 12);
+  EXPECT_EQ(c.part, Cmp::Part::cuda_major);
+  EXPECT_EQ(c.op, Cmp::Op::ge);
+  EXPECT_EQ(c.value, 12);
+  EXPECT_EQ(Cmp::from("major", "NotEq", 1).op, Cmp::Op::ne);
+  EXPECT_EQ(Cmp::from("major", "NotEq", 1).part, Cmp::Part::major);
+  EXPECT_EQ(Cmp::from("minor", "Is", 1).op, Cmp::Op::unknown);  // an operator it does not name never holds
+  EXPECT_EQ(read::arch_form_from("dotted"), read::ArchForm::dotted);
+  EXPECT_EQ(read::arch_form_from("numbers"), read::ArchForm::numbers);
+  EXPECT_EQ(read::arch_form_from(""), read::ArchForm::unknown);
+}
