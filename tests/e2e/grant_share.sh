@@ -39,9 +39,10 @@ chmod +x "$work/bin/nvcc"
 : > "$work/plan.template"
 for i in $(seq 0 9); do
   bytes=$([ "$i" -ge 6 ] && echo 4800 || echo 1200)
-  # kiln weighs a unit by its kernel launches (launch/unit_estimate): six in a long unit, one in a
-  # short, about the 4:1 of their fake compile times.
-  launches=$([ "$i" -ge 6 ] && echo 6 || echo 1)
+  # kiln weighs a unit by its kernel launches (launch/unit_estimate, data/unit_cost.toml: 0.25 s
+  # each on top of 3 s for a unit that includes nothing): forty in a long unit, one in a short,
+  # about the 4:1 of their fake compile times.
+  launches=$([ "$i" -ge 6 ] && echo 40 || echo 1)
   { [ "$i" -ge 6 ] && printf 'device\n' || printf 'front\n'; for _ in $(seq "$launches"); do printf 'k<<<1, 1>>>();\n'; done; } > "$work/src/scan_$i.cu"
   head -c "$((bytes - $(wc -c < "$work/src/scan_$i.cu")))" /dev/zero | tr '\0' 'x' >> "$work/src/scan_$i.cu"
   printf 'build %s: cuda_compile %s\n  delay = %s\n' "$work/b/scan_$i.o" "$work/src/scan_$i.cu" \
