@@ -15,6 +15,7 @@
 #include "launch/exec_record.hpp"
 #include "launch/governor.hpp"
 #include "launch/nvcc_phases.hpp"
+#include "launch/reachable_launches.hpp"
 #include "launch/unit_estimate.hpp"
 #include "launch/wheel_index.hpp"
 #include "probe/cmake_cache.hpp"
@@ -85,6 +86,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)kiln::launch::includes_of(code, '<'), (void)kiln::launch::includes_of(code, '"');
       const double launches = kiln::launch::weighted_launches(code, 2.0);
       if (!(launches >= 0) || launches > 1e300) __builtin_trap();
+      // The launches a unit's functions reach, the text as the unit and as its header: finite, and
+      // every function body found lies inside the text.
+      for (const auto& b : kiln::launch::function_bodies(code))
+        if (b.open >= b.close || b.close >= code.size()) __builtin_trap();
+      (void)kiln::launch::explicit_instantiations(code);
+      const double reached = kiln::launch::reachable_launches({code, code}, 2.0, 16.0);
+      if (!(reached >= 0) || reached > 1e300) __builtin_trap();
       break;
     }
   }

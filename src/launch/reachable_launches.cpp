@@ -296,6 +296,7 @@ std::vector<std::string> explicit_instantiations(std::string_view t) {
 // The function a local variable of `body` was set to (`auto kernel = &ns::flash_fwd_kernel<...>;`,
 // `kernel = f;`), else empty.
 std::string assigned_function(std::string_view body, std::string_view var) {
+  if (var.empty()) return {};  // `)<<<...`: no name to look for (and find("") never moves on)
   for (size_t pos = 0; (pos = body.find(var, pos)) != npos; pos += var.size()) {
     if ((pos > 0 && is_ident(body[pos - 1])) || (pos + var.size() < body.size() && is_ident(body[pos + var.size()])))
       continue;

@@ -78,4 +78,7 @@ TEST(ReachableLaunches, ABiggerKernelCountsMore) {
   EXPECT_NEAR(big, 40.0 / 16, 0.01);
   EXPECT_DOUBLE_EQ(launch::reachable_launches({"void f(P& p) { b(p); }", header}, 2, 16), 1);
   EXPECT_DOUBLE_EQ(launch::reachable_launches({"void f(P& p) { a(p); }", header}, 2, 0), 1);  // unsized
+  // A launch with no name before it (`(*table[i])<<<...`) counts once; looking for its name
+  // in the body looped forever on the empty name (found by the fuzz target).
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"void f(P& p) { (*table[i])<<<1, 1>>>(p); }"}, 2, 16), 1);
 }
