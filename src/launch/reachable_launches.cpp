@@ -332,27 +332,25 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
     }
   std::multimap<std::string, size_t> by_name;
   for (size_t d = 0; d < defs.size(); ++d) by_name.emplace(defs[d].body.name, d);
+  auto body_of = [&](size_t d) {
+    const auto& b = defs[d].body;
+    return std::string_view(texts[defs[d].text]).substr(b.open, b.close - b.open + 1);
+  };
   std::map<size_t, CodeWeight> code;  // weighed once per definition
   auto code_of = [&](size_t d) -> const CodeWeight& {
     auto it = code.find(d);
-    if (it == code.end()) {
-      const auto& b = defs[d].body;
-      it = code.emplace(d, weigh_code(std::string_view(texts[defs[d].text]).substr(b.open, b.close - b.open + 1),
-                                      macro_factor, names))
-               .first;
-    }
+    if (it == code.end()) it = code.emplace(d, weigh_code(body_of(d), macro_factor, names)).first;
     return it->second;
   };
   std::map<std::string, double> memo;
   std::set<std::string> visiting;
-  std::function<double(const CodeWeight&, int)> value;
+  std::function<double(size_t, int)> value;  // of one definition
   std::function<double(const std::string&, int)> weight = [&](const std::string& name, int depth) -> double {
     if (depth > kMaxCallDepth || visiting.count(name)) return 0;  // recursion compiles nothing new
     if (auto m = memo.find(name); m != memo.end()) return m->second;
     visiting.insert(name);
     double w = 0;  // a call instantiates one of the definitions of that name: the heaviest
-    for (auto [it, end] = by_name.equal_range(name); it != end; ++it)
-      w = std::max(w, value(code_of(it->second), depth + 1));
+    for (auto [it, end] = by_name.equal_range(name); it != end; ++it) w = std::max(w, value(it->second, depth + 1));
     visiting.erase(name);
     return memo[name] = std::min(w, kCap);
   };
@@ -375,32 +373,24 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
     }
     return kib_memo[kernel] = bytes / 1024;
   };
-  // A launch's weight: how many switch cases around it, times its kernel's size over `kernel_kib`.
-  auto launch_weight = [&](const CodeWeight& c, std::string_view body) {
+  // A definition's own launches: how many switch cases around each, times its kernel's size over
+  // `kernel_kib`, the kernel named directly or through a variable of the definition.
+  std::map<size_t, double> own_memo;
+  auto own_launches = [&](size_t d) {
+    const CodeWeight& c = code_of(d);
     if (kernel_kib <= 0) return c.launches;
+    if (auto m = own_memo.find(d); m != own_memo.end()) return m->second;
     double v = 0;
     for (const auto& [name, times] : c.launched) {
-      std::string kernel = names.count(name) ? name : assigned_function(body, name);
+      const std::string kernel = names.count(name) ? name : assigned_function(body_of(d), name);
       const double kib = kernel.empty() || !names.count(kernel) ? 0 : kernel_size(kernel);
       v += times * std::max(kib / kernel_kib, 1.0);
     }
-    return v;
+    return own_memo[d] = v;
   };
-  std::map<const CodeWeight*, double> launch_memo;
-  auto own_launches = [&](const CodeWeight& c) {
-    if (auto m = launch_memo.find(&c); m != launch_memo.end()) return m->second;
-    // the definition's own text, for the variables its launches name
-    for (const auto& [d, cw] : code)
-      if (&cw == &c) {
-        const auto& b = defs[d].body;
-        return launch_memo[&c] =
-                   launch_weight(c, std::string_view(texts[defs[d].text]).substr(b.open, b.close - b.open + 1));
-      }
-    return c.launches;
-  };
-  value = [&](const CodeWeight& c, int depth) {
-    double v = own_launches(c);
-    for (const auto& [callee, times] : c.calls) v += times * weight(callee, depth);
+  value = [&](size_t d, int depth) {
+    double v = own_launches(d);
+    for (const auto& [callee, times] : code_of(d).calls) v += times * weight(callee, depth);
     return std::min(v, kCap);
   };
   // The roots: the source's functions that no other function of the source calls, and its
@@ -412,7 +402,7 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
   for (size_t d = 0; d < defs.size() && defs[d].text == 0; ++d)
     if (!called_in_source.count(defs[d].body.name)) {
       visiting.insert(defs[d].body.name);
-      total += value(code_of(d), 1);
+      total += value(d, 1);
       visiting.erase(defs[d].body.name);
     }
   for (const auto& name : explicit_instantiations(texts[0])) total += weight(name, 1);
