@@ -21,6 +21,11 @@
 #   else the local GPUs), as a user who sets nothing gets. kiln verify checks GPU (default h100).
 # KILN_BENCH_WORK: the folder to build in (default a new one under /tmp), for a caller that polls.
 # KILN_BENCH_MEM_BUDGET: passed as --mem-budget (a host whose MemTotal starts small, KINDS.md).
+# KILN_BENCH_FA_HDIMS: the head dims the checks run (default "64 128 256"; a checkout cut by
+#   bench/fa_cut.py has only some).
+# KILN_BENCH_SALLOC: salloc's arguments (e.g. "-N2 --ntasks-per-node=1 -c8 --mem=60000 --no-kill"):
+#   the build runs as `salloc ARGS kiln build ... --slurm` on the Slurm cluster SLURM_CONF names
+#   (bench/device/slurm_fa.sh starts one on this host).
 # Writes OUT/{host.txt,build.log,report.txt,report.json,exec.jsonl,inspect.txt,inspect.json,
 # verify.txt,checks.txt,projection.txt,row.md}.
 set -u
@@ -41,8 +46,13 @@ rm -rf "$proj" && cp -r "$src" "$proj" && rm -rf "$proj/build" "$proj/build-kiln
 args=(build "$proj" --python "$py")
 [ -n "$gpu" ] && args+=(--gpu "$gpu")
 [ -n "${KILN_BENCH_MEM_BUDGET:-}" ] && args+=(--mem-budget "$KILN_BENCH_MEM_BUDGET")
-echo "kiln ${args[*]}" > "$out/command.txt"
-read -r wall rss rc < <(cd "$work" && "$py" "$here/measure.py" "$kiln" "${args[@]}")
+wrap=()
+if [ -n "${KILN_BENCH_SALLOC:-}" ]; then
+  read -r -a wrap <<< "salloc ${KILN_BENCH_SALLOC} -Q"
+  args+=(--slurm)
+fi
+echo "${wrap[*]} kiln ${args[*]}" > "$out/command.txt"
+read -r wall rss rc < <(cd "$work" && "$py" "$here/measure.py" "${wrap[@]}" "$kiln" "${args[@]}")
 cp "$work/build.log" "$out/build.log"
 tail -15 "$out/build.log"
 [ "$rc" = 0 ] || { echo "kiln build exited $rc: see $out/build.log"; exit 1; }
@@ -61,14 +71,15 @@ vrc=$?
 echo "kiln verify exit $vrc" >> "$out/verify.txt"
 cat "$out/inspect.txt" "$out/verify.txt"
 
-(cd / && "$py" - > "$out/checks.txt" 2>&1 <<'PY'
-import itertools, torch
+(cd / && KILN_BENCH_FA_HDIMS=${KILN_BENCH_FA_HDIMS:-64 128 256} "$py" - > "$out/checks.txt" 2>&1 <<'PY'
+import itertools, os, torch
 import torch.nn.functional as F
 from flash_attn import flash_attn_func
 torch.manual_seed(35)
 failed = 0
+hdims = [int(h) for h in os.environ["KILN_BENCH_FA_HDIMS"].split()]
 print(f"{'dtype':<9} {'hdim':>4} {'causal':<6} {'what':<4} {'fa err':>9} {'sdpa err':>9}  ok")
-for dtype, d, causal in itertools.product((torch.float16, torch.bfloat16), (64, 128, 256), (False, True)):
+for dtype, d, causal in itertools.product((torch.float16, torch.bfloat16), hdims, (False, True)):
     b, s, h = 2, 1024, 8
     q, k, v = (torch.randn(b, s, h, d, device="cuda", dtype=dtype, requires_grad=True) for _ in range(3))
     g = torch.randn(b, s, h, d, device="cuda", dtype=dtype)
