@@ -30,6 +30,7 @@
 #include "launch/learned_cost.hpp"
 #include "launch/running_units.hpp"
 #include "launch/slurm_step.hpp"
+#include "launch/step_cpus.hpp"
 #include "launch/thread_grant.hpp"
 #include "launch/thread_share.hpp"
 #include "launch/unit_plan.hpp"
@@ -127,8 +128,9 @@ int build_cores(const io::Environment& env) {
 
 // kiln build --slurm: the unit runs as a job step, asking for its expected peak and granted cores.
 io::ProcessResult run_slurm_unit(const SlurmConfig& c, const io::ProcessSpec& spec, ExecRecord& rec, io::Seams& s) {
-  auto step =
-      run_as_step(c, StepAsk{.mem_kib = rec.expected_kib, .cores = rec.cores, .exclude = {}}, spec, rec.output, s);
+  auto step = run_as_step(
+      c, StepAsk{.mem_kib = rec.expected_kib, .cores = rec.step_cpus > 0 ? rec.step_cpus : rec.cores, .exclude = {}},
+      spec, rec.output, s);
   rec.node = step.node;
   rec.attempts = step.attempts;
   // Under the compiler's errors in the build log: a unit that fails on one node may be that node's
@@ -155,12 +157,8 @@ public:
       if (auto text = s.fs.read(path)) plan_ = parse_unit_plan(*text);
   }
   std::vector<UnitWork> work(const std::vector<Reservation>& running) {
-    std::set<std::string> keys, running_outputs;
-    for (const auto& r : running) keys.insert(r.field("unit"));
-    for (const auto& u : plan_.units)
-      if (keys.count(history_key(u.output))) running_outputs.insert(u.output);
     std::vector<UnitWork> out;
-    for (const auto& u : starting_soon(plan_, running_outputs, me_)) {
+    for (const auto& u : starting_soon(plan_, running_outputs(running), me_)) {
       // Eight extensions' Ninjas at -j 16 list a hundred units: a few times the cores say as much
       // about the share, and each unit's estimate reads its source and headers.
       if (out.size() >= kMaxComingUnits) break;
@@ -177,16 +175,25 @@ public:
   bool lists_me() const {
     return std::any_of(plan_.units.begin(), plan_.units.end(), [&](const PlannedUnit& u) { return u.output == me_; });
   }
-  // The plan's units not started yet (rule 6 of thread_grant).
+  // The plan's units waiting for a slot (rule 6 of thread_grant).
   int waiting(const std::vector<Reservation>& running) const {
-    std::set<std::string> keys, running_outputs;
-    for (const auto& r : running) keys.insert(r.field("unit"));
-    for (const auto& u : plan_.units)
-      if (keys.count(history_key(u.output))) running_outputs.insert(u.output);
-    return units_waiting(plan_, running_outputs, me_);
+    return units_waiting(plan_, running_outputs(running), me_);
+  }
+  // The plan's units not started yet, slot or not (a Slurm step's CPUs); nullopt without a plan.
+  std::optional<int> not_started(const std::vector<Reservation>& running) const {
+    if (!lists_me()) return std::nullopt;
+    return units_not_started(plan_, running_outputs(running), me_);
   }
 
 private:
+  std::set<std::string> running_outputs(const std::vector<Reservation>& running) const {
+    std::set<std::string> keys, out;
+    for (const auto& r : running) keys.insert(r.field("unit"));
+    for (const auto& u : plan_.units)
+      if (keys.count(history_key(u.output))) out.insert(u.output);
+    return out;
+  }
+
   const io::Seams& s_;
   std::string me_;
   int targets_;
@@ -241,22 +248,42 @@ std::vector<std::string> rewrite_command(std::vector<std::string> argv, const io
   return ccache_friendly_nvcc_args(argv);
 }
 
-// Marks a reservation whose compile runs as a Slurm job step (its cores are a node's, not here).
+// Marks a reservation whose compile runs as a Slurm job step (its cores are a node's, not here),
+// and the CPUs that step asked (launch/step_cpus).
 constexpr const char* kStepField = "step";
+constexpr const char* kStepCpusField = "step_cpus";
+
+int asked_cpus(const Reservation& r) {
+  const auto n = core::parse_int(r.field(kStepCpusField));
+  return n && *n > 0 && *n < (1 << 20) ? static_cast<int>(*n) : std::max(1, r.threads);
+}
+
+// The room a new step asks its CPUs from: the allocation's (live) CPUs and this build's steps.
+StepRoom step_room(const SlurmConfig& c, const std::vector<Reservation>& running, const io::Filesystem& fs,
+                   std::optional<int> not_started) {
+  StepRoom room{.waiting = not_started, .node_cpus = c.node_cpus};
+  if (auto left = room_left(c, fs))
+    room.alloc_cpus = left->cpus;
+  else if (std::none_of(c.cpus.begin(), c.cpus.end(), [](int n) { return n <= 0; }))
+    for (int n : c.cpus) room.alloc_cpus += n;
+  for (const auto& r : running)
+    if (r.field(kStepField) == "1") room.asked_by_running += asked_cpus(r), ++room.running_steps;
+  return room;
+}
 
 // kiln build --slurm once a node died (issue 35: Ninja's -j still counted it, and the units past
 // the live nodes' CPUs waited in srun, then ran beside the others): a unit runs as a step only
 // while the steps running leave it a core and their memory on the nodes left; otherwise it waits
 // here, under the governor, as any unit waits for memory. The first wait is said once.
-bool slurm_room(const SlurmConfig& c, const std::vector<Reservation>& running, const Grant& grant, io::Seams& s,
-                const ExecRecord& rec, bool& said) {
+bool slurm_room(const SlurmConfig& c, const std::vector<Reservation>& running, const Grant& grant, int cpus,
+                io::Seams& s, const ExecRecord& rec, bool& said) {
   const auto left = room_left(c, s.fs);
   if (!left || left->cpus <= 0) return true;  // nothing dead; or no CPU known: the watchdog decides
   int cores = 0, steps = 0;
   std::uint64_t kib = 0;
   for (const auto& r : running)
-    if (r.field(kStepField) == "1") cores += std::max(1, r.threads), kib += r.kib, ++steps;
-  const int mine = c.node_cpus > 0 ? std::min(std::max(1, grant.cores), c.node_cpus) : std::max(1, grant.cores);
+    if (r.field(kStepField) == "1") cores += asked_cpus(r), kib += r.kib, ++steps;
+  const int mine = cpus;
   const std::uint64_t mem = c.node_mem_kib * static_cast<std::uint64_t>(left->nodes);
   if (steps == 0 || (cores + mine <= left->cpus && (mem == 0 || kib + grant.kib <= mem))) return true;
   if (!said)
@@ -304,6 +331,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
   Reservation plain{pid, rec.expected_kib};
   Reservation decided = plain;
   bool said_slurm = false;
+  int step_asks = 1;
   auto g = acquire_decided(
       *l.ledger, s.clock, pid,
       [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
@@ -319,9 +347,12 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
           priority = decide_priority(unit.work(), has_kernels ? weighed_threads(grant) : 1,
                                      peers(unit.work(), running, soon, cores, policy), policy.priority);
         if (!admits(running, grant.kib, budget)) return std::nullopt;
-        if (slurm && !slurm_room(*slurm, running, grant, s, rec, said_slurm)) return std::nullopt;
+        if (slurm)
+          step_asks = step_cpus(weighed_threads(grant), step_room(*slurm, running, s.fs, coming.not_started(running)));
+        if (slurm && !slurm_room(*slurm, running, grant, step_asks, s, rec, said_slurm)) return std::nullopt;
         Reservation r{pid, grant.kib, grant.cores, 0};
-        if (slurm) r.extra.emplace_back(kStepField, "1");
+        if (slurm)
+          r.extra.emplace_back(kStepField, "1"), r.extra.emplace_back(kStepCpusField, std::to_string(step_asks));
         // What the next launches weigh this one by (rule 5 of thread_grant).
         if (!rec.output.empty()) r.extra.emplace_back("unit", history_key(rec.output));
         set_work(r, unit.work());
@@ -343,6 +374,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
     rec.split = grant.split;
     rec.threads = grant.threads;
     rec.cores = grant.cores;
+    if (slurm) rec.step_cpus = step_asks;
     rec.grant = grant.why;
     rec.grant_basis = grant.basis;
     rec.grant_share = grant.share;

@@ -29,6 +29,7 @@ std::string record_json_line(const ExecRecord& r) {
   j["pruned"] = r.pruned;
   if (!r.warning.empty()) j["warning"] = r.warning;
   if (!r.node.empty()) j["node"] = r.node, j["attempts"] = r.attempts;
+  if (r.step_cpus > 0) j["step_cpus"] = r.step_cpus;
   if (!r.grant.empty()) {
     j["split"] = r.split;
     j["threads"] = r.threads;
@@ -124,6 +125,7 @@ ExecLog parse_exec_log(const std::string& text) {
     r.warning = text_field("warning");
     r.node = text_field("node");
     r.attempts = std::max(1, small("attempts", 1));
+    r.step_cpus = small("step_cpus");
     r.expected_kib = static_cast<std::uint64_t>(num("expected_kib", false));
     if (auto pr = j.find("pruned"); pr != j.end() && pr->is_boolean()) r.pruned = pr->get<bool>();
     if (auto ph = j.find("phases"); ph != j.end() && ph->is_object()) {

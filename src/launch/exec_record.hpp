@@ -5,9 +5,10 @@
 //   {"output": "obj path as Ninja names it", "source": "...", "start_ms": <unix epoch ms>,
 //    "wall_ms": N, "cpu_ms": N, "peak_rss_kib": N, "exit": N, "waited_ms": N, "archs": N,
 //    "expected_kib": N, "pruned": bool,
-//    optional: "warning": "...", "node": "...", "attempts": N (kiln build --slurm), "split": N, "threads": N, "cores":
-//    N, "grant": "why" (the thread grant), "grant_basis": "...", "grant_share": 0-1, "grant_units": N, "nice": N,
-//    "share_nice": N (its CPU weight, shared by its running threads, as one thread's nice), "phases":
+//    optional: "warning": "...", "node": "...", "attempts": N, "step_cpus": N (kiln build --slurm), "split": N,
+//    "threads": N, "cores": N, "grant": "why" (the thread grant), "grant_basis": "...", "grant_share": 0-1,
+//    "grant_units": N, "nice": N, "share_nice": N (its CPU weight, shared by its running threads, as one thread's
+//    nice), "phases":
 //    {"front_end_ms", "host_ms", "link_ms", "other_ms", "archs": {"90":
 //    {"device_ms", "ptxas_ms"}}}}
 // A build folder without the file is profiled from .ninja_log alone.
@@ -41,6 +42,7 @@ struct ExecRecord {
   std::string warning;      // the governor could not be used (the compile ran anyway)
   std::string node;         // kiln build --slurm: the node it ran on (or failed on)
   int attempts = 0;         // kiln build --slurm: steps it took (more than 1: retried)
+  int step_cpus = 0;        // kiln build --slurm: the CPUs its step asked (launch/step_cpus); 0: not a step
 };
 
 // The record as one line of JSON, newline included. Paths are bytes: never throws on them.

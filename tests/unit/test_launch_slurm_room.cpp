@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "fakes/clock.hpp"
@@ -14,6 +16,7 @@
 #include "fakes/process.hpp"
 #include "io/process_table.hpp"
 #include "launch/exec_launcher.hpp"
+#include "launch/exec_record.hpp"
 #include "launch/slurm_nodes.hpp"
 #include "launch/slurm_step.hpp"
 #include "temp_dir.hpp"
@@ -110,4 +113,56 @@ TEST(SlurmRoom, AUnitWaitsHereForTheCpusOfTheNodesLeftOnceANodeIsDead) {
   const auto t1 = clock.now();
   ASSERT_EQ(launch::exec_compiler(compile, s), 0) << err.str();
   EXPECT_EQ(clock.now(), t1);
+}
+
+// Issue 35, on the GPU host: flash-attention's 16 units on 2 nodes of 8 CPUs each asked their
+// grant's threads (4-5) as the step's CPUs, 64 of 16, and about four ran at a time (929 s against
+// 407 s on the host alone). While the plan's other units still need a CPU each, a granted unit's
+// step asks one; its threads share the node's CPUs as they share a machine's cores.
+TEST(SlurmRoom, AGrantedUnitAsksOneCpuWhileOtherUnitsNeedTheirs) {
+  kiln::testing::TempDir tmp;
+  io::FakeFilesystem fs;
+  std::string plan;
+  for (int i = 0; i < 16; ++i) plan += fmt::format("unit\tfa\t16\tcuda\t1\t/b/u{}.o\t/p/u{}.cu\n", i, i);
+  fs.add_file("/b/.kiln/unit-plan", plan);
+  // u0 is the heaviest by far, so its grant is a share of the cores by weight (rule 5), not rule
+  // 6b's threads at the weight of one: it weighs several CPUs, and must still ask one.
+  auto source = [](int launches) {
+    std::string body = "__global__ void k(float* x) { x[threadIdx.x] += 1.0f; }\n";
+    for (int i = 0; i < launches; ++i) body += fmt::format("void launch{}(float* x) {{ k<<<1, 32>>>(x); }}\n", i);
+    return body;
+  };
+  for (int i = 0; i < 16; ++i) fs.add_file(fmt::format("/p/u{}.cu", i), source(i == 0 ? 2000 : 20));
+  NodeOne slurm(fs);
+  io::FakeClock clock;
+  const std::string ledger = tmp.write("ledger", "");
+  const std::string exec_log = tmp.write("kiln-exec.jsonl", "");  // appended to on the real file system
+  io::FakeEnvironment env{{{"KILN_SLURM_UNITS", "1"},
+                           {"SLURM_JOB_ID", "7"},
+                           {"KILN_SLURM_SELF", "/opt/kiln"},
+                           {"KILN_SLURM_REPORTS", "/b/.kiln/steps"},
+                           {"KILN_SLURM_NODES", "n1:8,n2:8"},
+                           {"KILN_SLURM_NODE_CPUS", "8"},
+                           {"KILN_LEDGER", ledger},
+                           {"KILN_MEM_BUDGET_KIB", std::to_string(256ULL << 20)},
+                           {"KILN_CORES", "16"},
+                           {"KILN_SPLIT", "1"},
+                           {"KILN_UNIT_PLAN", "/b/.kiln/unit-plan"},
+                           {"KILN_EXEC_LOG", exec_log}}};
+  std::ostringstream out, err;
+  io::Seams s{fs, slurm, clock, env, out, err};
+  const std::vector<std::string> compile = {"nvcc", "-gencode", "arch=compute_90,code=sm_90", "-c", "/p/u0.cu",
+                                            "-o",   "/b/u0.o"};
+  ASSERT_EQ(launch::exec_compiler(compile, s), 0) << err.str();
+  const auto step = std::find_if(slurm.calls.begin(), slurm.calls.end(),
+                                 [](const io::ProcessSpec& p) { return p.argv[0] == "srun"; });
+  ASSERT_NE(step, slurm.calls.end());
+  const auto log =
+      launch::parse_exec_log(std::string(std::istreambuf_iterator<char>(std::ifstream(exec_log).rdbuf()), {}));
+  ASSERT_EQ(log.records.size(), 1u);
+  EXPECT_GT(log.records[0].cores, 1) << "the unit was granted threads: " << log.records[0].grant;
+  EXPECT_EQ(log.records[0].grant.find("CPU weight of 1"), std::string::npos) << log.records[0].grant;
+  EXPECT_EQ(log.records[0].step_cpus, 1) << log.records[0].grant;
+  EXPECT_NE(std::find(step->argv.begin(), step->argv.end(), "-c1"), step->argv.end())
+      << fmt::format("{}", fmt::join(step->argv, " "));
 }

@@ -48,6 +48,9 @@ SlurmdParameters=config_overrides
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 CONF
+  # A host whose cgroup v2 has no cpu controller for us and no systemd bus (the GPU host) fails
+  # slurmd's cgroup/v2 init: KILN_SLURM_CGROUP gives cgroup.conf's lines there (';' between them).
+  [ -z "${KILN_SLURM_CGROUP:-}" ] || tr ';' '\n' <<< "$KILN_SLURM_CGROUP" > "$work/cgroup.conf"
 }
 
 slurm_cluster_start() {
