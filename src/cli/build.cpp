@@ -88,8 +88,11 @@ public:
     }
     auto outcome = drive::run_build(plan, s, sink);
     // A torch extension's compiles against the whole step: what was the backend's and pip's.
+    // Kept for `kiln report --simulate`: .ninja_log has neither that time nor setuptools' links.
     if (plan.kind == read::ProjectKind::extension && plan.governed() && !outcome.wheel_cache.hit)
-      if (auto text = s.fs.read(plan.exec_log_path())) span_ = drive::compile_span(*text, started_ms, epoch_ms());
+      if (auto text = s.fs.read(plan.exec_log_path()))
+        if ((span_ = drive::compile_span(*text, started_ms, epoch_ms())))
+          s.fs.write(drive::compile_span_path(plan.build_dir), drive::compile_span_json(*span_));
     if (progress) progress->finish();
     // Nothing of this build may stay in Slurm, however it ended. On a stop, only once the tree has
     // settled: an srun whose kiln exec died first still creates or ends its step as an orphan.

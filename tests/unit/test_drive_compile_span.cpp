@@ -42,3 +42,26 @@ TEST(CompileSpan, NoRecordOfThisBuildIsNoSpan) {
   EXPECT_DOUBLE_EQ(s->span_s, 4.0);
   EXPECT_DOUBLE_EQ(s->after_s, 0.0);
 }
+
+// Issue 35: kiln report reads the span later from the build folder; the record says which build's
+// records it covers (its window), and anything else is not a record.
+TEST(CompileSpan, TheRecordReadsBackAndRefusesWhatIsNotOne) {
+  const long long t0 = 1'795'950'857'000;  // an epoch time past INT_MAX, as a real one is
+  drive::CompileSpan s{
+      .before_s = 1.8, .span_s = 90.1, .after_s = 1.8, .units = 4, .from_ms = t0, .to_ms = t0 + 93'700};
+  auto back = drive::parse_compile_span(drive::compile_span_json(s));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->from_ms, t0);
+  EXPECT_EQ(back->to_ms, t0 + 93'700);
+  EXPECT_DOUBLE_EQ(back->before_s, 1.8);
+  EXPECT_DOUBLE_EQ(back->after_s, 1.8);
+  EXPECT_EQ(back->units, 4);
+  EXPECT_EQ(drive::compile_span_path("/b"), "/b/.kiln/compile-span.json");
+  for (const char* bad :
+       {"", "[]", "{}",
+        R"({"schema":"kiln.compile-span/2","from_ms":1,"to_ms":2,"before_s":0,"span_s":0,"after_s":0,"units":1})",
+        R"({"schema":"kiln.compile-span/1","from_ms":5,"to_ms":2,"before_s":0,"span_s":0,"after_s":0,"units":1})",
+        R"({"schema":"kiln.compile-span/1","from_ms":1,"to_ms":2,"before_s":-1,"span_s":0,"after_s":0,"units":1})",
+        R"({"schema":"kiln.compile-span/1","from_ms":1,"to_ms":2,"before_s":0,"span_s":0,"units":1})"})
+    EXPECT_FALSE(drive::parse_compile_span(bad)) << bad;
+}
