@@ -27,13 +27,15 @@ std::uint64_t unit_kib(const Unit& u) {
 
 }  // namespace
 
-long run_time(const Unit& u) {
+long run_time(const Unit& u, int cores) {
   long wall = std::max<long>(0, u.duration_ms() - u.waited_ms);
   if (u.run_ms >= 0) wall = std::min(wall, u.run_ms);
   // Measured beside other compiles on shared cores, a unit's wall time is stretched (one 2-core
   // node running four: 2m04s projected against 63 s real); its CPU time over its cores is not.
-  if (u.cpu_ms >= 0) wall = std::min(wall, u.cpu_ms / std::max(1, u.cores));
-  return wall;
+  const long had = std::max(1, u.cores), gets = cores > 0 ? std::min<long>(cores, had) : had;
+  long work = wall * had;
+  if (u.cpu_ms >= 0) work = std::min(work, u.cpu_ms);
+  return work / gets;
 }
 
 ClusterUse cluster_use(const Profile& p, int buckets) {
@@ -129,7 +131,7 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
     const auto& u = p.units[i];
     const bool remote = on_any_node(u);
     cores[i] = std::min(std::max(1, u.cores), shape.cores);
-    dur[i] = run_time(u) + (remote ? step_overhead_ms : 0);
+    dur[i] = run_time(u, cores[i]) + (remote ? step_overhead_ms : 0);
     kib[i] = unit_kib(u);
     if (kib[i] > shape.mem_kib) ++pr.oversized, kib[i] = shape.mem_kib;
     (remote ? pr.remote_units : pr.head_units)++;

@@ -32,8 +32,10 @@ ClusterUse cluster_use(const Profile& p, int buckets = 60);
 
 // What --simulate replays for a unit: its recorded run time (less time queued, and the lost
 // attempts of a Slurm step), but no more than its CPU time over its granted cores, so a unit
-// slowed by contention on the recorded machine is not slower in the projection.
-long run_time(const Unit& u);
+// slowed by contention on the recorded machine is not slower in the projection. `cores`: what the
+// projection grants it, when a node has fewer than it was granted (0: as recorded): the same work
+// (run time x recorded cores, at most its CPU time) over fewer cores takes longer.
+long run_time(const Unit& u, int cores = 0);
 
 struct ClusterShape {
   int nodes = 1, cores = 1;

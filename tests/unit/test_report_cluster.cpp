@@ -150,3 +150,18 @@ TEST(ReportCluster, ALaneIsNotChargedWithAttemptsLostElsewhere) {
   // The simulation replays the same 4 s (plus the step's start).
   EXPECT_EQ(report::simulate(p, {{}}, *report::parse_shape("1x4x64G"), 150).makespan_ms, 4150);
 }
+
+// Issue 35: a split compile granted 4 cores on the 16-core host (flash-attention: 4m47s of CPU
+// over 4 cores) projected onto 2-core nodes gets 2 of them: its CPU time over those 2, not the
+// recorded run of 4 cores at once.
+TEST(ReportCluster, ASplitCompileOnSmallerNodesTakesItsCpuTimeOverTheirCores) {
+  report::Profile p;
+  p.units = {unit("a.o", "cuda", 0, 6000)};
+  p.units[0].cores = 4, p.units[0].cpu_ms = 24000;
+  EXPECT_EQ(report::simulate(p, {{}}, *report::parse_shape("1x2x64G"), 0).makespan_ms, 12000);
+  EXPECT_EQ(report::simulate(p, {{}}, *report::parse_shape("1x8x64G"), 0).makespan_ms, 6000);
+  EXPECT_EQ(report::run_time(p.units[0], 1), 24000);
+  // Without its CPU time: the recorded run of 4 cores' work, over the 2 it gets.
+  p.units[0].cpu_ms = -1;
+  EXPECT_EQ(report::simulate(p, {{}}, *report::parse_shape("1x2x64G"), 0).makespan_ms, 12000);
+}
