@@ -13,6 +13,7 @@
 #include "report/compute_profile.hpp"
 #include "report/cluster.hpp"
 #include "report/load.hpp"
+#include "report/outside_ninja.hpp"
 #include "report/render.hpp"
 
 namespace kiln::cli {
@@ -43,7 +44,8 @@ public:
     app.add_option(
         "--simulate", shapes_,
         "Project this build onto a cluster NODESxCORESxMEM (e.g. 16x32x256G, memory in powers of 1024): compiles as "
-        "Slurm job steps on any node, links on the head node; repeatable");
+        "Slurm job steps on any node, links on the head node (a torch extension's setuptools links and its time "
+        "before the first compile and after the last too, from kiln build's record); repeatable");
     app.add_option("--step-overhead", step_overhead_ms_,
                    "Milliseconds a job step adds to each compile in --simulate "
                    "(default 150, srun on a local cluster)")
@@ -68,7 +70,7 @@ public:
     // folder of the build, profiled together (report/build_folders).
     const auto found = report::find_build_folders(s.fs, dir);
     const int here = probe::probe_machine(s.fs, probe::online_cpus()).usable_cores();
-    const auto input = load_all(s, dir, found, here);
+    const auto [input, outside] = load_all(s, dir, found, here);
     std::vector<report::ClusterShape> shapes;
     for (const auto& text : shapes_) {
       auto shape = report::parse_shape(text);
@@ -82,7 +84,8 @@ public:
     if (!shapes.empty()) {
       const auto deps = input.graph ? report::unit_dependencies(profile, *input.graph)
                                     : std::vector<std::vector<size_t>>(profile.units.size());
-      for (const auto& shape : shapes) projections.push_back(report::simulate(profile, deps, shape, step_overhead_ms_));
+      for (const auto& shape : shapes)
+        projections.push_back(report::simulate(profile, deps, shape, step_overhead_ms_, outside));
     }
     const auto use = report::cluster_use(profile);
     if (!html_.empty()) {
@@ -105,8 +108,13 @@ public:
   }
 
 private:
-  report::ProfileInput load_all(io::Seams& s, const std::string& dir, const report::BuildFolders& found,
-                                int here) const {
+  // The build's records, and what it did outside Ninja's logs (a torch extension's links and
+  // serial time), read from each Ninja folder before they are merged into one.
+  struct Loaded {
+    report::ProfileInput input;
+    report::OutsideNinja outside;
+  };
+  Loaded load_all(io::Seams& s, const std::string& dir, const report::BuildFolders& found, int here) const {
     const std::optional<int> forced = cores_ > 0 ? std::optional<int>(cores_) : std::nullopt;
     if (found.ninja_dirs.empty()) {
       if (!found.wheel_cache_hit.empty())
@@ -117,7 +125,8 @@ private:
                         dir, found.wheel_cache_hit.substr(std::string("kiln: wheel cache: ").size())));
       auto one = report::load_build(dir, s, here, forced);  // its error says what is missing
       if (!one) throw Failure(one.error());
-      return std::move(*one);
+      auto outside = report::outside_ninja(s.fs, std::span(&*one, 1));
+      return {std::move(*one), std::move(outside)};
     }
     std::vector<report::ProfileInput> parts;
     for (const auto& d : found.ninja_dirs) {
@@ -125,12 +134,13 @@ private:
       if (!in) throw Failure(in.error());
       parts.push_back(std::move(*in));
     }
+    auto outside = report::outside_ninja(s.fs, parts);
     auto merged = report::merge_inputs(std::move(parts));
     if (found.ninja_dirs.size() > 1) merged.build_dir = found.kiln_dir.empty() ? dir : found.kiln_dir;
     if (!found.wheel_cache_hit.empty())
       merged.notes.push_back("the last build installed a kept wheel (" + found.wheel_cache_hit +
                              "): these logs are from the build before it");
-    return merged;
+    return {std::move(merged), std::move(outside)};
   }
 
   std::string dir_, html_;

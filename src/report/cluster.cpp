@@ -117,10 +117,16 @@ std::vector<std::vector<size_t>> unit_dependencies(const Profile& p, const Build
 }
 
 Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& deps, const ClusterShape& shape,
-                    long step_overhead_ms) {
+                    long step_overhead_ms, const OutsideNinja& outside) {
   Projection pr;
   pr.shape = shape;
-  const size_t n = p.units.size();
+  // Ninja's units, then the links outside Ninja, each after the units it needs.
+  std::vector<const Unit*> units;
+  for (const auto& u : p.units) units.push_back(&u);
+  for (const auto& u : outside.links) units.push_back(&u);
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < p.units.size(); ++i) index.emplace(p.units[i].name, i);
+  const size_t n = units.size();
   std::vector<long> dur(n);
   std::vector<int> cores(n);
   std::vector<std::uint64_t> kib(n);
@@ -128,7 +134,7 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
   std::vector<int> waiting(n, 0);
   long cpu = 0, head = 0;
   for (size_t i = 0; i < n; ++i) {
-    const auto& u = p.units[i];
+    const auto& u = *units[i];
     const bool remote = on_any_node(u);
     cores[i] = std::min(std::max(1, u.cores), shape.cores);
     dur[i] = run_time(u, cores[i]) + (remote ? step_overhead_ms : 0);
@@ -137,9 +143,17 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
     (remote ? pr.remote_units : pr.head_units)++;
     cpu += dur[i] * cores[i];
     if (!remote) head += dur[i] * cores[i];
-    for (size_t d : i < deps.size() ? deps[i] : std::vector<size_t>{})
+    std::vector<size_t> needs = i < deps.size() && i < p.units.size() ? deps[i] : std::vector<size_t>{};
+    if (i >= p.units.size()) {
+      const size_t k = i - p.units.size();
+      for (const auto& name : k < outside.needs.size() ? outside.needs[k] : std::vector<std::string>{})
+        if (auto it = index.find(name); it != index.end()) needs.push_back(it->second);
+      pr.links_ms += dur[i];
+    }
+    for (size_t d : needs)
       if (d < n && d != i) next[d].push_back(i), ++waiting[i];
   }
+  pr.links = static_cast<int>(outside.links.size());
   // Priority: the longest path from a unit to the end of the build (its bottom level). Units are
   // in start order, so a dependency started before its dependents: walk backwards.
   std::vector<long> level(n, 0);
@@ -155,7 +169,7 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
     if (first == n || level[i] > level[first]) first = i;
   if (first < n) pr.critical_path_ms = level[first];
   for (size_t k = first; k < n; k = after[k])
-    if (p.units[k].kind == UnitKind::link) pr.critical_links_ms += dur[k];
+    if (units[k]->kind == UnitKind::link) pr.critical_links_ms += dur[k];
   const long total_cores = static_cast<long>(shape.nodes) * shape.cores;
   pr.cpu_bound_ms = cpu / std::max<long>(1, total_cores);
   pr.head_bound_ms = head / std::max(1, shape.cores);
@@ -174,7 +188,7 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
     for (auto it = ready.begin(); it != ready.end() && jobs < total_cores;) {
       const size_t u = *it;
       int best = -1;
-      const int last = on_any_node(p.units[u]) ? shape.nodes : 1;  // node 0 is the head node
+      const int last = on_any_node(*units[u]) ? shape.nodes : 1;  // node 0 is the head node
       for (int nd = 0; nd < last; ++nd)
         if (free_cores[nd] >= cores[u] && free_kib[nd] >= kib[u] && (best < 0 || free_cores[nd] > free_cores[best]))
           best = nd;
@@ -201,13 +215,40 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
     for (size_t s : next[u])
       if (--waiting[s] == 0) ready.insert(s);
   }
-  pr.makespan_ms = now;
+  // The head node's serial time runs beside nothing: every figure has it whole.
+  pr.serial_ms = outside.serial_ms;
+  pr.left_out = outside.left_out;
+  pr.makespan_ms = now + pr.serial_ms;
+  pr.critical_path_ms += pr.serial_ms;
+  pr.cpu_bound_ms += pr.serial_ms;
+  pr.head_bound_ms += pr.serial_ms;
   const long bound = std::max({pr.critical_path_ms, pr.cpu_bound_ms, pr.head_bound_ms});
   pr.limit = bound == pr.critical_path_ms ? "critical path"
              : bound == pr.head_bound_ms  ? "head node (links and other steps)"
                                           : "CPUs";
   return pr;
 }
+
+namespace {
+
+// What the projection has beside Ninja's steps, and what it cannot have.
+std::string includes_text(const Projection& p) {
+  std::string o = "  includes Ninja's steps";
+  if (p.links)
+    o +=
+        fmt::format(", {} setuptools link{} ({}, on the head node after {} compiles)", p.links, p.links == 1 ? "" : "s",
+                    human_ms(p.links_ms), p.links == 1 ? "its extension's" : "their extensions'");
+  if (p.serial_ms > 0)
+    o += fmt::format(
+        ", {} on the head node alone (before the first compile: Python, setup.py, import torch; after "
+        "the last step: the wheel, pip install)",
+        human_ms(p.serial_ms));
+  o += "\n";
+  for (const auto& l : p.left_out) o += "  left out " + l + "\n";
+  return o;
+}
+
+}  // namespace
 
 std::string render_cluster_text(const ClusterUse& use, const std::vector<Projection>& projections) {
   std::string o;
@@ -232,6 +273,7 @@ std::string render_cluster_text(const ClusterUse& use, const std::vector<Project
                            : "",
                        p.oversized ? fmt::format(" ({} unit(s) peak above a node's memory)", p.oversized) : "");
     o += "  (wall: the projection; critical, CPUs, head: the lower bounds it cannot beat)\n";
+    o += includes_text(projections.front());
   }
   return o;
 }
@@ -259,7 +301,11 @@ nlohmann::ordered_json cluster_json(const ClusterUse& use, const std::vector<Pro
                      {"limit", p.limit},
                      {"remote_units", p.remote_units},
                      {"head_units", p.head_units},
-                     {"oversized_units", p.oversized}});
+                     {"oversized_units", p.oversized},
+                     {"links", p.links},
+                     {"links_s", p.links_ms / 1000.0},
+                     {"serial_s", p.serial_ms / 1000.0},
+                     {"left_out", p.left_out}});
     j["simulate"] = arr;
   }
   return j;

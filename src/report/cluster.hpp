@@ -3,8 +3,8 @@
 // a recorded build projected onto a cluster shape (NODESxCORESxMEM): a list scheduler over the
 // recorded units, their dependencies (Ninja's graph), durations, peaks and cores. Compiles may
 // run on any node (kiln build --slurm makes them job steps); links and every other step run on
-// the head node, where Ninja runs. The projection names the limit it hits: the critical path,
-// the CPUs, or the head node's own steps.
+// the head node, where Ninja runs, and so do a torch extension's steps outside Ninja. The projection names the limit it
+// hits: the critical path, the CPUs, or the head node's own steps.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/ninja_graph.hpp"
+#include "report/outside_ninja.hpp"
 #include "report/profile.hpp"
 
 namespace kiln::report {
@@ -55,12 +56,18 @@ struct Projection {
   std::string limit;           // "critical path", "CPUs" or "head node (links and other steps)"
   int remote_units = 0, head_units = 0;
   int oversized = 0;  // units whose peak exceeds a node's memory (run alone on one)
+  // What it includes beside Ninja's steps (report/outside_ninja): a torch extension's setuptools
+  // links (on the head node, after their extension's compiles) and its serial head-node time
+  // (before the first compile, after the last step), in every figure above; what it cannot.
+  int links = 0;
+  long links_ms = 0, serial_ms = 0;
+  std::vector<std::string> left_out;
 };
 // Each unit's prerequisites among the build's units, through the graph (phony edges crossed).
 std::vector<std::vector<size_t>> unit_dependencies(const Profile& p, const BuildGraph& g);
 // step_overhead_ms: what starting a job step costs each compile (srun), added to its duration.
 Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& deps, const ClusterShape& shape,
-                    long step_overhead_ms);
+                    long step_overhead_ms, const OutsideNinja& outside = {});
 
 std::string render_cluster_text(const ClusterUse& use, const std::vector<Projection>& projections);
 nlohmann::ordered_json cluster_json(const ClusterUse& use, const std::vector<Projection>& projections);

@@ -24,7 +24,7 @@ tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir,
   std::optional<std::string> record;
   if (readable(build_dir + "/kiln-build.json")) record = s.fs.read(build_dir + "/kiln-build.json");
   if (!record && !record_dir.empty() && readable(record_dir + "/kiln-build.json"))
-    record = s.fs.read(record_dir + "/kiln-build.json");
+    if ((record = s.fs.read(record_dir + "/kiln-build.json"))) in.kiln_dir = record_dir;
   if (auto& t = record) {
     auto j = nlohmann::json::parse(*t, nullptr, false);
     if (j.is_object()) {
@@ -40,6 +40,7 @@ tl::expected<ProfileInput, std::string> load_build(const std::string& build_dir,
       };
       path("exec_log", exec_log);
       path("ccache_stats", ccache_log);
+      if (auto it = j.find("kiln_build_dir"); it != j.end() && it->is_string()) in.kiln_dir = it->get<std::string>();
     } else {
       in.notes.push_back(build_dir + "/kiln-build.json is not a JSON object; ignored");
     }

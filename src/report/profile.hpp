@@ -77,6 +77,7 @@ struct Sample {
 
 struct ProfileInput {
   std::string build_dir;
+  std::string kiln_dir;  // kiln's build folder: as kiln-build.json names it, else where it was read ("" none)
   NinjaLog log;
   std::optional<BuildGraph> graph;  // nullopt: ninja was not found
   std::string graph_problem;        // why there is no graph
