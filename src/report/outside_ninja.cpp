@@ -27,17 +27,20 @@ Unit link_unit(const ExecRecord& r) {
   return u;
 }
 
-// The Ninja folder an extension's link follows: with the extensions built at once each has its own
-// (kiln-ninja/<extension>, the name before the module's first dot); else every folder's units.
+// The Ninja folder an extension's link follows: with the extensions built at once each has its own,
+// kiln-ninja/<extension> by its dotted name (multiext.alpha links lib.*/multiext/alpha.cpython-*.so);
+// else every folder's units.
 std::vector<std::string> needs_of(const std::string& link_output, std::span<const ProfileInput> parts) {
-  const auto module = core::base_name(link_output);
-  const auto extension = module.substr(0, module.find('.'));
   std::vector<std::string> all, own;
-  for (const auto& p : parts)
+  for (const auto& p : parts) {
+    auto module = core::base_name(p.build_dir);
+    std::replace(module.begin(), module.end(), '.', '/');
+    const bool its = parts.size() > 1 && link_output.find("/" + module + ".") != std::string::npos;
     for (const auto& j : p.log.jobs) {
       all.push_back(j.name());
-      if (parts.size() > 1 && core::base_name(p.build_dir) == extension) own.push_back(j.name());
+      if (its) own.push_back(j.name());
     }
+  }
   return own.empty() ? all : own;
 }
 

@@ -3,7 +3,8 @@
 # BuildExtension and Ninja. kiln builds the extensions at once (data/parallel_extensions.py): from
 # kiln's launcher records, compile units of different extensions overlap in time; each extension's
 # Ninja keeps its own folder, so no build.ninja is shared; the progress line counts the units of
-# all extensions; kiln report on the project or on kiln's build folder profiles them together. The same folder built serially (KILN_PARALLEL_EXTENSIONS=0) gives byte-identical
+# all extensions; kiln report on the project or on kiln's build folder profiles them together, and its --simulate
+# projects the extensions' links and the build's serial time, which no .ninja_log has. The same folder built serially (KILN_PARALLEL_EXTENSIONS=0) gives byte-identical
 # objects and a wheel with the same members, byte for byte. Each extension's units are ordered
 # longest first by kiln's weights (checked in the Ninja file and the launcher's records). A compile error in one extension stops
 # the build with that error and names the extension.
@@ -115,6 +116,17 @@ for d in "$p/build-kiln" "$p"; do
   echo "$r" | grep -q "9 jobs" || fail "kiln report $d did not profile the 9 units: $r"
   echo "$r" | grep -q "3 Ninja folders of one build" || fail "kiln report $d did not join the extensions' Ninja logs"
 done
+# --simulate projects what the build did outside Ninja too (issue 35): the three links setuptools
+# ran (kiln-exec.jsonl has them, no .ninja_log does) and the serial time before the first compile
+# and after the last, from kiln build's record of the build step.
+[ -s "$p/build-kiln/.kiln/compile-span.json" ] || fail "kiln build kept no .kiln/compile-span.json"
+"$kiln" report "$p/build-kiln" --simulate 1x2x8G --json > "$work/sim.json" || fail "kiln report --simulate failed"
+"$py" - "$work/sim.json" <<'PY' || fail "the projection does not include the links and the serial time: $(cat "$work/sim.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))["simulate"][0]
+assert s["links"] == 3 and s["links_s"] > 0 and s["serial_s"] > 0 and s["left_out"] == [], s
+assert s["wall_s"] >= s["serial_s"] + s["links_s"] / 3, s
+PY
 keep "$work/parallel"
 
 out=$(build KILN_PARALLEL_EXTENSIONS=0); rc=$?

@@ -111,12 +111,12 @@ TEST(OutsideNinja, EachLinkFollowsItsOwnExtensionsCompiles) {
   };
   launch::ExecLog exec;
   exec.records = {record("/t/pa.o", "/s/pa.cpp", 0, 60'000), record("/t/pb.o", "/s/pb.cpp", 0, 10'000),
-                  record("/l/pb.cpython-311-x86_64-linux-gnu.so", "", 10'000, 40'000),
-                  record("/l/pa.cpython-311-x86_64-linux-gnu.so", "", 60'000, 5'000)};
+                  record("/l/pkg/pb.cpython-311-x86_64-linux-gnu.so", "", 10'000, 40'000),
+                  record("/l/pkg/pa.cpython-311-x86_64-linux-gnu.so", "", 60'000, 5'000)};
   std::vector<report::ProfileInput> parts(2);
   for (size_t i = 0; i < 2; ++i) {
     const std::string e = i == 0 ? "pa" : "pb";
-    parts[i].build_dir = "/t/kiln-ninja/" + e;
+    parts[i].build_dir = "/t/kiln-ninja/pkg." + e;  // the extension pkg.pa, as setup.py names it
     parts[i].kiln_dir = "/k";
     parts[i].exec = exec;
     drive::Job j;
@@ -126,6 +126,7 @@ TEST(OutsideNinja, EachLinkFollowsItsOwnExtensionsCompiles) {
   }
   const auto outside = report::outside_ninja(fs, parts);
   ASSERT_EQ(outside.links.size(), 2u);
+  EXPECT_EQ(outside.needs[0], std::vector<std::string>{"/t/pa.o"});  // by output: pa's link first
   EXPECT_EQ(outside.serial_ms, 5000);
   EXPECT_TRUE(outside.left_out.empty());
   report::Profile p;
