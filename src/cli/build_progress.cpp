@@ -22,8 +22,18 @@ std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>
   // A clock set back makes a negative time; it reads as just started.
   const long long ms = std::max(0LL, now_ms - oldest->start_ms);
   RunningNow r{oldest->output, std::chrono::seconds(ms / 1000), units.size(), {}};
-  for (const auto& u : units) r.running_for.emplace_back(std::max(0LL, now_ms - u.start_ms));
+  for (const auto& u : units)
+    r.compiles.emplace_back(u.output, std::chrono::milliseconds(std::max(0LL, now_ms - u.start_ms)));
   return r;
+}
+
+std::vector<std::chrono::milliseconds> running_at(const RunningNow& read, std::chrono::milliseconds since,
+                                                  const std::vector<std::string>& ended) {
+  std::vector<std::chrono::milliseconds> out;
+  for (const auto& [output, ran] : read.compiles)
+    if (std::none_of(ended.begin(), ended.end(), [&](const auto& e) { return drive::same_output(e, output); }))
+      out.push_back(ran + std::max(std::chrono::milliseconds(0), since));
+  return out;
 }
 
 std::string running_text(const RunningNow& r) {
@@ -112,14 +122,20 @@ void BuildProgress::tick_loop() {
     if (stop_ || !(configuring_ || building_)) continue;
     if (building_ && running_source_) {
       // Read without the lock: the thread passing on Ninja's lines never waits for these files.
+      // Status lines that come during the read may or may not be in it: theirs stay named.
+      const size_t named = ended_since_read_.size();
       lock.unlock();
       std::optional<RunningNow> now;
       try {
         now = running_source_();
       } catch (...) {}
+      const auto read_at = s_.clock.now();
       lock.lock();
       if (stop_ || !building_) continue;
       running_ = std::move(now);
+      read_at_ = read_at;
+      ended_since_read_.erase(ended_since_read_.begin(),
+                              ended_since_read_.begin() + static_cast<std::ptrdiff_t>(named));
     }
     draw(current_line(s_.clock.now()), false);
   }
@@ -137,6 +153,7 @@ drive::ProgressSink BuildProgress::sink() {
     last_status_.reset();
     last_eta_.reset();
     running_.reset();
+    ended_since_read_.clear();
     // Something from the first second of every step: Ninja says nothing until a step finishes.
     if (begin) draw(current_line(step_start_), true);
   };
@@ -148,9 +165,14 @@ drive::ProgressSink BuildProgress::sink() {
   };
   sink.on_status = [this](const drive::NinjaStatus& st, std::chrono::milliseconds elapsed) {
     std::lock_guard lock(mu_);
-    last_eta_ = eta_.update(st, elapsed, running_ ? running_->running_for : std::vector<std::chrono::milliseconds>{});
-    last_status_ = st;
     status_at_ = s_.clock.now();
+    ended_since_read_.push_back(drive::output_of(st.description));
+    last_eta_ = eta_.update(
+        st, elapsed,
+        running_ ? running_at(*running_, std::chrono::duration_cast<std::chrono::milliseconds>(status_at_ - read_at_),
+                              ended_since_read_)
+                 : std::vector<std::chrono::milliseconds>{});
+    last_status_ = st;
     if (st.done == st.total) running_.reset();  // nothing runs after the last step
     draw(current_line(status_at_), st.done == st.total);
   };

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "io/seams.hpp"
 #include "io/terminal.hpp"
@@ -26,9 +28,18 @@ struct RunningNow {
   std::string output;
   std::chrono::seconds elapsed{0};
   size_t count = 0;
-  std::vector<std::chrono::milliseconds> running_for;  // each running compile's time so far, for the ETA
+  // Each running compile's output and its time so far when the files were read, for the ETA.
+  std::vector<std::pair<std::string, std::chrono::milliseconds>> compiles;
 };
 std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>& units, long long now_ms);
+// What the ETA is told runs at a status line that came `since` after the launcher's files were
+// read (once a second, off the thread that passes on Ninja's lines): each compile's time advanced
+// by `since`, and the compiles that the status lines since that read reported ended (`ended`, the
+// outputs they name: drive::output_of) left out. Passed as read, the compile a line reports ended
+// was counted running, and, once the next read missed it, as having run until the next status line:
+// flash-attention's two waves on 16 cores said 1.23 of the time left (docs/benchmarks.md, helper he).
+std::vector<std::chrono::milliseconds> running_at(const RunningNow& read, std::chrono::milliseconds since,
+                                                  const std::vector<std::string>& ended);
 // "CMakeFiles/x.dir/softmax.cu.o running 1m05s (+3 more)": the output first, so that a line cut
 // keeping its end (fit_keeping_end) keeps the file name and the time.
 std::string running_text(const RunningNow& r);
@@ -67,6 +78,8 @@ private:
   drive::EtaModel eta_;
   RunningSource running_source_;
   std::optional<RunningNow> running_;
+  std::chrono::steady_clock::time_point read_at_{};  // when running_ was read
+  std::vector<std::string> ended_since_read_;        // the outputs status lines named since
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread ticker_;

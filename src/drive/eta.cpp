@@ -43,15 +43,13 @@ std::map<std::string, long> learned_from_last_build(const io::Filesystem& fs, co
   return learned;
 }
 
-namespace {
-
-// One output spelled by the unit plan and by the compiler's -o: the same path, or one ends with the
-// other at a folder boundary (a relative -o against the plan's path in the build folder).
 bool same_output(const std::string& a, const std::string& b) {
   if (a == b) return true;
   const auto& [longer, shorter] = a.size() > b.size() ? std::tie(a, b) : std::tie(b, a);
   return !shorter.empty() && core::ends_with(longer, "/" + shorter);
 }
+
+namespace {
 
 using FreeAt = std::priority_queue<double, std::vector<double>, std::greater<>>;
 

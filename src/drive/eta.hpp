@@ -80,6 +80,11 @@ private:
 // or in a command line (Ninja -v) the word after its last "-o".
 std::string output_of(const std::string& description);
 
+// One output spelled by two tools (the unit plan or the launcher, and Ninja's line or the
+// compiler's -o): the same path, or one ends with the other at a folder boundary (a relative -o
+// against the plan's path in the build folder).
+bool same_output(const std::string& a, const std::string& b);
+
 // What each output took in the last build whose compiles went through `kiln exec` (kiln-exec.jsonl,
 // absolute paths as the compiler got them): a torch extension build has no .ninja_log in kiln's
 // build folder, and its extensions' Ninja logs do not survive a fresh copy of the build folder.

@@ -55,6 +55,23 @@ TEST(BuildProgress, TheRunningUnitIsShownWithItsTime) {
   EXPECT_EQ(line.rfind("building 4s  ", 0), 0u);
 }
 
+// The launcher's files are read once a second: at a status line the list may still hold the
+// compile the line reports ended, and each time in it is up to a second old.
+TEST(BuildProgress, TheEtaIsToldWhatRunsAtTheStatusLine) {
+  const std::vector<launch::RunningUnit> units{{10, 1, 5'000, "/w/build/temp/a.o"},
+                                               {11, 1, 40'000, "/w/build/temp/b.o"}};
+  const auto read = cli::longest_running(units, 70'500);
+  ASSERT_TRUE(read);
+  using std::chrono::milliseconds;
+  EXPECT_EQ(cli::running_at(*read, milliseconds(400), {}),
+            (std::vector<milliseconds>{milliseconds(65'900), milliseconds(30'900)}));
+  // a.o ended (a cpp_extension's line names the -o as given; a CMake one relative to the build folder).
+  EXPECT_EQ(cli::running_at(*read, milliseconds(400), {"starting", "/w/build/temp/a.o"}),
+            (std::vector<milliseconds>{milliseconds(30'900)}));
+  EXPECT_EQ(cli::running_at(*read, milliseconds(400), {"temp/b.o"}), (std::vector<milliseconds>{milliseconds(65'900)}));
+  EXPECT_EQ(cli::running_at(*read, milliseconds(400), {"p/b.o"}).size(), 2u);  // not at a folder boundary
+}
+
 TEST(BuildProgress, TheTickerAsksWhatRunsAndDrawsIt) {
   kiln::testing::FakeSeams rig;
   io::Seams& s = rig.seams;

@@ -378,20 +378,28 @@ TEST(Eta, LightUnitsInKilnsOrderOnTheGpuHost) {
 // The GPU host's two-wave build (docs/benchmarks.md, Session 14): flash-attention's 32 head-dim-32
 // and head-dim-64 units and flash_api.cpp on 16 cores, 99 to 416 s each, the heaviest first by
 // kiln's weights. Its lines from the first finished wave (16/33) while more than a minute was left
-// said 0.89 to 1.23 of the time left. Replayed as kiln build feeds the model, the launcher's list
-// passed as it was last read, at four phases of the reads against the status lines: the same
-// overshoot.
+// said 0.89 to 1.23 of the time left. Replayed as kiln build feeds the model, at four phases of the
+// launcher's reads against the status lines: with the list passed as it was last read (up to a
+// second old), 0.89 to 1.25, the same overshoot: the compile a line reported ended was still listed,
+// so counted running, and once the next read missed it, timed as having run until the next status
+// line (seconds to tens of seconds later in the second wave), which lengthened every unit the
+// model drew from. Told what runs at the line (cli::running_at), within issue 35's 20% on every
+// line, each second's countdown included.
 TEST(Eta, FlashAttentionsTwoWavesAsKilnBuildFeedsTheModel) {
   const auto units = recorded_units("flash_attention_2_h200_16cores_two_waves.tsv");
   ASSERT_EQ(units.size(), 33u);
   const RunningFeed as_read = [](const kiln::cli::RunningNow& read, milliseconds, const std::vector<std::string>&) {
-    return read.running_for;
+    return kiln::cli::running_at(read, milliseconds(0), {});
   };
+  double as_read_hi = 0;
   for (long phase : {0L, 250L, 500L, 750L}) {
-    const auto r = live_ratios(units, 16, 60, 7200, phase, as_read);
+    const auto r = live_ratios(units, 16, 60, 7200, phase, kiln::cli::running_at);
     RecordProperty("phase" + std::to_string(phase),
                    std::to_string(r.lines.first) + ".." + std::to_string(r.lines.second));
     EXPECT_GE(r.lines.first, 0.8) << phase;
-    EXPECT_LE(r.lines.second, 1.26) << phase;
+    EXPECT_LE(r.lines.second, 1.2) << phase;
+    as_read_hi = std::max(as_read_hi, live_ratios(units, 16, 60, 7200, phase, as_read).lines.second);
   }
+  RecordProperty("as_read_highest", std::to_string(as_read_hi));
+  EXPECT_GT(as_read_hi, 1.2);
 }
