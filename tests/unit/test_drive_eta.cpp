@@ -313,6 +313,15 @@ TEST(Eta, HoldsOnFlashAttentionsRecordFromTheFirstWave) {
   RecordProperty("worst", std::to_string(worst));
   EXPECT_LE(worst, 0.20) << worst;
   EXPECT_GT(worst, 0.0);
+  // As kiln build feeds the model (the launcher's list read once a second, each second's countdown
+  // a line), at four phases of the reads against the status lines.
+  for (long phase : {0L, 250L, 500L, 750L}) {
+    const auto live = live_ratios(units, 32, 60, 6100, phase, kiln::cli::running_at);
+    RecordProperty("live_phase" + std::to_string(phase),
+                   std::to_string(live.lines.first) + ".." + std::to_string(live.lines.second));
+    EXPECT_GE(live.lines.first, 0.8) << phase;
+    EXPECT_LE(live.lines.second, 1.2) << phase;
+  }
 }
 
 // Heavy units of uneven length in no particular order (110-446 s, as flash-attention's, shuffled)
@@ -373,6 +382,12 @@ TEST(Eta, LightUnitsInKilnsOrderOnTheGpuHost) {
   RecordProperty("ratios", std::to_string(lo) + ".." + std::to_string(hi));
   EXPECT_GE(lo, 1.0) << lo;
   EXPECT_LE(hi, 3.0) << hi;
+  // As kiln build feeds the model, each second's countdown a line: recorded, not asserted.
+  for (long phase : {0L, 500L}) {
+    const auto live = live_ratios(units, 16, 10, 6100, phase, kiln::cli::running_at);
+    RecordProperty("live_phase" + std::to_string(phase),
+                   std::to_string(live.lines.first) + ".." + std::to_string(live.lines.second));
+  }
 }
 
 // The GPU host's two-wave build (docs/benchmarks.md, Session 14): flash-attention's 32 head-dim-32
