@@ -141,4 +141,20 @@ inline LiveRatios live_ratios(const std::vector<RecordedUnit>& units, int lanes,
   return r;
 }
 
+// live_ratios' lines at four phases of the launcher's reads against the status lines: the lowest
+// and the highest said / true.
+inline std::pair<double, double> live_lines(const std::vector<RecordedUnit>& units, int lanes, double min_left_s,
+                                            long clock_offset_ms, const RunningFeed& feed) {
+  std::pair<double, double> range{1e9, 0};
+  for (long phase : {0L, 250L, 500L, 750L}) {
+    const auto lines = live_ratios(units, lanes, min_left_s, clock_offset_ms, phase, feed).lines;
+    range = {std::min(range.first, lines.first), std::max(range.second, lines.second)};
+  }
+  return range;
+}
+
+inline std::string range_text(std::pair<double, double> r) {
+  return std::to_string(r.first) + ".." + std::to_string(r.second);
+}
+
 }  // namespace kiln::testing
