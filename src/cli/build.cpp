@@ -11,6 +11,7 @@
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
 #include "cli/plan_options.hpp"
+#include "core/epoch_ms.hpp"
 #include "drive/build.hpp"
 #include "drive/build_lock.hpp"
 #include "drive/build_verdict.hpp"
@@ -29,10 +30,7 @@ namespace {
 // how long after that kiln waits before saying what is left.
 constexpr std::chrono::seconds kStopGrace{5}, kAfterKill{5};
 
-long long epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using core::epoch_ms;
 
 // What the launcher says runs now (launch/running_units); nothing when no launcher runs.
 RunningSource running_source(io::Seams& s, const plan::Plan& plan) {

@@ -17,13 +17,22 @@ std::string configure_line(std::chrono::seconds elapsed, const std::string& last
 
 std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>& units, long long now_ms) {
   if (units.empty()) return std::nullopt;
-  const auto oldest = std::min_element(units.begin(), units.end(),
-                                       [](const auto& a, const auto& b) { return a.start_ms < b.start_ms; });
-  // A clock set back makes a negative time; it reads as just started.
-  const long long ms = std::max(0LL, now_ms - oldest->start_ms);
-  RunningNow r{oldest->output, std::chrono::seconds(ms / 1000), units.size(), {}};
-  for (const auto& u : units)
+  RunningNow r;
+  const launch::RunningUnit* oldest = nullptr;
+  for (const auto& u : units) {
+    if (u.queued) {
+      ++r.queued;
+      continue;
+    }
+    if (!oldest || u.start_ms < oldest->start_ms) oldest = &u;
+    // A clock set back makes a negative time; it reads as just started.
     r.compiles.emplace_back(u.output, std::chrono::milliseconds(std::max(0LL, now_ms - u.start_ms)));
+  }
+  r.count = r.compiles.size();
+  if (oldest) {
+    r.output = oldest->output;
+    r.elapsed = std::chrono::seconds(std::max(0LL, now_ms - oldest->start_ms) / 1000);
+  }
   return r;
 }
 
@@ -37,8 +46,13 @@ std::vector<std::chrono::milliseconds> running_at(const RunningNow& read, std::c
 }
 
 std::string running_text(const RunningNow& r) {
+  if (r.count == 0) return fmt::format("{} compile{} queued in Slurm", r.queued, r.queued == 1 ? "" : "s");
   std::string text = fmt::format("{} running {}", r.output, core::duration_text(r.elapsed));
-  if (r.count > 1) text += fmt::format(" (+{} more)", r.count - 1);
+  const std::string queued = r.queued ? fmt::format("{} queued in Slurm", r.queued) : "";
+  if (r.count > 1)
+    text += fmt::format(" (+{} more{}{})", r.count - 1, queued.empty() ? "" : ", ", queued);
+  else if (!queued.empty())
+    text += " (" + queued + ")";
   return text;
 }
 

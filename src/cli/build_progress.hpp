@@ -30,6 +30,9 @@ struct RunningNow {
   size_t count = 0;
   // Each running compile's output and its time so far when the files were read, for the ETA.
   std::vector<std::pair<std::string, std::chrono::milliseconds>> compiles;
+  // kiln build --slurm: compiles whose job step waits in srun for the allocation's CPUs or memory
+  // (not counted above: they have not begun).
+  size_t queued = 0;
 };
 std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>& units, long long now_ms);
 // What the ETA is told runs at a status line that came `since` after the launcher's files were
@@ -40,7 +43,8 @@ std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>
 // flash-attention's two waves on 16 cores said 1.23 of the time left (docs/benchmarks.md, helper he).
 std::vector<std::chrono::milliseconds> running_at(const RunningNow& read, std::chrono::milliseconds since,
                                                   const std::vector<std::string>& ended);
-// "CMakeFiles/x.dir/softmax.cu.o running 1m05s (+3 more)": the output first, so that a line cut
+// "CMakeFiles/x.dir/softmax.cu.o running 1m05s (+3 more)" (", 11 queued in Slurm" inside the
+// brackets under --slurm; "16 compiles queued in Slurm" when none has begun): the output first, so that a line cut
 // keeping its end (fit_keeping_end) keeps the file name and the time.
 std::string running_text(const RunningNow& r);
 // Before Ninja's first status line (Ninja reports a step when it finishes): "building 4s  (first

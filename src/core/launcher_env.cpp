@@ -44,6 +44,7 @@ void each(Env& e, Visit&& visit) {
   visit(kSlurmSinfo, e.slurm_sinfo);
   visit(kSlurmNodes, e.slurm_nodes);
   visit(kStepReport, e.step_report);
+  visit(kStepRunning, e.step_running);
 }
 
 struct Writer {

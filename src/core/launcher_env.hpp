@@ -29,7 +29,7 @@ inline constexpr std::string_view kWrapCxx = "KILN_WRAP_CXX", kWrapNvcc = "KILN_
                                   kSlurmRetries = "KILN_SLURM_RETRIES", kSlurmStepWait = "KILN_SLURM_STEP_WAIT",
                                   kSlurmSrun = "KILN_SLURM_SRUN", kSlurmSqueue = "KILN_SLURM_SQUEUE",
                                   kSlurmSinfo = "KILN_SLURM_SINFO", kSlurmNodes = "KILN_SLURM_NODES",
-                                  kStepReport = "KILN_STEP_REPORT";
+                                  kStepReport = "KILN_STEP_REPORT", kStepRunning = "KILN_STEP_RUNNING";
 }  // namespace launcher_vars
 
 struct LauncherEnv {
@@ -59,8 +59,9 @@ struct LauncherEnv {
   std::optional<long long> slurm_node_cpus, slurm_retries, slurm_step_wait;  // the last two: a user's settings
   std::optional<std::uint64_t> slurm_node_mem_kib;
   std::string slurm_srun, slurm_squeue, slurm_sinfo;  // the Slurm tools to use (tests point them at fakes)
-  std::string slurm_nodes;  // the allocation's nodes, "n1:CPUS,n2:CPUS": the watchdog asks sinfo about them
-  std::string step_report;  // on the node: where this step's report goes
+  std::string slurm_nodes;   // the allocation's nodes, "n1:CPUS,n2:CPUS": the watchdog asks sinfo about them
+  std::string step_report;   // on the node: where this step's report goes
+  std::string step_running;  // on the node: the launcher's running file, told when the step starts
 
   // The variables that are set, by name.
   std::map<std::string, std::string> to_env() const;

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "core/arch_spec.hpp"
+#include "core/epoch_ms.hpp"
 #include "core/launcher_env.hpp"
 #include "io/task_table.hpp"
 #include "probe/build_memory.hpp"
@@ -58,10 +59,7 @@ void append_line(const std::string& path, const std::string& line) {
 // A ledger lock is held for microseconds; one held for seconds belongs to a stopped or hung process.
 constexpr std::chrono::milliseconds kLedgerLockTimeout{5000};
 
-long long epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using core::epoch_ms;
 
 }  // namespace
 
@@ -466,13 +464,19 @@ static void learn_history(const std::vector<std::string>& argv, const io::Seams&
 
 // kiln build's progress line names the compiles running now (launch/running_units); "" when there
 // is nothing to show or the file could not be written.
-static std::string show_running(io::Seams& s, const ExecRecord& rec) {
+static std::string show_running(io::Seams& s, const ExecRecord& rec, bool queued) {
   try {
     const auto dir = core::LauncherEnv::from_env(s.env).running;
     if (dir.empty() || rec.output.empty()) return "";
     const long pid = static_cast<long>(::getpid());
     const auto started = io::system_processes().start_time(pid);
-    return mark_running(s.fs, dir, {pid, started.value_or(0), rec.start_ms, rec.output});
+    return mark_running(s.fs, dir,
+                        {.pid = pid,
+                         .proc_start = started.value_or(0),
+                         .start_ms = rec.start_ms,
+                         .output = rec.output,
+                         .queued = queued,
+                         .node = {}});
   } catch (...) {
     return "";
   }
@@ -511,14 +515,19 @@ int exec_compiler(const std::vector<std::string>& command, io::Seams& s) {
   }
 
   rec.start_ms = epoch_ms();
-  const std::string running = show_running(s, rec);
+  // A link (or any command that compiles no source) runs here: its peak is small and its inputs
+  // are here already; a job step would hold a node's cores and a compile's memory for it.
+  const auto slurm = compiles_a_source(argv) ? slurm_config(s.env) : std::nullopt;
+  // A step waits in srun until Slurm has its CPUs and memory: queued until the node says it began.
+  const std::string running = show_running(s, rec, slurm.has_value());
+  if (slurm && !running.empty()) {
+    if (!child_env) child_env = s.env.all();
+    (*child_env)[std::string(core::launcher_vars::kStepRunning)] = running;
+  }
   io::ProcessSpec spec{.argv = argv, .env = child_env};
   spec.nice = rec.nice;
   spec.inherit_stdio = true;
   spec.die_with_caller = true;  // `kill -9` of this launcher must not leave its compiler running
-  // A link (or any command that compiles no source) runs here: its peak is small and its inputs
-  // are here already; a job step would hold a node's cores and a compile's memory for it.
-  const auto slurm = compiles_a_source(argv) ? slurm_config(s.env) : std::nullopt;
   // The compile's one CPU weight, shared among its running threads by a watcher beside it.
   io::SystemTaskTable tasks;
   std::optional<ShareWatch> watch;

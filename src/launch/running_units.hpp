@@ -24,14 +24,23 @@ struct RunningUnit {
   std::uint64_t proc_start = 0;  // the launcher's start time (/proc/PID/stat), with pid its identity
   long long start_ms = 0;        // unix epoch ms when the compile started
   std::string output;            // its -o, as the build gave it
+  // kiln build --slurm: the step has not started on a node yet (it waits in srun for CPUs or
+  // memory); the node's kiln exec rewrites the file when it starts: start_ms then, and its node.
+  bool queued = false;
+  std::string node;
 };
 
-// One line: "pid=4242 proc_start=123 start_ms=1790000000000 output=CMakeFiles/x.dir/a.cu.o".
+// One line: "pid=4242 proc_start=123 start_ms=1790000000000 output=CMakeFiles/x.dir/a.cu.o", with
+// " queued=1" and " node=n1" before the output when they are set.
 std::string format_running(const RunningUnit& u);
 std::optional<RunningUnit> parse_running(std::string_view text);
 
 // Writes the launcher's file into `dir`; returns its path, or "" when it could not (no matter).
 std::string mark_running(io::Filesystem& fs, const std::string& dir, const RunningUnit& u);
+
+// On the node, as the step starts: the launcher's file at `path` says the compile runs there since
+// `now_ms` (not queued). Best effort: false when the file is not there or not one.
+bool mark_step_started(io::Filesystem& fs, const std::string& path, const std::string& node, long long now_ms);
 
 // What runs now, the longest-running first. Reads at most `max_files` files of at most 4 KiB each;
 // a file whose process is gone (a launcher killed by SIGKILL) is removed, one still being written

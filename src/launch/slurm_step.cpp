@@ -13,7 +13,9 @@
 
 #include "core/text.hpp"
 #include "core/fnv.hpp"
+#include "core/epoch_ms.hpp"
 #include "core/launcher_env.hpp"
+#include "launch/running_units.hpp"
 #include "launch/slurm_nodes.hpp"
 
 namespace kiln::launch {
@@ -144,6 +146,8 @@ int run_step_on_node(const std::vector<std::string>& command, const std::string&
   rep.node = s.env.get("SLURMD_NODENAME").value_or("?");
   rep.step = s.env.get("SLURM_JOB_ID").value_or("?") + "." + s.env.get("SLURM_STEP_ID").value_or("?");
   s.fs.write(report_path, format_step_report(rep));
+  // kiln build's progress line and ETA: the compile runs from now, not since srun began to wait.
+  mark_step_started(s.fs, core::LauncherEnv::from_env(s.env).step_running, rep.node, core::epoch_ms());
   if (command.empty()) return 127;
   io::ProcessSpec spec{.argv = command};
   spec.inherit_stdio = true;

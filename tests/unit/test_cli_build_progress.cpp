@@ -55,6 +55,23 @@ TEST(BuildProgress, TheRunningUnitIsShownWithItsTime) {
   EXPECT_EQ(line.rfind("building 4s  ", 0), 0u);
 }
 
+// kiln build --slurm on the GPU host (issue 35): 15 of 16 units waited in srun for CPUs while the
+// line said "(+15 more)" running. A step not begun on a node is counted apart, and neither named
+// as the longest running nor given to the ETA as running.
+TEST(BuildProgress, StepsQueuedInSlurmAreNotShownAsRunning) {
+  std::vector<launch::RunningUnit> units{{10, 1, 5'000, "/w/a.o"}, {11, 1, 1'000, "/w/b.o"}, {12, 1, 2'000, "/w/c.o"}};
+  units[1].queued = units[2].queued = true;
+  const auto r = cli::longest_running(units, 70'500);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(cli::running_text(*r), "/w/a.o running 1m05s (2 queued in Slurm)");
+  EXPECT_EQ(cli::running_at(*r, std::chrono::milliseconds(0), {}).size(), 1u);
+  units.push_back({13, 1, 9'000, "/w/d.o"});
+  EXPECT_EQ(cli::running_text(*cli::longest_running(units, 70'500)),
+            "/w/a.o running 1m05s (+1 more, 2 queued in Slurm)");
+  units[0].queued = units[3].queued = true;
+  EXPECT_EQ(cli::running_text(*cli::longest_running(units, 70'500)), "4 compiles queued in Slurm");
+}
+
 // The launcher's files are read once a second: at a status line the list may still hold the
 // compile the line reports ended, and each time in it is up to a second old.
 TEST(BuildProgress, TheEtaIsToldWhatRunsAtTheStatusLine) {

@@ -32,6 +32,36 @@ TEST(RunningUnits, OneLineReadBackWhateverTheOutputHolds) {
   EXPECT_FALSE(launch::parse_running("pid=1 proc_start=1 start_ms=5 output=\n"));
 }
 
+// kiln build --slurm: a unit's file says it is queued until the step begins on a node, which then
+// says so itself (the file is on the shared build folder), with the time it began.
+TEST(RunningUnits, AStepIsQueuedUntilItsNodeSaysItBegan) {
+  RunningUnit u{4242, 987, 1000, "obj/a b.o"};
+  u.queued = true;
+  const auto line = launch::format_running(u);
+  EXPECT_EQ(line, "pid=4242 proc_start=987 start_ms=1000 queued=1 output=obj/a b.o\n");
+  auto back = launch::parse_running(line);
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back->queued);
+  EXPECT_EQ(back->output, "obj/a b.o");
+  io::FakeFilesystem fs;
+  fs.add_file("/b/.kiln/running/4242", line);
+  ASSERT_TRUE(launch::mark_step_started(fs, "/b/.kiln/running/4242", "n2", 61'000));
+  back = launch::parse_running(fs.read("/b/.kiln/running/4242").value_or(""));
+  ASSERT_TRUE(back);
+  EXPECT_FALSE(back->queued);
+  EXPECT_EQ(back->node, "n2");
+  EXPECT_EQ(back->start_ms, 61'000);
+  EXPECT_EQ(back->pid, 4242);  // still the launcher's: its liveness decides whether the file stays
+  EXPECT_EQ(back->output, "obj/a b.o");
+  // No file (the launcher had none), or not one: nothing written.
+  EXPECT_FALSE(launch::mark_step_started(fs, "/b/.kiln/running/7", "n2", 61'000));
+  EXPECT_FALSE(fs.exists("/b/.kiln/running/7"));
+  EXPECT_FALSE(launch::mark_step_started(fs, "", "n2", 61'000));
+  // A word the reader does not know is not a unit (a newer writer's line is refused, not misread).
+  EXPECT_FALSE(launch::parse_running("pid=1 proc_start=1 start_ms=5 later=3 output=x\n"));
+  EXPECT_FALSE(launch::parse_running("pid=1 proc_start=1 start_ms=5x output=x\n"));
+}
+
 TEST(RunningUnits, LiveOnesOldestFirstDeadOnesRemovedHalfWrittenOnesKept) {
   io::FakeFilesystem fs;
   io::FakeProcessTable procs;

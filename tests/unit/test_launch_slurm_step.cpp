@@ -11,6 +11,7 @@
 #include "fakes/clock.hpp"
 #include "launch/exec_launcher.hpp"
 #include "launch/slurm_nodes.hpp"
+#include "launch/running_units.hpp"
 #include "launch/slurm_step.hpp"
 #include "test_support.hpp"
 
@@ -224,6 +225,25 @@ TEST(SlurmStep, NodeSideReportsNodeThenExit) {
   EXPECT_TRUE(rep->finished);
   EXPECT_EQ(rep->exit, 2);
   EXPECT_EQ(rep->peak_rss_kib, 77);
+}
+
+// The launcher's running file (kiln build's progress line) said "queued" while srun waited; the
+// node tells it the step began, and where.
+TEST(SlurmStep, NodeSideTellsTheLaunchersRunningFileItBegan) {
+  kiln::testing::FakeSeams t;
+  t.proc.on("c++ -c a.cpp", io::ran("", 0));
+  t.fs.add_file("/b/.kiln/running/42", "pid=42 proc_start=7 start_ms=1000 queued=1 output=a.o\n");
+  for (const auto& [k, v] : {std::pair{"SLURMD_NODENAME", "n5"},
+                             {"SLURM_JOB_ID", "9"},
+                             {"SLURM_STEP_ID", "4"},
+                             {"KILN_STEP_RUNNING", "/b/.kiln/running/42"}})
+    t.env.set(k, v);
+  EXPECT_EQ(launch::run_step_on_node({"c++", "-c", "a.cpp"}, "/r/x", t.seams), 0);
+  auto u = launch::parse_running(t.fs.read("/b/.kiln/running/42").value_or(""));
+  ASSERT_TRUE(u);
+  EXPECT_FALSE(u->queued);
+  EXPECT_EQ(u->node, "n5");
+  EXPECT_GT(u->start_ms, 1000);
 }
 
 TEST(SlurmStep, NodeNamedBySrunWhenTheStepNeverStarted) {
