@@ -13,7 +13,9 @@
 #      projection's error against the cluster run (issue 35: within 15%).
 # usage: bench/device/slurm_fa.sh KILN PYTHON CHECKOUT OUT [NODES] [GPU]
 #   CHECKOUT: flash-attention 2 with cutlass in csrc/cutlass, possibly cut by bench/fa_cut.py (then
-#   set KILN_BENCH_FA_HDIMS to the head dims kept). Needs root and Slurm's daemons (exit 77 otherwise).
+#   set KILN_BENCH_FA_HDIMS to the head dims kept). Needs root and Slurm's daemons (exit 77 otherwise):
+#   on the GPU host, bench/device/slurm_install.sh with the tarball bench/device/slurm_pack.sh made
+#   here, and KILN_SLURM_CGROUP=CgroupPlugin=cgroup/v1 (its cgroup v2 fails slurmd's default plugin).
 set -u
 kiln=$(readlink -f "$1"); py=$2; src=$(readlink -f "$3"); out=$(readlink -f "$4")
 nodes=${5:-2}; gpu=${6:-h100}
