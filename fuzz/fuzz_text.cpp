@@ -16,6 +16,7 @@
 #include "launch/governor.hpp"
 #include "launch/nvcc_phases.hpp"
 #include "launch/reachable_launches.hpp"
+#include "launch/running_units.hpp"
 #include "launch/unit_estimate.hpp"
 #include "launch/wheel_index.hpp"
 #include "probe/cmake_cache.hpp"
@@ -67,6 +68,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto again = kiln::launch::parse_exec_log(line);
         if (again.records.size() != 1 || !again.problems.empty()) __builtin_trap();
         if (kiln::launch::record_json_line(again.records[0]) != line) __builtin_trap();
+      }
+      // The launcher's running file (queued, node) reads back as it was written.
+      if (const auto u = kiln::launch::parse_running(text)) {
+        const auto line = kiln::launch::format_running(*u);
+        const auto back = kiln::launch::parse_running(line);
+        if (!back || kiln::launch::format_running(*back) != line) __builtin_trap();
       }
       break;
     }
