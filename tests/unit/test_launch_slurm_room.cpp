@@ -55,9 +55,12 @@ class NodeOne final : public io::ProcessRunner {
 public:
   explicit NodeOne(io::FakeFilesystem& fs) : fs_(fs) {}
   std::vector<io::ProcessSpec> calls;
+  std::string running_file;  // the launcher's running file as srun began, when it passed one
   io::ProcessResult run(const io::ProcessSpec& spec) override {
     calls.push_back(spec);
     if (spec.argv[0] != "srun") return io::ran("", 0);  // run here, not as a step
+    if (auto it = spec.env->find("KILN_STEP_RUNNING"); it != spec.env->end())
+      running_file = fs_.read(it->second).value_or("(missing)");
     fs_.write(spec.env->at("KILN_STEP_REPORT"),
               launch::format_step_report({.node = "n1", .step = "7.5", .finished = true, .wall_ms = 10}));
     return io::ran("", 0);
@@ -148,6 +151,7 @@ TEST(SlurmRoom, AGrantedUnitAsksOneCpuWhileOtherUnitsNeedTheirs) {
                            {"KILN_CORES", "16"},
                            {"KILN_SPLIT", "1"},
                            {"KILN_UNIT_PLAN", "/b/.kiln/unit-plan"},
+                           {"KILN_RUNNING", "/b/.kiln/running"},
                            {"KILN_EXEC_LOG", exec_log}}};
   std::ostringstream out, err;
   io::Seams s{fs, slurm, clock, env, out, err};
@@ -163,6 +167,8 @@ TEST(SlurmRoom, AGrantedUnitAsksOneCpuWhileOtherUnitsNeedTheirs) {
   EXPECT_GT(log.records[0].cores, 1) << "the unit was granted threads: " << log.records[0].grant;
   EXPECT_EQ(log.records[0].grant.find("CPU weight of 1"), std::string::npos) << log.records[0].grant;
   EXPECT_EQ(log.records[0].step_cpus, 1) << log.records[0].grant;
+  // Queued until the node says the step began (kiln build's progress line, launch/running_units).
+  EXPECT_NE(slurm.running_file.find(" queued=1 output=/b/u0.o"), std::string::npos) << slurm.running_file;
   EXPECT_NE(std::find(step->argv.begin(), step->argv.end(), "-c1"), step->argv.end())
       << fmt::format("{}", fmt::join(step->argv, " "));
 }
