@@ -177,10 +177,11 @@ public:
   int waiting(const std::vector<Reservation>& running) const {
     return units_waiting(plan_, running_outputs(running), me_);
   }
-  // The plan's units not started yet, slot or not (a Slurm step's CPUs); nullopt without a plan.
-  std::optional<int> not_started(const std::vector<Reservation>& running) const {
+  // The plan's units that may start beside this one now, within their Ninja's -j (a Slurm step's
+  // CPUs); nullopt without a plan.
+  std::optional<int> beside(const std::vector<Reservation>& running) const {
     if (!lists_me()) return std::nullopt;
-    return units_not_started(plan_, running_outputs(running), me_);
+    return static_cast<int>(starting_soon(plan_, running_outputs(running), me_).size());
   }
 
 private:
@@ -258,8 +259,8 @@ int asked_cpus(const Reservation& r) {
 
 // The room a new step asks its CPUs from: the allocation's (live) CPUs and this build's steps.
 StepRoom step_room(const SlurmConfig& c, const std::vector<Reservation>& running, const io::Filesystem& fs,
-                   std::optional<int> not_started) {
-  StepRoom room{.waiting = not_started, .node_cpus = c.node_cpus};
+                   std::optional<int> beside) {
+  StepRoom room{.beside = beside, .node_cpus = c.node_cpus};
   if (auto left = room_left(c, fs))
     room.alloc_cpus = left->cpus;
   else if (std::none_of(c.cpus.begin(), c.cpus.end(), [](int n) { return n <= 0; }))
@@ -346,7 +347,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
                                      peers(unit.work(), running, soon, cores, policy), policy.priority);
         if (!admits(running, grant.kib, budget)) return std::nullopt;
         if (slurm)
-          step_asks = step_cpus(weighed_threads(grant), step_room(*slurm, running, s.fs, coming.not_started(running)));
+          step_asks = step_cpus(weighed_threads(grant), step_room(*slurm, running, s.fs, coming.beside(running)));
         if (slurm && !slurm_room(*slurm, running, grant, step_asks, s, rec, said_slurm)) return std::nullopt;
         Reservation r{pid, grant.kib, grant.cores, 0};
         if (slurm)

@@ -51,12 +51,17 @@ std::vector<PlannedUnit> starting_soon(const UnitPlan& plan, const std::set<std:
   return out;
 }
 
+namespace {
+
+// The units of the plan neither done, running nor `me`: those still to start, slot or not.
 int units_not_started(const UnitPlan& plan, const std::set<std::string>& running_outputs, const std::string& me) {
   std::set<std::string> seen;
   for (const auto& u : plan.units)
     if (u.output != me && !running_outputs.count(u.output) && !plan.done.count(u.output)) seen.insert(u.output);
   return static_cast<int>(seen.size());
 }
+
+}  // namespace
 
 int units_waiting(const UnitPlan& plan, const std::set<std::string>& running_outputs, const std::string& me) {
   const auto left = static_cast<size_t>(units_not_started(plan, running_outputs, me));

@@ -37,9 +37,6 @@ std::string plan_done_line(const std::string& output);
 std::vector<PlannedUnit> starting_soon(const UnitPlan& plan, const std::set<std::string>& running_outputs,
                                        const std::string& me);
 
-// The units of the plan neither done, running nor `me`: those still to start, slot or not.
-int units_not_started(const UnitPlan& plan, const std::set<std::string>& running_outputs, const std::string& me);
-
 // The units of the plan that wait for a slot: neither done, running nor `me`, and beyond what their
 // Ninja's -j lets start now (starting_soon). A unit about to start beside this one is not waiting.
 int units_waiting(const UnitPlan& plan, const std::set<std::string>& running_outputs, const std::string& me);
