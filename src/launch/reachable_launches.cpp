@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <map>
+
+#include "launch/switch_cases.hpp"
 
 namespace kiln::launch {
 namespace {
@@ -140,15 +143,64 @@ std::string name_before_params(std::string_view t, size_t close_paren) {
   return std::string(name);
 }
 
+// The top-level pieces of a template argument or parameter list `<...>` whose `<` is at `lt`
+// (`<=`, `>=` and `<<` are no brackets; `>>` closes two).
+std::vector<std::string_view> angle_list(std::string_view t, size_t lt) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  size_t from = lt + 1;
+  for (size_t i = lt, end = std::min(t.size(), lt + 4000); i < end; ++i) {
+    const char c = t[i], next = i + 1 < t.size() ? t[i + 1] : '\0';
+    if (c == '<' && (next == '=' || next == '<'))
+      ++i;
+    else if (c == '>' && next == '=')
+      ++i;
+    else if (c == '<' || c == '(')
+      ++depth;
+    else if (c == '>' || c == ')') {
+      if (--depth == 0) {
+        out.push_back(t.substr(from, i - from));
+        return out;
+      }
+    } else if (c == ',' && depth == 1) {
+      out.push_back(t.substr(from, i - from));
+      from = i + 1;
+    } else if (c == ';' || c == '{' || c == '}') {
+      break;
+    }
+  }
+  return {};
+}
+
+// The names of the template parameters of the definition whose parameter list opens at `open`
+// (`template <typename T, bool Is_causal = false>` gives T and Is_causal); none for a specialisation.
+std::vector<std::string> template_params(std::string_view t, size_t open) {
+  size_t s = open;
+  while (s > 0 && t[s - 1] != ';' && t[s - 1] != '}' && t[s - 1] != '{') --s;
+  const size_t p = skip_spaces(t, s);
+  if (t.compare(p, 8, "template") != 0) return {};
+  const size_t lt = skip_spaces(t, p + 8);
+  if (lt >= open || t[lt] != '<') return {};
+  std::vector<std::string> out;
+  for (auto param : angle_list(t, lt)) {
+    if (const auto eq = param.find('='); eq != npos) param = param.substr(0, eq);
+    const std::string_view name = ident_before(param, back_spaces(param, param.size()));
+    if (name.empty()) return {};
+    out.emplace_back(name);
+  }
+  return out;
+}
+
 enum class Brace { function, scope, other };
 
 // What the `{` at `i` opens, at namespace or class scope.
-Brace classify(std::string_view t, size_t i, std::string& name) {
+Brace classify(std::string_view t, size_t i, std::string& name, std::vector<std::string>& params) {
   size_t e = back_spaces(t, i);
   static const std::set<std::string_view> trailing = {"const", "noexcept", "override", "final", "mutable", "volatile"};
   for (std::string_view w; !(w = ident_before(t, e)).empty() && trailing.count(w);) e = back_spaces(t, e - w.size());
   if (e > 0 && t[e - 1] == ')') {
     name = name_before_params(t, e - 1);
+    if (const size_t open = opener_of(t, e - 1); !name.empty() && open != npos) params = template_params(t, open);
     return name.empty() ? Brace::other : Brace::function;
   }
   // The statement's first words: namespace, struct, class, union, extern "C".
@@ -176,29 +228,288 @@ Brace classify(std::string_view t, size_t i, std::string& name) {
   return Brace::other;
 }
 
+// The index of the `close` that matches the `open_c` at `open`, literals skipped; npos when none.
+size_t matching(std::string_view t, size_t open, char open_c, char close) {
+  int depth = 0;
+  for (size_t i = open; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '"' || c == '\'')
+      i = literal_end(t, i);
+    else if (c == open_c)
+      ++depth;
+    else if (c == close && --depth == 0)
+      return i;
+  }
+  return npos;
+}
+
+// The constant a switch macro names for its body: `BOOL_SWITCH(cond, Name, [&] {...})` sets Name
+// true in one case and false in the other (flash-attention, mamba, causal-conv1d). Empty for a
+// switch that names none (`AT_DISPATCH_FLOATING_TYPES(t, "name", ...)`, `FP16_SWITCH(cond, ...)`).
+std::string switch_constant(std::string_view t, size_t paren) {
+  std::vector<size_t> commas;
+  int depth = 0;
+  for (size_t i = paren + 1, end = std::min(t.size(), paren + 4000); i < end && commas.size() < 3; ++i) {
+    const char c = t[i];
+    if (c == '"' || c == '\'')
+      i = literal_end(t, i);
+    else if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if (c == ')' || c == ']' || c == '}') {
+      if (--depth < 0) break;
+    } else if (c == ',' && depth == 0)
+      commas.push_back(i);
+  }
+  if (commas.size() < 2) return {};
+  const size_t a = skip_spaces(t, commas[0] + 1), b = back_spaces(t, commas[1]);
+  if (a >= b || std::isdigit(static_cast<unsigned char>(t[a]))) return {};
+  for (size_t i = a; i < b; ++i)
+    if (!is_ident(t[i])) return {};
+  return std::string(t.substr(a, b - a));
+}
+
+// Where a statement that starts at `i` ends (its last character): a block, an `if` with its
+// `else`, or up to its `;`. npos when the text ends first.
+size_t statement_end(std::string_view t, size_t i, int depth = 0) {
+  i = skip_spaces(t, i);
+  if (i >= t.size() || depth > 32) return npos;
+  if (t[i] == '{') return matching(t, i, '{', '}');
+  if (t.compare(i, 2, "if") == 0 && (i + 2 >= t.size() || !is_ident(t[i + 2]))) {
+    size_t p = skip_spaces(t, i + 2);
+    if (t.compare(p, 9, "constexpr") == 0) p = skip_spaces(t, p + 9);
+    if (p >= t.size() || t[p] != '(') return npos;
+    const size_t close = matching(t, p, '(', ')');
+    if (close == npos) return npos;
+    size_t end = statement_end(t, close + 1, depth + 1);
+    const size_t e = end == npos ? npos : skip_spaces(t, end + 1);
+    if (e != npos && t.compare(e, 4, "else") == 0 && (e + 4 >= t.size() || !is_ident(t[e + 4])))
+      end = statement_end(t, e + 4, depth + 1);
+    return end;
+  }
+  for (int paren = 0; i < t.size(); ++i) {
+    if (t[i] == '"' || t[i] == '\'')
+      i = literal_end(t, i);
+    else if (t[i] == '(' || t[i] == '{')
+      ++paren;
+    else if (t[i] == ')' || t[i] == '}')
+      --paren;
+    else if (t[i] == ';' && paren <= 0)
+      return i;
+  }
+  return npos;
+}
+
+// The distinct templates one site instantiates over the cases of the switches around it
+// (launch/switch_cases): each named switch constant the site's template arguments use, directly or
+// through a local `using X = ...;`, `auto x = &k<...>;` or `constexpr ... X = ...;`, set both ways,
+// less the cases an `if constexpr` around the site discards; a site already instantiated with the
+// same arguments in this code compiles nothing new. A switch that names no constant doubles (x
+// macro_factor) whatever the site's arguments, as does every case of a site kiln cannot read (a
+// launch through a variable it does not see set).
+class SiteCases {
+public:
+  struct Switch {
+    int depth = 0;
+    std::string constant;  // empty: a switch that names none
+    size_t at = 0;
+  };
+
+  SiteCases(std::string_view text, double macro_factor, const SwitchValues& bound)
+      : t_(text), factor_(macro_factor), bound_(bound) {
+    find_guards();
+    find_aliases();
+  }
+
+  bool has_alias(std::string_view name, size_t at) const { return alias_before(name, at) != nullptr; }
+
+  // The cases of `site` that instantiate something new here (x macro_factor per unnamed switch),
+  // and each one's spelling with the constants set (`folded`, for a call's template arguments).
+  double count(const std::vector<Switch>& open, size_t at, std::string_view site, bool readable,
+               std::vector<std::string>* folded = nullptr) {
+    size_t unnamed = 0;
+    std::set<std::string> named;
+    std::string tag;  // the cases of unnamed switches never fold into each other
+    for (const auto& s : open) {
+      if (s.constant.empty())
+        ++unnamed, tag += "#" + std::to_string(s.at);
+      else
+        named.insert(s.constant);
+    }
+    const double doubled = std::pow(factor_, static_cast<double>(std::min(unnamed, kMaxNesting)));
+    const std::string expanded = expand(site, at);
+    std::vector<const Guard*> guards;
+    for (const auto& g : guards_)
+      if (g.begin <= at && at <= g.end) guards.push_back(&g);
+    std::vector<std::string> vars;
+    const auto used = words(expanded, guards);
+    for (const auto& n : named)
+      if ((!readable || used.count(n)) && !bound_.count(n)) vars.push_back(n);
+    if (!readable) tag += "@" + std::to_string(at);
+    if (vars.size() > kMaxVars || budget_ <= 0)  // too many to enumerate: every case, as counted before
+      return std::min(std::pow(2.0, static_cast<double>(std::min(vars.size(), kMaxNesting))) * doubled, kCap);
+    double n = 0;
+    for (size_t bits = 0; bits < (size_t{1} << vars.size()); ++bits) {
+      SwitchValues values = bound_;
+      for (size_t v = 0; v < vars.size(); ++v) values[vars[v]] = (bits >> v) & 1;
+      bool discarded = false;
+      for (const auto* g : guards) {
+        const auto holds = switch_condition(g->condition, values);
+        discarded = discarded || (holds && *holds != g->then);
+      }
+      if (discarded) continue;
+      budget_ -= static_cast<long>(expanded.size()) + 1;
+      std::string spelling = fold_switch_constants(expanded, values);
+      std::string key = spelling + tag;
+      if (!readable) key += "/" + std::to_string(bits);
+      if (!seen_.insert(std::move(key)).second) continue;
+      ++n;
+      if (folded) folded->push_back(std::move(spelling));
+    }
+    return n * doubled;
+  }
+
+private:
+  static constexpr size_t kMaxVars = 10;        // 1024 cases a site; no real launch has more than 8
+  static constexpr size_t kMaxExpanded = 8000;  // characters of one site with its aliases set in
+
+  struct Guard {
+    std::string condition;
+    bool then = true;  // the branch taken when the condition holds
+    size_t begin = 0, end = 0;
+  };
+  struct Alias {
+    std::string name, text;
+    size_t at = 0;
+  };
+
+  // `if constexpr (C) A else B`: A's range needs C, B's its negation.
+  void find_guards() {
+    for (size_t pos = 0; (pos = t_.find("constexpr", pos)) != npos && guards_.size() < 4096; pos += 9) {
+      const size_t b = back_spaces(t_, pos);
+      if (ident_before(t_, b) != "if" || (pos + 9 < t_.size() && is_ident(t_[pos + 9]))) continue;
+      const size_t p = skip_spaces(t_, pos + 9);
+      if (p >= t_.size() || t_[p] != '(') continue;
+      const size_t close = matching(t_, p, '(', ')');
+      if (close == npos) continue;
+      const size_t then_end = statement_end(t_, close + 1);
+      if (then_end == npos) continue;
+      const std::string condition(t_.substr(p + 1, close - p - 1));
+      guards_.push_back({condition, true, close + 1, then_end});
+      const size_t e = skip_spaces(t_, then_end + 1);
+      if (t_.compare(e, 4, "else") != 0 || (e + 4 < t_.size() && is_ident(t_[e + 4]))) continue;
+      if (const size_t else_end = statement_end(t_, e + 4); else_end != npos)
+        guards_.push_back({condition, false, e + 4, else_end});
+    }
+  }
+
+  // `using X = ...;`, `auto x = ...;`, `constexpr [static] T X = ...;`: X's text, from where it is set.
+  void find_aliases() {
+    for (std::string_view word : {"using", "auto", "constexpr"})
+      for (size_t pos = 0; (pos = t_.find(word, pos)) != npos && aliases_.size() < 4096; pos += word.size()) {
+        if ((pos > 0 && is_ident(t_[pos - 1])) || (pos + word.size() < t_.size() && is_ident(t_[pos + word.size()])))
+          continue;
+        const size_t semi = t_.find(';', pos);
+        if (semi == npos || semi - pos > 2000) continue;
+        size_t eq = pos;
+        for (; eq < semi; ++eq)
+          if (t_[eq] == '=' && t_[eq + 1] != '=' && !std::strchr("=!<>", t_[eq - 1])) break;
+        if (eq >= semi) continue;
+        const std::string_view name = ident_before(t_, back_spaces(t_, eq));
+        if (name.empty()) continue;
+        aliases_.push_back({std::string(name), std::string(t_.substr(eq + 1, semi - eq - 1)), pos});
+      }
+  }
+
+  const Alias* alias_before(std::string_view name, size_t at) const {
+    const Alias* best = nullptr;
+    for (const auto& a : aliases_)
+      if (a.name == name && a.at < at && (!best || a.at > best->at)) best = &a;
+    return best;
+  }
+
+  // The site with each alias set before it written out (a few levels, bounded).
+  std::string expand(std::string_view site, size_t at) const {
+    std::string out(site);
+    for (int level = 0; level < 4; ++level) {
+      std::string next;
+      bool changed = false;
+      for (size_t i = 0; i < out.size();) {
+        if (is_ident(out[i]) && (i == 0 || !is_ident(out[i - 1]))) {
+          size_t e = i;
+          while (e < out.size() && is_ident(out[e])) ++e;
+          const std::string_view w = std::string_view(out).substr(i, e - i);
+          const Alias* a = alias_before(w, at);
+          next += a ? a->text : std::string(w);
+          changed = changed || a;
+          i = e;
+        } else {
+          next += out[i++];
+        }
+        if (next.size() > kMaxExpanded) return out;
+      }
+      out = std::move(next);
+      if (!changed) break;
+    }
+    return out;
+  }
+
+  static std::set<std::string, std::less<>> words(std::string_view text, const std::vector<const Guard*>& guards) {
+    std::set<std::string, std::less<>> out;
+    auto add = [&](std::string_view s) {
+      for (size_t i = 0; i < s.size();) {
+        if (!is_ident(s[i])) {
+          ++i;
+          continue;
+        }
+        size_t e = i;
+        while (e < s.size() && is_ident(s[e])) ++e;
+        out.emplace(s.substr(i, e - i));
+        i = e;
+      }
+    };
+    add(text);
+    for (const auto* g : guards) add(g->condition);
+    return out;
+  }
+
+  std::string_view t_;
+  double factor_;
+  const SwitchValues& bound_;  // the template parameters the caller set
+  std::vector<Guard> guards_;
+  std::vector<Alias> aliases_;
+  std::set<std::string> seen_;
+  long budget_ = 4L << 20;  // characters folded in all: a generated file stays bounded
+};
+
 }  // namespace
 
-CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set<std::string>& callable) {
+CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set<std::string>& callable,
+                      const SwitchValues& bound) {
   CodeWeight w;
+  SiteCases cases(text, macro_factor, bound);
   int depth = 0;
-  std::vector<int> open;  // the paren depths at which a switch macro's arguments begin
-  auto multiplier = [&] { return std::pow(macro_factor, static_cast<double>(std::min(open.size(), kMaxNesting))); };
+  std::vector<SiteCases::Switch> open;  // the switch macros whose arguments are open here
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '<' && text.compare(i, 3, "<<<") == 0) {
-      w.launches += multiplier();
-      size_t e = back_spaces(text, i);
+      size_t e = back_spaces(text, i), lt = npos;
       if (e > 0 && text[e - 1] == '>') {  // kernel<T, 4><<<...>>>
-        const size_t lt = opener_of(text, e - 1);
+        lt = opener_of(text, e - 1);
         e = lt == npos ? 0 : back_spaces(text, lt);
       }
-      w.launched.emplace_back(std::string(ident_before(text, e)), multiplier());
+      const std::string_view name = ident_before(text, e);
+      // The kernel as the site names it: with its template arguments, or the variable set to it.
+      const size_t from = e - name.size();
+      const bool args = lt != npos, assigned = !args && cases.has_alias(name, i);
+      const double times = cases.count(open, i, text.substr(from, back_spaces(text, i) - from), args || assigned);
+      w.launches += times;
+      w.launched.emplace_back(std::string(name), times);
       i += 2;
     } else if (c == '(') {
       ++depth;
     } else if (c == ')') {
       depth = std::max(0, depth - 1);
-      while (!open.empty() && open.back() > depth) open.pop_back();
+      while (!open.empty() && open.back().depth > depth) open.pop_back();
     } else if (is_ident(c) && (i == 0 || !is_ident(text[i - 1]))) {
       size_t end = i;
       while (end < text.size() && is_ident(text[end])) ++end;
@@ -206,7 +517,7 @@ CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set
       size_t paren = end;
       while (paren < text.size() && (text[paren] == ' ' || text[paren] == '\t')) ++paren;
       if (paren < text.size() && text[paren] == '(' && is_switch_macro(name)) {
-        open.push_back(++depth);
+        open.push_back({++depth, switch_constant(text, paren), i});
         i = paren;
         continue;
       }
@@ -216,7 +527,20 @@ CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set
           q = after_angles(text, q);
           if (q != npos) q = skip_spaces(text, q);
         }
-        if (q != npos && q < text.size() && text[q] == '(') w.calls.emplace_back(std::string(name), multiplier());
+        if (q != npos && q < text.size() && text[q] == '(') {
+          // The callee as instantiated: its template arguments, and its arguments where a switch's
+          // constant is passed in them (a template argument deduced from it).
+          const size_t close = matching(text, q, '(', ')');
+          const std::string_view site = text.substr(i, (close == npos ? q : close + 1) - i);
+          std::vector<std::string> folded;
+          const double times = cases.count(open, i, site, true, &folded);
+          for (const auto& f : folded) {  // one call a distinct instantiation, with its template arguments
+            std::vector<std::string> args;
+            if (const size_t lt = f.find('<', name.size()); lt == name.size())
+              for (auto a : angle_list(f, lt)) args.emplace_back(a);
+            w.calls.push_back({std::string(name), times / static_cast<double>(folded.size()), std::move(args)});
+          }
+        }
       }
       i = end - 1;
     }
@@ -246,19 +570,27 @@ std::vector<FunctionBody> function_bodies(std::string_view text) {
       i = literal_end(t, i);
     } else if (c == '{') {
       std::string name;
-      const Brace kind = classify(t, i, name);
+      std::vector<std::string> params;
+      const Brace kind = classify(t, i, name, params);
       if (kind == Brace::scope) continue;
       const size_t close = matching_brace(t, i);
       if (close == npos) break;
-      if (kind == Brace::function) out.push_back({std::move(name), i, close});
+      if (kind == Brace::function) out.push_back({std::move(name), i, close, std::move(params)});
       i = close;
     }
   }
   return out;
 }
 
-std::vector<std::string> explicit_instantiations(std::string_view t) {
-  std::vector<std::string> out;
+namespace {
+
+struct Instantiation {
+  std::string name;
+  std::vector<std::string> template_args;  // as written
+};
+
+std::vector<Instantiation> instantiations(std::string_view t) {
+  std::vector<Instantiation> out;
   for (size_t pos = 0; (pos = t.find("template", pos)) != npos; pos += 8) {
     if ((pos > 0 && is_ident(t[pos - 1])) || (pos + 8 < t.size() && is_ident(t[pos + 8]))) continue;
     const size_t next = skip_spaces(t, pos + 8);
@@ -288,8 +620,22 @@ std::vector<std::string> explicit_instantiations(std::string_view t) {
       return npos;
     }();
     if (close == npos) continue;
-    if (auto name = name_before_params(t, close); !name.empty()) out.push_back(std::move(name));
+    auto name = name_before_params(t, close);
+    if (name.empty()) continue;
+    std::vector<std::string> args;  // `f<T, 64, false>(`: the list before the parameters
+    if (size_t e = back_spaces(t, paren); e > 0 && t[e - 1] == '>')
+      if (const size_t lt = opener_of(t, e - 1); lt != npos)
+        for (auto a : angle_list(t, lt)) args.emplace_back(fold_switch_constants(a, {}));
+    out.push_back({std::move(name), std::move(args)});
   }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> explicit_instantiations(std::string_view t) {
+  std::vector<std::string> out;
+  for (auto& i : instantiations(t)) out.push_back(std::move(i.name));
   return out;
 }
 
@@ -336,23 +682,46 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
     const auto& b = defs[d].body;
     return std::string_view(texts[defs[d].text]).substr(b.open, b.close - b.open + 1);
   };
-  std::map<size_t, CodeWeight> code;  // weighed once per definition
-  auto code_of = [&](size_t d) -> const CodeWeight& {
-    auto it = code.find(d);
-    if (it == code.end()) it = code.emplace(d, weigh_code(body_of(d), macro_factor, names)).first;
+  // A definition's template parameters its caller set to true or false (`run<T, true>` binds
+  // Is_causal in `template <typename T, bool Is_causal> void run(...)`), as a memo key too.
+  auto bind = [&](size_t d, const std::vector<std::string>& args) {
+    SwitchValues bound;
+    const auto& params = defs[d].body.template_params;
+    for (size_t k = 0; k < params.size() && k < args.size(); ++k)
+      if (args[k] == "true" || args[k] == "false") bound[params[k]] = args[k] == "true";
+    return bound;
+  };
+  auto key_of = [](size_t d, const SwitchValues& bound) {
+    std::string key = std::to_string(d);
+    for (const auto& [name, value] : bound) key += (value ? "|" : "|!") + name;
+    return key;
+  };
+  // Weighed once per definition and binding; past kMaxBindings, a definition is weighed unbound.
+  constexpr size_t kMaxBindings = 4096;
+  std::map<std::string, CodeWeight> code;
+  const SwitchValues unbound;
+  auto code_of = [&](size_t d, const SwitchValues& bound) -> const CodeWeight& {
+    const bool keep = bound.empty() || code.size() < kMaxBindings;
+    const std::string key = key_of(d, keep ? bound : unbound);
+    auto it = code.find(key);
+    if (it == code.end())
+      it = code.emplace(key, weigh_code(body_of(d), macro_factor, names, keep ? bound : unbound)).first;
     return it->second;
   };
   std::map<std::string, double> memo;
   std::set<std::string> visiting;
-  std::function<double(size_t, int)> value;  // of one definition
-  std::function<double(const std::string&, int)> weight = [&](const std::string& name, int depth) -> double {
+  std::function<double(size_t, const SwitchValues&, int)> value;  // of one definition
+  auto weight = [&](const std::string& name, const std::vector<std::string>& args, int depth) -> double {
     if (depth > kMaxCallDepth || visiting.count(name)) return 0;  // recursion compiles nothing new
-    if (auto m = memo.find(name); m != memo.end()) return m->second;
+    std::string key = name;
+    for (const auto& a : args) key += "|" + a;
+    if (auto m = memo.find(key); m != memo.end()) return m->second;
     visiting.insert(name);
     double w = 0;  // a call instantiates one of the definitions of that name: the heaviest
-    for (auto [it, end] = by_name.equal_range(name); it != end; ++it) w = std::max(w, value(it->second, depth + 1));
+    for (auto [it, end] = by_name.equal_range(name); it != end; ++it)
+      w = std::max(w, value(it->second, bind(it->second, args), depth + 1));
     visiting.erase(name);
-    return memo[name] = std::min(w, kCap);
+    return memo[key] = std::min(w, kCap);
   };
   // The size of the code a kernel compiles: its body and every project function it reaches, once each.
   std::map<std::string, double> kib_memo;
@@ -367,45 +736,43 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
       for (auto [it, end] = by_name.equal_range(name); it != end; ++it) {
         const auto& b = defs[it->second].body;
         bytes += static_cast<double>(b.close - b.open);
-        for (const auto& call : code_of(it->second).calls)
-          if (seen.insert(call.first).second) todo.push_back(call.first);
+        for (const auto& call : code_of(it->second, unbound).calls)
+          if (seen.insert(call.callee).second) todo.push_back(call.callee);
       }
     }
     return kib_memo[kernel] = bytes / 1024;
   };
-  // A definition's own launches: how many switch cases around each, times its kernel's size over
+  // A definition's own launches: how many distinct kernels, times each kernel's size over
   // `kernel_kib`, the kernel named directly or through a variable of the definition.
-  std::map<size_t, double> own_memo;
-  auto own_launches = [&](size_t d) {
-    const CodeWeight& c = code_of(d);
+  auto own_launches = [&](size_t d, const CodeWeight& c) {
     if (kernel_kib <= 0) return c.launches;
-    if (auto m = own_memo.find(d); m != own_memo.end()) return m->second;
     double v = 0;
     for (const auto& [name, times] : c.launched) {
       const std::string kernel = names.count(name) ? name : assigned_function(body_of(d), name);
       const double kib = kernel.empty() || !names.count(kernel) ? 0 : kernel_size(kernel);
       v += times * std::max(kib / kernel_kib, 1.0);
     }
-    return own_memo[d] = v;
+    return v;
   };
-  value = [&](size_t d, int depth) {
-    double v = own_launches(d);
-    for (const auto& [callee, times] : code_of(d).calls) v += times * weight(callee, depth);
+  value = [&](size_t d, const SwitchValues& bound, int depth) {
+    const CodeWeight& c = code_of(d, bound);
+    double v = own_launches(d, c);
+    for (const auto& call : c.calls) v += call.times * weight(call.callee, call.template_args, depth);
     return std::min(v, kCap);
   };
   // The roots: the source's functions that no other function of the source calls, and its
   // explicit instantiations.
   std::set<std::string> called_in_source;
   for (size_t d = 0; d < defs.size() && defs[d].text == 0; ++d)
-    for (const auto& call : code_of(d).calls) called_in_source.insert(call.first);
+    for (const auto& call : code_of(d, unbound).calls) called_in_source.insert(call.callee);
   double total = 0;
   for (size_t d = 0; d < defs.size() && defs[d].text == 0; ++d)
     if (!called_in_source.count(defs[d].body.name)) {
       visiting.insert(defs[d].body.name);
-      total += value(d, 1);
+      total += value(d, unbound, 1);
       visiting.erase(defs[d].body.name);
     }
-  for (const auto& name : explicit_instantiations(texts[0])) total += weight(name, 1);
+  for (const auto& i : instantiations(texts[0])) total += weight(i.name, i.template_args, 1);
   return std::min(total, kCap);
 }
 

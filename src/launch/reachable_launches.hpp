@@ -3,9 +3,12 @@
 // functions its project headers define. A header of launch templates holds every variant
 // (flash-attention 2 0251105's flash_fwd_launch_template.h: the forward, split-KV and combine
 // launches), while each unit calls one of them; a template the unit never calls compiles no kernel.
-// Each call counts once per switch case around it (as a launch does, launch/unit_estimate), so a
-// function called from nine places of an `if` chain, or instantiated nine times explicitly
-// (`template void f<T, U>(...);`, causal-conv1d 0d2252d, mamba e9594ce), counts nine times.
+// Each call counts once per distinct template it instantiates (as a launch does): once per switch
+// case around it whose constant its template arguments use (launch/switch_cases folds them), with
+// the template parameters its caller set (`run<T, true>` sets Is_causal) and the branch of an
+// `if constexpr` each case takes; a function called from nine places of an `if` chain with nine
+// argument lists, or instantiated nine times explicitly (`template void f<T, U>(...);`,
+// causal-conv1d 0d2252d, mamba e9594ce), counts nine times, called twice alike once.
 // Text only, never compiled: a call spelled through a macro is not seen, and a unit whose functions
 // reach no launch returns 0, for the caller to fall back on every launch its text holds.
 #include <set>
@@ -13,6 +16,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "launch/switch_cases.hpp"
 
 namespace kiln::launch {
 
@@ -22,6 +27,7 @@ struct FunctionBody {
   std::string name;
   size_t open = 0;  // offsets of its `{` and matching `}` in the text it was found in
   size_t close = 0;
+  std::vector<std::string> template_params;  // `template <typename T, bool Is_causal>`: T, Is_causal
 };
 
 // The function definitions at namespace or class scope of `text` (comments already removed).
@@ -31,18 +37,28 @@ std::vector<FunctionBody> function_bodies(std::string_view text);
 std::vector<std::string> explicit_instantiations(std::string_view text);
 
 // What one piece of code launches and calls: each `<<<` launch, and each call of a name in
-// `callable` (`f(`, `f<A, B>(`), weighted by macro_factor per *_SWITCH(...) or *DISPATCH*(...) macro
-// call around it (BOOL_SWITCH, AT_DISPATCH_FLOATING_TYPES: their body compiles once per case).
+// `callable` (`f(`, `f<A, B>(`), weighted by the cases of the *_SWITCH(...) or *DISPATCH*(...) macro
+// calls around it that instantiate a different template: a switch that names a constant
+// (`BOOL_SWITCH(cond, Name, [&] {...})`) by the values of Name the site's template arguments tell
+// apart, one that names none (AT_DISPATCH_FLOATING_TYPES) by macro_factor, as does each case of a
+// launch whose kernel kiln cannot read (a bare name, no variable set to it).
+struct Call {
+  std::string callee;
+  double times = 0;
+  std::vector<std::string> template_args;  // as instantiated: the switch constants around it set
+};
 struct CodeWeight {
   double launches = 0;
   std::vector<std::pair<std::string, double>> launched;  // the name before each `<<<`, weight of the launch
-  std::vector<std::pair<std::string, double>> calls;     // callee, weight of the call
+  std::vector<Call> calls;                               // one for each distinct instantiation called
 };
-CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set<std::string>& callable = {});
+// `bound`: the template parameters of the code that its caller set to true or false.
+CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set<std::string>& callable = {},
+                      const SwitchValues& bound = {});
 
 // `texts[0]` is the unit's source, the rest its project headers, comments removed. The launches
-// reached from the source's own functions and explicit instantiations, weighted by the switch
-// macros around each launch and call (`macro_factor` per level) and by the size of the kernel each
+// reached from the source's own functions and explicit instantiations, weighted by the distinct
+// templates each launch and call instantiates (weigh_code) and by the size of the kernel each
 // one compiles: its body and the project functions it calls, over `kernel_kib` (a kernel of that
 // size, or one whose code is not found, counts once). Device compile time follows the code a kernel
 // instantiates: mamba e9594ce's backward kernel is 26 KiB of code against its forward's 13 and took

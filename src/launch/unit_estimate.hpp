@@ -3,8 +3,8 @@
 // (launch/unit_weight) on a first build. A torch extension's unit costs mostly what it includes
 // (a 600-byte .cpp with <torch/extension.h> took 47 s of CPU on the GPU host, a 30 KB .cu with
 // only <ATen/ATen.h> 40 s), then its device code by the kernels it instantiates: each `<<<` launch
-// its functions reach (launch/reachable_launches) once, twice inside every *_SWITCH(...) or
-// *DISPATCH*(...) macro call around it, more for a big kernel, per device target. The figures and their sources are in
+// its functions reach (launch/reachable_launches) once per distinct template the switch cases around
+// it instantiate, more for a big kernel, per device target. The figures and their sources are in
 // data/unit_cost.toml; only ratios matter.
 #include <string>
 #include <string_view>

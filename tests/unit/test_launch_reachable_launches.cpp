@@ -82,3 +82,67 @@ TEST(ReachableLaunches, ABiggerKernelCountsMore) {
   // in the body looped forever on the empty name (found by the fuzz target).
   EXPECT_DOUBLE_EQ(launch::reachable_launches({"void f(P& p) { (*table[i])<<<1, 1>>>(p); }"}, 2, 16), 1);
 }
+
+namespace {
+
+// After flash-attention 2 0251105's flash_fwd_launch_template.h and flash_bwd_launch_template.h
+// (written here): the kernel's template arguments fold the switches' constants together
+// (`Is_local && !Is_causal`, "we also set IsEvenMNConst to false to reduce number of templates").
+std::string fold_header() {
+  return "template <typename K, bool D, bool C> void run_fwd(P& p) {\n"
+         "  BOOL_SWITCH(mn, EvenMN, [&] { BOOL_SWITCH(k, EvenK, [&] { LOCAL_SWITCH(l, Local, [&] {\n"
+         "  BOOL_SWITCH(rs, RetSm, [&] { ALIBI_SWITCH(al, Alibi, [&] { SOFTCAP_SWITCH(sc, Softcap, [&] {\n"
+         "    auto kernel = &fwd_kernel<K, D && !Softcap, C, Local && !C, Alibi,\n"
+         "                              EvenMN && EvenK && !Local && !Alibi && !RetSm && K::kHeadDim <= 128,\n"
+         "                              EvenK && !RetSm && !Alibi, Softcap, RetSm && D && !Softcap>;\n"
+         "    kernel<<<grid, K::kNThreads, smem, stream>>>(p);\n"
+         "  }); }); }); }); }); });\n"
+         "}\n"
+         "template <typename K, bool D, bool C> void run_bwd(P& p) {\n"
+         "  BOOL_SWITCH(mn, EvenMN, [&] { EVENK_SWITCH(k, EvenK, [&] { LOCAL_SWITCH(l, Local, [&] {\n"
+         "  ALIBI_SWITCH(al, Alibi, [&] { SOFTCAP_SWITCH(sc, Softcap, [&] {\n"
+         "    auto kernel = &bwd_kernel<K, D && !Softcap, C, Local && !C, Alibi,\n"
+         "                              EvenMN && EvenK && !Local && !Alibi, EvenK && !Alibi, Softcap>;\n"
+         "    kernel<<<grid, K::kNThreads, smem, stream>>>(p);\n"
+         "  }); }); }); }); });\n"
+         "}\n";
+}
+
+}  // namespace
+
+TEST(ReachableLaunches, SwitchCasesThatFoldIntoOneTemplateCompileItOnce) {
+  const std::string h = fold_header();
+  auto unit = [&](const std::string& call) {
+    return launch::reachable_launches({"void f(P& p) { " + call + " }", h}, 2);
+  };
+  // Six switches are 64 cases, five 32 (what the old count said); the distinct kernels they
+  // instantiate, by dropout and causal set by the caller:
+  EXPECT_DOUBLE_EQ(unit("run_fwd<Tr, false, false>(p);"), 14);
+  EXPECT_DOUBLE_EQ(unit("run_fwd<Tr, true, false>(p);"), 18);
+  EXPECT_DOUBLE_EQ(unit("run_fwd<Tr, true, true>(p);"), 10);
+  EXPECT_DOUBLE_EQ(unit("run_bwd<Tr, true, false>(p);"), 14);
+  EXPECT_DOUBLE_EQ(unit("run_bwd<Tr, false, true>(p);"), 8);
+  // The same call twice instantiates once; two traits twice.
+  EXPECT_DOUBLE_EQ(unit("run_bwd<Tr, true, false>(p); run_bwd<Tr, true, false>(p);"), 14);
+  EXPECT_DOUBLE_EQ(unit("run_bwd<Tr, true, false>(p); run_bwd<Tr2, true, false>(p);"), 28);
+}
+
+TEST(ReachableLaunches, AnIfConstexprCompilesOnlyTheBranchItsCaseTakes) {
+  // flash-attention 2 0251105 run_mha_fwd_hdim64: `if constexpr (!Is_dropout)` picks one kernel
+  // traits per dropout case; run_mha_bwd_hdim64 picks by a runtime `if`, which compiles both.
+  // The unit's specialisation sets Is_causal (flash_fwd_hdim64_fp16_causal_sm80.cu).
+  const std::string h =
+      fold_header() +
+      "template <typename T, bool C> void fwd64(P& p) { DROPOUT_SWITCH(pd, D, [&] {\n"
+      "  if constexpr (!D) { run_fwd<Tr<128, T>, D, C>(p); } else { run_fwd<Tr<64, T>, D, C>(p); }\n"
+      "}); }\n"
+      "template <typename T, bool C> void bwd64(P& p) { DROPOUT_SWITCH(pd, D, [&] {\n"
+      "  if (smem >= 144 * 1024) { run_bwd<Tr<128, T>, D, C>(p); } else { run_bwd<Tr<64, T>, D, C>(p); }\n"
+      "}); }\n";
+  auto unit = [&](const std::string& body) { return launch::reachable_launches({"template <> " + body, h}, 2); };
+  EXPECT_DOUBLE_EQ(unit("void run_<half, false>(P& p) { fwd64<half, false>(p); }"), 14 + 18);
+  EXPECT_DOUBLE_EQ(unit("void run_<half, true>(P& p) { fwd64<half, true>(p); }"), 8 + 10);
+  EXPECT_DOUBLE_EQ(unit("void run_<half, false>(P& p) { bwd64<half, false>(p); }"), 2 * (14 + 14));
+  // An explicit instantiation sets them too.
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"template void fwd64<half, true>(P& p);", h}, 2), 8 + 10);
+}

@@ -84,13 +84,17 @@ TEST(UnitEstimate, TheOrderOfMambasAndCausalConv1dsUnits) {
   // mamba e9594ce csrc/selective_scan: tiny .cu files that instantiate one function of a kernel
   // header explicitly; it calls a launch function from several places (nine in the backward header,
   // eighteen in the forward), which launches its kernel inside nested BOOL_SWITCH: five in the
-  // backward (a 30 KiB kernel, 117-170 s), four in the forward (14 KiB, 76-81 s); the C++ binding
-  // includes <torch/python.h> (41 s).
+  // backward (a 30 KiB kernel, 117-170 s), four in the forward (14 KiB, 76-81 s), every switch's
+  // constant in the kernel's traits; the C++ binding includes <torch/python.h> (41 s).
   auto header = [](int switches, size_t kernel_bytes, int calls) {
     std::string s = "#include <c10/util/Half.h>\ntemplate <typename K> __global__ void kern(P p) {\n" +
                     std::string(kernel_bytes, ' ') + "\n}\ntemplate <int N, typename T> void launch(P& p) {\n";
-    for (int i = 0; i < switches; ++i) s += "BOOL_SWITCH(x, X, [&] {\n";
-    s += "auto kernel = &kern<T>;\nkernel<<<g, t>>>(p);\n";
+    std::string traits = "using Ktraits = Traits<N";
+    for (int i = 0; i < switches; ++i) {
+      s += "BOOL_SWITCH(x" + std::to_string(i) + ", kX" + std::to_string(i) + ", [&] {\n";
+      traits += ", kX" + std::to_string(i);
+    }
+    s += traits + ", T>;\nauto kernel = &kern<Ktraits>;\nkernel<<<g, t>>>(p);\n";
     for (int i = 0; i < switches; ++i) s += "});\n";
     s += "}\ntemplate <typename T> void run_cuda(P& p) {\n";
     for (int i = 0; i < calls; ++i)
@@ -120,19 +124,20 @@ TEST(UnitEstimate, OnlyTheLaunchesTheUnitCallsCount) {
   // unit defining one specialisation that calls one of them. Counting the whole header weighed the
   // backward units at a fifth of the forward ones; they cost 1.5 times as much.
   io::FakeFilesystem fs;
-  fs.add_file("/f/launch.h",
-              "#include <ATen/ATen.h>\n#define DEFINE_KERNEL(name, ...) template <typename K, __VA_ARGS__> __global__ "
-              "void name(P p)\n"
-              "DEFINE_KERNEL(fwd_kernel, bool A) { ns::compute<K, A>(p); }\n"
-              "template <typename K, bool A> __device__ void compute(P p) {" +
-                  std::string(20000, ' ') +
-                  "}\n"
-                  "template <typename K> void run_fwd(P& p) { BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] {\n"
-                  "  auto kernel = &fwd_kernel<K, A>; kernel<<<1, 1>>>(p); }); }); }\n"
-                  "template <typename K> void run_split(P& p) { BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] {\n"
-                  "  BOOL_SWITCH(c, C, [&] { BOOL_SWITCH(d, D, [&] { split<K><<<1, 1>>>(p); }); }); }); }); }\n"
-                  "template <typename T> void run_hdim64(P& p) { DROPOUT_SWITCH(q, Q, [&] {\n"
-                  "  if (big) { run_fwd<Traits<64, 128, T>>(p); } else { run_fwd<Traits<64, 64, T>>(p); } }); }\n");
+  fs.add_file(
+      "/f/launch.h",
+      "#include <ATen/ATen.h>\n#define DEFINE_KERNEL(name, ...) template <typename K, __VA_ARGS__> __global__ "
+      "void name(P p)\n"
+      "DEFINE_KERNEL(fwd_kernel, bool A, bool B) { ns::compute<K, A>(p); }\n"
+      "template <typename K, bool A> __device__ void compute(P p) {" +
+          std::string(20000, ' ') +
+          "}\n"
+          "template <typename K, bool Q> void run_fwd(P& p) { BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] {\n"
+          "  auto kernel = &fwd_kernel<K, A, B>; kernel<<<1, 1>>>(p); }); }); }\n"
+          "template <typename K> void run_split(P& p) { BOOL_SWITCH(a, A, [&] { BOOL_SWITCH(b, B, [&] {\n"
+          "  BOOL_SWITCH(c, C, [&] { BOOL_SWITCH(d, D, [&] { split<K, A, B, C, D><<<1, 1>>>(p); }); }); }); }); }\n"
+          "template <typename T> void run_hdim64(P& p) { DROPOUT_SWITCH(q, Q, [&] {\n"
+          "  if (big) { run_fwd<Traits<64, 128, T>, Q>(p); } else { run_fwd<Traits<64, 64, T>, Q>(p); } }); }\n");
   fs.add_file("/f/fwd_hdim64.cu",
               "#include \"launch.h\"\nnamespace ns {\ntemplate <>\n"
               "void run_<half, 64>(P& p) { run_hdim64<half>(p); }\n}\n");
