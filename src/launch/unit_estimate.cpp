@@ -1,5 +1,6 @@
 #include "launch/unit_estimate.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <set>
@@ -45,6 +46,14 @@ CostTable load_table() {
         const toml::node_view<const toml::node> v{*c};
         t.classes.push_back({v["class"].value_or(std::string("?")), strings(v["includes"]), strings(v["prefixes"]),
                              v["host_seconds"].value_or(0.0), v["device_seconds"].value_or(0.0)});
+      }
+    if (auto libraries = data["device_libraries"].as_array())
+      for (const auto& node : *libraries) {
+        const auto* l = node.as_table();
+        if (!l) continue;
+        const toml::node_view<const toml::node> v{*l};
+        t.libraries.push_back(
+            {v["name"].value_or(std::string("?")), strings(v["prefixes"]), v["launch_factor"].value_or(1.0)});
       }
     t.seconds_per_kib = data["code"]["seconds_per_kib"].value_or(t.seconds_per_kib);
     t.seconds_per_launch = data["code"]["seconds_per_launch"].value_or(t.seconds_per_launch);
@@ -152,8 +161,12 @@ UnitEstimate estimate_unit(const io::Filesystem& fs, const std::string& source, 
       break;
     }
   e.header_class = cls->name;
+  for (const auto& l : table.libraries)
+    if (!l.prefixes.empty() && matches({l.name, {}, l.prefixes}, angle))
+      e.launch_factor = std::max(e.launch_factor, l.launch_factor);
   e.seconds = cls->host_seconds + e.kib * table.seconds_per_kib;
-  if (device_targets > 0) e.seconds += device_targets * (cls->device_seconds + e.launches * table.seconds_per_launch);
+  if (device_targets > 0)
+    e.seconds += device_targets * (cls->device_seconds + e.launches * table.seconds_per_launch * e.launch_factor);
   return e;
 }
 

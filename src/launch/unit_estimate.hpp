@@ -4,8 +4,8 @@
 // (a 600-byte .cpp with <torch/extension.h> took 47 s of CPU on the GPU host, a 30 KB .cu with
 // only <ATen/ATen.h> 40 s), then its device code by the kernels it instantiates: each `<<<` launch
 // its functions reach (launch/reachable_launches) once per distinct template the switch cases around
-// it instantiate, more for a big kernel, per device target. The figures and their sources are in
-// data/unit_cost.toml; only ratios matter.
+// it instantiate, more for a big kernel or one built on CuTe/CUTLASS, per device target. The figures
+// and their sources are in data/unit_cost.toml; only ratios matter.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,8 +22,17 @@ struct HeaderClass {
   double device_seconds = 0;  // per device target
 };
 
+// Kernels written on a device template library whose headers kiln does not read (CuTe, CUTLASS:
+// reached through <...>) cost more per instantiation than the size of the project's own code says.
+struct DeviceLibrary {
+  std::string name;
+  std::vector<std::string> prefixes;  // any <...> name starting with one of these
+  double launch_factor = 1;           // times seconds_per_launch
+};
+
 struct CostTable {
   std::vector<HeaderClass> classes;  // heaviest first; the last matches every unit
+  std::vector<DeviceLibrary> libraries;
   double seconds_per_kib = 0.1;
   double seconds_per_launch = 0.25;
   double macro_factor = 2.0;
@@ -34,8 +43,9 @@ struct CostTable {
 struct UnitEstimate {
   double seconds = 0;  // 0: the source could not be read
   std::string header_class;
-  double launches = 0;  // weighted kernel launches: those reached, else every one the text holds
-  double kib = 0;       // the source and its project headers, comments removed
+  double launches = 0;       // weighted kernel launches: those reached, else every one the text holds
+  double launch_factor = 1;  // the costliest device library it includes, else 1
+  double kib = 0;            // the source and its project headers, comments removed
 };
 
 // The source and the project headers it includes with "..." (found next to the including file,

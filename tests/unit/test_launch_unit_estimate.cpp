@@ -160,3 +160,65 @@ TEST(UnitEstimate, TheTableIsTheEmbeddedData) {
   for (size_t i = 1; i < t.classes.size(); ++i) EXPECT_LE(t.classes[i].host_seconds, t.classes[i - 1].host_seconds);
   EXPECT_GT(t.seconds_per_launch, 0);
 }
+
+TEST(UnitEstimate, TheBackwardUnitOutweighsTheForwardOne) {
+  // flash-attention 2 0251105, head dim 64 on the GPU host (Session 14): backward 4m48s of CPU,
+  // forward 3m22s, causal units about 0.7 of either. The forward picks one kernel traits per
+  // dropout case by `if constexpr` and folds six switches into 14-18 kernels; the backward compiles
+  // both traits (a runtime `if`) of five switches folded into 14, each a bigger kernel. Counting
+  // cases weighed the forward 600 and the backward 458, causal or not. Both build on CuTe; only the
+  // forward includes an ATen header (the Philox state).
+  io::FakeFilesystem fs;
+  const std::string kernels =
+      "#include <cute/tensor.hpp>\n#include <c10/cuda/CUDAException.h>\n"
+      "template <typename K, bool D, bool C, bool L, bool A, bool MN, bool EK, bool S, bool R>\n"
+      "__global__ void fwd_kernel(P p) { compute_attn<K, D, C>(p); }\n"
+      "template <typename K, bool D, bool C> __device__ void compute_attn(P p) {" +
+      std::string(37 * 1024, ' ') +
+      "}\n"
+      "template <typename K, bool D, bool C, bool L, bool A, bool MN, bool EK, bool S>\n"
+      "__global__ void bwd_kernel(P p) { compute_dq_dk_dv<K, D, C>(p); }\n"
+      "template <typename K, bool D, bool C> __device__ void compute_dq_dk_dv(P p) {" +
+      std::string(54 * 1024, ' ') + "}\n";
+  fs.add_file("/f/kernels.h", kernels);
+  // The launchers of ReachableLaunches' fixture, with the traits each head dim picks.
+  fs.add_file(
+      "/f/fwd_launch.h",
+      "#include \"kernels.h\"\n#include <ATen/cuda/PhiloxCudaState.h>\n"
+      "template <typename K, bool D, bool C> void run_fwd(P& p) {\n"
+      "  BOOL_SWITCH(mn, EvenMN, [&] { BOOL_SWITCH(k, EvenK, [&] { LOCAL_SWITCH(l, Local, [&] {\n"
+      "  BOOL_SWITCH(rs, RetSm, [&] { ALIBI_SWITCH(al, Alibi, [&] { SOFTCAP_SWITCH(sc, Softcap, [&] {\n"
+      "    auto kernel = &fwd_kernel<K, D && !Softcap, C, Local && !C, Alibi,\n"
+      "        EvenMN && EvenK && !Local && !Alibi && !RetSm, EvenK && !RetSm && !Alibi, Softcap, RetSm && D>;\n"
+      "    kernel<<<grid, K::kNThreads, smem, stream>>>(p);\n"
+      "  }); }); }); }); }); });\n}\n"
+      "template <typename T, bool C> void fwd64(P& p) { DROPOUT_SWITCH(pd, D, [&] {\n"
+      "  if constexpr (!D) { run_fwd<Tr<128, T>, D, C>(p); } else { run_fwd<Tr<64, T>, D, C>(p); }\n"
+      "}); }\n");
+  fs.add_file("/f/bwd_launch.h",
+              "#include \"kernels.h\"\n"
+              "template <typename K, bool D, bool C> void run_bwd(P& p) {\n"
+              "  BOOL_SWITCH(mn, EvenMN, [&] { EVENK_SWITCH(k, EvenK, [&] { LOCAL_SWITCH(l, Local, [&] {\n"
+              "  ALIBI_SWITCH(al, Alibi, [&] { SOFTCAP_SWITCH(sc, Softcap, [&] {\n"
+              "    auto kernel = &bwd_kernel<K, D && !Softcap, C, Local && !C, Alibi,\n"
+              "        EvenMN && EvenK && !Local && !Alibi, EvenK && !Alibi, Softcap>;\n"
+              "    kernel<<<grid, K::kNThreads, smem, stream>>>(p);\n"
+              "  }); }); }); }); });\n}\n"
+              "template <typename T, bool C> void bwd64(P& p) { DROPOUT_SWITCH(pd, D, [&] {\n"
+              "  if (smem >= 144 * 1024) { run_bwd<Tr<128, T>, D, C>(p); } else { run_bwd<Tr<64, T>, D, C>(p); }\n"
+              "}); }\n");
+  auto unit = [&](const std::string& dir, bool causal) {
+    const std::string c = causal ? "true" : "false", path = "/f/" + dir + (causal ? "_causal.cu" : ".cu");
+    fs.add_file(path, "#include \"" + dir + "_launch.h\"\ntemplate <>\nvoid run_" + dir + "_<half, 64, " + c +
+                          ">(P& p) { " + dir + "64<half, " + c + ">(p); }\n");
+    return seconds(fs, path, 1);
+  };
+  const double fwd = unit("fwd", false), fwd_causal = unit("fwd", true);
+  const double bwd = unit("bwd", false), bwd_causal = unit("bwd", true);
+  EXPECT_GT(bwd, 1.2 * fwd);
+  EXPECT_LT(bwd, 2.5 * fwd);
+  EXPECT_LT(fwd_causal, 0.8 * fwd);
+  EXPECT_LT(bwd_causal, 0.8 * bwd);
+  // The CuTe kernels' launches weigh launch_factor times a plain kernel's.
+  EXPECT_DOUBLE_EQ(launch::estimate_unit(fs, "/f/bwd.cu", 1).launch_factor, 5);
+}
