@@ -378,8 +378,9 @@ private:
     size_t begin = 0, end = 0;
   };
   struct Alias {
-    std::string name, text;
     size_t at = 0;
+    std::string text;
+    bool operator<(const Alias& o) const { return at < o.at; }
   };
 
   // `if constexpr (C) A else B`: A's range needs C, B's its negation.
@@ -404,8 +405,9 @@ private:
 
   // `using X = ...;`, `auto x = ...;`, `constexpr [static] T X = ...;`: X's text, from where it is set.
   void find_aliases() {
+    size_t found = 0;
     for (std::string_view word : {"using", "auto", "constexpr"})
-      for (size_t pos = 0; (pos = t_.find(word, pos)) != npos && aliases_.size() < 4096; pos += word.size()) {
+      for (size_t pos = 0; (pos = t_.find(word, pos)) != npos && found < 4096; pos += word.size()) {
         if ((pos > 0 && is_ident(t_[pos - 1])) || (pos + word.size() < t_.size() && is_ident(t_[pos + word.size()])))
           continue;
         const size_t semi = t_.find(';', pos);
@@ -416,15 +418,19 @@ private:
         if (eq >= semi) continue;
         const std::string_view name = ident_before(t_, back_spaces(t_, eq));
         if (name.empty()) continue;
-        aliases_.push_back({std::string(name), std::string(t_.substr(eq + 1, semi - eq - 1)), pos});
+        aliases_[std::string(name)].push_back({pos, std::string(t_.substr(eq + 1, semi - eq - 1))});
+        ++found;
       }
+    for (auto& [name, list] : aliases_) std::sort(list.begin(), list.end());
   }
 
+  // The last setting of `name` before `at`, else null.
   const Alias* alias_before(std::string_view name, size_t at) const {
-    const Alias* best = nullptr;
-    for (const auto& a : aliases_)
-      if (a.name == name && a.at < at && (!best || a.at > best->at)) best = &a;
-    return best;
+    const auto it = aliases_.find(name);
+    if (it == aliases_.end()) return nullptr;
+    const auto& list = it->second;
+    const auto after = std::lower_bound(list.begin(), list.end(), Alias{at, {}});
+    return after == list.begin() ? nullptr : &*std::prev(after);
   }
 
   // The site with each alias set before it written out (a few levels, bounded).
@@ -476,7 +482,7 @@ private:
   double factor_;
   const SwitchValues& bound_;  // the template parameters the caller set
   std::vector<Guard> guards_;
-  std::vector<Alias> aliases_;
+  std::map<std::string, std::vector<Alias>, std::less<>> aliases_;  // by name, in text order
   std::set<std::string> seen_;
   long budget_ = 4L << 20;  // characters folded in all: a generated file stays bounded
 };
@@ -587,6 +593,7 @@ namespace {
 struct Instantiation {
   std::string name;
   std::vector<std::string> template_args;  // as written
+  bool declared_extern = false;            // `extern template ...;`: instantiated in another unit
 };
 
 std::vector<Instantiation> instantiations(std::string_view t) {
@@ -595,7 +602,7 @@ std::vector<Instantiation> instantiations(std::string_view t) {
     if ((pos > 0 && is_ident(t[pos - 1])) || (pos + 8 < t.size() && is_ident(t[pos + 8]))) continue;
     const size_t next = skip_spaces(t, pos + 8);
     if (next >= t.size() || t[next] == '<') continue;
-    if (ident_before(t, back_spaces(t, pos)) == "extern") continue;  // suppresses one, instantiates none
+    const bool declared_extern = ident_before(t, back_spaces(t, pos)) == "extern";
     const size_t semi = t.find(';', next);
     // The first `(` outside template arguments: the declared function's parameters.
     size_t paren = npos;
@@ -626,16 +633,31 @@ std::vector<Instantiation> instantiations(std::string_view t) {
     if (size_t e = back_spaces(t, paren); e > 0 && t[e - 1] == '>')
       if (const size_t lt = opener_of(t, e - 1); lt != npos)
         for (auto a : angle_list(t, lt)) args.emplace_back(fold_switch_constants(a, {}));
-    out.push_back({std::move(name), std::move(args)});
+    out.push_back({std::move(name), std::move(args), declared_extern});
   }
   return out;
+}
+
+// Whether `extern` names the template `args` instantiate: the same name, and no boolean argument
+// both spell that differs (the rest may be a parameter the call passes on, `T` for `half`).
+bool declared_elsewhere(const std::vector<Instantiation>& externs, const std::string& name,
+                        const std::vector<std::string>& args) {
+  auto boolean = [](const std::string& a) { return a == "true" || a == "false"; };
+  for (const auto& e : externs) {
+    bool same = e.name == name;
+    for (size_t k = 0; same && k < e.template_args.size() && k < args.size(); ++k)
+      same = !(boolean(e.template_args[k]) && boolean(args[k]) && e.template_args[k] != args[k]);
+    if (same) return true;
+  }
+  return false;
 }
 
 }  // namespace
 
 std::vector<std::string> explicit_instantiations(std::string_view t) {
   std::vector<std::string> out;
-  for (auto& i : instantiations(t)) out.push_back(std::move(i.name));
+  for (auto& i : instantiations(t))
+    if (!i.declared_extern) out.push_back(std::move(i.name));  // an extern one suppresses, instantiates none
   return out;
 }
 
@@ -708,11 +730,17 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
       it = code.emplace(key, weigh_code(body_of(d), macro_factor, names, keep ? bound : unbound)).first;
     return it->second;
   };
+  // What the unit declares `extern template` is compiled by another unit: its calls add nothing here
+  // (flash-attention 2 0251105's split-KV units leave the aligned variant to flash_fwd_split_align_*).
+  std::vector<Instantiation> externs, roots;
+  for (auto& i : instantiations(texts[0])) (i.declared_extern ? externs : roots).push_back(std::move(i));
   std::map<std::string, double> memo;
   std::set<std::string> visiting;
   std::function<double(size_t, const SwitchValues&, int)> value;  // of one definition
-  auto weight = [&](const std::string& name, const std::vector<std::string>& args, int depth) -> double {
+  auto weight = [&](const std::string& name, const std::vector<std::string>& args, int depth,
+                    bool root = false) -> double {
     if (depth > kMaxCallDepth || visiting.count(name)) return 0;  // recursion compiles nothing new
+    if (!root && declared_elsewhere(externs, name, args)) return 0;
     std::string key = name;
     for (const auto& a : args) key += "|" + a;
     if (auto m = memo.find(key); m != memo.end()) return m->second;
@@ -772,7 +800,7 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
       total += value(d, unbound, 1);
       visiting.erase(defs[d].body.name);
     }
-  for (const auto& i : instantiations(texts[0])) total += weight(i.name, i.template_args, 1);
+  for (const auto& i : roots) total += weight(i.name, i.template_args, 1, true);
   return std::min(total, kCap);
 }
 

@@ -146,3 +146,27 @@ TEST(ReachableLaunches, AnIfConstexprCompilesOnlyTheBranchItsCaseTakes) {
   // An explicit instantiation sets them too.
   EXPECT_DOUBLE_EQ(launch::reachable_launches({"template void fwd64<half, true>(P& p);", h}, 2), 8 + 10);
 }
+
+TEST(ReachableLaunches, WhatTheUnitDeclaresExternIsCompiledElsewhere) {
+  // flash-attention 2 0251105 flash_fwd_split_hdim64_fp16_sm80.cu: `extern template void
+  // run_mha_fwd_splitkv_align<cutlass::half_t, 64, false>(...);` and then the dispatch, which calls
+  // it; flash_fwd_split_align_hdim64_fp16_sm80.cu instantiates it.
+  const std::string h =
+      "template <typename T, bool C> void align(P& p) { BOOL_SWITCH(s, S, [&] { k<T, C, S, 128><<<1, 1>>>(p); }); }\n"
+      "template <typename T, bool C> void dispatch(P& p) {\n"
+      "  if (p.splits == 1) { align<T, C>(p); return; }\n"
+      "  BOOL_SWITCH(s, S, [&] { k<T, C, S, 256><<<1, 1>>>(p); });\n"
+      "}\n";
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"extern template void align<half, false>(P& p);\n"
+                                               "template void dispatch<half, false>(P& p);\n",
+                                               h},
+                                              2),
+                   2);
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"template void align<half, false>(P& p);\n", h}, 2), 2);
+  // Declared extern for the causal variant only: the non-causal call still instantiates here.
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"extern template void align<half, true>(P& p);\n"
+                                               "template void dispatch<half, false>(P& p);\n",
+                                               h},
+                                              2),
+                   4);
+}
