@@ -3,23 +3,20 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstring>
 #include <functional>
 #include <map>
 
+#include "launch/code_text.hpp"
 #include "launch/switch_cases.hpp"
 
 namespace kiln::launch {
+using namespace cxx;
 namespace {
 
-constexpr size_t npos = std::string_view::npos;
-// No real kernel sits inside more than a handful of switches, nor behind more than a few dozen
-// calls; a pathological or generated file is capped so every figure stays finite.
-constexpr size_t kMaxNesting = 20;
+// No real kernel sits behind more than a few dozen calls; a pathological or generated file is
+// capped so every figure stays finite (switch nesting: launch/switch_cases).
 constexpr int kMaxCallDepth = 32;
-const double kCap = std::pow(2.0, 20);
-
-bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+const double kCap = std::pow(2.0, static_cast<double>(kMaxSwitchNesting));
 
 // BOOL_SWITCH, AT_DISPATCH_FLOATING_TYPES_AND2, DISPATCH_HALF_AND_BFLOAT: an upper-case macro whose
 // body is compiled once per case.
@@ -36,28 +33,6 @@ bool is_macro_name(std::string_view name) {
     letter = letter || std::isupper(static_cast<unsigned char>(c));
   }
   return letter;
-}
-
-// The index of the quote that closes the literal opened at `i`, or the end of its line.
-size_t literal_end(std::string_view t, size_t i) {
-  const char q = t[i];
-  for (++i; i < t.size() && t[i] != q && t[i] != '\n'; ++i)
-    if (t[i] == '\\') ++i;
-  return std::min(i, t.size() - 1);
-}
-
-size_t matching_brace(std::string_view t, size_t open) {
-  int depth = 0;
-  for (size_t i = open; i < t.size(); ++i) {
-    const char c = t[i];
-    if (c == '"' || c == '\'')
-      i = literal_end(t, i);
-    else if (c == '{')
-      ++depth;
-    else if (c == '}' && --depth == 0)
-      return i;
-  }
-  return npos;
 }
 
 // After template arguments opened at `i` (`<`): the index past their `>`, or npos when this is no
@@ -80,28 +55,10 @@ size_t after_angles(std::string_view t, size_t i) {
   return npos;
 }
 
-size_t skip_spaces(std::string_view t, size_t i) {
-  while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
-  return i;
-}
-
-// Going backwards from `i` (exclusive): the index after the last non-space character before it.
-size_t back_spaces(std::string_view t, size_t i) {
-  while (i > 0 && std::isspace(static_cast<unsigned char>(t[i - 1]))) --i;
-  return i;
-}
-
 // Whether only blanks stand between the line's start and `i`.
 bool starts_line(std::string_view t, size_t i) {
   while (i > 0 && (t[i - 1] == ' ' || t[i - 1] == '\t')) --i;
   return i == 0 || t[i - 1] == '\n';
-}
-
-// The identifier that ends at `end` (exclusive), read backwards.
-std::string_view ident_before(std::string_view t, size_t end) {
-  size_t b = end;
-  while (b > 0 && is_ident(t[b - 1])) --b;
-  return t.substr(b, end - b);
 }
 
 // Backwards from `close` (a `)` or `>`) to its opener; npos when unbalanced.
@@ -228,265 +185,6 @@ Brace classify(std::string_view t, size_t i, std::string& name, std::vector<std:
   return Brace::other;
 }
 
-// The index of the `close` that matches the `open_c` at `open`, literals skipped; npos when none.
-size_t matching(std::string_view t, size_t open, char open_c, char close) {
-  int depth = 0;
-  for (size_t i = open; i < t.size(); ++i) {
-    const char c = t[i];
-    if (c == '"' || c == '\'')
-      i = literal_end(t, i);
-    else if (c == open_c)
-      ++depth;
-    else if (c == close && --depth == 0)
-      return i;
-  }
-  return npos;
-}
-
-// The constant a switch macro names for its body: `BOOL_SWITCH(cond, Name, [&] {...})` sets Name
-// true in one case and false in the other (flash-attention, mamba, causal-conv1d). Empty for a
-// switch that names none (`AT_DISPATCH_FLOATING_TYPES(t, "name", ...)`, `FP16_SWITCH(cond, ...)`).
-std::string switch_constant(std::string_view t, size_t paren) {
-  std::vector<size_t> commas;
-  int depth = 0;
-  for (size_t i = paren + 1, end = std::min(t.size(), paren + 4000); i < end && commas.size() < 3; ++i) {
-    const char c = t[i];
-    if (c == '"' || c == '\'')
-      i = literal_end(t, i);
-    else if (c == '(' || c == '[' || c == '{')
-      ++depth;
-    else if (c == ')' || c == ']' || c == '}') {
-      if (--depth < 0) break;
-    } else if (c == ',' && depth == 0)
-      commas.push_back(i);
-  }
-  if (commas.size() < 2) return {};
-  const size_t a = skip_spaces(t, commas[0] + 1), b = back_spaces(t, commas[1]);
-  if (a >= b || std::isdigit(static_cast<unsigned char>(t[a]))) return {};
-  for (size_t i = a; i < b; ++i)
-    if (!is_ident(t[i])) return {};
-  return std::string(t.substr(a, b - a));
-}
-
-// Where a statement that starts at `i` ends (its last character): a block, an `if` with its
-// `else`, or up to its `;`. npos when the text ends first.
-size_t statement_end(std::string_view t, size_t i, int depth = 0) {
-  i = skip_spaces(t, i);
-  if (i >= t.size() || depth > 32) return npos;
-  if (t[i] == '{') return matching(t, i, '{', '}');
-  if (t.compare(i, 2, "if") == 0 && (i + 2 >= t.size() || !is_ident(t[i + 2]))) {
-    size_t p = skip_spaces(t, i + 2);
-    if (t.compare(p, 9, "constexpr") == 0) p = skip_spaces(t, p + 9);
-    if (p >= t.size() || t[p] != '(') return npos;
-    const size_t close = matching(t, p, '(', ')');
-    if (close == npos) return npos;
-    size_t end = statement_end(t, close + 1, depth + 1);
-    const size_t e = end == npos ? npos : skip_spaces(t, end + 1);
-    if (e != npos && t.compare(e, 4, "else") == 0 && (e + 4 >= t.size() || !is_ident(t[e + 4])))
-      end = statement_end(t, e + 4, depth + 1);
-    return end;
-  }
-  for (int paren = 0; i < t.size(); ++i) {
-    if (t[i] == '"' || t[i] == '\'')
-      i = literal_end(t, i);
-    else if (t[i] == '(' || t[i] == '{')
-      ++paren;
-    else if (t[i] == ')' || t[i] == '}')
-      --paren;
-    else if (t[i] == ';' && paren <= 0)
-      return i;
-  }
-  return npos;
-}
-
-// The distinct templates one site instantiates over the cases of the switches around it
-// (launch/switch_cases): each named switch constant the site's template arguments use, directly or
-// through a local `using X = ...;`, `auto x = &k<...>;` or `constexpr ... X = ...;`, set both ways,
-// less the cases an `if constexpr` around the site discards; a site already instantiated with the
-// same arguments in this code compiles nothing new. A switch that names no constant doubles (x
-// macro_factor) whatever the site's arguments, as does every case of a site kiln cannot read (a
-// launch through a variable it does not see set).
-class SiteCases {
-public:
-  struct Switch {
-    int depth = 0;
-    std::string constant;  // empty: a switch that names none
-    size_t at = 0;
-  };
-
-  SiteCases(std::string_view text, double macro_factor, const SwitchValues& bound)
-      : t_(text), factor_(macro_factor), bound_(bound) {
-    find_guards();
-    find_aliases();
-  }
-
-  bool has_alias(std::string_view name, size_t at) const { return alias_before(name, at) != nullptr; }
-
-  // The cases of `site` that instantiate something new here (x macro_factor per unnamed switch),
-  // and each one's spelling with the constants set (`folded`, for a call's template arguments).
-  double count(const std::vector<Switch>& open, size_t at, std::string_view site, bool readable,
-               std::vector<std::string>* folded = nullptr) {
-    size_t unnamed = 0;
-    std::set<std::string> named;
-    std::string tag;  // the cases of unnamed switches never fold into each other
-    for (const auto& s : open) {
-      if (s.constant.empty())
-        ++unnamed, tag += "#" + std::to_string(s.at);
-      else
-        named.insert(s.constant);
-    }
-    const double doubled = std::pow(factor_, static_cast<double>(std::min(unnamed, kMaxNesting)));
-    const std::string expanded = expand(site, at);
-    std::vector<const Guard*> guards;
-    for (const auto& g : guards_)
-      if (g.begin <= at && at <= g.end) guards.push_back(&g);
-    std::vector<std::string> vars;
-    const auto used = words(expanded, guards);
-    for (const auto& n : named)
-      if ((!readable || used.count(n)) && !bound_.count(n)) vars.push_back(n);
-    if (!readable) tag += "@" + std::to_string(at);
-    if (vars.size() > kMaxVars || budget_ <= 0)  // too many to enumerate: every case, as counted before
-      return std::min(std::pow(2.0, static_cast<double>(std::min(vars.size(), kMaxNesting))) * doubled, kCap);
-    double n = 0;
-    for (size_t bits = 0; bits < (size_t{1} << vars.size()); ++bits) {
-      SwitchValues values = bound_;
-      for (size_t v = 0; v < vars.size(); ++v) values[vars[v]] = (bits >> v) & 1;
-      bool discarded = false;
-      for (const auto* g : guards) {
-        const auto holds = switch_condition(g->condition, values);
-        discarded = discarded || (holds && *holds != g->then);
-      }
-      if (discarded) continue;
-      budget_ -= static_cast<long>(expanded.size()) + 1;
-      std::string spelling = fold_switch_constants(expanded, values);
-      std::string key = spelling + tag;
-      if (!readable) key += "/" + std::to_string(bits);
-      if (!seen_.insert(std::move(key)).second) continue;
-      ++n;
-      if (folded) folded->push_back(std::move(spelling));
-    }
-    return n * doubled;
-  }
-
-private:
-  static constexpr size_t kMaxVars = 10;        // 1024 cases a site; no real launch has more than 8
-  static constexpr size_t kMaxExpanded = 8000;  // characters of one site with its aliases set in
-
-  struct Guard {
-    std::string condition;
-    bool then = true;  // the branch taken when the condition holds
-    size_t begin = 0, end = 0;
-  };
-  struct Alias {
-    size_t at = 0;
-    std::string text;
-    bool operator<(const Alias& o) const { return at < o.at; }
-  };
-
-  // `if constexpr (C) A else B`: A's range needs C, B's its negation.
-  void find_guards() {
-    for (size_t pos = 0; (pos = t_.find("constexpr", pos)) != npos && guards_.size() < 4096; pos += 9) {
-      const size_t b = back_spaces(t_, pos);
-      if (ident_before(t_, b) != "if" || (pos + 9 < t_.size() && is_ident(t_[pos + 9]))) continue;
-      const size_t p = skip_spaces(t_, pos + 9);
-      if (p >= t_.size() || t_[p] != '(') continue;
-      const size_t close = matching(t_, p, '(', ')');
-      if (close == npos) continue;
-      const size_t then_end = statement_end(t_, close + 1);
-      if (then_end == npos) continue;
-      const std::string condition(t_.substr(p + 1, close - p - 1));
-      guards_.push_back({condition, true, close + 1, then_end});
-      const size_t e = skip_spaces(t_, then_end + 1);
-      if (t_.compare(e, 4, "else") != 0 || (e + 4 < t_.size() && is_ident(t_[e + 4]))) continue;
-      if (const size_t else_end = statement_end(t_, e + 4); else_end != npos)
-        guards_.push_back({condition, false, e + 4, else_end});
-    }
-  }
-
-  // `using X = ...;`, `auto x = ...;`, `constexpr [static] T X = ...;`: X's text, from where it is set.
-  void find_aliases() {
-    size_t found = 0;
-    for (std::string_view word : {"using", "auto", "constexpr"})
-      for (size_t pos = 0; (pos = t_.find(word, pos)) != npos && found < 4096; pos += word.size()) {
-        if ((pos > 0 && is_ident(t_[pos - 1])) || (pos + word.size() < t_.size() && is_ident(t_[pos + word.size()])))
-          continue;
-        const size_t semi = t_.find(';', pos);
-        if (semi == npos || semi - pos > 2000) continue;
-        size_t eq = pos;
-        for (; eq < semi; ++eq)
-          if (t_[eq] == '=' && t_[eq + 1] != '=' && !std::strchr("=!<>", t_[eq - 1])) break;
-        if (eq >= semi) continue;
-        const std::string_view name = ident_before(t_, back_spaces(t_, eq));
-        if (name.empty()) continue;
-        aliases_[std::string(name)].push_back({pos, std::string(t_.substr(eq + 1, semi - eq - 1))});
-        ++found;
-      }
-    for (auto& [name, list] : aliases_) std::sort(list.begin(), list.end());
-  }
-
-  // The last setting of `name` before `at`, else null.
-  const Alias* alias_before(std::string_view name, size_t at) const {
-    const auto it = aliases_.find(name);
-    if (it == aliases_.end()) return nullptr;
-    const auto& list = it->second;
-    const auto after = std::lower_bound(list.begin(), list.end(), Alias{at, {}});
-    return after == list.begin() ? nullptr : &*std::prev(after);
-  }
-
-  // The site with each alias set before it written out (a few levels, bounded).
-  std::string expand(std::string_view site, size_t at) const {
-    std::string out(site);
-    for (int level = 0; level < 4; ++level) {
-      std::string next;
-      bool changed = false;
-      for (size_t i = 0; i < out.size();) {
-        if (is_ident(out[i]) && (i == 0 || !is_ident(out[i - 1]))) {
-          size_t e = i;
-          while (e < out.size() && is_ident(out[e])) ++e;
-          const std::string_view w = std::string_view(out).substr(i, e - i);
-          const Alias* a = alias_before(w, at);
-          next += a ? a->text : std::string(w);
-          changed = changed || a;
-          i = e;
-        } else {
-          next += out[i++];
-        }
-        if (next.size() > kMaxExpanded) return out;
-      }
-      out = std::move(next);
-      if (!changed) break;
-    }
-    return out;
-  }
-
-  static std::set<std::string, std::less<>> words(std::string_view text, const std::vector<const Guard*>& guards) {
-    std::set<std::string, std::less<>> out;
-    auto add = [&](std::string_view s) {
-      for (size_t i = 0; i < s.size();) {
-        if (!is_ident(s[i])) {
-          ++i;
-          continue;
-        }
-        size_t e = i;
-        while (e < s.size() && is_ident(s[e])) ++e;
-        out.emplace(s.substr(i, e - i));
-        i = e;
-      }
-    };
-    add(text);
-    for (const auto* g : guards) add(g->condition);
-    return out;
-  }
-
-  std::string_view t_;
-  double factor_;
-  const SwitchValues& bound_;  // the template parameters the caller set
-  std::vector<Guard> guards_;
-  std::map<std::string, std::vector<Alias>, std::less<>> aliases_;  // by name, in text order
-  std::set<std::string> seen_;
-  long budget_ = 4L << 20;  // characters folded in all: a generated file stays bounded
-};
-
 }  // namespace
 
 CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set<std::string>& callable,
@@ -579,7 +277,7 @@ std::vector<FunctionBody> function_bodies(std::string_view text) {
       std::vector<std::string> params;
       const Brace kind = classify(t, i, name, params);
       if (kind == Brace::scope) continue;
-      const size_t close = matching_brace(t, i);
+      const size_t close = matching(t, i, '{', '}');
       if (close == npos) break;
       if (kind == Brace::function) out.push_back({std::move(name), i, close, std::move(params)});
       i = close;
