@@ -65,34 +65,24 @@ private:
 
   bool at(std::string_view s) const { return pos_ < t_.size() && t_[pos_] == s; }
 
-  std::optional<Value> any() {
-    auto v = all();
-    while (v && at("||")) {
-      ++pos_;
-      auto r = all();
-      if (!r) return std::nullopt;
-      if (v->kind == Value::yes || r->kind == Value::yes)
-        v = known(true);
-      else if (v->kind == Value::no)
-        v = r;
-      else if (r->kind != Value::no)
-        v = Value{Value::open, "(" + v->text + "||" + r->text + ")"};
-    }
-    return v;
-  }
+  std::optional<Value> any() { return chain("||", true, &Folder::all); }
+  std::optional<Value> all() { return chain("&&", false, &Folder::unary); }
 
-  std::optional<Value> all() {
-    auto v = unary();
-    while (v && at("&&")) {
+  // Operands of `next` joined by `op`: `||` when `decides` is true (one true operand makes it true,
+  // a false one drops out), `&&` when false (the reverse).
+  std::optional<Value> chain(std::string_view op, bool decides, std::optional<Value> (Folder::*next)()) {
+    const auto deciding = decides ? Value::yes : Value::no, neutral = decides ? Value::no : Value::yes;
+    auto v = (this->*next)();
+    while (v && at(op)) {
       ++pos_;
-      auto r = unary();
+      auto r = (this->*next)();
       if (!r) return std::nullopt;
-      if (v->kind == Value::no || r->kind == Value::no)
-        v = known(false);
-      else if (v->kind == Value::yes)
+      if (v->kind == deciding || r->kind == deciding)
+        v = known(decides);
+      else if (v->kind == neutral)
         v = r;
-      else if (r->kind != Value::yes)
-        v = Value{Value::open, "(" + v->text + "&&" + r->text + ")"};
+      else if (r->kind != neutral)
+        v = Value{Value::open, "(" + v->text + std::string(op) + r->text + ")"};
     }
     return v;
   }

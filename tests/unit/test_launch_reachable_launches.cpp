@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "launch/reachable_launches.hpp"
+#include "launch_fixtures.hpp"
 
 using namespace kiln;
 
@@ -83,35 +84,8 @@ TEST(ReachableLaunches, ABiggerKernelCountsMore) {
   EXPECT_DOUBLE_EQ(launch::reachable_launches({"void f(P& p) { (*table[i])<<<1, 1>>>(p); }"}, 2, 16), 1);
 }
 
-namespace {
-
-// After flash-attention 2 0251105's flash_fwd_launch_template.h and flash_bwd_launch_template.h
-// (written here): the kernel's template arguments fold the switches' constants together
-// (`Is_local && !Is_causal`, "we also set IsEvenMNConst to false to reduce number of templates").
-std::string fold_header() {
-  return "template <typename K, bool D, bool C> void run_fwd(P& p) {\n"
-         "  BOOL_SWITCH(mn, EvenMN, [&] { BOOL_SWITCH(k, EvenK, [&] { LOCAL_SWITCH(l, Local, [&] {\n"
-         "  BOOL_SWITCH(rs, RetSm, [&] { ALIBI_SWITCH(al, Alibi, [&] { SOFTCAP_SWITCH(sc, Softcap, [&] {\n"
-         "    auto kernel = &fwd_kernel<K, D && !Softcap, C, Local && !C, Alibi,\n"
-         "                              EvenMN && EvenK && !Local && !Alibi && !RetSm && K::kHeadDim <= 128,\n"
-         "                              EvenK && !RetSm && !Alibi, Softcap, RetSm && D && !Softcap>;\n"
-         "    kernel<<<grid, K::kNThreads, smem, stream>>>(p);\n"
-         "  }); }); }); }); }); });\n"
-         "}\n"
-         "template <typename K, bool D, bool C> void run_bwd(P& p) {\n"
-         "  BOOL_SWITCH(mn, EvenMN, [&] { EVENK_SWITCH(k, EvenK, [&] { LOCAL_SWITCH(l, Local, [&] {\n"
-         "  ALIBI_SWITCH(al, Alibi, [&] { SOFTCAP_SWITCH(sc, Softcap, [&] {\n"
-         "    auto kernel = &bwd_kernel<K, D && !Softcap, C, Local && !C, Alibi,\n"
-         "                              EvenMN && EvenK && !Local && !Alibi, EvenK && !Alibi, Softcap>;\n"
-         "    kernel<<<grid, K::kNThreads, smem, stream>>>(p);\n"
-         "  }); }); }); }); });\n"
-         "}\n";
-}
-
-}  // namespace
-
 TEST(ReachableLaunches, SwitchCasesThatFoldIntoOneTemplateCompileItOnce) {
-  const std::string h = fold_header();
+  const std::string h = kiln::testing::flash2_launchers();
   auto unit = [&](const std::string& call) {
     return launch::reachable_launches({"void f(P& p) { " + call + " }", h}, 2);
   };
@@ -132,7 +106,7 @@ TEST(ReachableLaunches, AnIfConstexprCompilesOnlyTheBranchItsCaseTakes) {
   // traits per dropout case; run_mha_bwd_hdim64 picks by a runtime `if`, which compiles both.
   // The unit's specialisation sets Is_causal (flash_fwd_hdim64_fp16_causal_sm80.cu).
   const std::string h =
-      fold_header() +
+      kiln::testing::flash2_launchers() +
       "template <typename T, bool C> void fwd64(P& p) { DROPOUT_SWITCH(pd, D, [&] {\n"
       "  if constexpr (!D) { run_fwd<Tr<128, T>, D, C>(p); } else { run_fwd<Tr<64, T>, D, C>(p); }\n"
       "}); }\n"

@@ -7,6 +7,7 @@
 
 #include "fakes/fs.hpp"
 #include "launch/unit_estimate.hpp"
+#include "launch_fixtures.hpp"
 
 using namespace kiln;
 
@@ -182,28 +183,14 @@ TEST(UnitEstimate, TheBackwardUnitOutweighsTheForwardOne) {
       std::string(54 * 1024, ' ') + "}\n";
   fs.add_file("/f/kernels.h", kernels);
   // The launchers of ReachableLaunches' fixture, with the traits each head dim picks.
-  fs.add_file(
-      "/f/fwd_launch.h",
-      "#include \"kernels.h\"\n#include <ATen/cuda/PhiloxCudaState.h>\n"
-      "template <typename K, bool D, bool C> void run_fwd(P& p) {\n"
-      "  BOOL_SWITCH(mn, EvenMN, [&] { BOOL_SWITCH(k, EvenK, [&] { LOCAL_SWITCH(l, Local, [&] {\n"
-      "  BOOL_SWITCH(rs, RetSm, [&] { ALIBI_SWITCH(al, Alibi, [&] { SOFTCAP_SWITCH(sc, Softcap, [&] {\n"
-      "    auto kernel = &fwd_kernel<K, D && !Softcap, C, Local && !C, Alibi,\n"
-      "        EvenMN && EvenK && !Local && !Alibi && !RetSm, EvenK && !RetSm && !Alibi, Softcap, RetSm && D>;\n"
-      "    kernel<<<grid, K::kNThreads, smem, stream>>>(p);\n"
-      "  }); }); }); }); }); });\n}\n"
-      "template <typename T, bool C> void fwd64(P& p) { DROPOUT_SWITCH(pd, D, [&] {\n"
-      "  if constexpr (!D) { run_fwd<Tr<128, T>, D, C>(p); } else { run_fwd<Tr<64, T>, D, C>(p); }\n"
-      "}); }\n");
+  fs.add_file("/f/launchers.h", "#include \"kernels.h\"\n" + kiln::testing::flash2_launchers());
+  fs.add_file("/f/fwd_launch.h",
+              "#include \"launchers.h\"\n#include <ATen/cuda/PhiloxCudaState.h>\n"
+              "template <typename T, bool C> void fwd64(P& p) { DROPOUT_SWITCH(pd, D, [&] {\n"
+              "  if constexpr (!D) { run_fwd<Tr<128, T>, D, C>(p); } else { run_fwd<Tr<64, T>, D, C>(p); }\n"
+              "}); }\n");
   fs.add_file("/f/bwd_launch.h",
-              "#include \"kernels.h\"\n"
-              "template <typename K, bool D, bool C> void run_bwd(P& p) {\n"
-              "  BOOL_SWITCH(mn, EvenMN, [&] { EVENK_SWITCH(k, EvenK, [&] { LOCAL_SWITCH(l, Local, [&] {\n"
-              "  ALIBI_SWITCH(al, Alibi, [&] { SOFTCAP_SWITCH(sc, Softcap, [&] {\n"
-              "    auto kernel = &bwd_kernel<K, D && !Softcap, C, Local && !C, Alibi,\n"
-              "        EvenMN && EvenK && !Local && !Alibi, EvenK && !Alibi, Softcap>;\n"
-              "    kernel<<<grid, K::kNThreads, smem, stream>>>(p);\n"
-              "  }); }); }); }); });\n}\n"
+              "#include \"launchers.h\"\n"
               "template <typename T, bool C> void bwd64(P& p) { DROPOUT_SWITCH(pd, D, [&] {\n"
               "  if (smem >= 144 * 1024) { run_bwd<Tr<128, T>, D, C>(p); } else { run_bwd<Tr<64, T>, D, C>(p); }\n"
               "}); }\n");
