@@ -17,6 +17,7 @@
 #include "launch/nvcc_phases.hpp"
 #include "launch/reachable_launches.hpp"
 #include "launch/running_units.hpp"
+#include "launch/switch_cases.hpp"
 #include "launch/unit_estimate.hpp"
 #include "launch/wheel_index.hpp"
 #include "probe/cmake_cache.hpp"
@@ -100,6 +101,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)kiln::launch::explicit_instantiations(code);
       const double reached = kiln::launch::reachable_launches({code, code}, 2.0, 16.0);
       if (!(reached >= 0) || reached > 1e300) __builtin_trap();
+      // A site's arguments folded with switch constants set, and a condition's value (the names
+      // are the ones the seed uses).
+      const kiln::launch::SwitchValues values{{"A", true}, {"B", false}, {"Is_causal", true}};
+      const std::string_view head = std::string_view(code).substr(0, 4096);
+      (void)kiln::launch::fold_switch_constants(head, values), (void)kiln::launch::switch_condition(head, values);
       break;
     }
   }
