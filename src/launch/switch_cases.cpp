@@ -293,16 +293,27 @@ void SiteCases::find_guards() {
 // `using X = ...;`, `auto x = ...;`, `constexpr [static] T X = ...;`: X's text, from where it is set.
 void SiteCases::find_aliases() {
   size_t found = 0;
-  for (std::string_view word : {"using", "auto", "constexpr"})
+  for (std::string_view word : {"using", "auto", "constexpr", "const", "typedef"})
     for (size_t pos = 0; (pos = t_.find(word, pos)) != npos && found < 4096; pos += word.size()) {
       if ((pos > 0 && is_ident(t_[pos - 1])) || (pos + word.size() < t_.size() && is_ident(t_[pos + word.size()])))
         continue;
       const size_t semi = t_.find(';', pos);
       if (semi == npos || semi - pos > 2000) continue;
+      if (word == "typedef") {  // `typedef Traits<kX, T> Kt;`: the name last
+        const size_t end = back_spaces(t_, semi);
+        const std::string_view name = ident_before(t_, end);
+        if (name.empty() || end - name.size() <= pos + word.size()) continue;
+        aliases_[std::string(name)].push_back(
+            {pos, std::string(t_.substr(pos + word.size(), end - name.size() - pos - word.size()))});
+        ++found;
+        continue;
+      }
+      // The first `=` of the declaration (not `==`, `<=`, ...), before any bracket that would make
+      // it a parameter list or a body: `const P& p) { x = 1;` is no setting of x.
       size_t eq = pos;
-      for (; eq < semi; ++eq)
+      for (; eq < semi && !std::strchr("({}", t_[eq]); ++eq)
         if (t_[eq] == '=' && t_[eq + 1] != '=' && !std::strchr("=!<>", t_[eq - 1])) break;
-      if (eq >= semi) continue;
+      if (eq >= semi || t_[eq] != '=') continue;
       const std::string_view name = ident_before(t_, back_spaces(t_, eq));
       if (name.empty()) continue;
       aliases_[std::string(name)].push_back({pos, std::string(t_.substr(eq + 1, semi - eq - 1))});

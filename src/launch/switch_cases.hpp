@@ -40,7 +40,8 @@ std::string switch_constant(std::string_view text, size_t paren);
 
 // The distinct templates the sites of one piece of code instantiate over the cases of the switches
 // around them: each named switch constant a site's template arguments use, directly or through a
-// local `using X = ...;`, `auto x = &k<...>;` or `constexpr ... X = ...;`, set both ways, less the
+// local `using X = ...;`, `typedef ... X;`, `auto x = &k<...>;` or `[const|constexpr] ... X = ...;`,
+// set both ways, less the
 // cases an `if constexpr` around the site discards; a site already instantiated with the same
 // arguments in this code compiles nothing new. A switch that names no constant multiplies by
 // macro_factor whatever the site's arguments, as does every case of a site kiln cannot read (a

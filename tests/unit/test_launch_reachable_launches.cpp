@@ -144,3 +144,22 @@ TEST(ReachableLaunches, WhatTheUnitDeclaresExternIsCompiledElsewhere) {
                                               2),
                    4);
 }
+
+TEST(ReachableLaunches, ASwitchConstantReachesTheKernelThroughLocalNames) {
+  // mamba e9594ce (`using Ktraits = Selective_Scan_bwd_kernel_traits<kNThreads, kNItems, kIsEvenLen,
+  // ...>`), and the older spellings of the same: a typedef, a const or constexpr value. Four used
+  // switches, two of them only through `kC && kD` (three cases fold into two templates), and one
+  // switch whose constant the kernel never sees: 8 kernels of 32 cases.
+  const std::string h =
+      "template <typename T> void run(P& p) {\n"
+      "  BOOL_SWITCH(a, kA, [&] { BOOL_SWITCH(b, kB, [&] { BOOL_SWITCH(c, kC, [&] { BOOL_SWITCH(d, kD, [&] {\n"
+      "  BOOL_SWITCH(e, kE, [&] {\n"
+      "    typedef Traits<kA, T> TA;\n"
+      "    const int kBlock = kB ? 128 : 64;\n"
+      "    constexpr bool kCD = kC && kD;\n"
+      "    auto kernel = &k<TA, kBlock, kCD>;\n"
+      "    if (kE) { kernel<<<1, 1>>>(p); }\n"
+      "  }); }); }); }); });\n"
+      "}\n";
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"void f(P& p) { run<half>(p); }", h}, 2), 8);
+}
