@@ -80,7 +80,8 @@ inline constexpr std::string_view kLauncherVariables[] = {
     launcher_vars::kSlurmSelf,     launcher_vars::kSlurmReports,    launcher_vars::kSlurmTag,
     launcher_vars::kSlurmNodeCpus, launcher_vars::kSlurmNodeMemKib, launcher_vars::kSlurmRetries,
     launcher_vars::kSlurmStepWait, launcher_vars::kSlurmSrun,       launcher_vars::kSlurmSqueue,
-    launcher_vars::kSlurmSinfo,    launcher_vars::kSlurmNodes,      launcher_vars::kStepReport};
+    launcher_vars::kSlurmSinfo,    launcher_vars::kSlurmNodes,      launcher_vars::kStepReport,
+    launcher_vars::kStepRunning};
 
 // Whether NAME is one of the contract's variables.
 bool is_launcher_variable(std::string_view name);

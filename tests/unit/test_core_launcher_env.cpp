@@ -48,6 +48,7 @@ LauncherEnv every_field_set() {
   e.slurm_sinfo = "/opt/fake/sinfo";
   e.slurm_nodes = "n1,n2";
   e.step_report = "/b/.kiln/steps/0123-7-1";
+  e.step_running = "/b/.kiln/running/7";
   return e;
 }
 
