@@ -76,12 +76,13 @@ public:
     std::optional<BuildProgress> progress;
     drive::ProgressSink sink;
     if (!json_) {
+      drive::EtaModel eta(std::move(learned), plan.jobs.jobs, [&s, &plan, started_ms] {
+        return drive::learned_from_unit_history(s.fs, plan, s.env, started_ms);
+      });
+      // Cold, the units left are scaled by kiln's weights of them once those explain the times.
+      eta.weigh_late([&s, &plan] { return drive::unit_plan_weights(s.fs, plan, s.env); });
       progress.emplace(
-          s, [&s] { return io::terminal_for(STDERR_FILENO, s.env); },
-          drive::EtaModel(
-              std::move(learned), plan.jobs.jobs,
-              [&s, &plan, started_ms] { return drive::learned_from_unit_history(s.fs, plan, s.env, started_ms); }),
-          running_source(s, plan));
+          s, [&s] { return io::terminal_for(STDERR_FILENO, s.env); }, std::move(eta), running_source(s, plan));
       sink = progress->sink();
     }
     auto outcome = drive::run_build(plan, s, sink);

@@ -36,12 +36,12 @@ std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>
   return r;
 }
 
-std::vector<std::chrono::milliseconds> running_at(const RunningNow& read, std::chrono::milliseconds since,
-                                                  const std::vector<std::string>& ended) {
-  std::vector<std::chrono::milliseconds> out;
+std::vector<drive::RunningCompile> running_at(const RunningNow& read, std::chrono::milliseconds since,
+                                              const std::vector<std::string>& ended) {
+  std::vector<drive::RunningCompile> out;
   for (const auto& [output, ran] : read.compiles)
     if (std::none_of(ended.begin(), ended.end(), [&](const auto& e) { return drive::same_output(e, output); }))
-      out.push_back(ran + std::max(std::chrono::milliseconds(0), since));
+      out.push_back({output, ran + std::max(std::chrono::milliseconds(0), since)});
   return out;
 }
 
@@ -185,7 +185,7 @@ drive::ProgressSink BuildProgress::sink() {
         st, elapsed,
         running_ ? running_at(*running_, std::chrono::duration_cast<std::chrono::milliseconds>(status_at_ - read_at_),
                               ended_since_read_)
-                 : std::vector<std::chrono::milliseconds>{});
+                 : std::vector<drive::RunningCompile>{});
     last_status_ = st;
     if (st.done == st.total) running_.reset();  // nothing runs after the last step
     draw(current_line(status_at_), st.done == st.total);

@@ -41,8 +41,8 @@ std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>
 // outputs they name: drive::output_of) left out. Passed as read, the compile a line reports ended
 // was counted running, and, once the next read missed it, as having run until the next status line:
 // flash-attention's two waves on 16 cores said 1.23 of the time left (docs/benchmarks.md, helper he).
-std::vector<std::chrono::milliseconds> running_at(const RunningNow& read, std::chrono::milliseconds since,
-                                                  const std::vector<std::string>& ended);
+std::vector<drive::RunningCompile> running_at(const RunningNow& read, std::chrono::milliseconds since,
+                                              const std::vector<std::string>& ended);
 // "CMakeFiles/x.dir/softmax.cu.o running 1m05s (+3 more)" (", 11 queued in Slurm" inside the
 // brackets under --slurm; "16 compiles queued in Slurm" when none has begun): the output first, so that a line cut
 // keeping its end (fit_keeping_end) keeps the file name and the time.

@@ -11,6 +11,7 @@
 #include "drive/ninja_log.hpp"
 #include "launch/exec_record.hpp"
 #include "launch/learned_cost.hpp"
+#include "launch/plan_weights.hpp"
 #include "launch/unit_plan.hpp"
 
 namespace kiln::drive {
@@ -53,9 +54,9 @@ namespace {
 
 using FreeAt = std::priority_queue<double, std::vector<double>, std::greater<>>;
 
-// The end of the build when `queued` units of `unit_ms` each take the first lane to free.
-double last_end(FreeAt free_at, int queued, double unit_ms, double now_ms) {
-  for (int q = 0; q < queued; ++q) {
+// The end of the build when the queued units, each of its time, take the first lane to free.
+double last_end(FreeAt free_at, const std::vector<double>& queued_ms, double now_ms) {
+  for (double unit_ms : queued_ms) {
     const double t = free_at.top();
     free_at.pop();
     free_at.push(t + unit_ms);
@@ -65,19 +66,47 @@ double last_end(FreeAt free_at, int queued, double unit_ms, double now_ms) {
   return end;
 }
 
+double last_end(FreeAt free_at, int queued, double unit_ms, double now_ms) {
+  return last_end(std::move(free_at), std::vector<double>(static_cast<size_t>(std::max(0, queued)), unit_ms), now_ms);
+}
+
 }  // namespace
 
-std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
-                                                      const io::Environment& env, long long since_ms) {
-  const auto at = launch::HistoryPlaces::from_env(core::LauncherEnv::from_env(plan.child_env(env)));
-  if (at.units_dir.empty()) return {};
+namespace {
+
+// The build's unit plans: kiln's own and each torch extension build's.
+std::vector<std::string> unit_plan_paths(const io::Filesystem& fs, const plan::Plan& plan) {
   std::vector<std::string> plans{plan.unit_plan_path()};
   const std::string temp_root = extension_build_root(fs, plan.build_dir, plan.project_dir);
   if (!temp_root.empty())
     for (const auto& name : fs.list(temp_root))
       if (name.rfind("temp.", 0) == 0) plans.push_back(temp_root + "/" + name + "/kiln-units.plan");
+  return plans;
+}
+
+}  // namespace
+
+std::vector<UnitWeight> unit_plan_weights(const io::Filesystem& fs, const plan::Plan& plan,
+                                          const io::Environment& env) {
+  const auto at = launch::HistoryPlaces::from_env(core::LauncherEnv::from_env(plan.child_env(env)));
+  std::vector<UnitWeight> out;
+  for (const auto& path : unit_plan_paths(fs, plan)) {
+    auto text = fs.read(path);
+    if (!text) continue;
+    const auto units = launch::parse_unit_plan(*text);
+    std::map<std::string, double> weight;
+    for (const auto& u : launch::weigh_plan(fs, at, units).units) weight[u.output] = u.weight;
+    for (const auto& u : units.units) out.push_back({u.output, weight[u.output]});
+  }
+  return out;
+}
+
+std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
+                                                      const io::Environment& env, long long since_ms) {
+  const auto at = launch::HistoryPlaces::from_env(core::LauncherEnv::from_env(plan.child_env(env)));
+  if (at.units_dir.empty()) return {};
   std::map<std::string, long> out;
-  for (const auto& path : plans)
+  for (const auto& path : unit_plan_paths(fs, plan))
     if (auto text = fs.read(path)) out.merge(launch::learned_walls(fs, at, launch::parse_unit_plan(*text)));
   if (since_ms > 0 && !out.empty())
     if (auto text = fs.read(plan.exec_log_path()))
@@ -131,16 +160,17 @@ double EtaModel::lane_end_ms(int total, int done, double elapsed_ms, double unit
 
 namespace {
 
-// The starts in `before` that `now` no longer lists: compiles that ended. Each list is sorted; a
-// start is the same compile's within 1.5 s (the launcher's list is read once a second).
-std::vector<double> gone_from(const std::vector<double>& before, const std::vector<double>& now) {
+// The compiles in `before` that `now` no longer lists: compiles that ended. Each list is sorted by
+// start; a start is the same compile's within 1.5 s (the launcher's list is read once a second).
+template <class B>
+std::vector<B> gone_from(const std::vector<B>& before, const std::vector<B>& now) {
   constexpr double kSame = 1500;
-  std::vector<double> gone;
+  std::vector<B> gone;
   size_t i = 0, j = 0;
   while (i < before.size() && j < now.size()) {
-    if (std::abs(before[i] - now[j]) <= kSame)
+    if (std::abs(before[i].at - now[j].at) <= kSame)
       ++i, ++j;
-    else if (before[i] < now[j])
+    else if (before[i].at < now[j].at)
       gone.push_back(before[i++]);
     else
       ++j;
@@ -173,14 +203,16 @@ std::vector<std::pair<double, double>> unit_times(std::vector<std::pair<double, 
 
 }  // namespace
 
-void EtaModel::follow_running(int total, int done, double now_ms,
-                              const std::vector<std::chrono::milliseconds>& running_for) {
-  if (running_for.empty()) return;  // no launcher, or nothing listed yet: nothing new
-  std::vector<double> began;
-  for (const auto& age : running_for) began.push_back(now_ms - static_cast<double>(age.count()));
-  std::sort(began.begin(), began.end());
+void EtaModel::follow_running(int total, int done, double now_ms, const std::vector<RunningCompile>& running) {
+  if (running.empty()) return;  // no launcher, or nothing listed yet: nothing new
+  std::vector<Began> began;
+  for (const auto& r : running) {
+    began.push_back({now_ms - static_cast<double>(r.ran.count()), r.output});
+    mark_started(r.output);
+  }
+  std::sort(began.begin(), began.end(), [](const Began& a, const Began& b) { return a.at < b.at; });
   const bool first_list = !first_start_ms_;
-  first_start_ms_ = std::min(first_start_ms_.value_or(began.front()), began.front());
+  first_start_ms_ = std::min(first_start_ms_.value_or(began.front().at), began.front().at);
   if (first_list) {
     // The units that ended before the list was first read were never listed: the first wave's
     // started with the build's first compile (the earliest start listed, when the list came with
@@ -191,35 +223,93 @@ void EtaModel::follow_running(int total, int done, double now_ms,
     for (int k = 0; k < done && k < static_cast<int>(finished_ms_.size()); ++k) {
       const double end = finished_ms_[static_cast<size_t>(k)];
       const double start = std::min(end, k < lanes ? wave : finished_ms_[static_cast<size_t>(k - lanes)]);
-      finished_.push_back({start, end - start, true});
+      finished_.push_back({start, end - start, true, ended_[static_cast<size_t>(k)]});
     }
   } else {
-    for (double b : gone_from(running_began_, began))
-      if (static_cast<int>(finished_.size()) < done) finished_.push_back({b, now_ms - b, true});
+    for (const auto& b : gone_from(running_began_, began))
+      if (static_cast<int>(finished_.size()) < done) finished_.push_back({b.at, now_ms - b.at, true, b.output});
   }
   running_began_ = std::move(began);
 }
 
-std::optional<double> EtaModel::cold_end_ms(int total, int done, double now_ms) const {
+void EtaModel::mark_started(const std::string& output) {
+  if (weights_.empty() || output.empty() || !named_.insert(output).second) return;
+  for (size_t i = 0; i < weights_.size(); ++i)
+    if (!started_[i] && same_output(weights_[i].output, output)) {
+      started_[i] = true;
+      return;
+    }
+}
+
+double EtaModel::weight_of(const std::string& output) const {
+  if (output.empty()) return 0;
+  for (const auto& u : weights_)
+    if (same_output(u.output, output)) return u.weight;
+  return 0;
+}
+
+std::optional<EtaModel::Scale> EtaModel::weight_power(const std::vector<Unit>& window) {
+  // Least squares of log time on log weight over the finished units: the power, and how much of
+  // the spread of their times it explains. Used once the weights explain 90% of their spread, kept
+  // while 80%: eta_live.sh's units
+  // (times 5-32 s, weights 4.5-8.5) 93-98% at a power of about 2; flash-attention's records never
+  // above 89% on 32 cores or 74% on 16 with kiln de1e5b9's weights (docs/benchmarks.md, helper he2).
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, heaviest = 0;
+  for (const auto& u : window) {
+    if (u.w <= 0) return scaled_ = false, std::nullopt;  // a unit kiln did not weigh: the times alone
+    if (!u.done || u.ms <= 0) continue;
+    const double x = std::log(u.w), y = std::log(u.ms);
+    n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y, syy += y * y;
+    heaviest = std::max(heaviest, u.w);
+  }
+  if (n < 3) return scaled_ = false, std::nullopt;
+  const double vx = sxx - sx * sx / n, vy = syy - sy * sy / n, cxy = sxy - sx * sy / n;
+  if (vx <= 1e-9 || vy <= 1e-9) return scaled_ = false, std::nullopt;
+  const double explained = cxy * cxy / (vx * vy), power = cxy / vx;
+  scaled_ = power > 0 && explained >= (scaled_ ? 0.8 : 0.9);
+  return scaled_ ? std::optional<Scale>(Scale{power, heaviest}) : std::nullopt;
+}
+
+std::optional<double> EtaModel::cold_end_ms(int total, int done, double now_ms) {
   if (finished_.empty()) return std::nullopt;
   const int lanes = std::max(1, std::min(jobs_, total));
   const int left = total - done;
   // At most a unit per lane runs: the oldest listed beyond that ended a moment ago (the list is read
   // once a second), as in lane_end_ms.
-  std::vector<double> running = running_began_;
-  std::sort(running.rbegin(), running.rend());  // the youngest first
+  std::vector<Began> running = running_began_;
+  std::sort(running.begin(), running.end(),
+            [](const Began& a, const Began& b) { return a.at > b.at; });  // youngest first
   running.resize(std::min(running.size(), static_cast<size_t>(std::max(0, std::min(lanes, left)))));
   // The units that started last, ended or running, are what the units left are like (kiln starts
   // the heaviest first, so the first wave says little about the last).
   std::vector<Unit> recent = finished_;
-  for (double b : running) recent.push_back({b, now_ms - b, false});
+  for (const auto& b : running) recent.push_back({b.at, now_ms - b.at, false, b.output});
   std::sort(recent.begin(), recent.end(), [](const Unit& a, const Unit& b) { return a.began < b.began; });
   const size_t window = static_cast<size_t>(2 * lanes);
   if (recent.size() > window) recent.erase(recent.begin(), recent.end() - static_cast<std::ptrdiff_t>(window));
   if (std::none_of(recent.begin(), recent.end(), [](const Unit& u) { return u.done; }))
     recent.push_back(finished_.back());
+  for (auto& u : recent) u.w = weight_of(u.output);
+  // The units left are what the fit is for: a finished unit more than twice as heavy as any of them
+  // (eta_live.sh's torch binding, 48 among CUDA units of 4.5-8.5) is left out of it.
+  double heaviest_left = 0;
+  for (const auto& u : recent)
+    if (!u.done) heaviest_left = std::max(heaviest_left, u.w);
+  for (size_t i = 0; i < weights_.size(); ++i)
+    if (!started_[i]) heaviest_left = std::max(heaviest_left, weights_[i].weight);
+  std::vector<Unit> like_left;
+  for (const auto& u : recent)
+    if (!u.done || u.w <= 2 * heaviest_left) like_left.push_back(u);
+  // Once a wave's worth of units (`lanes`) has finished in the window and the weights explain their
+  // times (weight_power), each unit's time is taken over its weight to the fitted power, the weight
+  // never past the heaviest the fit saw (a torch binding running among CUDA units).
+  const auto finished = std::count_if(recent.begin(), recent.end(), [](const Unit& u) { return u.done; });
+  const auto power = weights_.empty() || finished < lanes ? std::nullopt : weight_power(like_left);
+  const Scale by = power.value_or(Scale{0, 0});  // power 0: every unit as its time alone
+  if (power) recent = std::move(like_left);
+  auto scale = [by](double w) { return w > 0 && by.power > 0 ? std::pow(std::min(w, by.heaviest), by.power) : 1.0; };
   std::vector<std::pair<double, bool>> obs;
-  for (const auto& u : recent) obs.emplace_back(u.ms, u.done);
+  for (const auto& u : recent) obs.emplace_back(u.ms / scale(u.w), u.done);
   const auto dist = unit_times(std::move(obs));
   double mean = 0;
   for (const auto& [t, share] : dist) mean += t * share;
@@ -232,31 +322,72 @@ std::optional<double> EtaModel::cold_end_ms(int total, int done, double now_ms) 
   };
   FreeAt free_at;
   const int listed = static_cast<int>(running.size());
-  for (int k = 0; k < listed; ++k) free_at.push(now_ms + rest(now_ms - running[static_cast<size_t>(k)]));
+  for (int k = 0; k < listed; ++k) {
+    const auto& b = running[static_cast<size_t>(k)];
+    const double s = scale(weight_of(b.output));
+    free_at.push(now_ms + s * rest((now_ms - b.at) / s));
+  }
   for (int k = listed; k < std::min(lanes, left); ++k) free_at.push(now_ms);  // a lane free now
-  return last_end(std::move(free_at), left - std::max(listed, std::min(lanes, left)), mean, now_ms);
+  // The units queued, in the plan's order, each of its weight where the weights are used.
+  const int queued = left - std::max(listed, std::min(lanes, left));
+  std::vector<double> queued_ms;
+  if (by.power > 0) {
+    double sum = 0;
+    int weighed = 0;
+    for (size_t i = 0; i < weights_.size() && static_cast<int>(queued_ms.size()) < queued; ++i)
+      if (!started_[i] && weights_[i].weight > 0) {
+        queued_ms.push_back(scale(weights_[i].weight) * mean);
+        sum += weights_[i].weight, ++weighed;
+      }
+    const double fill = weighed ? scale(sum / weighed) * mean : mean;
+    queued_ms.resize(static_cast<size_t>(std::max(0, queued)), fill);  // units the plan does not name
+  } else {
+    queued_ms.assign(static_cast<size_t>(std::max(0, queued)), mean);
+  }
+  return last_end(std::move(free_at), queued_ms, now_ms);
 }
 
 std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::chrono::milliseconds elapsed,
                                                      const std::vector<std::chrono::milliseconds>& running_for) {
+  std::vector<RunningCompile> running;
+  for (const auto& ran : running_for) running.push_back({"", ran});
+  return update(s, elapsed, running);
+}
+
+std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::chrono::milliseconds elapsed,
+                                                     const std::vector<RunningCompile>& running) {
   if (late_) {
     learn(late_());
     late_ = nullptr;
   }
+  if (weigh_late_) {
+    if (learned_.empty()) weights_ = weigh_late_();
+    started_.assign(weights_.size(), false);
+    weigh_late_ = nullptr;
+  }
   ++updates_;
   const auto now_ms = static_cast<double>(elapsed.count());
   // Each status line is a step finished; a jump (two lines in one read) finished together.
-  while (static_cast<int>(finished_ms_.size()) < s.done) finished_ms_.push_back(now_ms);
+  while (static_cast<int>(finished_ms_.size()) < s.done) {
+    finished_ms_.push_back(now_ms);
+    ended_.push_back(static_cast<int>(finished_ms_.size()) == s.done ? output_of(s.description) : "");
+  }
+  mark_started(ended_.empty() ? "" : ended_.back());
+  std::vector<std::chrono::milliseconds> running_for;
+  for (const auto& r : running) running_for.push_back(r.ran);
   const long left = s.total - s.done;
   if (left <= 0) return std::chrono::seconds(0);
   double unit_ms;
   std::optional<double> end_ms;
   if (learned_.empty()) {
-    follow_running(s.total, s.done, now_ms, running_for);
+    follow_running(s.total, s.done, now_ms, running);
     if (finished_ms_.empty() || s.done < 1 || now_ms < 1000) return std::nullopt;
     // What the finished units really took: each one's own time where the launcher lists them, else
     // each on its lane.
+    const bool was_scaled = scaled_;
     end_ms = cold_end_ms(s.total, s.done, now_ms);
+    // The weights begin to scale the units left: a new estimate, not a step of the old one.
+    if (scaled_ && !was_scaled) smoothed_end_ms_.reset();
     const int lanes = std::max(1, std::min(jobs_, s.total));
     double sum = 0;
     for (size_t k = 0; k < finished_ms_.size(); ++k)

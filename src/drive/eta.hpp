@@ -30,6 +30,21 @@
 
 namespace kiln::drive {
 
+// A compile running now, as the launcher lists it (launch/running_units): its output and how long it
+// has run.
+struct RunningCompile {
+  std::string output;
+  std::chrono::milliseconds ran{0};
+  bool operator==(const RunningCompile&) const = default;
+};
+
+// A unit of the build and kiln's weight of it before any history (launch/plan_weights: what its
+// source includes and instantiates), in the order Ninja starts them.
+struct UnitWeight {
+  std::string output;
+  double weight = 0;
+};
+
 class EtaModel {
 public:
   // `learned_ms`: output path (relative to the build folder, as .ninja_log writes it) -> duration.
@@ -44,7 +59,15 @@ public:
   // left, or nullopt while there is nothing to go on yet. `running_for`: how long each compile
   // running now has run (the launcher's files, launch/running_units), when known.
   std::optional<std::chrono::seconds> update(const NinjaStatus& s, std::chrono::milliseconds elapsed,
+                                             const std::vector<RunningCompile>& running);
+  // The same without the compiles' names (times only, or no launcher).
+  std::optional<std::chrono::seconds> update(const NinjaStatus& s, std::chrono::milliseconds elapsed,
                                              const std::vector<std::chrono::milliseconds>& running_for = {});
+  // Cold, each unit's weight (asked once, at the first status line, when nothing was learned: the
+  // unit plan is written once the build has started). Once the weights explain most of the spread
+  // of the times the finished units took, the units left are scaled by theirs: kiln starts the
+  // heaviest first, so the units that finished say little of the lighter ones queued.
+  void weigh_late(std::function<std::vector<UnitWeight>()> weights) { weigh_late_ = std::move(weights); }
 
   bool learned() const { return !learned_.empty(); }
 
@@ -61,10 +84,30 @@ private:
   struct Unit {
     double began = 0, ms = 0;
     bool done = false;
+    std::string output;
+    double w = 0;  // kiln's weight of the unit; 0: none
   };
-  void follow_running(int total, int done, double now_ms, const std::vector<std::chrono::milliseconds>& running_for);
-  std::optional<double> cold_end_ms(int total, int done, double now_ms) const;
-  std::vector<double> running_began_;
+  struct Began {
+    double at = 0;
+    std::string output;
+  };
+  void follow_running(int total, int done, double now_ms, const std::vector<RunningCompile>& running);
+  std::optional<double> cold_end_ms(int total, int done, double now_ms);
+  // Each unit's time as the power of its weight that a fit over the window's finished units finds,
+  // or nullopt while the weights explain too little of their spread.
+  struct Scale {
+    double power = 1, heaviest = 0;  // a unit's time goes as min(weight, heaviest) ^ power
+  };
+  std::optional<Scale> weight_power(const std::vector<Unit>& window);
+  double weight_of(const std::string& output) const;
+  void mark_started(const std::string& output);
+  std::function<std::vector<UnitWeight>()> weigh_late_;
+  std::vector<UnitWeight> weights_;
+  std::vector<bool> started_;       // per weights_: named by a status line or the launcher's list
+  std::set<std::string> named_;     // the outputs marked so far
+  std::vector<std::string> ended_;  // the output each status line names, in order
+  bool scaled_ = false;             // the weights explained the spread at the last line
+  std::vector<Began> running_began_;
   std::vector<Unit> finished_;
   std::optional<double> first_start_ms_;  // the first compile's start: the build's first wave
   int updates_ = 0;                       // status lines fed
@@ -105,5 +148,13 @@ std::map<std::string, long> learned_from_last_build(const io::Filesystem& fs, co
 // "4m25s left" at 2m31s of a 14-minute flash-attention build, "3m34s" at 7m31s).
 std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
                                                       const io::Environment& env, long long since_ms = 0);
+
+// Each unit of the build's unit plans (those learned_from_unit_history reads) with kiln's weight of
+// it (launch/plan_weights, what `kiln exec --weigh` prints: learned CPU time, else the estimate from
+// its source), in each plan's order: for a torch extension the order its Ninja starts them
+// (data/parallel_extensions.py writes the plan heaviest first). Empty when there is no plan yet.
+// Weighing reads every unit's source and project headers: about 10 ms a unit (flash-attention's 97
+// in 1 s), once, at the first status line of a cold build.
+std::vector<UnitWeight> unit_plan_weights(const io::Filesystem& fs, const plan::Plan& plan, const io::Environment& env);
 
 }  // namespace kiln::drive

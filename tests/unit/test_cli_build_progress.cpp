@@ -80,12 +80,14 @@ TEST(BuildProgress, TheEtaIsToldWhatRunsAtTheStatusLine) {
   const auto read = cli::longest_running(units, 70'500);
   ASSERT_TRUE(read);
   using std::chrono::milliseconds;
+  using Running = std::vector<drive::RunningCompile>;
   EXPECT_EQ(cli::running_at(*read, milliseconds(400), {}),
-            (std::vector<milliseconds>{milliseconds(65'900), milliseconds(30'900)}));
+            (Running{{"/w/build/temp/a.o", milliseconds(65'900)}, {"/w/build/temp/b.o", milliseconds(30'900)}}));
   // a.o ended (a cpp_extension's line names the -o as given; a CMake one relative to the build folder).
   EXPECT_EQ(cli::running_at(*read, milliseconds(400), {"starting", "/w/build/temp/a.o"}),
-            (std::vector<milliseconds>{milliseconds(30'900)}));
-  EXPECT_EQ(cli::running_at(*read, milliseconds(400), {"temp/b.o"}), (std::vector<milliseconds>{milliseconds(65'900)}));
+            (Running{{"/w/build/temp/b.o", milliseconds(30'900)}}));
+  EXPECT_EQ(cli::running_at(*read, milliseconds(400), {"temp/b.o"}),
+            (Running{{"/w/build/temp/a.o", milliseconds(65'900)}}));
   EXPECT_EQ(cli::running_at(*read, milliseconds(400), {"p/b.o"}).size(), 2u);  // not at a folder boundary
 }
 
