@@ -253,7 +253,7 @@ std::optional<EtaModel::Scale> EtaModel::weight_power(const std::vector<Unit>& w
   // the spread of their times it explains. Used once the weights explain 90% of their spread, kept
   // while 80%: eta_live.sh's units
   // (times 5-32 s, weights 4.5-8.5) 93-98% at a power of about 2; flash-attention's records never
-  // above 89% on 32 cores or 74% on 16 with kiln de1e5b9's weights (docs/benchmarks.md, helper he2).
+  // above 87% on 32 cores or 74% on 16 with kiln de1e5b9's weights (docs/benchmarks.md, helper he2).
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, heaviest = 0;
   for (const auto& u : window) {
     if (u.w <= 0) return scaled_ = false, std::nullopt;  // a unit kiln did not weigh: the times alone
@@ -328,23 +328,25 @@ std::optional<double> EtaModel::cold_end_ms(int total, int done, double now_ms) 
     free_at.push(now_ms + s * rest((now_ms - b.at) / s));
   }
   for (int k = listed; k < std::min(lanes, left); ++k) free_at.push(now_ms);  // a lane free now
-  // The units queued, in the plan's order, each of its weight where the weights are used.
   const int queued = left - std::max(listed, std::min(lanes, left));
-  std::vector<double> queued_ms;
-  if (by.power > 0) {
-    double sum = 0;
-    int weighed = 0;
-    for (size_t i = 0; i < weights_.size() && static_cast<int>(queued_ms.size()) < queued; ++i)
+  const auto queued_ms = queued_times(queued, mean, by.power > 0 ? std::function<double(double)>(scale) : nullptr);
+  return last_end(std::move(free_at), queued_ms, now_ms);
+}
+
+std::vector<double> EtaModel::queued_times(int queued, double mean, const std::function<double(double)>& scale) const {
+  // In the plan's order, each unit's time its weight's scale times the mean; a unit the plan does not
+  // name (or all, unscaled) the mean's.
+  std::vector<double> out;
+  double sum = 0;
+  int weighed = 0;
+  if (scale)
+    for (size_t i = 0; i < weights_.size() && static_cast<int>(out.size()) < queued; ++i)
       if (!started_[i] && weights_[i].weight > 0) {
-        queued_ms.push_back(scale(weights_[i].weight) * mean);
+        out.push_back(scale(weights_[i].weight) * mean);
         sum += weights_[i].weight, ++weighed;
       }
-    const double fill = weighed ? scale(sum / weighed) * mean : mean;
-    queued_ms.resize(static_cast<size_t>(std::max(0, queued)), fill);  // units the plan does not name
-  } else {
-    queued_ms.assign(static_cast<size_t>(std::max(0, queued)), mean);
-  }
-  return last_end(std::move(free_at), queued_ms, now_ms);
+  out.resize(static_cast<size_t>(std::max(0, queued)), weighed ? scale(sum / weighed) * mean : mean);
+  return out;
 }
 
 std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::chrono::milliseconds elapsed,

@@ -100,6 +100,9 @@ private:
   };
   std::optional<Scale> weight_power(const std::vector<Unit>& window);
   double weight_of(const std::string& output) const;
+  // The times of the `queued` units not started yet, each `mean` scaled by its weight (`scale`:
+  // where the weights are used).
+  std::vector<double> queued_times(int queued, double mean, const std::function<double(double)>& scale) const;
   void mark_started(const std::string& output);
   std::function<std::vector<UnitWeight>()> weigh_late_;
   std::vector<UnitWeight> weights_;
