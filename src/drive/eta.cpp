@@ -89,11 +89,13 @@ std::vector<std::string> unit_plan_paths(const io::Filesystem& fs, const plan::P
 std::vector<UnitWeight> unit_plan_weights(const io::Filesystem& fs, const plan::Plan& plan,
                                           const io::Environment& env) {
   const auto at = launch::HistoryPlaces::from_env(core::LauncherEnv::from_env(plan.child_env(env)));
+  std::vector<launch::UnitPlan> plans;
+  size_t planned = 0;
+  for (const auto& path : unit_plan_paths(fs, plan))
+    if (auto text = fs.read(path)) planned += plans.emplace_back(launch::parse_unit_plan(*text)).units.size();
+  if (planned > kMaxWeighedUnits) return {};
   std::vector<UnitWeight> out;
-  for (const auto& path : unit_plan_paths(fs, plan)) {
-    auto text = fs.read(path);
-    if (!text) continue;
-    const auto units = launch::parse_unit_plan(*text);
+  for (const auto& units : plans) {
     std::map<std::string, double> weight;
     for (const auto& u : launch::weigh_plan(fs, at, units).units) weight[u.output] = u.weight;
     for (const auto& u : units.units) out.push_back({u.output, weight[u.output]});
