@@ -56,6 +56,18 @@ kiln::io::FakeEnvironment history_env() {
 
 }  // namespace
 
+namespace {
+
+// Issue 35's 20%: every line between 0.8 and 1.2 of the time really left; the range is kept as
+// the test's property NAME (kiln_tests --gtest_output=xml:FILE).
+void expect_within_a_fifth(const char* name, std::pair<double, double> lines) {
+  ::testing::Test::RecordProperty(name, range_text(lines));
+  EXPECT_GE(lines.first, 0.8) << name;
+  EXPECT_LE(lines.second, 1.2) << name;
+}
+
+}  // namespace
+
 TEST(Eta, OutputOfAStatusLine) {
   EXPECT_EQ(output_of("Building CUDA object CMakeFiles/k.dir/k.cu.o"), "CMakeFiles/k.dir/k.cu.o");
   EXPECT_EQ(output_of("Linking CXX shared library libmt.so  "), "libmt.so");
@@ -351,15 +363,11 @@ TEST(Eta, HoldsOnFlashAttentionsRecordFromTheFirstWave) {
   // As kiln build feeds the model (the launcher's list read once a second, each second's countdown
   // a line), at four phases of the reads against the status lines.
   const auto live = live_lines(units, 32, 60, 6100, kiln::cli::running_at);
-  RecordProperty("live", range_text(live));
-  EXPECT_GE(live.first, 0.8);
-  EXPECT_LE(live.second, 1.2);
+  expect_within_a_fifth("live", live);
   // Told kiln's weight of each unit, as kiln build tells it: the weights never explain 90% of the
   // finished units' spread here (87% at most), so the lines are the same.
   const auto weighed = live_lines(units, 32, 60, 6100, kiln::cli::running_at, true);
-  RecordProperty("weighed", range_text(weighed));
-  EXPECT_GE(weighed.first, 0.8);
-  EXPECT_LE(weighed.second, 1.2);
+  expect_within_a_fifth("weighed", weighed);
 }
 
 // Heavy units of uneven length in no particular order (110-446 s, as flash-attention's, shuffled)
@@ -452,16 +460,12 @@ TEST(Eta, FlashAttentionsTwoWavesAsKilnBuildFeedsTheModel) {
     return kiln::cli::running_at(read, milliseconds(0), {});
   };
   const auto live = live_lines(units, 16, 60, 7200, kiln::cli::running_at);
-  RecordProperty("live", range_text(live));
-  EXPECT_GE(live.first, 0.8);
-  EXPECT_LE(live.second, 1.2);
+  expect_within_a_fifth("live", live);
   // Told kiln's weight of each unit, as kiln build tells it: here the weights explain at most 74% of
   // the finished units' spread, so they are not used and the backward units (which end the build)
   // are not read from them.
   const auto weighed = live_lines(units, 16, 60, 7200, kiln::cli::running_at, true);
-  RecordProperty("weighed", range_text(weighed));
-  EXPECT_GE(weighed.first, 0.8);
-  EXPECT_LE(weighed.second, 1.2);
+  expect_within_a_fifth("weighed", weighed);
   const auto as_read_lines = live_lines(units, 16, 60, 7200, as_read);
   RecordProperty("as_read", range_text(as_read_lines));
   EXPECT_GT(as_read_lines.second, 1.2);
