@@ -39,9 +39,12 @@ std::optional<RunningNow> longest_running(const std::vector<launch::RunningUnit>
 std::vector<drive::RunningCompile> running_at(const RunningNow& read, std::chrono::milliseconds since,
                                               const std::vector<std::string>& ended) {
   std::vector<drive::RunningCompile> out;
-  for (const auto& [output, ran] : read.compiles)
+  // Not a structured binding: clang before 16 cannot capture one in the lambda (the fuzz build).
+  for (const auto& compile : read.compiles) {
+    const std::string& output = compile.first;
     if (std::none_of(ended.begin(), ended.end(), [&](const auto& e) { return drive::same_output(e, output); }))
-      out.push_back({output, ran + std::max(std::chrono::milliseconds(0), since)});
+      out.push_back({output, compile.second + std::max(std::chrono::milliseconds(0), since)});
+  }
   return out;
 }
 
