@@ -257,39 +257,45 @@ int asked_cpus(const Reservation& r) {
   return n && *n > 0 && *n < (1 << 20) ? static_cast<int>(*n) : std::max(1, r.threads);
 }
 
+// This build's steps running now (the ledger's reservations marked as steps): the CPUs they asked,
+// how many they are, the memory they reserved.
+struct StepsRunning {
+  int cpus = 0, steps = 0;
+  std::uint64_t kib = 0;
+};
+StepsRunning steps_running(const std::vector<Reservation>& running) {
+  StepsRunning out;
+  for (const auto& r : running)
+    if (r.field(kStepField) == "1") out.cpus += asked_cpus(r), out.kib += r.kib, ++out.steps;
+  return out;
+}
+
 // The room a new step asks its CPUs from: the allocation's (live) CPUs and this build's steps.
-StepRoom step_room(const SlurmConfig& c, const std::vector<Reservation>& running, const io::Filesystem& fs,
+StepRoom step_room(const SlurmConfig& c, const std::optional<RoomLeft>& left, const StepsRunning& steps,
                    std::optional<int> beside) {
-  StepRoom room{.beside = beside, .node_cpus = c.node_cpus};
-  if (auto left = room_left(c, fs))
+  StepRoom room{
+      .asked_by_running = steps.cpus, .running_steps = steps.steps, .beside = beside, .node_cpus = c.node_cpus};
+  if (left)
     room.alloc_cpus = left->cpus;
   else if (std::none_of(c.cpus.begin(), c.cpus.end(), [](int n) { return n <= 0; }))
     for (int n : c.cpus) room.alloc_cpus += n;
-  for (const auto& r : running)
-    if (r.field(kStepField) == "1") room.asked_by_running += asked_cpus(r), ++room.running_steps;
   return room;
 }
 
 // kiln build --slurm once a node died (issue 35: Ninja's -j still counted it, and the units past
 // the live nodes' CPUs waited in srun, then ran beside the others): a unit runs as a step only
-// while the steps running leave it a core and their memory on the nodes left; otherwise it waits
-// here, under the governor, as any unit waits for memory. The first wait is said once.
-bool slurm_room(const SlurmConfig& c, const std::vector<Reservation>& running, const Grant& grant, int cpus,
-                io::Seams& s, const ExecRecord& rec, bool& said) {
-  const auto left = room_left(c, s.fs);
+// while the steps running leave it its `cpus` and its memory (`kib`) on the nodes left; otherwise
+// it waits here, under the governor, as any unit waits for memory. The first wait is said once.
+bool slurm_room(const SlurmConfig& c, const std::optional<RoomLeft>& left, const StepsRunning& steps, int cpus,
+                std::uint64_t kib, io::Seams& s, const ExecRecord& rec, bool& said) {
   if (!left || left->cpus <= 0) return true;  // nothing dead; or no CPU known: the watchdog decides
-  int cores = 0, steps = 0;
-  std::uint64_t kib = 0;
-  for (const auto& r : running)
-    if (r.field(kStepField) == "1") cores += asked_cpus(r), kib += r.kib, ++steps;
-  const int mine = cpus;
   const std::uint64_t mem = c.node_mem_kib * static_cast<std::uint64_t>(left->nodes);
-  if (steps == 0 || (cores + mine <= left->cpus && (mem == 0 || kib + grant.kib <= mem))) return true;
+  if (steps.steps == 0 || (steps.cpus + cpus <= left->cpus && (mem == 0 || steps.kib + kib <= mem))) return true;
   if (!said)
     s.err << fmt::format(
         "kiln exec: node {} of Slurm allocation {} is dead: {} waits here for one of the {} CPUs left ({} in use "
         "by this build's steps)\n",
-        fmt::join(left->dead, ", "), c.job_id, rec.output.empty() ? "the unit" : rec.output, left->cpus, cores);
+        fmt::join(left->dead, ", "), c.job_id, rec.output.empty() ? "the unit" : rec.output, left->cpus, steps.cpus);
   said = true;
   return false;
 }
@@ -346,12 +352,17 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
           priority = decide_priority(unit.work(), has_kernels ? weighed_threads(grant) : 1,
                                      peers(unit.work(), running, soon, cores, policy), policy.priority);
         if (!admits(running, grant.kib, budget)) return std::nullopt;
-        if (slurm)
-          step_asks = step_cpus(weighed_threads(grant), step_room(*slurm, running, s.fs, coming.beside(running)));
-        if (slurm && !slurm_room(*slurm, running, grant, step_asks, s, rec, said_slurm)) return std::nullopt;
+        if (slurm) {
+          const auto left = room_left(*slurm, s.fs);
+          const auto steps = steps_running(running);
+          step_asks = step_cpus(weighed_threads(grant), step_room(*slurm, left, steps, coming.beside(running)));
+          if (!slurm_room(*slurm, left, steps, step_asks, grant.kib, s, rec, said_slurm)) return std::nullopt;
+        }
         Reservation r{pid, grant.kib, grant.cores, 0};
-        if (slurm)
-          r.extra.emplace_back(kStepField, "1"), r.extra.emplace_back(kStepCpusField, std::to_string(step_asks));
+        if (slurm) {
+          r.extra.emplace_back(kStepField, "1");
+          r.extra.emplace_back(kStepCpusField, std::to_string(step_asks));
+        }
         // What the next launches weigh this one by (rule 5 of thread_grant).
         if (!rec.output.empty()) r.extra.emplace_back("unit", history_key(rec.output));
         set_work(r, unit.work());
