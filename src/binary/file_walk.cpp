@@ -1,6 +1,7 @@
 #include "binary/file_walk.hpp"
 
 #include "binary/mapped_file.hpp"
+#include "core/text.hpp"
 
 #include <atomic>
 #include <filesystem>
@@ -36,7 +37,7 @@ void walk(const std::string& dir, const io::Filesystem& fs, WalkResult& out, int
 WalkResult walk_paths(const std::vector<std::string>& paths, const io::Filesystem& fs) {
   WalkResult r;
   for (auto p : paths) {
-    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    p = core::without_trailing_slashes(std::move(p));
     if (!fs.exists(p))
       r.missing.push_back(p);
     else if (fs.is_directory(p))

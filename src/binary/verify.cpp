@@ -7,6 +7,7 @@
 
 #include "binary/deps.hpp"
 #include "binary/elf.hpp"
+#include "core/text.hpp"
 #include "binary/file_walk.hpp"
 #include "binary/inspect.hpp"
 #include "binary/vendor.hpp"
@@ -191,10 +192,8 @@ VerifyReport verify_files(const std::vector<std::string>& paths,
   // A file named on the command line is always checked; inside folders, what the build system
   // made for itself is not a product.
   auto named = [&](const std::string& f) {
-    return std::any_of(paths.begin(), paths.end(), [&](std::string p) {
-      while (p.size() > 1 && p.back() == '/') p.pop_back();
-      return p == f;
-    });
+    return std::any_of(paths.begin(), paths.end(),
+                       [&](const std::string& p) { return core::without_trailing_slashes(p) == f; });
   };
   {
     std::vector<std::string> keep;

@@ -13,6 +13,7 @@
 #include "cli/command.hpp"
 #include "cli/json_out.hpp"
 #include "cli/project_dir.hpp"
+#include "core/text.hpp"
 #include "core/duration_text.hpp"
 #include "probe/local_gpus.hpp"
 #include "probe/machine.hpp"
@@ -73,7 +74,7 @@ public:
     std::string bench_dir = !bench_dir_.empty() ? bench_dir_
                             : copy              ? project + "-kiln-bench"
                                                 : project + "/build-kiln-bench";
-    while (bench_dir.size() > 1 && bench_dir.back() == '/') bench_dir.pop_back();
+    bench_dir = core::without_trailing_slashes(std::move(bench_dir));
     if (copy && (bench_dir + "/").rfind(project + "/", 0) == 0)
       throw UsageError(
           fmt::format("--bench-dir {} is inside the extension {}, which each run copies; choose a folder "

@@ -9,6 +9,7 @@
 
 #include "cli/command.hpp"
 #include "cli/project_dir.hpp"
+#include "core/text.hpp"
 #include "report/build_folders.hpp"
 
 namespace kiln::cli {
@@ -16,9 +17,7 @@ namespace kiln::cli {
 std::string absolute_folder(const std::string& dir) {
   std::error_code ec;
   auto abs = std::filesystem::absolute(dir.empty() ? "." : dir, ec);
-  std::string out = ec ? dir : abs.lexically_normal().string();
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
-  return out;
+  return core::without_trailing_slashes(ec ? dir : abs.lexically_normal().string());
 }
 
 std::string default_config_path(const std::vector<std::string>& args, const std::string& command, const io::Seams& s) {

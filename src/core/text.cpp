@@ -116,6 +116,11 @@ std::string dir_name(std::string_view path) {
   return slash == 0 ? "/" : std::string(path.substr(0, slash));
 }
 
+std::string without_trailing_slashes(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 bool ends_with(std::string_view s, std::string_view suffix) {

@@ -36,6 +36,8 @@ std::string to_upper(std::string_view s);
 // one, "/" for a file at the root).
 std::string base_name(std::string_view path);
 std::string dir_name(std::string_view path);
+// The path without trailing '/'s, the root "/" kept: "a/b//" -> "a/b", "/" -> "/".
+std::string without_trailing_slashes(std::string path);
 
 bool starts_with(std::string_view s, std::string_view prefix);
 bool ends_with(std::string_view s, std::string_view suffix);

@@ -220,9 +220,7 @@ std::string cache_created_elsewhere(const io::Filesystem& fs, const std::vector<
                                     const std::string& dir) {
   for (const auto& e : entries) {
     if (e.name != "CMAKE_CACHEFILE_DIR") continue;
-    std::string made = e.value, here = dir;
-    while (made.size() > 1 && made.back() == '/') made.pop_back();
-    while (here.size() > 1 && here.back() == '/') here.pop_back();
+    const std::string made = core::without_trailing_slashes(e.value), here = core::without_trailing_slashes(dir);
     return made.empty() || fs.same_file(made, here) ? "" : made;
   }
   return "";

@@ -56,7 +56,7 @@ namespace {
 // PATH, /usr/local/cuda, then /usr/local/cuda-* newest first.
 void find_candidates(const io::Seams& s, const std::string& sysroot, CudaToolkit& tk) {
   auto add = [&](std::string path, std::string how) {
-    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    path = core::without_trailing_slashes(std::move(path));
     for (const auto& c : tk.candidates)
       if (c.path == path) return;
     if (!s.fs.is_directory(path)) return;

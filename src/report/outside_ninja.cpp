@@ -50,13 +50,10 @@ OutsideNinja outside_ninja(const io::Filesystem& fs, std::span<const ProfileInpu
   OutsideNinja out;
   if (parts.empty()) return out;
   // A Ninja folder that is not kiln's build folder is cpp_extension's (a CMake build's is kiln's).
-  auto folder = [](std::string d) {
-    while (d.size() > 1 && d.back() == '/') d.pop_back();
-    return d;
-  };
-  const std::string kiln_dir = folder(parts.front().kiln_dir);
-  const bool extension = !kiln_dir.empty() && std::any_of(parts.begin(), parts.end(),
-                                                          [&](auto& p) { return folder(p.build_dir) != kiln_dir; });
+  const std::string kiln_dir = core::without_trailing_slashes(parts.front().kiln_dir);
+  const bool extension = !kiln_dir.empty() && std::any_of(parts.begin(), parts.end(), [&](auto& p) {
+    return core::without_trailing_slashes(p.build_dir) != kiln_dir;
+  });
   if (!extension) return out;
   const std::string what =
       "setuptools' links and the time before the first compile and after the last (Python, setup.py, import "

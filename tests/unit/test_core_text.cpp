@@ -66,6 +66,10 @@ TEST(Text, PathParts) {
   EXPECT_EQ(dir_name("/usr/local/cuda/bin/nvcc"), "/usr/local/cuda/bin");
   EXPECT_EQ(dir_name("/nvcc"), "/");
   EXPECT_EQ(dir_name("nvcc"), ".");
+  EXPECT_EQ(without_trailing_slashes("/b/build-kiln//"), "/b/build-kiln");
+  EXPECT_EQ(without_trailing_slashes("rel/"), "rel");
+  EXPECT_EQ(without_trailing_slashes("///"), "/");
+  EXPECT_EQ(without_trailing_slashes(""), "");
 }
 
 TEST(Text, CountsAreWholeAndInRange) {
