@@ -55,9 +55,10 @@ echo "local: $(head -2 "$out/local/projection.txt" 2>/dev/null | tail -1)"
 KILN_BENCH_WORK=$work/slurm KILN_BENCH_SALLOC="-N $nodes --ntasks-per-node=1 -c $cpus --mem=$mem --no-kill" \
   bash "$repo/bench/flash_attention.sh" "$kiln" "$py" "$src" "$out/slurm" "$gpu" > "$out/slurm.stdout" 2>&1
 "$kiln" report "$work/slurm/flash-attention" > "$out/slurm-report.txt" 2>&1
-# What `kiln report` reads of both builds (Ninja logs and graphs, kiln's records), to replay later.
+# What `kiln report` reads of both builds (Ninja logs and graphs, kiln's records; kiln-build.json points the
+# report at the exec log), to replay later at the same path (the records name their files absolutely).
 (cd "$work" && find local slurm -path '*/flash-attention/build*' \( -name .ninja_log -o -name build.ninja \
-  -o -name 'kiln-exec.jsonl' -o -path '*/.kiln/*' \) -type f -size -20M | tar -czf "$out/records.tgz" -T -)
+  -o -name 'kiln-exec.jsonl' -o -name 'kiln-build.json' -o -path '*/.kiln/*' \) -type f -size -20M | tar -czf "$out/records.tgz" -T -)
 
 "$py" - "$out" <<'PY' | tee "$out/summary.txt"
 import json, re, sys

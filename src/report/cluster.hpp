@@ -1,7 +1,8 @@
 #pragma once
 // A build on a Slurm allocation seen per node (one lane each, how busy the allocation was), and
-// a recorded build projected onto a cluster shape (NODESxCORESxMEM): a list scheduler over the
-// recorded units, their dependencies (Ninja's graph), durations, peaks and cores. Compiles may
+// a recorded build projected onto a cluster shape (NODESxCORESxMEM): the recorded units replayed in
+// their order, after their dependencies (Ninja's graph), each node's cores shared by the threads of
+// the steps on it, with their CPU time, peaks and cores. Compiles may
 // run on any node (kiln build --slurm makes them job steps); links and every other step run on
 // the head node, where Ninja runs, and so do a torch extension's steps outside Ninja. The projection names the limit it
 // hits: the critical path, the CPUs, or the head node's own steps.

@@ -1,6 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
 #include "report/cluster.hpp"
+#include "test_support.hpp"
 
 using namespace kiln;
 
@@ -33,6 +39,52 @@ std::vector<std::vector<size_t>> link_needs_all() {
   for (size_t i = 0; i < 8; ++i) deps[8].push_back(i);
   return deps;
 }
+
+// A build recorded on the GPU host (tests/fixtures/simulate/*.tsv): its compiles as the profile,
+// its setuptools link and serial time as what it did outside Ninja, and the walls measured.
+struct Recorded {
+  report::Profile profile;
+  report::OutsideNinja outside;
+  std::map<std::string, double> measured_s;
+};
+
+Recorded recorded(const std::string& name) {
+  std::ifstream in(kiln::testing::source_dir() + "/tests/fixtures/simulate/" + name);
+  Recorded r;
+  std::vector<std::string> compiles;
+  std::string line, tag;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    if (!(f >> tag) || tag[0] == '#') continue;
+    if (tag == "serial_ms") f >> r.outside.serial_ms;
+    if (tag == "measured_s") {
+      std::string what;
+      double s = 0;
+      f >> what >> s;
+      r.measured_s[what] = s;
+    }
+    if (tag != "unit") continue;
+    long start = 0, wall = 0, kib = 0;
+    std::string kind, out;
+    report::Unit u;
+    f >> start >> wall >> u.cpu_ms >> u.cores >> u.waited_ms >> kib >> kind >> out;
+    u = [&] {
+      auto v = unit(out, kind, start, start + wall, kib);
+      v.cpu_ms = u.cpu_ms, v.cores = u.cores, v.waited_ms = u.waited_ms;
+      return v;
+    }();
+    if (kind == "link") {
+      r.outside.links.push_back(u);
+      r.outside.needs.push_back(compiles);
+    } else {
+      compiles.push_back(out);
+      r.profile.units.push_back(u);
+    }
+  }
+  return r;
+}
+
+double off_by(long projected_ms, double measured_s) { return projected_ms / 1000.0 / measured_s - 1; }
 
 }  // namespace
 
@@ -164,4 +216,46 @@ TEST(ReportCluster, ASplitCompileOnSmallerNodesTakesItsCpuTimeOverTheirCores) {
   // Without its CPU time: the recorded run of 4 cores' work, over the 2 it gets.
   p.units[0].cpu_ms = -1;
   EXPECT_EQ(report::simulate(p, {{}}, *report::parse_shape("1x2x64G"), 0).makespan_ms, 12000);
+}
+
+// Issue 35: flash-attention cut to its head-dim-64 units, built cold on the GPU host alone (16
+// cores, 343 s) and with --slurm on a local cluster of 2 nodes x 8 CPUs on that host (301 s). Each
+// step asks one CPU and its threads share the node's cores, as on one host; a projection that
+// reserved each compile's granted cores for it ran about two 4-thread compiles per node and said
+// 365 s (+21%). Issue 35 asks for the cluster run within 15% from the single host's record.
+TEST(ReportCluster, FlashAttentionsHostRecordProjectsItsClusterRun) {
+  const auto host = recorded("flash_attention_2_hdim64_h100_host_alone.tsv");
+  ASSERT_EQ(host.profile.units.size(), 17u);
+  ASSERT_EQ(host.outside.links.size(), 1u);
+  const std::vector<std::vector<size_t>> none(host.profile.units.size());  // no unit needs another
+  const auto cluster = report::simulate(host.profile, none, *report::parse_shape("2x8x56G"), 150, host.outside);
+  const double off = off_by(cluster.makespan_ms, host.measured_s.at("cluster_2x8x56G"));
+  RecordProperty("cluster_from_host", std::to_string(off));
+  EXPECT_LE(std::abs(off), 0.15) << cluster.makespan_ms;
+  // The same record on its own host's shape.
+  const auto alone = report::simulate(host.profile, none, *report::parse_shape("1x16x112G"), 0, host.outside);
+  const double off_alone = off_by(alone.makespan_ms, host.measured_s.at("host_alone"));
+  RecordProperty("host_from_host", std::to_string(off_alone));
+  EXPECT_LE(std::abs(off_alone), 0.15) << alone.makespan_ms;
+  // The cluster run's own record on its shape.
+  const auto own = recorded("flash_attention_2_hdim64_h100_cluster_2x8.tsv");
+  ASSERT_EQ(own.profile.units.size(), 17u);
+  const auto again = report::simulate(own.profile, none, *report::parse_shape("2x8x56G"), 150, own.outside);
+  const double off_own = off_by(again.makespan_ms, own.measured_s.at("cluster_2x8x56G"));
+  RecordProperty("cluster_from_cluster", std::to_string(off_own));
+  EXPECT_LE(std::abs(off_own), 0.15) << again.makespan_ms;
+}
+
+// Steps share a node's cores: a 4-thread compile of 8 s of CPU beside three 1-thread compiles of 4 s
+// on one 4-core node. All four run at once; while 7 threads share the 4 cores the 4-thread compile
+// gets 16/7 cores and ends at 3.5 s, then the others have a core each for their last 2 s. Reserving
+// its 4 cores, it waited for the three and the build took 6 s.
+TEST(ReportCluster, StepsShareANodesCoresByTheirThreads) {
+  report::Profile p;
+  p.units = {unit("a.o", "cuda", 0, 2000), unit("b.o", "c++", 0, 4000), unit("c.o", "c++", 0, 4000),
+             unit("d.o", "c++", 0, 4000)};
+  p.units[0].cores = 4, p.units[0].cpu_ms = 8000;
+  const auto r = report::simulate(p, std::vector<std::vector<size_t>>(4), *report::parse_shape("1x4x64G"), 0);
+  EXPECT_EQ(r.makespan_ms, 5500);
+  EXPECT_EQ(r.cpu_bound_ms, 5000);  // (8 + 3 x 4) s over 4 cores
 }
