@@ -25,6 +25,102 @@ std::uint64_t unit_kib(const Unit& u) {
   return static_cast<std::uint64_t>(gib * 1024 * 1024);
 }
 
+// What the replay needs of each step: its CPU work (ms), the step start it waits first (ms, no
+// core), its threads, its peak memory, the steps after it and how many it still waits for.
+struct Steps {
+  std::vector<double> work, delay;
+  std::vector<int> cores;
+  std::vector<std::uint64_t> kib;
+  std::vector<std::vector<size_t>> next;
+  std::vector<int> waiting;
+};
+
+// The recorded steps replayed on the shape; returns when the last one ends (ms).
+double replay(const std::vector<const Unit*>& units, Steps st, const ClusterShape& shape) {
+  const size_t n = units.size();
+  const auto& cores = st.cores;
+  const auto& kib = st.kib;
+  const long total_cores = static_cast<long>(shape.nodes) * shape.cores;
+  // The steps share each node's cores, as kiln exec's thread grants share one host's (a --slurm
+  // step asks one CPU unless CPUs are left over, launch/step_cpus): a node runs up to one unit per
+  // core, and while the running units' threads outnumber its cores each gets the cores in
+  // proportion to its threads, else all its threads. Reserving each compile's granted cores
+  // instead left flash-attention's 4-thread compiles waiting: 365 s projected against 301 s real.
+  // Among ready units the one the build started first goes first: Ninja and kiln's unit order
+  // decide that on the cluster too, and they knew no durations (flash-attention's 16-core record
+  // replayed longest-first projects 300 s of compiles for the 330 s its own order took).
+  std::set<size_t> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (!st.waiting[i]) ready.insert(i);
+  const auto nodes = static_cast<size_t>(shape.nodes);
+  std::vector<int> slots(nodes, shape.cores);
+  std::vector<long> threads(nodes, 0);
+  std::vector<std::uint64_t> free_kib(nodes, shape.mem_kib);
+  struct Running {
+    size_t unit;
+    size_t node;
+    double delay, work;  // ms of step start still to wait, CPU ms still to do
+  };
+  std::vector<Running> running;
+  double now = 0;
+  size_t done = 0;
+  constexpr double kDone = 1e-6;
+  while (done < n) {
+    for (auto it = ready.begin(); it != ready.end() && static_cast<long>(running.size()) < total_cores;) {
+      const size_t u = *it;
+      size_t best = nodes;
+      const size_t last = on_any_node(*units[u]) ? nodes : 1;  // node 0 is the head node
+      for (size_t nd = 0; nd < last; ++nd)
+        if (slots[nd] > 0 && free_kib[nd] >= kib[u] && (best == nodes || threads[nd] < threads[best])) best = nd;
+      if (best == nodes && running.empty()) best = 0;  // larger than any free node and nothing to wait for
+      if (best == nodes) {
+        ++it;
+        continue;
+      }
+      --slots[best];
+      threads[best] += cores[u];
+      free_kib[best] -= std::min(free_kib[best], kib[u]);
+      running.push_back({u, best, st.delay[u], st.work[u]});
+      it = ready.erase(it);
+    }
+    if (running.empty()) break;           // a cycle in the recorded dependencies: nothing can start
+    std::vector<long> working(nodes, 0);  // threads past their step's start, per node
+    for (const auto& r : running)
+      if (r.delay <= kDone) working[r.node] += cores[r.unit];
+    auto rate = [&](const Running& r) {
+      if (r.delay > kDone) return 0.0;
+      const double share = std::min(1.0, static_cast<double>(shape.cores) / static_cast<double>(working[r.node]));
+      return cores[r.unit] * share;  // CPU ms per ms
+    };
+    double step = -1;
+    for (const auto& r : running) {
+      const double left = r.delay > kDone ? r.delay : r.work / rate(r);
+      if (step < 0 || left < step) step = left;
+    }
+    now += step;
+    for (auto& r : running) {
+      if (r.delay > kDone)
+        r.delay -= step;
+      else
+        r.work -= rate(r) * step;
+    }
+    for (auto it = running.begin(); it != running.end();) {
+      if (it->delay > kDone || it->work > kDone) {
+        ++it;
+        continue;
+      }
+      ++slots[it->node];
+      threads[it->node] -= cores[it->unit];
+      free_kib[it->node] = std::min(shape.mem_kib, free_kib[it->node] + kib[it->unit]);
+      ++done;
+      for (size_t s : st.next[it->unit])
+        if (--st.waiting[s] == 0) ready.insert(s);
+      it = running.erase(it);
+    }
+  }
+  return now;
+}
+
 }  // namespace
 
 long run_time(const Unit& u, int cores) {
@@ -127,26 +223,27 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < p.units.size(); ++i) index.emplace(p.units[i].name, i);
   const size_t n = units.size();
-  std::vector<long> dur(n), delay(n);
-  std::vector<double> work(n);
-  std::vector<int> cores(n);
-  std::vector<std::uint64_t> kib(n);
-  std::vector<std::vector<size_t>> next(n);
-  std::vector<int> waiting(n, 0);
+  std::vector<long> dur(n);
+  Steps st{std::vector<double>(n),
+           std::vector<double>(n),
+           std::vector<int>(n),
+           std::vector<std::uint64_t>(n),
+           std::vector<std::vector<size_t>>(n),
+           std::vector<int>(n, 0)};
   long cpu = 0, head = 0;
   for (size_t i = 0; i < n; ++i) {
     const auto& u = *units[i];
     const bool remote = on_any_node(u);
-    cores[i] = std::min(std::max(1, u.cores), shape.cores);
-    const long run = run_time(u, cores[i]);
-    work[i] = static_cast<double>(run) * cores[i];
-    delay[i] = remote ? step_overhead_ms : 0;
-    dur[i] = run + delay[i];
-    kib[i] = unit_kib(u);
-    if (kib[i] > shape.mem_kib) ++pr.oversized, kib[i] = shape.mem_kib;
+    const int cores = st.cores[i] = std::min(std::max(1, u.cores), shape.cores);
+    const long run = run_time(u, cores), delay = remote ? step_overhead_ms : 0;
+    st.work[i] = static_cast<double>(run) * cores;
+    st.delay[i] = static_cast<double>(delay);
+    dur[i] = run + delay;
+    st.kib[i] = unit_kib(u);
+    if (st.kib[i] > shape.mem_kib) ++pr.oversized, st.kib[i] = shape.mem_kib;
     (remote ? pr.remote_units : pr.head_units)++;
-    cpu += dur[i] * cores[i];
-    if (!remote) head += dur[i] * cores[i];
+    cpu += dur[i] * cores;
+    if (!remote) head += dur[i] * cores;
     std::vector<size_t> needs = i < deps.size() && i < p.units.size() ? deps[i] : std::vector<size_t>{};
     if (i >= p.units.size()) {
       const size_t k = i - p.units.size();
@@ -155,16 +252,16 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
       pr.links_ms += dur[i];
     }
     for (size_t d : needs)
-      if (d < n && d != i) next[d].push_back(i), ++waiting[i];
+      if (d < n && d != i) st.next[d].push_back(i), ++st.waiting[i];
   }
   pr.links = static_cast<int>(outside.links.size());
-  // Priority: the longest path from a unit to the end of the build (its bottom level). Units are
-  // in start order, so a dependency started before its dependents: walk backwards.
+  // The critical path: the longest path from a unit to the end of the build, each step alone on
+  // its cores. Units are in start order, so a dependency started before its dependents: walk backwards.
   std::vector<long> level(n, 0);
   std::vector<size_t> after(n, n);  // the successor on the longest path
   for (size_t k = n; k-- > 0;) {
     long tail = 0;
-    for (size_t s : next[k])
+    for (size_t s : st.next[k])
       if (level[s] > tail) tail = level[s], after[k] = s;
     level[k] = dur[k] + tail;
   }
@@ -178,87 +275,11 @@ Projection simulate(const Profile& p, const std::vector<std::vector<size_t>>& de
   pr.cpu_bound_ms = cpu / std::max<long>(1, total_cores);
   pr.head_bound_ms = head / std::max(1, shape.cores);
 
-  // The steps share each node's cores, as kiln exec's thread grants share one host's (a --slurm
-  // step asks one CPU unless CPUs are left over, launch/step_cpus): a node runs up to one unit per
-  // core, and while the running units' threads outnumber its cores each gets the cores in
-  // proportion to its threads, else all its threads. Reserving each compile's granted cores
-  // instead left flash-attention's 4-thread compiles waiting: 365 s projected against 301 s real.
-  // Among ready units the one the build started first goes first: Ninja and kiln's unit order
-  // decide that on the cluster too, and they knew no durations (flash-attention's 16-core record
-  // replayed longest-first projects 300 s of compiles for the 330 s its own order took).
-  std::set<size_t> ready;
-  for (size_t i = 0; i < n; ++i)
-    if (!waiting[i]) ready.insert(i);
-  const auto nodes = static_cast<size_t>(shape.nodes);
-  std::vector<int> slots(nodes, shape.cores);
-  std::vector<long> threads(nodes, 0);
-  std::vector<std::uint64_t> free_kib(nodes, shape.mem_kib);
-  struct Running {
-    size_t unit;
-    size_t node;
-    double delay, work;  // ms of step start still to wait, CPU ms still to do
-  };
-  std::vector<Running> running;
-  double now = 0;
-  size_t done = 0;
-  constexpr double kDone = 1e-6;
-  while (done < n) {
-    for (auto it = ready.begin(); it != ready.end() && static_cast<long>(running.size()) < total_cores;) {
-      const size_t u = *it;
-      size_t best = nodes;
-      const size_t last = on_any_node(*units[u]) ? nodes : 1;  // node 0 is the head node
-      for (size_t nd = 0; nd < last; ++nd)
-        if (slots[nd] > 0 && free_kib[nd] >= kib[u] && (best == nodes || threads[nd] < threads[best])) best = nd;
-      if (best == nodes && running.empty()) best = 0;  // larger than any free node and nothing to wait for
-      if (best == nodes) {
-        ++it;
-        continue;
-      }
-      --slots[best];
-      threads[best] += cores[u];
-      free_kib[best] -= std::min(free_kib[best], kib[u]);
-      running.push_back({u, best, static_cast<double>(delay[u]), work[u]});
-      it = ready.erase(it);
-    }
-    if (running.empty()) break;           // a cycle in the recorded dependencies: nothing can start
-    std::vector<long> working(nodes, 0);  // threads past their step's start, per node
-    for (const auto& r : running)
-      if (r.delay <= kDone) working[r.node] += cores[r.unit];
-    auto rate = [&](const Running& r) {
-      if (r.delay > kDone) return 0.0;
-      const double share = std::min(1.0, static_cast<double>(shape.cores) / static_cast<double>(working[r.node]));
-      return cores[r.unit] * share;  // CPU ms per ms
-    };
-    double step = -1;
-    for (const auto& r : running) {
-      const double left = r.delay > kDone ? r.delay : r.work / rate(r);
-      if (step < 0 || left < step) step = left;
-    }
-    now += step;
-    for (auto& r : running) {
-      if (r.delay > kDone)
-        r.delay -= step;
-      else
-        r.work -= rate(r) * step;
-    }
-    for (auto it = running.begin(); it != running.end();) {
-      if (it->delay > kDone || it->work > kDone) {
-        ++it;
-        continue;
-      }
-      ++slots[it->node];
-      threads[it->node] -= cores[it->unit];
-      free_kib[it->node] = std::min(shape.mem_kib, free_kib[it->node] + kib[it->unit]);
-      ++done;
-      for (size_t s : next[it->unit])
-        if (--waiting[s] == 0) ready.insert(s);
-      it = running.erase(it);
-    }
-  }
+  const double end = replay(units, std::move(st), shape);
   // The head node's serial time runs beside nothing: every figure has it whole.
   pr.serial_ms = outside.serial_ms;
   pr.left_out = outside.left_out;
-  pr.makespan_ms = std::lround(now) + pr.serial_ms;
+  pr.makespan_ms = std::lround(end) + pr.serial_ms;
   pr.critical_path_ms += pr.serial_ms;
   pr.cpu_bound_ms += pr.serial_ms;
   pr.head_bound_ms += pr.serial_ms;
