@@ -246,6 +246,25 @@ def _stop_others(failed):
         _say("%s failed: stopped %s" % (failed, ", ".join(n for n, _ in others)))
 
 
+def _one_at_a_time(parallel):
+    # Whether distutils' build_ext builds one extension after another with this parallel. Its
+    # build_extensions takes _build_extensions_parallel for any true value: a ThreadPoolExecutor of
+    # `parallel` workers (True: os.cpu_count(), serial where that is unknown). Its finalize_options
+    # makes a string an int; a project that sets one after it keeps the string ("1"), which that
+    # executor cannot compare. A negative count or anything else stays the project's.
+    if not parallel:
+        return True
+    if parallel is True:
+        return (os.cpu_count() or 1) <= 1
+    if isinstance(parallel, str):
+        parallel = parallel.strip()
+        if not parallel.isdigit():
+            return False
+    elif not isinstance(parallel, int) and not (isinstance(parallel, float) and parallel.is_integer()):
+        return False
+    return int(parallel) in (0, 1)
+
+
 def _build_all(cmd, serial):
     exts = list(cmd.extensions)
     try:
@@ -348,12 +367,25 @@ def install():
             here = os.getcwd()
             for ext in self.extensions:
                 ext.include_dirs = [d if os.path.isabs(d) else os.path.join(here, d) for d in ext.include_dirs]
-        # distutils' build_extensions calls _build_extensions_serial unless --parallel was given
-        # (then the project asked for setuptools' own, which is left alone).
+        # distutils' build_extensions calls _build_extensions_serial unless parallel is set; a
+        # parallel of more than one extension at a time is the project's (setuptools' own is left
+        # alone). One at a time is serial there too, and is what kiln itself asks for: its
+        # extension-parallel knob (data/project_knobs.toml) sets the project's switch (apex's
+        # APEX_PARALLEL_BUILD, SageAttention's EXT_PARALLEL) to 1. Then kiln's side-by-side build
+        # takes it, as it takes an unset one: distutils sees no parallel while it builds.
         serial = getattr(self, "_build_extensions_serial", None)
-        if serial is not None and not getattr(self, "parallel", None):
-            self._build_extensions_serial = types.MethodType(lambda cmd: _build_all(cmd, serial), self)
-        return build_original(self)
+        parallel = getattr(self, "parallel", None)
+        if serial is None or not _one_at_a_time(parallel):
+            return build_original(self)
+        self._build_extensions_serial = types.MethodType(lambda cmd: _build_all(cmd, serial), self)
+        if parallel:
+            _say("the project's parallel=%r builds one extension at a time: kiln builds them side by side"
+                 % (parallel,))
+        self.parallel = None
+        try:
+            return build_original(self)
+        finally:
+            self.parallel = parallel
 
     ce._write_ninja_file_and_compile_objects = write
     ce._run_ninja_build = run

@@ -6,7 +6,9 @@
 # all extensions; kiln report on the project or on kiln's build folder profiles them together, and its --simulate
 # projects the extensions' links and the build's serial time, which no .ninja_log has. The same folder built serially (KILN_PARALLEL_EXTENSIONS=0) gives byte-identical
 # objects and a wheel with the same members, byte for byte. Each extension's units are ordered
-# longest first by kiln's weights (checked in the Ninja file and the launcher's records). A compile error in one extension stops
+# longest first by kiln's weights (checked in the Ninja file and the launcher's records). A project
+# that sets build_ext's parallel from its own switch gets it set to 1 by kiln's plan, and its
+# extensions are still built at once. A compile error in one extension stops
 # the build with that error and names the extension.
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -66,6 +68,21 @@ build() {  # [env...]: a clean build of $p without ccache or the wheel cache, so
   rm -rf "$p/build" "$p/build-kiln" "$p"/multiext.egg-info
   (cd "$p" && env "$@" "$kiln" build . --python "$py" --no-ccache --no-wheel-cache 2>&1)
 }
+overlapping() {  # from kiln's launcher records: all 9 units compiled, two of different extensions at once
+  "$py" - "$p/build-kiln/kiln-exec.jsonl" <<'PY'
+import json, re, sys
+units = []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    m = re.search(r"/src/(\w+)/", r["source"])
+    if m:
+        units.append((m.group(1), r["start_ms"], r["start_ms"] + r["wall_ms"]))
+assert len(units) == 9, units
+overlaps = [(a, b) for a in units for b in units if a[0] < b[0] and a[1] < b[2] and b[1] < a[2]]
+print("units of different extensions overlapping:", len(overlaps))
+sys.exit(0 if overlaps else 1)
+PY
+}
 keep() {  # DEST: the objects, the libraries and the wheel of the last build
   mkdir -p "$1" && (cd "$p/build-kiln/setuptools" && find . -name '*.o' -o -name '*.so' | xargs -I{} cp --parents {} "$1/")
   cp "$p"/build-kiln/wheel/*.whl "$1/"
@@ -88,19 +105,7 @@ echo "$out" | grep -q "9/9 .*(3/3 extensions)" || fail "the progress line does n
 (cd / && "$py" -c "
 import multiext.alpha as a, multiext.beta as b, multiext.gamma as g
 assert a.answer() == b.answer() == g.answer() == 3") || fail "the built modules do not import"
-"$py" - "$p/build-kiln/kiln-exec.jsonl" <<'PY' || fail "no two units of different extensions overlapped in time"
-import json, re, sys
-units = []
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    m = re.search(r"/src/(\w+)/", r["source"])
-    if m:
-        units.append((m.group(1), r["start_ms"], r["start_ms"] + r["wall_ms"]))
-assert len(units) == 9, units
-overlaps = [(a, b) for a in units for b in units if a[0] < b[0] and a[1] < b[2] and b[1] < a[2]]
-print("units of different extensions overlapping:", len(overlaps))
-sys.exit(0 if overlaps else 1)
-PY
+overlapping || fail "no two units of different extensions overlapped in time"
 grep -q "multiext.alpha: units longest first (kiln's weights, estimate): u1.o=" "$log" \
   || fail "the order kiln gave alpha's units is not in the log: $(grep 'longest first' "$log")"
 grep -m1 "^build " "$p"/build-kiln/setuptools/temp.*/kiln-ninja/multiext.alpha/build.ninja | grep -q "src/alpha/u1.cpp$" \
@@ -156,6 +161,58 @@ for n in a.namelist():
     assert a.read(n) == b.read(n), n
 print("wheel members equal:", len(a.namelist()))
 PY
+
+# A project that hands its own switch to build_ext's parallel, in finalize_options of a
+# BuildExtension subclass (written for kiln after NVIDIA/apex 6424da3b setup.py:855-877,
+# APEX_PARALLEL_BUILD, and thu-ml/SageAttention d1a57a54 setup.py:227-249, EXT_PARALLEL). kiln's plan
+# sets it to 1 (extension-parallel), which setuptools builds one extension after another: kiln's
+# helper still builds them side by side (before, it left a parallel of 1 to setuptools, and apex's
+# 11 extensions compiled one after another).
+cp "$p/setup.py" "$work/setup.plain.py"
+cat > "$p/setup.py" <<'PY'
+import os
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension
+
+at_once = None
+if "MULTIEXT_PARALLEL_BUILD" in os.environ:
+    at_once = int(os.environ["MULTIEXT_PARALLEL_BUILD"])
+
+
+class BuildAtOnce(BuildExtension):
+    def finalize_options(self):
+        if at_once is not None:
+            self.parallel = at_once
+        super().finalize_options()
+
+
+exts = [CppExtension("multiext." + e, ["src/%s/mod.cpp" % e, "src/%s/u1.cpp" % e, "src/%s/u2.cpp" % e])
+        for e in ("alpha", "beta", "gamma")]
+setup(name="multiext", version="0.1", packages=["multiext"], ext_modules=exts, cmdclass={"build_ext": BuildAtOnce})
+PY
+env=$(cd "$p" && "$kiln" plan . --python "$py" --emit env 2>&1) || fail "kiln plan failed: $env"
+echo "$env" | grep -qx "MULTIEXT_PARALLEL_BUILD='1'" || fail "kiln plan does not set the parallel switch to 1: $env"
+out=$(build); rc=$?
+[ $rc -eq 0 ] || { tail -40 "$log"; fail "the build with the project's parallel switch exited $rc"; }
+grep -q "the project's parallel=1 builds one extension at a time: kiln builds them side by side" "$log" \
+  || fail "the project's parallel=1 was not taken over: $(grep 'parallel extensions' "$log")"
+grep -q "^KILN-EXTENSIONS multiext.alpha multiext.beta multiext.gamma" "$log" \
+  || fail "with the project's parallel=1 the extensions were not built at once"
+overlapping || fail "with the project's parallel=1 no two units of different extensions overlapped in time"
+(cd / && "$py" -c "
+import multiext.alpha as a, multiext.beta as b, multiext.gamma as g
+assert a.answer() == b.answer() == g.answer() == 3") || fail "the modules built with the project's parallel=1 do not import"
+# What setuptools builds one extension at a time (distutils' build_ext: a false parallel, or a
+# ThreadPoolExecutor of that many workers; a string only when the project set it after
+# finalize_options) is kiln's; more at once stays the project's.
+PYTHONPATH=$2/data "$py" -c "
+import os, parallel_extensions as pe
+for v in (None, False, 0, 1, '1', ' 1', '0', 1.0):
+    assert pe._one_at_a_time(v), v
+for v in (2, '4', -1, 1.5, 'x', [1]):
+    assert not pe._one_at_a_time(v), v
+assert pe._one_at_a_time(True) == ((os.cpu_count() or 1) <= 1)" || fail "the parallel values taken as one at a time are wrong"
+cp "$work/setup.plain.py" "$p/setup.py"
 
 # A compile error in one extension: the build fails with that error, the others are stopped.
 echo 'int broken( {' >> "$p/src/beta/u2.cpp"
