@@ -94,8 +94,9 @@ def absolute_setup_paths():
     def extension_init(self, name, sources, *args, **kwargs):
         absolute = [s for s in sources or () if isinstance(s, (str, os.PathLike)) and os.path.isabs(s)]
         if absolute:
-            # setuptools' build_meta runs setup.py's text with exec (frames of "<string>" before
-            # 67.1): its frames are the ones whose globals' __file__ is setup.py.
+            # setuptools' build_meta runs setup.py's text with exec (its frames are "<string>" since
+            # 63.2, and its __file__ relative before 67.1): its frames are the ones whose globals'
+            # __file__ is setup.py.
             f = sys._getframe(1)
             while f is not None and not any(os.path.abspath(p) == setup_py for p in
                                             (f.f_code.co_filename, str(f.f_globals.get("__file__", "")))):

@@ -19,6 +19,7 @@
 #include "read/gitmodules.hpp"
 #include "read/project_headers.hpp"
 #include "read/project_knobs.hpp"
+#include "read/setup_py_source.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -81,9 +82,12 @@ public:
 private:
   // What the project tells the fixes: its own force-build switch (NAME=VALUE) read from its
   // setup.py, its empty git submodules (a missing header one of them should hold) and the headers
-  // it holds (a missing header that is there: the include path does not reach it).
+  // it holds (a missing header that is there: the include path does not reach it). Its setup.py's
+  // text (the line of a setup.py frame Python printed without it) only from a project named or
+  // recorded: a line from the setup.py of whatever folder kiln runs in could be another project's.
   std::optional<diagnose::PlanContext> project_context(io::Seams& s) const {
-    std::string dir = project_.empty() ? recorded_project(s.fs).value_or(".") : project_;
+    const std::optional<std::string> known = project_.empty() ? recorded_project(s.fs) : std::optional(project_);
+    std::string dir = known.value_or(".");
     if (!project_.empty() && !s.fs.is_directory(dir))
       throw UsageError("--project '" + project_ + "' is not a directory");
     diagnose::PlanContext pc;
@@ -95,7 +99,9 @@ private:
           pc.force_build = k.name + "=" + k.on_value;
     }
     pc.project_headers = read::project_headers(s.fs, dir);
-    if (pc.force_build.empty() && pc.empty_submodules.empty() && pc.project_headers.empty()) return std::nullopt;
+    if (known) pc.setup_py = read::setup_py_source(s.fs, dir);
+    if (pc.force_build.empty() && pc.empty_submodules.empty() && pc.project_headers.empty() && pc.setup_py.empty())
+      return std::nullopt;
     return pc;
   }
 

@@ -38,6 +38,19 @@ std::string strip_ansi(std::string_view s) {
   return out;
 }
 
+// Line `n` (1-based) of `text`, trimmed and at most kMaxRegexLine long; "" when there is none.
+std::string line_of(std::string_view text, int n) {
+  size_t pos = 0;
+  for (int i = 1; i < n && pos != std::string_view::npos; ++i) {
+    pos = text.find('\n', pos);
+    if (pos != std::string_view::npos) ++pos;
+  }
+  if (n < 1 || pos == std::string_view::npos || pos >= text.size()) return {};
+  const size_t end = text.find('\n', pos);
+  return std::string(
+      core::trim_view(text.substr(pos, end == std::string_view::npos ? end : end - pos)).substr(0, kMaxRegexLine));
+}
+
 }  // namespace
 
 Diagnoser::Diagnoser(Options options, const SignatureSet& signatures)
@@ -349,7 +362,7 @@ void Diagnoser::match_traceback(const Traceback& tb) {
     caps.emplace_back("exception", exc);
     caps.emplace_back("frame", own->file + ":" + std::to_string(own->line));
     caps.emplace_back("function", own->function);
-    caps.emplace_back("code", own->code);
+    for (auto& [k, v] : frame_code_captures(*own)) caps.emplace_back(k, std::move(v));
     caps.emplace_back("raised_at", last.file + ":" + std::to_string(last.line));
 
     Finding& f = finding_for(sig, tb.header_line);
@@ -360,13 +373,27 @@ void Diagnoser::match_traceback(const Traceback& tb) {
       bool have = std::any_of(f.evidence.begin(), f.evidence.end(), [&](const LogLine& l) { return l.number == n; });
       if (!have && f.evidence.size() < opts_.max_evidence) f.evidence.push_back({n, std::move(text)});
     };
-    for (const TracebackFrame* fr : {own, &last}) {
-      add(fr->log_line, "File \"" + fr->file + "\", line " + std::to_string(fr->line) + ", in " + fr->function);
+    for (const TracebackFrame* fr : {own, &last}) {  // the frames as the log has them
+      const std::string file = fr->setup_py_text ? std::string("<string>") : fr->file;
+      add(fr->log_line, "File \"" + file + "\", line " + std::to_string(fr->line) + ", in " + fr->function);
       if (!fr->code.empty()) add(fr->log_line + 1, fr->code);
     }
     add(tb.exception_line, exc);
     return;  // one signature per traceback: the highest-ranked that matches
   }
+}
+
+std::vector<std::pair<std::string, std::string>> Diagnoser::frame_code_captures(const TracebackFrame& f) const {
+  std::string code = f.code;
+  if (code.empty() && f.setup_py_text && opts_.plan) code = line_of(opts_.plan->setup_py, f.line);
+  std::string in = "in " + f.function + (code.empty() ? std::string() : ": `" + code + "`");
+  if (f.setup_py_text)
+    in += code.empty()
+              ? "; setuptools ran setup.py's text with exec, so Python printed it as <string>, without the line"
+              : "; the log names it <string>, as setuptools ran setup.py's text with exec";
+  return {{"code", code},
+          {"frame_code", std::move(in)},
+          {"its_line", code.empty() ? "the line there" : "its line `" + code + "`"}};
 }
 
 Diagnosis Diagnoser::finish() {

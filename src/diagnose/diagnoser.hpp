@@ -50,6 +50,10 @@ private:
   // Hands the lines from block[from] to the open traceback until it ends, then matches it.
   void feed_traceback(std::string_view block, size_t from, uint64_t first_number);
   void match_traceback(const Traceback& tb);
+  // A frame's source line as captures: code (the line; from the plan's setup.py for a frame that
+  // setuptools ran from its text), frame_code ("in FUNCTION: `CODE`", or without the line, saying why
+  // where it is setup.py's) and its_line ("its line `CODE`", or "the line there").
+  std::vector<std::pair<std::string, std::string>> frame_code_captures(const TracebackFrame& f) const;
   Finding& finding_for(size_t sig, uint64_t number);
   // For a signature that needs an empty submodule: the one that should hold the matched header.
   std::optional<std::string> empty_submodule_of(const Pattern& p, const std::cmatch& m) const;

@@ -23,6 +23,9 @@ struct PlanContext {
   std::vector<std::string> empty_submodules;
   // The header files the project holds, relative to it (read/project_headers).
   std::vector<std::string> project_headers;
+  // The project's setup.py (read/setup_py_source; "" when unknown): the line of a traceback frame
+  // that setuptools ran from setup.py's text, which Python printed without it.
+  std::string setup_py;
 };
 
 struct LogLine {

@@ -40,7 +40,7 @@ struct Signature {
   // A Python traceback (traceback.hpp): `patterns` match its exception line, once the frames after
   // the "Traceback (most recent call last)" keyword are read; `frames`, when given, must match a
   // frame's function or code line too. Captures: exception, frame (the project's file:line),
-  // function, code, raised_at (the innermost frame's file:line).
+  // function, code, frame_code, its_line (diagnoser.hpp), raised_at (the innermost frame's file:line).
   bool traceback = false;
   std::vector<Pattern> frames;
   std::string cause, fix, fix_plan, docs;

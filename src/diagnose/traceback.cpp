@@ -34,6 +34,19 @@ bool is_marker(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c == '^' || c == '~' || c == ' '; });
 }
 
+// setuptools' build_meta.py running setup.py's text (_BuildMetaBackend.run_setup; the legacy
+// backend's run_setup calls it).
+bool runs_setup_py(const TracebackFrame& f) {
+  return f.function == "run_setup" &&
+         (f.file == "setuptools/build_meta.py" || core::ends_with(f.file, "/setuptools/build_meta.py"));
+}
+
+// Names that Python's own generated code (dataclasses, namedtuple) has in "<string>".
+bool generated_name(std::string_view function) {
+  return function == "<lambda>" ||
+         (function.size() > 4 && function.substr(0, 2) == "__" && function.substr(function.size() - 2) == "__");
+}
+
 }  // namespace
 
 TracebackReader::TracebackReader(std::string_view header, uint64_t number) {
@@ -65,6 +78,7 @@ bool TracebackReader::feed(std::string_view line, uint64_t number) {
     tb_.exception = std::string(text);
     tb_.exception_line = number;
     state_ = tb_.frames.empty() ? State::abandoned : State::done;
+    if (state_ == State::done) name_setup_py_frames(tb_);
     return false;
   }
   TracebackFrame f;
@@ -75,6 +89,29 @@ bool TracebackReader::feed(std::string_view line, uint64_t number) {
     tb_.frames.back().code = std::string(text);  // "[Previous line repeated 996 more times]" is not code
   }
   return true;
+}
+
+void name_setup_py_frames(Traceback& tb) {
+  constexpr std::string_view kText = "<string>";
+  bool module_seen = false;
+  for (size_t i = 1; i < tb.frames.size(); ++i) {
+    TracebackFrame& f = tb.frames[i];
+    const TracebackFrame& caller = tb.frames[i - 1];
+    if (f.file != kText) continue;
+    bool ours = false;
+    if (!module_seen) {
+      ours = module_seen = f.function == "<module>" && runs_setup_py(caller);
+    } else if (f.function == "<module>") {
+      return;  // another file's text that setup.py ran: neither it nor what it calls is setup.py
+    } else {
+      ours = caller.setup_py_text ||
+             (caller.file != kText && is_library_frame(caller.file) && !generated_name(f.function));
+    }
+    if (ours) {
+      f.file = "setup.py";
+      f.setup_py_text = true;
+    }
+  }
 }
 
 bool is_library_frame(std::string_view file) {

@@ -17,6 +17,9 @@ struct TracebackFrame {
   std::string function;  // compute_capability_args, <module>
   std::string code;      // the source line Python printed under the frame, trimmed ("" when none)
   uint64_t log_line = 0;
+  // A frame of the project's setup.py that setuptools' build_meta ran from its text (see
+  // name_setup_py_frames): printed as "<string>" with no source line, `file` is "setup.py".
+  bool setup_py_text = false;
 };
 
 struct Traceback {
@@ -43,6 +46,17 @@ private:
   int lines_ = 0;
   Traceback tb_;
 };
+
+// setuptools' build_meta (63.2 and later: pypa/setuptools 199deb1d4) runs setup.py as
+// exec(code, locals()) of its text, so Python prints setup.py's frames as File "<string>" without a
+// source line (before 63.2 it compiled the text under the name "setup.py", printed with its lines).
+// Named "setup.py" here, setup_py_text set: the "<string>" module that build_meta.py's run_setup
+// calls, the "<string>" frames it calls in turn (setup.py's functions), and "<string>" frames that
+// setuptools or another library calls back (a command class of setup.py's), except those whose name
+// Python's generated code has (a dataclass's __init__, a namedtuple's <lambda>). A second "<string>"
+// module (setup.py exec'ing another file's text, a version.py) and what follows are left as printed.
+// The reader calls it on a complete traceback.
+void name_setup_py_frames(Traceback& tb);
 
 // Frames in Python's own files (the standard library, site-packages, pip, setuptools) are not the
 // project's: the innermost frame that is none of those, or the innermost frame when all are.

@@ -13,6 +13,7 @@
 #include "probe/local_gpus.hpp"
 #include "read/project_headers.hpp"
 #include "read/project_knobs.hpp"
+#include "read/setup_py_source.hpp"
 
 namespace kiln::drive {
 namespace {
@@ -31,6 +32,7 @@ diagnose::Diagnosis diagnose_log(const plan::Plan& p, const io::Filesystem& fs) 
   diagnose::Options opts;
   opts.plan = plan_context(p);
   opts.plan->project_headers = read::project_headers(fs, p.project_dir);
+  opts.plan->setup_py = read::setup_py_source(fs, p.project_dir);
   return diagnose::diagnose_stream(in, opts);
 }
 

@@ -9,7 +9,10 @@
 #  1. from a folder whose path has no "build" in it, kiln build fails as pip does, and the
 #     diagnosis names the setup.py line that built the path;
 #  2. from a folder under one named "builds", pip passes (build_py drops absolute paths that contain
-#     its relative build folder's name): kiln passes too, and the module answers.
+#     its relative build folder's name): kiln passes too, and the module answers;
+#  3. a setup.py-only project whose setup.py raises (state-spaces/mamba e9594ce's setup.py:28 opens
+#     README.md): setuptools 63.2+ runs setup.py's text with exec, so Python prints its frame as
+#     File "<string>" without the line; kiln's diagnosis names setup.py:N and the line.
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
 kiln=$1
@@ -79,4 +82,31 @@ AB_BUILD_EXT=1 "$kiln" build "$work/builds/p" --profile cpu --python "$py" > "$w
   || fail "kiln build under builds/: $(tail -20 "$work/b2.out")"
 answer=$(cd "$work" && "$py" -c "import ab._C as c; print(c.answer())") || fail "the module does not import"
 [ "$answer" = 42 ] || fail "answer $answer"
+
+# 3. setup.py raises under setuptools' legacy backend (no pyproject.toml): the diagnosis names its line.
+mkdir -p "$work/m/mm"
+cat > "$work/m/setup.py" <<'PY'
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension
+
+with open("README.md", "r", encoding="utf-8") as fh:
+    long_description = fh.read()
+setup(name="mm", version="0.1", long_description=long_description,
+      ext_modules=[CppExtension("mm._C", ["mm/a.cpp"])], cmdclass={"build_ext": BuildExtension})
+PY
+answer_module "$work/m/mm/a.cpp" _C
+"$kiln" build "$work/m" --profile cpu --python "$py" --json > "$work/b3.json" 2> "$work/b3.err"
+rc=$?
+[ "$rc" = 1 ] || fail "kiln build of a setup.py that raises exited $rc, expected 1: $(tail -5 "$work/b3.err")"
+grep -q '^  File "<string>", line 4, in <module>$' "$work/m/build-kiln/kiln-build.log" \
+  || fail "setuptools did not print setup.py's frame as <string>: $(grep -A3 -B3 Traceback "$work/m/build-kiln/kiln-build.log")"
+python3 - "$work/b3.json" <<'PY' || fail "the diagnosis does not name setup.py:4 and its line: $(head -c 3000 "$work/b3.json")"
+import json, re, sys
+d = json.load(open(sys.argv[1]))["outcome"]["diagnosis"]
+line = '`with open("README.md", "r", encoding="utf-8") as fh:`'
+assert d["id"] == "python.traceback", d
+assert "raised at setup.py:4 (in <module>: " + line in d["cause"], d["cause"]
+assert d["fix"].startswith("Open setup.py:4: its line " + line + " raised FileNotFoundError"), d["fix"]
+assert not re.search(r"<string>:\d|<code>", d["cause"] + d["fix"]), d
+PY
 echo PASS
