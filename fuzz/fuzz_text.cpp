@@ -5,13 +5,14 @@
 // (kiln-exec.jsonl), a build folder's CMakeCache.txt, nvcc --time CSV and `ninja -t graph`
 // output (all read by `kiln report` or `kiln doctor` from folders they are pointed at), and a
 // project's C++/CUDA sources and headers, which `kiln exec` scans at every launch to weigh a unit
-// (launch/unit_estimate).
+// (launch/unit_estimate), and a build log (diagnose/diagnoser: kiln diagnose reads any log it is given).
 // Build: cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_text
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "cli/config_file.hpp"
+#include "diagnose/diagnoser.hpp"
 #include "launch/exec_record.hpp"
 #include "launch/governor.hpp"
 #include "launch/nvcc_phases.hpp"
@@ -30,7 +31,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 13) {
+  switch (data[0] % 14) {
     case 0:
       (void)kiln::read::read_setup_py(text);
       break;
@@ -106,6 +107,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const kiln::launch::SwitchValues values{{"A", true}, {"B", false}, {"Is_causal", true}};
       const std::string_view head = std::string_view(code).substr(0, 4096);
       (void)kiln::launch::fold_switch_constants(head, values), (void)kiln::launch::switch_condition(head, values);
+      break;
+    }
+    case 13: {
+      // A build log (kiln diagnose LOG, or kiln build's own), with the same text as the project's
+      // setup.py, whose lines fill a traceback's frames that setuptools ran from its text.
+      kiln::diagnose::Options options;
+      options.plan = kiln::diagnose::PlanContext{};
+      options.plan->setup_py = text;
+      const auto d = kiln::diagnose::diagnose_text(text, options);
+      for (const auto& f : d.findings)
+        if (f.signature == nullptr || f.first_line == 0 || f.first_line > d.lines) __builtin_trap();
       break;
     }
   }
