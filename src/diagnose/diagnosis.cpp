@@ -74,7 +74,13 @@ std::string fill(std::string_view text, const std::vector<std::pair<std::string,
       for (const auto& [k, val] : captures)
         if (k == name && !val.empty()) v = val;
     }
-    out += v ? *v : "<" + std::string(name) + ">";
+    if (v) {
+      out += *v;
+    } else {  // appended piecewise: "<" + std::string(name) trips GCC 12's -Wrestrict (a false positive)
+      out += '<';
+      out += name;
+      out += '>';
+    }
   });
   out.append(text.substr(last));
   return out;
