@@ -13,6 +13,7 @@
 # cold wall / bound, as a Markdown row for docs/benchmarks.md. Writes OUT/{build.log,report.txt,
 # report.json,exec.jsonl,alone.log,alone.cmd,alone.jsonl,row.md,grants.txt,timeline.txt,start.txt,host.txt} (grants.txt: what kiln exec gave each unit
 # and why, in launch order).
+# KILN_BENCH_BUILD_ARGS: more `kiln build` flags, split at spaces (an A/B of --no-split, --cpu-share).
 # KILN_BENCH_ALONE=0 skips step 3 (the row's bound is then only "at least" the CPU part).
 # KILN_BENCH_DEADLINE (unix seconds), when set, bounds step 3: the unit alone is stopped there and
 # the row says "> N s (cut)" (bench/gpu_issue19.sh runs two projects in one device call).
@@ -43,7 +44,8 @@ t0=$EPOCHREALTIME
 (while [ ! -f "$proj/build-kiln/kiln-build.log" ]; do sleep 0.05; done
  exec tail -F -n +1 "$proj/build-kiln/kiln-build.log" 2>/dev/null) |
   while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done > "$out/timeline.txt" &
-read -r wall rss rc < <(cd "$work" && "$py" "$measure" "$kiln" build "$proj" --gpu "$gpu" --prune-archs --python "$py")
+read -r -a extra <<< "${KILN_BENCH_BUILD_ARGS:-}"
+read -r wall rss rc < <(cd "$work" && "$py" "$measure" "$kiln" build "$proj" --gpu "$gpu" --prune-archs --python "$py" "${extra[@]}")
 echo "$EPOCHREALTIME kiln build exited" >> "$out/timeline.txt"
 pkill -f "tail -F -n \+1 $proj/build-kiln/kiln-build.log" 2>/dev/null
 echo "$t0" > "$out/start.txt"
