@@ -259,3 +259,16 @@ TEST(ReportCluster, StepsShareANodesCoresByTheirThreads) {
   EXPECT_EQ(r.makespan_ms, 5500);
   EXPECT_EQ(r.cpu_bound_ms, 5000);  // (8 + 3 x 4) s over 4 cores
 }
+
+// A compile goes to the node whose running steps have the fewest threads: two 4-thread compiles
+// (8 s of CPU each) and two 1-thread ones (2 s) on 2 nodes of 4 cores end together at 2.5 s, a
+// 4-thread and a 1-thread one on each node. On one node, all four would share its 4 cores until 5 s.
+TEST(ReportCluster, ACompileGoesToTheNodeWithTheFewestThreads) {
+  report::Profile p;
+  p.units = {unit("a.o", "cuda", 0, 2000), unit("b.o", "cuda", 0, 2000), unit("c.o", "c++", 0, 2000),
+             unit("d.o", "c++", 0, 2000)};
+  for (int i : {0, 1}) p.units[static_cast<size_t>(i)].cores = 4, p.units[static_cast<size_t>(i)].cpu_ms = 8000;
+  const std::vector<std::vector<size_t>> none(4);
+  EXPECT_EQ(report::simulate(p, none, *report::parse_shape("2x4x64G"), 0).makespan_ms, 2500);
+  EXPECT_EQ(report::simulate(p, none, *report::parse_shape("1x4x64G"), 0).makespan_ms, 5000);
+}
