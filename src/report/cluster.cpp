@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
-#include <cmath>
 #include <set>
 
 #include "core/text.hpp"

@@ -64,15 +64,12 @@ Recorded recorded(const std::string& name) {
       r.measured_s[what] = s;
     }
     if (tag != "unit") continue;
-    long start = 0, wall = 0, kib = 0;
+    long start = 0, wall = 0, cpu = 0, waited = 0, kib = 0;
+    int cores = 1;
     std::string kind, out;
-    report::Unit u;
-    f >> start >> wall >> u.cpu_ms >> u.cores >> u.waited_ms >> kib >> kind >> out;
-    u = [&] {
-      auto v = unit(out, kind, start, start + wall, kib);
-      v.cpu_ms = u.cpu_ms, v.cores = u.cores, v.waited_ms = u.waited_ms;
-      return v;
-    }();
+    f >> start >> wall >> cpu >> cores >> waited >> kib >> kind >> out;
+    auto u = unit(out, kind, start, start + wall, kib);
+    u.cpu_ms = cpu, u.cores = cores, u.waited_ms = waited;
     if (kind == "link") {
       r.outside.links.push_back(u);
       r.outside.needs.push_back(compiles);
