@@ -272,6 +272,31 @@ std::optional<EtaModel::Scale> EtaModel::weight_power(const std::vector<Unit>& w
   return scaled_ ? std::optional<Scale>(Scale{power, heaviest}) : std::nullopt;
 }
 
+std::optional<EtaModel::Scale> EtaModel::weight_gap_power(const std::vector<Unit>& window) const {
+  // Where the fit cannot tell (the finished units' weights too alike to fit a power to, or their
+  // times too scattered), kiln's weights are believed as far as they say the units left differ from
+  // those finished: not at all where they are alike on average (the estimate's own error between
+  // kernel families, about 25% on flash-attention, would only add noise), fully (a unit's time in
+  // proportion to its weight) where the units left are e^0.5 = 1.65 times lighter or heavier on
+  // average. Flash-attention in full, heaviest first, on 32 cores (Session 17): the first wave's
+  // units weighed 273-345 and took 317-538 s, the 65 queued weighed 104-239 and took 123-338 s; the
+  // times alone said 1.8 to 2.5 times the time left from the first wave on.
+  constexpr double kFullyBelieved = 0.5;  // |difference of the mean log weights|
+  double finished_log = 0, finished_n = 0, left_log = 0, left_n = 0, heaviest = 0;
+  for (const auto& u : finished_)
+    if (const double w = weight_of(u.output); w > 0) finished_log += std::log(w), finished_n += 1;
+  for (const auto& u : window)
+    if (u.w > 0) {
+      heaviest = std::max(heaviest, u.w);
+      if (!u.done) left_log += std::log(u.w), left_n += 1;
+    }
+  for (size_t i = 0; i < weights_.size(); ++i)
+    if (!started_[i] && weights_[i].weight > 0) left_log += std::log(weights_[i].weight), left_n += 1;
+  if (finished_n == 0 || left_n == 0 || heaviest <= 0) return std::nullopt;
+  const double power = std::min(1.0, std::abs(left_log / left_n - finished_log / finished_n) / kFullyBelieved);
+  return power > 0.05 ? std::optional<Scale>(Scale{power, heaviest}) : std::nullopt;
+}
+
 std::optional<double> EtaModel::cold_end_ms(int total, int done, double now_ms) {
   if (finished_.empty()) return std::nullopt;
   const int lanes = std::max(1, std::min(jobs_, total));
@@ -304,9 +329,11 @@ std::optional<double> EtaModel::cold_end_ms(int total, int done, double now_ms) 
     if (!u.done || u.w <= 2 * heaviest_left) like_left.push_back(u);
   // Once a wave's worth of units (`lanes`) has finished in the window and the weights explain their
   // times (weight_power), each unit's time is taken over its weight to the fitted power, the weight
-  // never past the heaviest the fit saw (a torch binding running among CUDA units).
+  // never past the heaviest the fit saw (a torch binding running among CUDA units); else to the power
+  // weight_gap_power gives, from the first unit finished on.
   const auto finished = std::count_if(recent.begin(), recent.end(), [](const Unit& u) { return u.done; });
-  const auto power = weights_.empty() || finished < lanes ? std::nullopt : weight_power(like_left);
+  auto power = weights_.empty() || finished < lanes ? std::nullopt : weight_power(like_left);
+  if (!power && !weights_.empty()) power = weight_gap_power(like_left);
   const Scale by = power.value_or(Scale{0, 0});  // power 0: every unit as its time alone
   if (power) recent = std::move(like_left);
   auto scale = [by](double w) { return w > 0 && by.power > 0 ? std::pow(std::min(w, by.heaviest), by.power) : 1.0; };

@@ -99,6 +99,9 @@ private:
     double power = 1, heaviest = 0;  // a unit's time goes as min(weight, heaviest) ^ power
   };
   std::optional<Scale> weight_power(const std::vector<Unit>& window);
+  // Else a power from how far the units left (the window's running ones and those not started)
+  // differ by weight from every unit finished, or nullopt where they are alike.
+  std::optional<Scale> weight_gap_power(const std::vector<Unit>& window) const;
   double weight_of(const std::string& output) const;
   // The times of the `queued` units not started yet, each `mean` scaled by its weight (`scale`:
   // where the weights are used).

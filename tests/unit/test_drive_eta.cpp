@@ -462,11 +462,34 @@ TEST(Eta, FlashAttentionsTwoWavesAsKilnBuildFeedsTheModel) {
   const auto live = live_lines(units, 16, 60, 7200, kiln::cli::running_at);
   expect_within_a_fifth("live", live);
   // Told kiln's weight of each unit, as kiln build tells it: here the weights explain at most 74% of
-  // the finished units' spread, so they are not used and the backward units (which end the build)
-  // are not read from them.
+  // the finished units' spread, so no power is fitted; the units left differ from those finished by
+  // less than e^0.5 on average, so weight_gap_power believes the weights in part (0.86 to 1.17
+  // without, 0.77 to 1.09 with: a line in the countdown before the second wave's first status line).
   const auto weighed = live_lines(units, 16, 60, 7200, kiln::cli::running_at, true);
-  expect_within_a_fifth("weighed", weighed);
+  RecordProperty("weighed", range_text(weighed));
+  EXPECT_GE(weighed.first, 0.75);
+  EXPECT_LE(weighed.second, 1.2);
   const auto as_read_lines = live_lines(units, 16, 60, 7200, as_read);
   RecordProperty("as_read", range_text(as_read_lines));
   EXPECT_GT(as_read_lines.second, 1.2);
+}
+
+// flash-attention 2 in full on the GPU host's 32 cores (docs/benchmarks.md, Session 17), the heaviest
+// first by kiln's weights: the first wave's 32 units weighed 273-345 and took 317-538 s, the 65
+// queued weighed 104-239 and took 123-338 s. From the first wave on, with more than a minute left,
+// the build's lines said 1.81 to 2.45 times the time left: the times of the units finished stood
+// for the lighter ones queued, as the weights did not explain the first wave's scattered times
+// (no fitted power). Believing the weights as far as the units left differ from those finished
+// (weight_gap_power), 0.78 to 1.18: the low end is the countdown at about 70 s left, the last light
+// units ending later than their weights say.
+TEST(Eta, FlashAttentionInFullHeaviestFirstFromKilnsWeights) {
+  const auto units = recorded_units("flash_attention_2_h200_32cores_s17.tsv");
+  ASSERT_EQ(units.size(), 97u);
+  const auto unweighed = live_lines(units, 32, 60, 8300, kiln::cli::running_at);
+  RecordProperty("unweighed", range_text(unweighed));
+  EXPECT_GT(unweighed.first, 1.5);  // what the GPU host's build printed: 1.81 to 2.45
+  const auto weighed = live_lines(units, 32, 60, 8300, kiln::cli::running_at, true);
+  RecordProperty("weighed", range_text(weighed));
+  EXPECT_GE(weighed.first, 0.75);
+  EXPECT_LE(weighed.second, 1.2);
 }
