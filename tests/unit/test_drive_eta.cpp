@@ -493,3 +493,36 @@ TEST(Eta, FlashAttentionInFullHeaviestFirstFromKilnsWeights) {
   EXPECT_GE(weighed.first, 0.75);
   EXPECT_LE(weighed.second, 1.2);
 }
+
+// One wave (docs/benchmarks.md, Session 16): flash-attention's 16 head-dim-64 units and flash_api.cpp
+// on 16 cores, 143 to 329 s each. The build printed "1s left" at 1/17 with over three minutes to
+// go: the first unit to end (a light one) was the only time known, and every unit running had run
+// as long, so the times alone read them all as ending now (0.01 to 0.47 of the time left for as
+// long as more than 45 s were left). Told kiln's weights, the units running are scaled from the
+// lighter ones that ended (weight_gap_power): 0.97 to 1.31 from the first status line.
+TEST(Eta, OneWaveOfHeavyUnitsIsNotReadAsEndingNow) {
+  const auto units = recorded_units("flash_attention_2_hdim64_h200_16cores_one_wave.tsv");
+  ASSERT_EQ(units.size(), 17u);
+  auto lines = [&](bool weighed) {
+    const auto ends = sorted_ends(units);
+    auto model = cold_model(units, 16, weighed);
+    std::pair<double, double> range{1e9, 0};
+    for (size_t k = 0; k + 1 < ends.size(); ++k) {
+      const auto eta =
+          model.update(NinjaStatus{static_cast<int>(k + 1), static_cast<int>(units.size()), ended_at(units, ends[k])},
+                       milliseconds(ends[k] + 8100), running_ages(units, ends[k]));
+      const double truth = static_cast<double>(ends.back() - ends[k]) / 1000.0;
+      if (!eta || truth <= 45) continue;
+      const double r = static_cast<double>(eta->count()) / truth;
+      range = {std::min(range.first, r), std::max(range.second, r)};
+    }
+    return range;
+  };
+  const auto times_alone = lines(false);
+  RecordProperty("unweighed", range_text(times_alone));
+  EXPECT_LT(times_alone.second, 0.5);
+  const auto weighed = lines(true);
+  RecordProperty("weighed", range_text(weighed));
+  EXPECT_GE(weighed.first, 0.9);
+  EXPECT_LE(weighed.second, 1.35);
+}
