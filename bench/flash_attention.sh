@@ -26,7 +26,7 @@
 # KILN_BENCH_SALLOC: salloc's arguments (e.g. "-N2 --ntasks-per-node=1 -c8 --mem=60000 --no-kill"):
 #   the build runs as `salloc ARGS kiln build ... --slurm` on the Slurm cluster SLURM_CONF names
 #   (bench/device/slurm_fa.sh starts one on this host).
-# Writes OUT/{host.txt,build.log,report.txt,report.json,exec.jsonl,inspect.txt,inspect.json,
+# Writes OUT/{host.txt,build.log,eta.txt,report.txt,report.json,exec.jsonl,inspect.txt,inspect.json,
 # verify.txt,checks.txt,projection.txt,row.md}.
 set -u
 kiln=$(readlink -f "$1"); py=$2; src=$(readlink -f "$3"); out=$(readlink -f "$4"); gpu=${5:-}
@@ -56,6 +56,9 @@ read -r wall rss rc < <(cd "$work" && "$py" "$here/measure.py" "${wrap[@]}" "$ki
 cp "$work/build.log" "$out/build.log"
 tail -15 "$out/build.log"
 [ "$rc" = 0 ] || { echo "kiln build exited $rc: see $out/build.log"; exit 1; }
+# The ETA the build printed, against when its last compile really ended (issue 35: 20%).
+"$py" "$here/eta_score.py" "$out/build.log" > "$out/eta.txt" 2>&1
+cat "$out/eta.txt"
 "$kiln" report "$proj" > "$out/report.txt" 2>&1
 "$kiln" report "$proj" --json > "$out/report.json" 2>/dev/null
 cp "$proj/build-kiln/kiln-exec.jsonl" "$out/exec.jsonl" 2>/dev/null
