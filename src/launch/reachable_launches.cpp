@@ -8,6 +8,7 @@
 
 #include "launch/code_text.hpp"
 #include "launch/switch_cases.hpp"
+#include "launch/unrolled_code.hpp"
 
 namespace kiln::launch {
 using namespace cxx;
@@ -207,7 +208,10 @@ CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set
       const bool args = lt != npos, assigned = !args && cases.has_alias(name, i);
       const double times = cases.count(open, i, text.substr(from, back_spaces(text, i) - from), args || assigned);
       w.launches += times;
-      w.launched.emplace_back(std::string(name), times);
+      std::vector<std::string> written;
+      if (args)
+        for (auto a : angle_list(text, lt)) written.push_back(fold_switch_constants(a, bound));
+      w.launched.push_back({std::string(name), times, std::move(written)});
       i += 2;
     } else if (c == '(') {
       ++depth;
@@ -383,25 +387,59 @@ std::string assigned_function(std::string_view body, std::string_view var) {
   return {};
 }
 
-double reachable_launches(const std::vector<std::string>& texts, double macro_factor, double kernel_kib) {
-  if (texts.empty()) return 0;
+namespace {
+
+// The function definitions of a unit's texts, by name.
+struct Definitions {
   struct Def {
     size_t text;
     FunctionBody body;
   };
+  const std::vector<std::string>& texts;
   std::vector<Def> defs;
   std::set<std::string> names;
-  for (size_t k = 0; k < texts.size(); ++k)
-    for (auto& b : function_bodies(texts[k])) {
-      names.insert(b.name);
-      defs.push_back({k, std::move(b)});
-    }
   std::multimap<std::string, size_t> by_name;
-  for (size_t d = 0; d < defs.size(); ++d) by_name.emplace(defs[d].body.name, d);
-  auto body_of = [&](size_t d) {
+
+  explicit Definitions(const std::vector<std::string>& t) : texts(t) {
+    for (size_t k = 0; k < texts.size(); ++k)
+      for (auto& b : function_bodies(texts[k])) {
+        names.insert(b.name);
+        defs.push_back({k, std::move(b)});
+      }
+    for (size_t d = 0; d < defs.size(); ++d) by_name.emplace(defs[d].body.name, d);
+  }
+  std::string_view body_of(size_t d) const {
     const auto& b = defs[d].body;
     return std::string_view(texts[defs[d].text]).substr(b.open, b.close - b.open + 1);
-  };
+  }
+};
+
+// The bytes the heaviest definition of `kernel` adds as it unrolls with the integer template
+// arguments `args` set (launch/unrolled_code).
+double unrolled_extra(const Definitions& all, const std::string& kernel, const std::vector<std::string>& args,
+                      const IntValues& known, double share) {
+  double extra = 0;
+  for (auto [it, end] = all.by_name.equal_range(kernel); it != end; ++it) {
+    IntValues values = known;
+    const auto& params = all.defs[it->second].body.template_params;
+    for (size_t k = 0; k < params.size() && k < args.size(); ++k)
+      if (const auto v = constant_value(args[k], known)) values[params[k]] = *v;
+    const std::string_view body = all.body_of(it->second);
+    extra = std::max(extra, unrolled_bytes(body, values, share) - static_cast<double>(body.size()));
+  }
+  return extra;
+}
+
+}  // namespace
+
+double reachable_launches(const std::vector<std::string>& texts, double macro_factor, double kernel_kib,
+                          const IntValues& constants, double unrolled_share) {
+  if (texts.empty()) return 0;
+  IntValues known = constants;  // and what the project defines, which may use them
+  for (const auto& t : texts) defined_constants(t, known);
+  const Definitions all(texts);
+  const auto& defs = all.defs;
+  const auto& names = all.names;
   // A definition's template parameters its caller set to true or false (`run<T, true>` binds
   // Is_causal in `template <typename T, bool Is_causal> void run(...)`), as a memo key too.
   auto bind = [&](size_t d, const std::vector<std::string>& args) {
@@ -425,7 +463,7 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
     const std::string key = key_of(d, keep ? bound : unbound);
     auto it = code.find(key);
     if (it == code.end())
-      it = code.emplace(key, weigh_code(body_of(d), macro_factor, names, keep ? bound : unbound)).first;
+      it = code.emplace(key, weigh_code(all.body_of(d), macro_factor, names, keep ? bound : unbound)).first;
     return it->second;
   };
   // What the unit declares `extern template` is compiled by another unit: its calls add nothing here
@@ -444,7 +482,7 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
     if (auto m = memo.find(key); m != memo.end()) return m->second;
     visiting.insert(name);
     double w = 0;  // a call instantiates one of the definitions of that name: the heaviest
-    for (auto [it, end] = by_name.equal_range(name); it != end; ++it)
+    for (auto [it, end] = all.by_name.equal_range(name); it != end; ++it)
       w = std::max(w, value(it->second, bind(it->second, args), depth + 1));
     visiting.erase(name);
     return memo[key] = std::min(w, kCap);
@@ -459,7 +497,7 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
     while (!todo.empty() && seen.size() <= 256) {
       const std::string name = todo.back();
       todo.pop_back();
-      for (auto [it, end] = by_name.equal_range(name); it != end; ++it) {
+      for (auto [it, end] = all.by_name.equal_range(name); it != end; ++it) {
         const auto& b = defs[it->second].body;
         bytes += static_cast<double>(b.close - b.open);
         for (const auto& call : code_of(it->second, unbound).calls)
@@ -468,15 +506,28 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
     }
     return kib_memo[kernel] = bytes / 1024;
   };
+  // The same with the kernel's own body as it unrolls once the launch's integer template arguments
+  // are set (the heaviest of its definitions).
+  std::map<std::string, double> unrolled_memo;
+  auto unrolled_size = [&](const std::string& kernel, const std::vector<std::string>& args) {
+    std::string key = kernel;
+    for (const auto& a : args) key += "|" + a;
+    if (auto m = unrolled_memo.find(key); m != unrolled_memo.end()) return m->second;
+    return unrolled_memo[key] = kernel_size(kernel) + unrolled_extra(all, kernel, args, known, unrolled_share) / 1024;
+  };
   // A definition's own launches: how many distinct kernels, times each kernel's size over
-  // `kernel_kib`, the kernel named directly or through a variable of the definition.
+  // `kernel_kib`, the kernel named directly (with its template arguments) or through a variable of
+  // the definition.
   auto own_launches = [&](size_t d, const CodeWeight& c) {
     if (kernel_kib <= 0) return c.launches;
     double v = 0;
-    for (const auto& [name, times] : c.launched) {
-      const std::string kernel = names.count(name) ? name : assigned_function(body_of(d), name);
-      const double kib = kernel.empty() || !names.count(kernel) ? 0 : kernel_size(kernel);
-      v += times * std::max(kib / kernel_kib, 1.0);
+    for (const auto& l : c.launched) {
+      const bool direct = names.count(l.kernel) > 0;
+      const std::string kernel = direct ? l.kernel : assigned_function(all.body_of(d), l.kernel);
+      const double kib = kernel.empty() || !names.count(kernel)
+                             ? 0
+                             : unrolled_size(kernel, direct ? l.template_args : std::vector<std::string>{});
+      v += l.times * std::max(kib / kernel_kib, 1.0);
     }
     return v;
   };

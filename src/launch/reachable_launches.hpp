@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "launch/switch_cases.hpp"
+#include "launch/unrolled_code.hpp"
 
 namespace kiln::launch {
 
@@ -47,10 +48,15 @@ struct Call {
   double times = 0;
   std::vector<std::string> template_args;  // as instantiated: the switch constants around it set
 };
+struct Launch {
+  std::string kernel;  // the name before the `<<<`
+  double times = 0;
+  std::vector<std::string> template_args;  // as written before the `<<<`, blanks dropped
+};
 struct CodeWeight {
   double launches = 0;
-  std::vector<std::pair<std::string, double>> launched;  // the name before each `<<<`, weight of the launch
-  std::vector<Call> calls;                               // one for each distinct instantiation called
+  std::vector<Launch> launched;
+  std::vector<Call> calls;  // one for each distinct instantiation called
 };
 // `bound`: the template parameters of the code that its caller set to true or false.
 CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set<std::string>& callable = {},
@@ -64,7 +70,11 @@ CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set
 // instantiates: mamba e9594ce's backward kernel is 26 KiB of code against its forward's 13 and took
 // 117-170 s of CPU against 76-81 with the same launches; flash-attention 2's backward kernel
 // (34 KiB through compute_dq_dk_dv_1colblock) instantiates half the forward's variants and cost 1.5
-// times its CPU. `kernel_kib` <= 0: every launch counts once whatever its kernel.
-double reachable_launches(const std::vector<std::string>& texts, double macro_factor, double kernel_kib = 0);
+// times its CPU. The kernel's own body is sized as it unrolls (launch/unrolled_code) with the integer
+// template arguments the launch writes (`k<T, 14><<<...>>>`), the constants its texts `#define` and
+// `constants` (those of headers kiln does not read) set, each unrolled copy past the first counting
+// `unrolled_share` of its bytes. `kernel_kib` <= 0: every launch counts once whatever its kernel.
+double reachable_launches(const std::vector<std::string>& texts, double macro_factor, double kernel_kib = 0,
+                          const IntValues& constants = {}, double unrolled_share = 1);
 
 }  // namespace kiln::launch

@@ -59,6 +59,10 @@ CostTable load_table() {
     t.seconds_per_launch = data["code"]["seconds_per_launch"].value_or(t.seconds_per_launch);
     t.macro_factor = data["code"]["macro_factor"].value_or(t.macro_factor);
     t.kernel_kib = data["code"]["kernel_kib"].value_or(t.kernel_kib);
+    t.unrolled_share = data["code"]["unrolled_share"].value_or(t.unrolled_share);
+    if (auto constants = data["constants"].as_table())
+      for (const auto& [name, value] : *constants)
+        if (auto v = value.value<std::int64_t>()) t.constants[std::string(name.str())] = *v;
   } catch (...) {}  // the table is embedded; a broken one still leaves a usable estimate
   if (t.classes.empty() || !t.classes.back().includes.empty() || !t.classes.back().prefixes.empty())
     t.classes.push_back({"none", {}, {}, 2.0, 1.0});
@@ -151,7 +155,8 @@ UnitEstimate estimate_unit(const io::Filesystem& fs, const std::string& source, 
   if (!read_source) return {};
   // What the unit's functions reach; where they reach nothing (a call through a macro, a source of
   // launches only at file scope), every launch its text holds.
-  const double reached = reachable_launches(texts, table.macro_factor, table.kernel_kib);
+  const double reached =
+      reachable_launches(texts, table.macro_factor, table.kernel_kib, table.constants, table.unrolled_share);
   e.launches = reached > 0 ? reached : every_launch;
   e.kib = bytes / 1024;
   const HeaderClass* cls = &table.classes.back();

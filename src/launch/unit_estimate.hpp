@@ -4,13 +4,15 @@
 // (a 600-byte .cpp with <torch/extension.h> took 47 s of CPU on the GPU host, a 30 KB .cu with
 // only <ATen/ATen.h> 40 s), then its device code by the kernels it instantiates: each `<<<` launch
 // its functions reach (launch/reachable_launches) once per distinct template the switch cases around
-// it instantiate, more for a big kernel or one built on CuTe/CUTLASS, per device target. The figures
+// it instantiate, more for a big kernel (its loops as they unroll with the launch's integer template
+// arguments: launch/unrolled_code) or one built on CuTe/CUTLASS, per device target. The figures
 // and their sources are in data/unit_cost.toml; only ratios matter.
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "io/fs.hpp"
+#include "launch/unrolled_code.hpp"
 
 namespace kiln::launch {
 
@@ -37,6 +39,8 @@ struct CostTable {
   double seconds_per_launch = 0.25;
   double macro_factor = 2.0;
   double kernel_kib = 16.0;             // a launch of a bigger kernel counts kib / kernel_kib times
+  double unrolled_share = 0.5;          // of each byte an unrolled loop's copies add (launch/unrolled_code)
+  IntValues constants;                  // integer macros of headers kiln does not read (C10_WARP_SIZE)
   static const CostTable& from_data();  // data/unit_cost.toml
 };
 

@@ -209,3 +209,31 @@ TEST(UnitEstimate, TheBackwardUnitOutweighsTheForwardOne) {
   // The CuTe kernels' launches weigh launch_factor times a plain kernel's.
   EXPECT_DOUBLE_EQ(launch::estimate_unit(fs, "/f/bwd.cu", 1).launch_factor, 5);
 }
+
+TEST(UnitEstimate, ASoftmaxUnrolledByItsRowLengthWeighsByIt) {
+  // apex 6424da3b csrc/megatron on the GPU host (Session 17, nvcc 13, one target): a unit of the
+  // torch API with no launch took 70-75 s of CPU, the one with cases 0-12 of two row-softmax
+  // kernels 92.5 s, the one with cases 0-14 of two such kernels 117.6 s. The two top cases unroll
+  // 256 and 512 copies per thread, more than cases 0-12 together: 2.2 times the device time for 15%
+  // more instantiations. Counting instantiations weighed the two units alike.
+  io::FakeFilesystem fs;
+  fs.add_file("/a/softmax15.h", kiln::testing::apex_row_softmax(15));
+  fs.add_file("/a/softmax13.h", kiln::testing::apex_row_softmax(13));
+  auto unit = [&](const std::string& header) {
+    return "#include <torch/extension.h>\n#include \"" + header +
+           "\"\nvoid run(P& p) {\n"
+           "  DISPATCH_HALF_AND_BFLOAT(p.t, \"softmax\", row_softmax<scalar_t>(p.o, p.i, p.rows, p.len, p.log2););\n"
+           "}\n";
+  };
+  fs.add_file("/a/upper_cuda.cu", unit("softmax15.h"));
+  fs.add_file("/a/masked_cuda.cu", unit("softmax13.h"));
+  fs.add_file("/a/gemm_cuda.cu", "#include <torch/extension.h>\nvoid run(P& p) { cublasGemmEx(p.h, p.a); }\n");
+  const double upper = seconds(fs, "/a/upper_cuda.cu", 1), masked = seconds(fs, "/a/masked_cuda.cu", 1);
+  const double none = seconds(fs, "/a/gemm_cuda.cu", 1);
+  // Measured 2.2 times; counted by instantiation 60 against 52 (1.15). This fixture's loop bodies
+  // are a third of apex's, so its copies add less.
+  EXPECT_GT(upper - none, 1.4 * (masked - none));
+  EXPECT_LT(upper - none, 3.0 * (masked - none));
+  // Cases 0-8 fit in one reference kernel each; the unrolled cases past them are what adds.
+  EXPECT_GT(launch::estimate_unit(fs, "/a/masked_cuda.cu", 1).launches, 52);
+}
