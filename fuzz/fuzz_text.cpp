@@ -20,6 +20,7 @@
 #include "launch/running_units.hpp"
 #include "launch/switch_cases.hpp"
 #include "launch/unit_estimate.hpp"
+#include "launch/unrolled_code.hpp"
 #include "launch/wheel_index.hpp"
 #include "probe/cmake_cache.hpp"
 #include "read/cmake_lang.hpp"
@@ -107,6 +108,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const kiln::launch::SwitchValues values{{"A", true}, {"B", false}, {"Is_causal", true}};
       const std::string_view head = std::string_view(code).substr(0, 4096);
       (void)kiln::launch::fold_switch_constants(head, values), (void)kiln::launch::switch_condition(head, values);
+      // A kernel sized as it unrolls (launch/unrolled_code): the text's own #defines as constants, a
+      // head of it as an integer expression, the whole as a body; finite and bounded (64 MiB).
+      kiln::launch::IntValues ints{{"LOG2", 14}, {"C10_WARP_SIZE", 32}};
+      kiln::launch::defined_constants(code, ints);
+      (void)kiln::launch::constant_value(std::string_view(code).substr(0, 256), ints);
+      const double bytes = kiln::launch::unrolled_bytes(code, ints, 0.5);
+      if (!(bytes >= 0) || bytes > 65.0 * 1024 * 1024 + static_cast<double>(code.size())) __builtin_trap();
       break;
     }
     case 13: {

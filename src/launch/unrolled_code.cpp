@@ -54,6 +54,8 @@ private:
       {"||"},       {"&&"},     {"|"},          {"^"}, {"&"}, {"==", "!="}, {"<=", ">=", "<", ">"},
       {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
   static constexpr int kDepth = sizeof(kLevels) / sizeof(kLevels[0]);
+  static constexpr int kMaxNesting = 64;
+  int nesting_ = 0;
 
   std::string_view op_at(int level) {
     skip();
@@ -125,6 +127,16 @@ private:
   }
 
   std::optional<Int> unary() {
+    // Each nesting (a parenthesis, a unary operator) recurses through every precedence level: a
+    // 4096-character `((((...` would be some 50,000 frames. No bound of a real loop nests so deep.
+    if (nesting_ >= kMaxNesting) return std::nullopt;
+    ++nesting_;
+    auto v = unary_nested();
+    --nesting_;
+    return v;
+  }
+
+  std::optional<Int> unary_nested() {
     skip();
     if (i_ >= t_.size()) return std::nullopt;
     const char c = t_[i_];

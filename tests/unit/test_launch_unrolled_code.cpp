@@ -30,6 +30,15 @@ TEST(UnrolledCode, IntegerConstantExpressions) {
     EXPECT_EQ(constant_value(bad, v), std::nullopt) << bad;
 }
 
+TEST(UnrolledCode, DeepNestingFailsInsteadOfExhaustingTheStack) {
+  // 2000 parentheses or unary minuses (within constant_value's 4096 characters) would recurse through
+  // every precedence level each time; past 64 levels the expression is not read.
+  const launch::IntValues none;
+  EXPECT_EQ(constant_value(std::string(2000, '(') + "1" + std::string(2000, ')'), none), std::nullopt);
+  EXPECT_EQ(constant_value(std::string(4000, '-') + "1", none), std::nullopt);
+  EXPECT_EQ(constant_value(std::string(30, '(') + "1" + std::string(30, ')'), none), 1);
+}
+
 TEST(UnrolledCode, TheConstantsAProjectDefines) {
   launch::IntValues v{{"C10_WARP_SIZE", 32}};
   launch::defined_constants(
