@@ -285,11 +285,11 @@ std::optional<EtaModel::Scale> EtaModel::weight_gap_power(const std::vector<Unit
   double finished_log = 0, finished_n = 0, left_log = 0, left_n = 0, heaviest = 0;
   for (const auto& u : finished_)
     if (const double w = weight_of(u.output); w > 0) finished_log += std::log(w), finished_n += 1;
-  for (const auto& u : window)
-    if (u.w > 0) {
-      heaviest = std::max(heaviest, u.w);
-      if (!u.done) left_log += std::log(u.w), left_n += 1;
-    }
+  for (const auto& u : window) {
+    if (u.w <= 0) return std::nullopt;  // a unit kiln did not weigh: the times alone (as weight_power)
+    heaviest = std::max(heaviest, u.w);
+    if (!u.done) left_log += std::log(u.w), left_n += 1;
+  }
   for (size_t i = 0; i < weights_.size(); ++i)
     if (!started_[i] && weights_[i].weight > 0) left_log += std::log(weights_[i].weight), left_n += 1;
   if (finished_n == 0 || left_n == 0 || heaviest <= 0) return std::nullopt;
