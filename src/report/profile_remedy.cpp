@@ -75,9 +75,14 @@ std::string one_unit_remedy(const Profile& p, const Unit& u, long t0) {
         "--split-compile to shorten the build: split the source file into several units",
         u.name, core::duration_text(u.duration_ms()), core::duration_text(p.makespan_ms), got,
         core::duration_text(static_cast<long>(u.device_ms())));
-  return r + fmt::format("; with its device phases ({}) on all cores the critical path would be {} instead of {}",
-                         core::duration_text(static_cast<long>(u.device_ms())),
-                         core::duration_text(p.split_critical_path_ms), core::duration_text(p.critical_path_ms));
+  // A bound, not a forecast: nvcc's split spreads a unit's kernels, so its few largest ones keep a floor
+  // (mamba e9594ce's longest unit on the GPU host: this bound 42 s, 62 s alone with 32 split threads;
+  // docs/benchmarks.md, Session 17).
+  return r + fmt::format(
+                 "; with its device phases ({}) spread evenly over all cores the critical path would be {} instead "
+                 "of {}, at best (a unit whose few largest kernels hold most of its device work gains less)",
+                 core::duration_text(static_cast<long>(u.device_ms())), core::duration_text(p.split_critical_path_ms),
+                 core::duration_text(p.critical_path_ms));
 }
 
 std::string efficiency_reason(const Profile& p) {
