@@ -225,11 +225,13 @@ void EtaModel::follow_running(int total, int done, double now_ms, const std::vec
     for (int k = 0; k < done && k < static_cast<int>(finished_ms_.size()); ++k) {
       const double end = finished_ms_[static_cast<size_t>(k)];
       const double start = std::min(end, k < lanes ? wave : finished_ms_[static_cast<size_t>(k - lanes)]);
-      finished_.push_back({start, end - start, true, ended_[static_cast<size_t>(k)]});
+      const auto& output = ended_[static_cast<size_t>(k)];
+      finished_.push_back({start, end - start, true, output, weight_of(output)});
     }
   } else {
     for (const auto& b : gone_from(running_began_, began))
-      if (static_cast<int>(finished_.size()) < done) finished_.push_back({b.at, now_ms - b.at, true, b.output});
+      if (static_cast<int>(finished_.size()) < done)
+        finished_.push_back({b.at, now_ms - b.at, true, b.output, weight_of(b.output)});
   }
   running_began_ = std::move(began);
 }
@@ -284,7 +286,7 @@ std::optional<EtaModel::Scale> EtaModel::weight_gap_power(const std::vector<Unit
   constexpr double kFullyBelieved = 0.5;  // |difference of the mean log weights|
   double finished_log = 0, finished_n = 0, left_log = 0, left_n = 0, heaviest = 0;
   for (const auto& u : finished_)
-    if (const double w = weight_of(u.output); w > 0) finished_log += std::log(w), finished_n += 1;
+    if (u.w > 0) finished_log += std::log(u.w), finished_n += 1;
   for (const auto& u : window) {
     if (u.w <= 0) return std::nullopt;  // a unit kiln did not weigh: the times alone (as weight_power)
     heaviest = std::max(heaviest, u.w);
@@ -316,7 +318,8 @@ std::optional<double> EtaModel::cold_end_ms(int total, int done, double now_ms) 
   if (recent.size() > window) recent.erase(recent.begin(), recent.end() - static_cast<std::ptrdiff_t>(window));
   if (std::none_of(recent.begin(), recent.end(), [](const Unit& u) { return u.done; }))
     recent.push_back(finished_.back());
-  for (auto& u : recent) u.w = weight_of(u.output);
+  for (auto& u : recent)
+    if (!u.done) u.w = weight_of(u.output);  // a finished unit was weighed once, as it ended
   // The units left are what the fit is for: a finished unit more than twice as heavy as any of them
   // (eta_live.sh's torch binding, 48 among CUDA units of 4.5-8.5) is left out of it.
   double heaviest_left = 0;
@@ -394,6 +397,7 @@ std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::
   if (weigh_late_) {
     if (learned_.empty()) weights_ = weigh_late_();
     started_.assign(weights_.size(), false);
+    for (auto& u : finished_) u.w = weight_of(u.output);
     weigh_late_ = nullptr;
   }
   ++updates_;

@@ -85,7 +85,7 @@ private:
     double began = 0, ms = 0;
     bool done = false;
     std::string output;
-    double w = 0;  // kiln's weight of the unit; 0: none
+    double w = 0;  // kiln's weight of the unit (a finished one's set as it ends); 0: none
   };
   struct Began {
     double at = 0;
