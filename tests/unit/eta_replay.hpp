@@ -89,7 +89,7 @@ inline drive::EtaModel cold_model(const std::vector<RecordedUnit>& units, int la
   return model;
 }
 
-// The worst ETA against the truth from the `lanes`-th status line (or `first_line`) on while at
+// The worst ETA against the truth from the `lanes`-th status line (or `first_line`, when given) on while at
 // least `min_left_s` are left, as {shortest, longest} ratio: a status line as each unit ends, with the
 // exact ages of the compiles running then. `clock_offset_ms`: how long the build step ran before the
 // first compile.
@@ -103,7 +103,7 @@ inline std::pair<double, double> replayed_ratios(const std::vector<RecordedUnit>
         drive::NinjaStatus{static_cast<int>(k + 1), static_cast<int>(units.size()), ended_at(units, ends[k])},
         std::chrono::milliseconds(ends[k] + clock_offset_ms), running_ages(units, ends[k]));
     const double truth = static_cast<double>(ends.back() - ends[k]) / 1000.0;
-    if (!eta || static_cast<int>(k + 1) < std::max(lanes, first_line) || truth < min_left_s) continue;
+    if (!eta || static_cast<int>(k + 1) < (first_line > 0 ? first_line : lanes) || truth < min_left_s) continue;
     lo = std::min(lo, static_cast<double>(eta->count()) / truth);
     hi = std::max(hi, static_cast<double>(eta->count()) / truth);
   }
@@ -123,12 +123,12 @@ struct LiveRatios {
 // read once a second, `phase_ms` into each second of the build step's clock (cli::longest_running);
 // a status line comes as each unit ends ("Building CUDA object OUTPUT"), told what runs by `feed`;
 // between status lines the estimate counts down each second (a terminal's line; a log prints every
-// tenth). Scored from the `lanes`-th status line (or `first_line`) on while more than `min_left_s` is
+// tenth). Scored from the `lanes`-th status line (or `first_line`, when given) on while more than `min_left_s` is
 // left; `weighed`: the model is told each unit's weight (cold_model).
 inline LiveRatios live_ratios(const std::vector<RecordedUnit>& units, int lanes, double min_left_s,
                               long clock_offset_ms, long phase_ms, const RunningFeed& feed, bool weighed = false,
                               int first_line = 0) {
-  const int scored_from = std::max(lanes, first_line);
+  const int scored_from = first_line > 0 ? first_line : lanes;
   using std::chrono::milliseconds;
   std::vector<RecordedUnit> by_end = units;
   for (auto& u : by_end) u.start_ms += clock_offset_ms, u.end_ms += clock_offset_ms;

@@ -503,21 +503,9 @@ TEST(Eta, FlashAttentionInFullHeaviestFirstFromKilnsWeights) {
 TEST(Eta, OneWaveOfHeavyUnitsIsNotReadAsEndingNow) {
   const auto units = recorded_units("flash_attention_2_hdim64_h200_16cores_one_wave.tsv");
   ASSERT_EQ(units.size(), 17u);
-  auto lines = [&](bool weighed) {
-    const auto ends = sorted_ends(units);
-    auto model = cold_model(units, 16, weighed);
-    std::pair<double, double> range{1e9, 0};
-    for (size_t k = 0; k + 1 < ends.size(); ++k) {
-      const auto eta =
-          model.update(NinjaStatus{static_cast<int>(k + 1), static_cast<int>(units.size()), ended_at(units, ends[k])},
-                       milliseconds(ends[k] + 8100), running_ages(units, ends[k]));
-      const double truth = static_cast<double>(ends.back() - ends[k]) / 1000.0;
-      if (!eta || truth <= 45) continue;
-      const double r = static_cast<double>(eta->count()) / truth;
-      range = {std::min(range.first, r), std::max(range.second, r)};
-    }
-    return range;
-  };
+  // Status lines with the running compiles' exact ages, scored from the first while more than 45 s
+  // are left.
+  auto lines = [&](bool weighed) { return replayed_ratios(units, 16, 45, 8100, weighed, 1); };
   const auto times_alone = lines(false);
   RecordProperty("unweighed", range_text(times_alone));
   EXPECT_LT(times_alone.second, 0.5);
