@@ -10,6 +10,7 @@ the end`), whose difference is when the last compile ended on the same clock as 
 is scored as said / true, true being that end minus ELAPSED; scored from the first finished wave
 (N >= jobs) while more than --min-left seconds (default 60) are left. Prints the range and the
 worst line, or says why nothing could be scored."""
+import argparse
 import re
 import sys
 
@@ -22,27 +23,28 @@ def secs(text):
 
 
 def main(argv):
-    args = [a for a in argv if not a.startswith("-")]
-    verbose = "-v" in argv
-    min_left = 60.0
-    if "--min-left" in argv:
-        min_left = float(argv[argv.index("--min-left") + 1])
-        args.remove(argv[argv.index("--min-left") + 1])
-    if len(args) != 1:
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        return 2
+    parser = argparse.ArgumentParser(prog="bench/eta_score.py", description="Scores the ETA a kiln build printed.")
+    parser.add_argument("build_log")
+    parser.add_argument("--min-left", type=float, default=60.0)
+    parser.add_argument("-v", dest="verbose", action="store_true")
+    args = parser.parse_args(argv)
+    min_left, verbose = args.min_left, args.verbose
     jobs = built = before_end = None
     lines = []
-    with open(args[0], errors="replace") as f:
-        for line in f:
-            if m := re.match(r"jobs\s+(\d+)\b", line):
-                jobs = int(m.group(1))
-            elif m := re.match(r"built \S+ in (\S+?)[ ,(]", line + " "):
-                built = secs(m.group(1))
-            elif m := re.match(r"compiles .*the last ended (\S+) before the end", line):
-                before_end = secs(m.group(1))
-            elif m := re.search(r"\] (\d+)/(\d+)\s+(\S+)\s+(\S+) left\b", line):
-                lines.append((int(m.group(1)), secs(m.group(3)), secs(m.group(4))))
+    try:
+        log = open(args.build_log, errors="replace").read().splitlines()
+    except OSError as e:
+        print(f"eta: cannot read {args.build_log}: {e.strerror}", file=sys.stderr)
+        return 2
+    for line in log:
+        if m := re.match(r"jobs\s+(\d+)\b", line):
+            jobs = int(m.group(1))
+        elif m := re.match(r"built \S+ in (\S+?)[ ,(]", line + " "):
+            built = secs(m.group(1))
+        elif m := re.match(r"compiles .*the last ended (\S+) before the end", line):
+            before_end = secs(m.group(1))
+        elif m := re.search(r"\] (\d+)/(\d+)\s+(\S+)\s+(\S+) left\b", line):
+            lines.append((int(m.group(1)), secs(m.group(3)), secs(m.group(4))))
     if jobs is None or built is None or before_end is None:
         print("eta: not scored: the log lacks the plan's jobs line or the build's summary (a build that did not finish?)")
         return 1
