@@ -16,6 +16,8 @@
 #   set KILN_BENCH_FA_HDIMS to the head dims kept). Needs root and Slurm's daemons (exit 77 otherwise):
 #   on the GPU host, bench/device/slurm_install.sh with the tarball bench/device/slurm_pack.sh made
 #   here, and KILN_SLURM_CGROUP=CgroupPlugin=cgroup/v1 (its cgroup v2 fails slurmd's default plugin).
+# KILN_BENCH_LOCAL=DIR skips steps 2 and 3: DIR holds an earlier run's local/ and simulate.{txt,json}
+#   (the single-host build of an earlier session, projected with --simulate before this run).
 set -u
 kiln=$(readlink -f "$1"); py=$2; src=$(readlink -f "$3"); out=$(readlink -f "$4")
 nodes=${5:-2}; gpu=${6:-h100}
@@ -55,11 +57,20 @@ find "$nvcc_bin" "$nvcc_bin/../nvvm" "$nvcc_bin/../include" ${torch_inc:+"$torch
   -size -200M -exec cat {} + > /dev/null 2>&1
 echo "page cache: toolkit, torch and checkout headers read once ($(date +%s))" >> "$out/cluster.txt"
 
-KILN_BENCH_WORK=$work/local bash "$repo/bench/flash_attention.sh" "$kiln" "$py" "$src" "$out/local" "$gpu" \
-  > "$out/local.stdout" 2>&1
-echo "local: $(head -2 "$out/local/projection.txt" 2>/dev/null | tail -1)"
-"$kiln" report "$work/local/flash-attention" --simulate "$shape" > "$out/simulate.txt" 2>&1
-"$kiln" report "$work/local/flash-attention" --simulate "$shape" --json > "$out/simulate.json" 2>/dev/null
+if [ -n "${KILN_BENCH_LOCAL:-}" ]; then
+  # The host-alone half from an earlier session (the whole project is two builds of about 15
+  # minutes on 32 cores, past one session's device time): its OUT (local/projection.txt,
+  # local/checks.txt) and the projection `kiln report --simulate` made from its record beforehand.
+  cp -r "$KILN_BENCH_LOCAL/local" "$out/local"
+  cp "$KILN_BENCH_LOCAL/simulate.txt" "$KILN_BENCH_LOCAL/simulate.json" "$out/"
+  echo "local: from $KILN_BENCH_LOCAL ($(head -2 "$out/local/projection.txt" | tail -1))"
+else
+  KILN_BENCH_WORK=$work/local bash "$repo/bench/flash_attention.sh" "$kiln" "$py" "$src" "$out/local" "$gpu" \
+    > "$out/local.stdout" 2>&1
+  echo "local: $(head -2 "$out/local/projection.txt" 2>/dev/null | tail -1)"
+  "$kiln" report "$work/local/flash-attention" --simulate "$shape" > "$out/simulate.txt" 2>&1
+  "$kiln" report "$work/local/flash-attention" --simulate "$shape" --json > "$out/simulate.json" 2>/dev/null
+fi
 
 KILN_BENCH_WORK=$work/slurm KILN_BENCH_SALLOC="-N $nodes --ntasks-per-node=1 -c $cpus --mem=$mem --no-kill" \
   bash "$repo/bench/flash_attention.sh" "$kiln" "$py" "$src" "$out/slurm" "$gpu" > "$out/slurm.stdout" 2>&1
