@@ -86,14 +86,15 @@ std::vector<std::string> unit_plan_paths(const io::Filesystem& fs, const plan::P
 
 }  // namespace
 
-std::vector<UnitWeight> unit_plan_weights(const io::Filesystem& fs, const plan::Plan& plan,
-                                          const io::Environment& env) {
+std::optional<std::vector<UnitWeight>> unit_plan_weights(const io::Filesystem& fs, const plan::Plan& plan,
+                                                         const io::Environment& env) {
   const auto at = launch::HistoryPlaces::from_env(core::LauncherEnv::from_env(plan.child_env(env)));
   std::vector<launch::UnitPlan> plans;
   size_t planned = 0;
   for (const auto& path : unit_plan_paths(fs, plan))
     if (auto text = fs.read(path)) planned += plans.emplace_back(launch::parse_unit_plan(*text)).units.size();
-  if (planned > kMaxWeighedUnits) return {};
+  if (planned == 0) return std::nullopt;
+  if (planned > kMaxWeighedUnits) return std::vector<UnitWeight>{};
   std::vector<UnitWeight> out;
   for (const auto& units : plans) {
     std::map<std::string, double> weight;
@@ -103,13 +104,19 @@ std::vector<UnitWeight> unit_plan_weights(const io::Filesystem& fs, const plan::
   return out;
 }
 
-std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
-                                                      const io::Environment& env, long long since_ms) {
+std::optional<std::map<std::string, long>> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
+                                                                     const io::Environment& env, long long since_ms) {
   const auto at = launch::HistoryPlaces::from_env(core::LauncherEnv::from_env(plan.child_env(env)));
-  if (at.units_dir.empty()) return {};
+  if (at.units_dir.empty()) return std::map<std::string, long>{};
   std::map<std::string, long> out;
+  size_t planned = 0;
   for (const auto& path : unit_plan_paths(fs, plan))
-    if (auto text = fs.read(path)) out.merge(launch::learned_walls(fs, at, launch::parse_unit_plan(*text)));
+    if (auto text = fs.read(path)) {
+      const auto units = launch::parse_unit_plan(*text);
+      planned += units.units.size();
+      out.merge(launch::learned_walls(fs, at, units));
+    }
+  if (planned == 0) return std::nullopt;
   if (since_ms > 0 && !out.empty())
     if (auto text = fs.read(plan.exec_log_path()))
       for (const auto& r : launch::parse_exec_log(*text).records)
@@ -121,7 +128,8 @@ EtaModel::EtaModel(std::map<std::string, long> learned_ms, int jobs) : jobs_(std
   learn(std::move(learned_ms));
 }
 
-EtaModel::EtaModel(std::map<std::string, long> learned_ms, int jobs, std::function<std::map<std::string, long>()> late)
+EtaModel::EtaModel(std::map<std::string, long> learned_ms, int jobs,
+                   std::function<std::optional<std::map<std::string, long>>()> late)
     : EtaModel(std::move(learned_ms), jobs) {
   if (learned_.empty()) late_ = std::move(late);
 }
@@ -390,16 +398,25 @@ std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::
 
 std::optional<std::chrono::seconds> EtaModel::update(const NinjaStatus& s, std::chrono::milliseconds elapsed,
                                                      const std::vector<RunningCompile>& running) {
-  if (late_) {
-    learn(late_());
-    late_ = nullptr;
-  }
-  if (weigh_late_) {
-    if (learned_.empty()) weights_ = weigh_late_();
-    started_.assign(weights_.size(), false);
-    for (auto& u : finished_) u.w = weight_of(u.output);
-    weigh_late_ = nullptr;
-  }
+  // Asked from the first unit's end, then at each status line until a unit plan is there: kiln
+  // build's first line (an extension's "starting", 0 of its units) comes before the extension's
+  // helper writes its plan, and a plan being written may be read in part; by the time a unit has
+  // ended, its Ninja (started after the plan was written) has run. Asked once at that first line,
+  // the weights never came: live, flash-attention's ETA stayed unweighed (Session 18).
+  if (late_ && s.done >= 1)
+    if (auto learned = late_()) {
+      learn(std::move(*learned));
+      late_ = nullptr;
+    }
+  if (weigh_late_ && !learned_.empty()) weigh_late_ = nullptr;
+  if (weigh_late_ && !late_ && s.done >= 1)
+    if (auto weights = weigh_late_()) {
+      weights_ = std::move(*weights);
+      started_.assign(weights_.size(), false);
+      for (const auto& output : ended_) mark_started(output);
+      for (auto& u : finished_) u.w = weight_of(u.output);
+      weigh_late_ = nullptr;
+    }
   ++updates_;
   const auto now_ms = static_cast<double>(elapsed.count());
   // Each status line is a step finished; a jump (two lines in one read) finished together.

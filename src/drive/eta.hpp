@@ -50,10 +50,12 @@ public:
   // `learned_ms`: output path (relative to the build folder, as .ninja_log writes it) -> duration.
   // `jobs`: how many steps run at once.
   EtaModel(std::map<std::string, long> learned_ms, int jobs);
-  // `late`: asked once, at the first status line, when nothing was learned before the build: a
-  // fresh clone's history is keyed by its units (launch/learned_cost), which only the build's unit
-  // plan names, and that plan is written once the build has started.
-  EtaModel(std::map<std::string, long> learned_ms, int jobs, std::function<std::map<std::string, long>()> late);
+  // `late`: asked when nothing was learned before the build, from the first status line that reports
+  // a unit ended until it answers (nullopt: no unit plan yet): a fresh clone's history is keyed by
+  // its units (launch/learned_cost), which only the build's unit plan names, and that plan is
+  // written once the build has started.
+  EtaModel(std::map<std::string, long> learned_ms, int jobs,
+           std::function<std::optional<std::map<std::string, long>>()> late);
 
   // Feed every status line as it arrives (ninja prints it when a step finishes); returns the time
   // left, or nullopt while there is nothing to go on yet. `running_for`: how long each compile
@@ -63,17 +65,17 @@ public:
   // The same without the compiles' names (times only, or no launcher).
   std::optional<std::chrono::seconds> update(const NinjaStatus& s, std::chrono::milliseconds elapsed,
                                              const std::vector<std::chrono::milliseconds>& running_for = {});
-  // Cold, each unit's weight (asked once, at the first status line, when nothing was learned: the
-  // unit plan is written once the build has started). Once the weights explain most of the spread
+  // Cold, each unit's weight (asked as `late` is, when nothing was learned: the unit plan is
+  // written once the build has started). Once the weights explain most of the spread
   // of the times the finished units took, the units left are scaled by theirs: kiln starts the
   // heaviest first, so the units that finished say little of the lighter ones queued.
-  void weigh_late(std::function<std::vector<UnitWeight>()> weights) { weigh_late_ = std::move(weights); }
+  void weigh_late(std::function<std::optional<std::vector<UnitWeight>>()> weights) { weigh_late_ = std::move(weights); }
 
   bool learned() const { return !learned_.empty(); }
 
 private:
   void learn(std::map<std::string, long> learned_ms);
-  std::function<std::map<std::string, long>()> late_;
+  std::function<std::optional<std::map<std::string, long>>()> late_;
   std::map<std::string, long> learned_;
   int jobs_;
   // The end of the build if each unit left takes `unit_ms`, laid out on the lanes.
@@ -107,7 +109,7 @@ private:
   // where the weights are used).
   std::vector<double> queued_times(int queued, double mean, const std::function<double(double)>& scale) const;
   void mark_started(const std::string& output);
-  std::function<std::vector<UnitWeight>()> weigh_late_;
+  std::function<std::optional<std::vector<UnitWeight>>()> weigh_late_;
   std::vector<UnitWeight> weights_;
   std::vector<bool> started_;       // per weights_: named by a status line or the launcher's list
   std::set<std::string> named_;     // the outputs marked so far
@@ -147,23 +149,25 @@ std::map<std::string, long> learned_from_last_build(const io::Filesystem& fs, co
 // What each unit of the build's unit plan took when it last compiled in any checkout of the project
 // (the user's history, launch/learned_cost): a fresh clone's ETA. The plan is kiln's own
 // (BUILD/.kiln/units.plan) or a torch extension's (build/temp.*/kiln-units.plan, written by
-// data/parallel_extensions.py); empty when there is none yet. Units this build compiled (kiln exec's
-// records that started at or after `since_ms`, the build's start) are not history: kiln exec writes a
-// unit's history as it ends, before Ninja reports it, so the first status line read the build's own
-// first, shortest unit back as the history of a "learned" build and held the ETA to it (issue 35:
-// "4m25s left" at 2m31s of a 14-minute flash-attention build, "3m34s" at 7m31s).
-std::map<std::string, long> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
-                                                      const io::Environment& env, long long since_ms = 0);
+// data/parallel_extensions.py); nullopt while no plan names a unit (ask again later). Units this build compiled (kiln
+// exec's records that started at or after `since_ms`, the build's start) are not history: kiln exec writes a unit's
+// history as it ends, before Ninja reports it, so the first status line read the build's own first, shortest unit back
+// as the history of a "learned" build and held the ETA to it (issue 35: "4m25s left" at 2m31s of a 14-minute
+// flash-attention build, "3m34s" at 7m31s).
+std::optional<std::map<std::string, long>> learned_from_unit_history(const io::Filesystem& fs, const plan::Plan& plan,
+                                                                     const io::Environment& env,
+                                                                     long long since_ms = 0);
 
 // Each unit of the build's unit plans (those learned_from_unit_history reads) with kiln's weight of
 // it (launch/plan_weights, what `kiln exec --weigh` prints: learned CPU time, else the estimate from
 // its source), in each plan's order: for a torch extension the order its Ninja starts them
-// (data/parallel_extensions.py writes the plan heaviest first). Empty when there is no plan yet.
+// (data/parallel_extensions.py writes the plan heaviest first). nullopt while no plan names a unit.
 // Weighing reads every unit's source and project headers: about 10 ms a unit (flash-attention's 97
 // in 1 s), once, at the first status line of a cold build, on the thread that reads Ninja's lines.
 // So a build of more than kMaxWeighedUnits planned units (a PyTorch checkout's thousands: a minute)
 // is not weighed, and its ETA is the unweighted one.
 inline constexpr size_t kMaxWeighedUnits = 256;
-std::vector<UnitWeight> unit_plan_weights(const io::Filesystem& fs, const plan::Plan& plan, const io::Environment& env);
+std::optional<std::vector<UnitWeight>> unit_plan_weights(const io::Filesystem& fs, const plan::Plan& plan,
+                                                         const io::Environment& env);
 
 }  // namespace kiln::drive

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -75,8 +76,9 @@ inline std::vector<drive::RunningCompile> running_ages(const std::vector<Recorde
 }
 
 // The model as kiln build makes it for a cold build; `weighed`: told each unit's weight, in the
-// order the units started (kiln's order, the unit plan's).
-inline drive::EtaModel cold_model(const std::vector<RecordedUnit>& units, int lanes, bool weighed) {
+// order the units started (kiln's order, the unit plan's), answering "no plan yet" the first
+// `unanswered` times it is asked (the plan is written once the build has started).
+inline drive::EtaModel cold_model(const std::vector<RecordedUnit>& units, int lanes, bool weighed, int unanswered = 0) {
   drive::EtaModel model({}, lanes);
   if (weighed) {
     auto by_start = units;
@@ -84,7 +86,10 @@ inline drive::EtaModel cold_model(const std::vector<RecordedUnit>& units, int la
                      [](const auto& a, const auto& b) { return a.start_ms < b.start_ms; });
     std::vector<drive::UnitWeight> weights;
     for (const auto& u : by_start) weights.push_back({u.output, u.weight});
-    model.weigh_late([weights] { return weights; });
+    model.weigh_late([weights, unanswered]() mutable -> std::optional<std::vector<drive::UnitWeight>> {
+      if (unanswered > 0) return --unanswered, std::nullopt;
+      return weights;
+    });
   }
   return model;
 }
@@ -127,7 +132,7 @@ struct LiveRatios {
 // left; `weighed`: the model is told each unit's weight (cold_model).
 inline LiveRatios live_ratios(const std::vector<RecordedUnit>& units, int lanes, double min_left_s,
                               long clock_offset_ms, long phase_ms, const RunningFeed& feed, bool weighed = false,
-                              int first_line = 0) {
+                              int first_line = 0, int unanswered = 0) {
   const int scored_from = first_line > 0 ? first_line : lanes;
   using std::chrono::milliseconds;
   std::vector<RecordedUnit> by_end = units;
@@ -135,7 +140,7 @@ inline LiveRatios live_ratios(const std::vector<RecordedUnit>& units, int lanes,
   std::sort(by_end.begin(), by_end.end(), [](const auto& a, const auto& b) { return a.end_ms < b.end_ms; });
   const long last = by_end.back().end_ms;
   const int total = static_cast<int>(units.size());
-  auto model = cold_model(units, lanes, weighed);
+  auto model = cold_model(units, lanes, weighed, unanswered);
   LiveRatios r;
   auto score = [](std::pair<double, double>& range, double said, double truth) {
     range = {std::min(range.first, said / truth), std::max(range.second, said / truth)};
@@ -174,10 +179,11 @@ inline LiveRatios live_ratios(const std::vector<RecordedUnit>& units, int lanes,
 // and the highest said / true.
 inline std::pair<double, double> live_lines(const std::vector<RecordedUnit>& units, int lanes, double min_left_s,
                                             long clock_offset_ms, const RunningFeed& feed, bool weighed = false,
-                                            int first_line = 0) {
+                                            int first_line = 0, int unanswered = 0) {
   std::pair<double, double> range{1e9, 0};
   for (long phase : {0L, 250L, 500L, 750L}) {
-    const auto lines = live_ratios(units, lanes, min_left_s, clock_offset_ms, phase, feed, weighed, first_line).lines;
+    const auto lines =
+        live_ratios(units, lanes, min_left_s, clock_offset_ms, phase, feed, weighed, first_line, unanswered).lines;
     range = {std::min(range.first, lines.first), std::max(range.second, lines.second)};
   }
   return range;

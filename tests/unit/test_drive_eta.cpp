@@ -118,7 +118,7 @@ TEST(Eta, AFreshCloneLearnsFromWhatAnotherCheckoutLearned) {
     asked = true;
     return learned_from_unit_history(fs, plan, env);
   });
-  EXPECT_TRUE(learned_from_unit_history(fs, plan, env).empty());  // no plan yet
+  EXPECT_FALSE(learned_from_unit_history(fs, plan, env));  // no plan yet: ask again later
   // The extension's helper writes the plan when its Ninja starts (data/parallel_extensions.py).
   fs.add_file("/clone/build/temp.x/kiln-units.plan",
               "unit\text\t1\tcuda\t1\t/clone/build/temp.x/a.o\t/clone/a.cu\n"
@@ -143,12 +143,12 @@ TEST(Eta, TheUnitPlansUnitsAreWeighedAsKilnExecWeighsThem) {
               "void run() { k<1><<<1, 1>>>(); k<2><<<1, 1>>>(); k<3><<<1, 1>>>(); k<4><<<1, 1>>>(); }\n");
   const auto plan = governed_plan("/p");
   const auto env = history_env();
-  EXPECT_TRUE(unit_plan_weights(fs, plan, env).empty());  // no plan yet
+  EXPECT_FALSE(unit_plan_weights(fs, plan, env));  // no plan yet: ask again later
   const std::string text =
       "unit\text\t2\tcuda\t1\t/p/build/temp.x/light.o\t/p/light.cu\n"
       "unit\text\t2\tcuda\t1\t/p/build/temp.x/heavy.o\t/p/heavy.cu\n";
   fs.add_file("/p/build/temp.x/kiln-units.plan", text);
-  const auto weights = unit_plan_weights(fs, plan, env);
+  const auto weights = unit_plan_weights(fs, plan, env).value_or(std::vector<kiln::drive::UnitWeight>{});
   ASSERT_EQ(weights.size(), 2u);
   EXPECT_EQ(weights[0].output, "/p/build/temp.x/light.o");
   EXPECT_EQ(weights[1].output, "/p/build/temp.x/heavy.o");
@@ -164,7 +164,9 @@ TEST(Eta, TheUnitPlansUnitsAreWeighedAsKilnExecWeighsThem) {
   for (size_t i = 0; i < kiln::drive::kMaxWeighedUnits; ++i)
     big += "unit\text\t2\tcuda\t1\t/p/build/temp.x/u" + std::to_string(i) + ".o\t/p/light.cu\n";
   fs.add_file("/p/build/temp.x/kiln-units.plan", big);
-  EXPECT_TRUE(unit_plan_weights(fs, plan, env).empty());
+  const auto too_many = unit_plan_weights(fs, plan, env);
+  ASSERT_TRUE(too_many);  // an answer, not "ask again"
+  EXPECT_TRUE(too_many->empty());
 }
 
 // kiln exec writes a unit's history as the unit ends, before Ninja reports it: at the first status
@@ -195,8 +197,8 @@ TEST(Eta, ThisBuildsOwnUnitsAreNotHistory) {
   EXPECT_EQ(learned_from_unit_history(fs, plan, env, 1000),
             (std::map<std::string, long>{{"/p/build/temp.x/a.o", 90000}}));
   // Compiled before this build started: history.
-  EXPECT_EQ(learned_from_unit_history(fs, plan, env, 2000).size(), 2u);
-  EXPECT_EQ(learned_from_unit_history(fs, plan, env).size(), 2u);
+  EXPECT_EQ(learned_from_unit_history(fs, plan, env, 2000).value().size(), 2u);
+  EXPECT_EQ(learned_from_unit_history(fs, plan, env).value().size(), 2u);
 }
 
 TEST(Eta, LearnedDurationsGiveAnHonestEstimateEarly) {
@@ -492,6 +494,37 @@ TEST(Eta, FlashAttentionInFullHeaviestFirstFromKilnsWeights) {
   RecordProperty("weighed", range_text(weighed));
   EXPECT_GE(weighed.first, 0.75);
   EXPECT_LE(weighed.second, 1.2);
+}
+
+// flash-attention 2 in full through `kiln build --slurm` (docs/benchmarks.md, Session 18), kiln
+// 092f74f: from the first finished wave the build's lines said 1.95 to 2.44 times the time left, as
+// Session 17's did before the weights were used, though the replay of that record with them gave
+// 0.78 to 1.18. The weights never reached the model: asked once, at kiln build's first status line
+// (the extension's "starting", 0 of 97), before the extension's helper had written the unit plan,
+// they came back empty for good. Now they are asked from the first unit's end until a plan answers.
+TEST(Eta, FlashAttentionsWeightsComeAfterTheUnitPlanIsWritten) {
+  const auto units = recorded_units("flash_attention_2_h200_32cores_slurm_s18.tsv");
+  ASSERT_EQ(units.size(), 97u);
+  const auto unweighed = live_lines(units, 32, 60, 7800, kiln::cli::running_at);
+  RecordProperty("unweighed", range_text(unweighed));
+  EXPECT_GT(unweighed.first, 1.5);  // what the GPU host's build printed: 1.95 to 2.44 (bench/eta_score.py)
+  // The weights' first answer is "no plan yet".
+  const auto late = live_lines(units, 32, 60, 7800, kiln::cli::running_at, true, 0, 1);
+  RecordProperty("weighed_late", range_text(late));
+  EXPECT_GE(late.first, 0.75);
+  EXPECT_LE(late.second, 1.2);
+  // The first status line reports no unit ended: nothing is asked of the plan there.
+  EtaModel model({}, 32);
+  int asked = 0;
+  model.weigh_late([&asked]() -> std::optional<std::vector<UnitWeight>> {
+    ++asked;
+    return std::nullopt;
+  });
+  EXPECT_FALSE(model.update({0, 97, "flash_attn_2_cuda (0/1 extensions): starting"}, milliseconds(7800)));
+  EXPECT_EQ(asked, 0);
+  model.update({1, 97, "Building CUDA object a.o"}, milliseconds(300000));
+  model.update({2, 97, "Building CUDA object b.o"}, milliseconds(301000));
+  EXPECT_EQ(asked, 2);  // "no plan yet" is asked again at the next line
 }
 
 // One wave (docs/benchmarks.md, Session 16): flash-attention's 16 head-dim-64 units and flash_api.cpp
