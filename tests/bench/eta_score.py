@@ -6,7 +6,11 @@ first-wave and --min-left filters, and its refusals (not scored: exit 1; unreada
 
 build.log: jobs 2; the last compile ends at 5m00s - 20.0s = 280 s on ELAPSED's clock, so the lines
 at 1m20s, 2m00s, 3m00s and 3m40s have 200, 160, 100 and 60 s left and said 240, 80, 160 and 15 s
-(1.20, 0.50, 1.60, 0.25); the line at 1m00s (1/6) is before the first wave ends."""
+(1.20, 0.50, 1.60, 0.25); the line at 1m00s (1/6) is before the first wave ends. stamped.log is the
+same build as bench/device/eta_live.sh keeps it (stderr only, each line `EPOCH<TAB>TEXT`: the
+progress lines at 1800000000 + ELAPSED + 0.5) and exec.jsonl its compiler runs, the last (the link)
+ending at 1800000280.5 and the last unit at 1800000265.0: scored by the stamps against the link's
+end, the same figures."""
 import os
 import subprocess
 import sys
@@ -24,6 +28,29 @@ def score(source, *args):
 def expect(what, got, want):
     if got != want:
         failures.append(f"{what}:\n  got  {got!r}\n  want {want!r}")
+
+
+def stamped_exec(source, fixtures, tmp, log):
+    stamped, records = os.path.join(fixtures, "stamped.log"), os.path.join(fixtures, "exec.jsonl")
+    expect("--stamped --exec", score(source, stamped, "--stamped", "--exec", records), score(source, log))
+    expect("--stamped --exec --min-left 150 -v",
+           score(source, stamped, "--stamped", "--exec", records, "--min-left", "150", "-v"),
+           score(source, log, "--min-left", "150", "-v"))
+    expect("--stamped without --exec or summary", score(source, stamped, "--stamped")[:2],
+           (1, "eta: not scored: the log lacks the plan's jobs line or the build's summary "
+               "(a build that did not finish?)\n"))
+    expect("--stamped on a log without stamps", score(source, log, "--stamped", "--exec", records),
+           (1, f"eta: not scored: the log lacks the plan's jobs line or {records} has no compiler run\n", ""))
+    whole = os.path.join(tmp, "stamped_whole.log")  # stamped with its summary: scored on ELAPSED's clock
+    with open(log) as f, open(whole, "w") as out:
+        out.writelines(f"{1900000000 + i}.25\t{line}" for i, line in enumerate(f))
+    expect("--stamped with the summary", score(source, whole, "--stamped"), score(source, log))
+    missing = os.path.join(tmp, "missing.jsonl")
+    expect("unreadable --exec", score(source, stamped, "--stamped", "--exec", missing),
+           (2, "", f"eta: cannot read {missing}: No such file or directory\n"))
+    code, out, err = score(source, stamped, "--exec", records)
+    expect("--exec without --stamped", (code, out, err.splitlines()[-1:]),
+           (2, "", ["bench/eta_score.py: error: --exec times each line by its stamp: it needs --stamped"]))
 
 
 def main(source):
@@ -52,6 +79,7 @@ def main(source):
         missing = os.path.join(tmp, "missing.log")
         expect("unreadable", score(source, missing),
                (2, "", f"eta: cannot read {missing}: No such file or directory\n"))
+        stamped_exec(source, fixtures, tmp, log)
     for failure in failures:
         print("FAIL", failure)
     print(f"eta_score: {'all passed' if not failures else f'{len(failures)} failed'}")
