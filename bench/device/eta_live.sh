@@ -2,12 +2,14 @@
 # Issue 35's ETA on a live cold build (no history, empty caches): a generated CUDAExtension of UNITS
 # plain CUDA units of uneven weight (3 to 11 unrolled kernel bodies each: about 10 to 40 s of nvcc
 # apiece) and one torch binding, built by `kiln build` with nothing set by hand. Each progress line
-# that says "N left" is scored against the build's real end (the line's time plus N against the
-# time the build's last compile ended); prints each line's error and the worst from the first
-# finished wave (as many units as jobs) while more than a minute is left.
+# that says "N left" is scored against the build's real end (N against the time from the line's
+# arrival to the end of the build's last compiler run) by bench/eta_score.py: each scored line's
+# said / true and their range, from the first finished wave (as many units as jobs) while more
+# than a minute is left, or why nothing could be scored.
 # usage: bench/device/eta_live.sh KILN PYTHON OUT [UNITS]   (default 96 units)
 set -u
 kiln=$(readlink -f "$1"); py=$2; out=$(readlink -f "$3"); units=${4:-96}
+here=$(dirname "$(readlink -f "$0")")
 mkdir -p "$out"
 work=$(mktemp -d); p=$work/etaext; mkdir -p "$p"
 export XDG_CACHE_HOME=$work/xdg CCACHE_DISABLE=1
@@ -45,31 +47,6 @@ start=$(date +%s.%N)
   printf '%s\t%s\n' "$(date +%s.%N)" "$line"; done > "$out/eta_build.log"
 echo "kiln build: $(awk "BEGIN{printf \"%.0f\", $(date +%s.%N) - $start}") s"
 cp "$p/build-kiln/kiln-exec.jsonl" "$out/eta_exec.jsonl" 2>/dev/null
-"$py" - "$out/eta_build.log" "$out/eta_exec.jsonl" "$(nproc)" <<'PYS' | tee "$out/eta_score.txt"
-import json, re, sys
-recs = [json.loads(l) for l in open(sys.argv[2])]
-units = [r for r in recs if r.get("output", "").endswith(".o")]
-end = max(r["start_ms"] + r["wall_ms"] for r in units) / 1000
-ends = sorted((r["start_ms"] + r["wall_ms"]) / 1000 for r in units)
-jobs = int(sys.argv[3])
-first_wave = ends[min(jobs, len(ends)) - 1]
-def secs(t):
-    m = re.fullmatch(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?", t)
-    return int(m.group(1) or 0) * 3600 + int(m.group(2) or 0) * 60 + int(m.group(3) or 0)
-worst = 0
-print(f"{len(units)} units, last compile ended {end - ends[0] + 0:.0f} s after the first ended; first wave ends at unit {min(jobs, len(ends))}")
-for line in open(sys.argv[1]):
-    t, _, text = line.partition("\t")
-    m = re.search(r"\] (\d+)/(\d+) .*?  (\S+) left", text)
-    if not m:
-        continue
-    t = float(t); said = secs(m.group(3)); truth = end - t
-    if truth <= 0:
-        continue
-    err = (said - truth) / truth
-    scored = t >= first_wave and truth >= 60
-    if scored:
-        worst = max(worst, abs(err))
-    print(f"{m.group(1)}/{m.group(2)} said {said:4d} s, truth {truth:5.0f} s, {err:+.2f}{'' if scored else '  (not scored)'}")
-print(f"ETA-LIVE worst from the first wave while over a minute is left: {worst:.2f}")
-PYS
+# Scored by bench/eta_score.py: each line by the time it arrived, against the end of the build's
+# last compiler run in its kiln-exec.jsonl.
+"$py" "$here/../eta_score.py" "$out/eta_build.log" --stamped --exec "$out/eta_exec.jsonl" -v 2>&1 | tee "$out/eta_score.txt"
