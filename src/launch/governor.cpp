@@ -8,6 +8,8 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "io/file_lock.hpp"
 
 namespace kiln::launch {
@@ -25,6 +27,17 @@ bool holds(const Reservation& r, const io::ProcessTable& procs) {
   if (!start || *start != r.start) return false;
   const auto uid = procs.owner(r.pid);
   return !uid || *uid == static_cast<unsigned>(::getuid());
+}
+
+bool is_waiting(const Reservation& r) { return r.field("wait") == "1"; }
+
+Reservation waiting_entry(Reservation r) {
+  std::erase_if(r.extra, [](const auto& kv) { return kv.first == "wait"; });
+  r.extra.emplace_back("wait", "1");
+  r.kib = 0;
+  r.threads = 1;
+  r.until_ms = 0;
+  return r;
 }
 
 bool admits(const std::vector<Reservation>& running, std::uint64_t want_kib, std::uint64_t budget_kib) {
@@ -172,14 +185,22 @@ std::optional<bool> FileLedger::try_reserve(const Reservation& mine,
   }
   // Stale entries (dead, reused or made-up pids, lines without a start time) are cleared here, by
   // whoever takes the lock next.
+  // Compiles waiting for a pool's slot are kept apart: admit weighs what runs.
   std::vector<Reservation> live;
+  waiting_.clear();
   for (auto& r : parse_ledger(*text))
-    if (r.pid != mine.pid && holds(r, procs_)) live.push_back(std::move(r));
+    if (r.pid != mine.pid && holds(r, procs_)) (is_waiting(r) ? waiting_ : live).push_back(std::move(r));
   const bool ok = admit(live);
-  if (ok) {
-    Reservation m = mine;  // read after admit: a decided reservation was written into it
-    if (m.start == 0) m.start = procs_.start_time(m.pid).value_or(0);
-    live.push_back(std::move(m));
+  std::optional<Reservation> own;
+  if (ok)
+    own = mine;  // read after admit: a decided reservation was written into it
+  else if (waiting_entry_)
+    own = waiting_entry(*waiting_entry_);
+  live.insert(live.end(), waiting_.begin(), waiting_.end());
+  if (own) {
+    own->pid = mine.pid;
+    if (own->start == 0) own->start = procs_.start_time(own->pid).value_or(0);
+    live.push_back(std::move(*own));
   }
   if (!f.write_all(format_ledger(live))) {
     error_ = "cannot write " + path_;
@@ -224,17 +245,28 @@ std::optional<GovernorResult> settled(const Ledger& ledger, io::Clock& clock, Ti
   return std::nullopt;
 }
 
+// A compile admitted because it had waited `max_wait` (the memory it wants, or a slot of its
+// build's pool, never came): it runs anyway, and its record says so.
+GovernorResult past_limit(GovernorResult g, bool late) {
+  if (late && g.governed && g.warning.empty())
+    g.warning = fmt::format("waited {} s for memory or a slot of the build's pool, the limit: compiling anyway",
+                            std::chrono::duration_cast<std::chrono::seconds>(g.waited).count());
+  return g;
+}
+
 }  // namespace
 
 GovernorResult acquire(Ledger& ledger, io::Clock& clock, long pid, std::uint64_t want_kib, std::uint64_t budget_kib,
                        std::chrono::milliseconds poll, std::chrono::milliseconds max_wait) {
   GovernorResult g;
   const auto t0 = clock.now();
+  bool late = false;
   for (;;) {
     auto r = ledger.try_reserve({pid, want_kib}, [&](const std::vector<Reservation>& running) {
-      return admits(running, want_kib, budget_kib) || clock.now() - t0 >= max_wait;
+      if (admits(running, want_kib, budget_kib)) return true;
+      return late = clock.now() - t0 >= max_wait;
     });
-    if (auto done = settled(ledger, clock, t0, r, g)) return *done;
+    if (auto done = settled(ledger, clock, t0, r, g)) return past_limit(*done, late);
     clock.sleep_for(poll);
   }
 }
@@ -245,15 +277,16 @@ GovernorResult acquire_decided(Ledger& ledger, io::Clock& clock, long pid,
                                std::chrono::milliseconds max_wait) {
   GovernorResult g;
   const auto t0 = clock.now();
+  bool late = false;
   for (;;) {
     auto r =
         ledger.try_reserve_decided(pid, [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
           if (auto d = decide(running)) return decided = *d;
           // Waited long enough: run anyway with the plain reservation, as acquire does.
-          if (clock.now() - t0 >= max_wait) return decided = fallback;
+          if ((late = clock.now() - t0 >= max_wait)) return decided = fallback;
           return std::nullopt;
         });
-    if (auto done = settled(ledger, clock, t0, r, g)) return *done;
+    if (auto done = settled(ledger, clock, t0, r, g)) return past_limit(*done, late);
     clock.sleep_for(poll);
   }
 }

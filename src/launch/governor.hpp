@@ -58,7 +58,24 @@ public:
   virtual void release(long pid) = 0;
   // Why the last call could not use the ledger ("" when it could).
   virtual std::string error() const { return ""; }
+
+  // A compile waiting for a slot of its build's pool (launch/compile_pool) says so in the ledger:
+  // set, `entry` is written (marked waiting, is_waiting) in place of this compile's line each time
+  // admit says no, and a reservation replaces it when admit says yes. The others' waiting entries
+  // are never among admit's running ones: waiting() holds them, as the current try_reserve read
+  // them (for its admit callback). A waiting entry holds no memory or cores; it goes with its
+  // process, as a reservation does, and with release.
+  void wait_as(std::optional<Reservation> entry) { waiting_entry_ = std::move(entry); }
+  const std::vector<Reservation>& waiting() const { return waiting_; }
+
+protected:
+  std::optional<Reservation> waiting_entry_;
+  std::vector<Reservation> waiting_;
 };
+
+// Whether a ledger line is a compile waiting for its turn (`wait=1`), not one running.
+bool is_waiting(const Reservation& r);
+Reservation waiting_entry(Reservation r);  // `r` marked waiting, with no memory
 
 // A file under flock(2). The lock is polled for at most `lock_timeout`; a holder that never lets
 // go (a stopped or hung process) makes try_reserve fail, and the compile runs ungoverned.
@@ -86,11 +103,11 @@ bool admits(const std::vector<Reservation>& running, std::uint64_t want_kib, std
 struct GovernorResult {
   bool governed = false;  // false: the ledger failed and the compile ran without a reservation
   std::chrono::milliseconds waited{0};
-  std::string warning;  // why it ran ungoverned, for the log
+  std::string warning;  // why it ran ungoverned, or past the wait's limit, for the log
 };
 
 // Waits (polling through the clock seam) until admitted, up to `max_wait`; after that it runs
-// anyway, so a stuck ledger can slow a build but never hang or break it.
+// anyway (with a warning), so a stuck ledger can slow a build but never hang or break it.
 GovernorResult acquire(Ledger& ledger, io::Clock& clock, long pid, std::uint64_t want_kib, std::uint64_t budget_kib,
                        std::chrono::milliseconds poll = std::chrono::milliseconds(200),
                        std::chrono::milliseconds max_wait = std::chrono::minutes(30));

@@ -84,6 +84,16 @@ TEST(Governor, GivesUpWaitingAfterTheLimitButStillRuns) {
   auto g = launch::acquire(ledger, clock, 7, 500, 1000, 1s, 10s);
   EXPECT_TRUE(g.governed);
   EXPECT_EQ(g.waited, 10s);
+  EXPECT_NE(g.warning.find("waited 10 s for memory or a slot of the build's pool, the limit"), std::string::npos)
+      << g.warning;
+  // Decided reservations (the thread grants, the pool) too.
+  launch::Reservation decided;
+  g = launch::acquire_decided(
+      ledger, clock, 8, [](const auto&) -> std::optional<launch::Reservation> { return std::nullopt; }, {8, 100},
+      decided, 1s, 10s);
+  EXPECT_TRUE(g.governed);
+  EXPECT_EQ(decided.kib, 100u);
+  EXPECT_NE(g.warning.find("the limit: compiling anyway"), std::string::npos) << g.warning;
 }
 
 TEST(Governor, BrokenLedgerRunsUngoverned) {
