@@ -9,8 +9,9 @@
 # in build_temp with the same command lines, the objects stay where the serial build puts them
 # (their paths in the Ninja file are absolute) and are linked by the same link step, so the wheel
 # holds the same modules built from the same objects. Every compile of
-# every Ninja goes through `kiln exec`, whose governor and thread grants share one ledger per build
-# folder: one pool for the machine.
+# every Ninja goes through `kiln exec`, whose governor and thread grants share one ledger: one pool
+# for the machine. Each Ninja runs at -j MAX_JOBS, and kiln exec admits at most the plan's jobs
+# compiles of the build at once, whichever Ninja started them (launch/compile_pool.hpp).
 #
 # A project of one extension takes the same path (one thread): its Ninja file gets the longest
 # units first, as kiln weighs them (see _longest_first), which a lone extension with many CUDA

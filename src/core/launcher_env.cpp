@@ -28,6 +28,7 @@ void each(Env& e, Visit&& visit) {
   visit(kSplit, e.split);
   visit(kUnitPlan, e.unit_plan);
   visit(kCpuShare, e.cpu_share);
+  visit(kPoolJobs, e.pool_jobs);
   visit(kNvccTime, e.nvcc_time);
   visit(kPruneArchs, e.prune_archs);
   visit(kExtraArchs, e.extra_archs);

@@ -21,15 +21,16 @@ inline constexpr std::string_view kWrapCxx = "KILN_WRAP_CXX", kWrapNvcc = "KILN_
                                   kMemBudgetKib = "KILN_MEM_BUDGET_KIB", kMemHistory = "KILN_MEM_HISTORY",
                                   kUnitHistory = "KILN_UNIT_HISTORY", kProjectDir = "KILN_PROJECT_DIR",
                                   kCores = "KILN_CORES", kSplit = "KILN_SPLIT", kUnitPlan = "KILN_UNIT_PLAN",
-                                  kCpuShare = "KILN_CPU_SHARE", kNvccTime = "KILN_NVCC_TIME",
-                                  kPruneArchs = "KILN_PRUNE_ARCHS", kExtraArchs = "KILN_EXTRA_ARCHS",
-                                  kSlurmUnits = "KILN_SLURM_UNITS", kSlurmSelf = "KILN_SLURM_SELF",
-                                  kSlurmReports = "KILN_SLURM_REPORTS", kSlurmTag = "KILN_SLURM_TAG",
-                                  kSlurmNodeCpus = "KILN_SLURM_NODE_CPUS", kSlurmNodeMemKib = "KILN_SLURM_NODE_MEM_KIB",
-                                  kSlurmRetries = "KILN_SLURM_RETRIES", kSlurmStepWait = "KILN_SLURM_STEP_WAIT",
-                                  kSlurmSrun = "KILN_SLURM_SRUN", kSlurmSqueue = "KILN_SLURM_SQUEUE",
-                                  kSlurmSinfo = "KILN_SLURM_SINFO", kSlurmNodes = "KILN_SLURM_NODES",
-                                  kStepReport = "KILN_STEP_REPORT", kStepRunning = "KILN_STEP_RUNNING";
+                                  kCpuShare = "KILN_CPU_SHARE", kPoolJobs = "KILN_POOL_JOBS",
+                                  kNvccTime = "KILN_NVCC_TIME", kPruneArchs = "KILN_PRUNE_ARCHS",
+                                  kExtraArchs = "KILN_EXTRA_ARCHS", kSlurmUnits = "KILN_SLURM_UNITS",
+                                  kSlurmSelf = "KILN_SLURM_SELF", kSlurmReports = "KILN_SLURM_REPORTS",
+                                  kSlurmTag = "KILN_SLURM_TAG", kSlurmNodeCpus = "KILN_SLURM_NODE_CPUS",
+                                  kSlurmNodeMemKib = "KILN_SLURM_NODE_MEM_KIB", kSlurmRetries = "KILN_SLURM_RETRIES",
+                                  kSlurmStepWait = "KILN_SLURM_STEP_WAIT", kSlurmSrun = "KILN_SLURM_SRUN",
+                                  kSlurmSqueue = "KILN_SLURM_SQUEUE", kSlurmSinfo = "KILN_SLURM_SINFO",
+                                  kSlurmNodes = "KILN_SLURM_NODES", kStepReport = "KILN_STEP_REPORT",
+                                  kStepRunning = "KILN_STEP_RUNNING";
 }  // namespace launcher_vars
 
 struct LauncherEnv {
@@ -51,6 +52,9 @@ struct LauncherEnv {
   // Each compile's CPU weight shared among its running threads (launch/thread_share). A governed
   // plan always says it, so a user's KILN_CPU_SHARE=1 refused by the plan does not reach them.
   std::optional<bool> cpu_share;
+  // At most this many compiles of the build run at once, whichever Ninja started them (a torch
+  // project's extensions side by side, each Ninja at -j jobs): launch/compile_pool.
+  std::optional<std::uint64_t> pool_jobs;
   std::string nvcc_time;                 // a folder for nvcc --time phase files
   std::string prune_archs, extra_archs;  // planned targets (--prune-archs), targets torch cannot spell
   // --slurm: each unit a job step, its report back in slurm_reports.
@@ -71,17 +75,17 @@ struct LauncherEnv {
 
 // Every variable of the contract, in the order of LauncherEnv's fields.
 inline constexpr std::string_view kLauncherVariables[] = {
-    launcher_vars::kWrapCxx,       launcher_vars::kWrapNvcc,        launcher_vars::kExecLog,
-    launcher_vars::kExe,           launcher_vars::kRunning,         launcher_vars::kLedger,
-    launcher_vars::kMemBudgetKib,  launcher_vars::kMemHistory,      launcher_vars::kUnitHistory,
-    launcher_vars::kProjectDir,    launcher_vars::kCores,           launcher_vars::kSplit,
-    launcher_vars::kUnitPlan,      launcher_vars::kCpuShare,        launcher_vars::kNvccTime,
-    launcher_vars::kPruneArchs,    launcher_vars::kExtraArchs,      launcher_vars::kSlurmUnits,
-    launcher_vars::kSlurmSelf,     launcher_vars::kSlurmReports,    launcher_vars::kSlurmTag,
-    launcher_vars::kSlurmNodeCpus, launcher_vars::kSlurmNodeMemKib, launcher_vars::kSlurmRetries,
-    launcher_vars::kSlurmStepWait, launcher_vars::kSlurmSrun,       launcher_vars::kSlurmSqueue,
-    launcher_vars::kSlurmSinfo,    launcher_vars::kSlurmNodes,      launcher_vars::kStepReport,
-    launcher_vars::kStepRunning};
+    launcher_vars::kWrapCxx,      launcher_vars::kWrapNvcc,      launcher_vars::kExecLog,
+    launcher_vars::kExe,          launcher_vars::kRunning,       launcher_vars::kLedger,
+    launcher_vars::kMemBudgetKib, launcher_vars::kMemHistory,    launcher_vars::kUnitHistory,
+    launcher_vars::kProjectDir,   launcher_vars::kCores,         launcher_vars::kSplit,
+    launcher_vars::kUnitPlan,     launcher_vars::kCpuShare,      launcher_vars::kPoolJobs,
+    launcher_vars::kNvccTime,     launcher_vars::kPruneArchs,    launcher_vars::kExtraArchs,
+    launcher_vars::kSlurmUnits,   launcher_vars::kSlurmSelf,     launcher_vars::kSlurmReports,
+    launcher_vars::kSlurmTag,     launcher_vars::kSlurmNodeCpus, launcher_vars::kSlurmNodeMemKib,
+    launcher_vars::kSlurmRetries, launcher_vars::kSlurmStepWait, launcher_vars::kSlurmSrun,
+    launcher_vars::kSlurmSqueue,  launcher_vars::kSlurmSinfo,    launcher_vars::kSlurmNodes,
+    launcher_vars::kStepReport,   launcher_vars::kStepRunning};
 
 // Whether NAME is one of the contract's variables.
 bool is_launcher_variable(std::string_view name);

@@ -26,6 +26,7 @@
 #include "io/task_table.hpp"
 #include "probe/build_memory.hpp"
 #include "launch/gencode_rewrite.hpp"
+#include "launch/compile_pool.hpp"
 #include "launch/exec_record.hpp"
 #include "launch/governor.hpp"
 #include "launch/learned_cost.hpp"
@@ -154,28 +155,22 @@ public:
     if (auto path = core::LauncherEnv::from_env(s.env).unit_plan; !path.empty())
       if (auto text = s.fs.read(path)) plan_ = parse_unit_plan(*text);
   }
-  std::vector<UnitWork> work(const std::vector<Reservation>& running) {
+  // `pool_room`: the slots of the build's pool (launch/compile_pool) left beside this unit, which
+  // go to the heaviest of the units their Ninjas may start; nullopt without a pool.
+  std::vector<UnitWork> work(const std::vector<Reservation>& running, std::optional<int> pool_room = std::nullopt) {
     std::vector<UnitWork> out;
-    for (const auto& u : starting_soon(plan_, running_outputs(running), me_)) {
-      // Eight extensions' Ninjas at -j 16 list a hundred units: a few times the cores say as much
-      // about the share, and each unit's estimate reads its source and headers.
-      if (out.size() >= kMaxComingUnits) break;
-      auto [it, fresh] = memo_.try_emplace(u.output);
-      if (fresh)
-        it->second = {estimate_work(s_.fs, u.source, u.cuda ? targets_ : 0),
-                      learned_cpu(learned_cost(s_.fs, HistoryPlaces::from_env(s_.env), u.output, u.source).history),
-                      !u.cuda};
-      out.push_back(it->second);
-    }
+    for (const auto& u : soon(running, pool_room)) out.push_back(planned_work(u));
     return out;
   }
   // The plan lists this unit, so what waits beside it is known (rule 6b of thread_grant).
   bool lists_me() const {
     return std::any_of(plan_.units.begin(), plan_.units.end(), [&](const PlannedUnit& u) { return u.output == me_; });
   }
-  // The plan's units waiting for a slot (rule 6 of thread_grant).
-  int waiting(const std::vector<Reservation>& running) const {
-    return units_waiting(plan_, running_outputs(running), me_);
+  // The plan's units waiting for a slot (rule 6 of thread_grant): of their Ninja's, or of the pool's.
+  int waiting(const std::vector<Reservation>& running, std::optional<int> pool_room = std::nullopt) {
+    const auto may_start = starting_soon(plan_, running_outputs(running), me_).size();
+    return units_waiting(plan_, running_outputs(running), me_) +
+           static_cast<int>(may_start - soon(running, pool_room).size());
   }
   // The plan's units that may start beside this one now, within their Ninja's -j (a Slurm step's
   // CPUs); nullopt without a plan.
@@ -185,6 +180,34 @@ public:
   }
 
 private:
+  const UnitWork& planned_work(const PlannedUnit& u) {
+    auto [it, fresh] = memo_.try_emplace(u.output);
+    if (fresh)
+      it->second = {estimate_work(s_.fs, u.source, u.cuda ? targets_ : 0),
+                    learned_cpu(learned_cost(s_.fs, HistoryPlaces::from_env(s_.env), u.output, u.source).history),
+                    !u.cuda};
+    return it->second;
+  }
+  // The units expected to start beside this one: those their Ninja's -j lets start, and of them,
+  // under a pool, the heaviest that its free slots take.
+  std::vector<PlannedUnit> soon(const std::vector<Reservation>& running, std::optional<int> pool_room) {
+    auto units = starting_soon(plan_, running_outputs(running), me_);
+    // Eight extensions' Ninjas at -j 16 list a hundred units: a few times the cores say as much
+    // about the share, and each unit's estimate reads its source and headers.
+    if (units.size() > kMaxComingUnits) units.resize(kMaxComingUnits);
+    if (!pool_room || units.size() <= static_cast<size_t>(std::max(0, *pool_room))) return units;
+    std::vector<UnitWork> works;
+    for (const auto& u : units) works.push_back(planned_work(u));
+    const auto w = unit_weights(works).w;
+    std::vector<size_t> order(units.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return w[a] > w[b]; });
+    order.resize(static_cast<size_t>(std::max(0, *pool_room)));
+    std::sort(order.begin(), order.end());  // in the plan's order again
+    std::vector<PlannedUnit> out;
+    for (size_t i : order) out.push_back(units[i]);
+    return out;
+  }
   std::set<std::string> running_outputs(const std::vector<Reservation>& running) const {
     std::set<std::string> keys, out;
     for (const auto& r : running) keys.insert(r.field("unit"));
@@ -323,7 +346,10 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
   // Device code with no kernel launches (cuBLAS calls, host code in a .cu) gains nothing from a
   // split: for its priority it runs on one thread whatever it was granted.
   bool has_kernels = false;
-  if (governed) {
+  // One pool of slots for the build's compiles, whichever Ninja started them; a Slurm step is
+  // bounded by the allocation instead.
+  const auto pool = slurm || !compiles_a_source(argv) ? std::nullopt : compile_pool(kiln);
+  if (governed || pool) {
     const auto est = estimate_unit(s.fs, rec.source, rec.archs);
     unit.estimate = est.seconds;
     has_kernels = est.launches > 0;
@@ -334,6 +360,8 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
   Grant grant;
   Priority priority;
   Reservation plain{pid, rec.expected_kib};
+  const long long since = epoch_ms();
+  if (pool) enter_pool(*l.ledger, *pool, pid, since, unit.work(), plain);
   Reservation decided = plain;
   bool said_slurm = false;
   int step_asks = 1;
@@ -341,9 +369,15 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
       *l.ledger, s.clock, pid,
       [&](const std::vector<Reservation>& running) -> std::optional<Reservation> {
         const long long now = epoch_ms();
-        const auto soon = governed ? coming.work(running) : std::vector<UnitWork>{};
+        std::optional<int> pool_room;  // the pool's slots left beside this unit
+        if (pool) {
+          const auto turn = pool_turn(*pool, running, l.ledger->waiting(), unit.work(), pid, since, now);
+          if (!turn.go) return std::nullopt;
+          pool_room = pool->jobs - turn.taken - 1;
+        }
+        const auto soon = governed ? coming.work(running, pool_room) : std::vector<UnitWork>{};
         Idle idle;
-        if (split) idle.waiting = coming.waiting(running), idle.planned = coming.lists_me();
+        if (split) idle.waiting = coming.waiting(running, pool_room), idle.planned = coming.lists_me();
         grant = split ? decide_grant(unit, running, cores, budget, now, policy, soon, idle)
                       : Grant{.kib = rec.expected_kib};
         if (!split) grant.why.clear();
@@ -359,6 +393,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
           if (!slurm_room(*slurm, left, steps, step_asks, grant.kib, s, rec, said_slurm)) return std::nullopt;
         }
         Reservation r{pid, grant.kib, grant.cores, 0};
+        if (pool) join_pool(r, *pool, since);
         if (slurm) {
           r.extra.emplace_back(kStepField, "1");
           r.extra.emplace_back(kStepCpusField, std::to_string(step_asks));
@@ -373,6 +408,9 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
       },
       plain, decided);
   l.reserved = g.governed;
+  // The ledger failed while this compile waited: its waiting entry goes now if it can (else with
+  // this process).
+  if (pool && !g.governed) l.ledger->release(pid);
   rec.waited_ms = g.waited.count();
   if (!g.warning.empty()) {
     // Ninja passes this on to the build log, beside the compile it concerns.

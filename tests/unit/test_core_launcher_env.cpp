@@ -32,6 +32,7 @@ LauncherEnv every_field_set() {
   e.split = true;
   e.unit_plan = "/b/.kiln/units.plan";
   e.cpu_share = false;
+  e.pool_jobs = 2;
   e.nvcc_time = "/b/.kiln/time";
   e.prune_archs = "90-real";
   e.extra_archs = "120f-real";
