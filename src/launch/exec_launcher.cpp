@@ -159,7 +159,12 @@ public:
   // go to the heaviest of the units their Ninjas may start; nullopt without a pool.
   std::vector<UnitWork> work(const std::vector<Reservation>& running, std::optional<int> pool_room = std::nullopt) {
     std::vector<UnitWork> out;
-    for (const auto& u : soon(running, pool_room)) out.push_back(planned_work(u));
+    for (const auto& u : soon(running, pool_room)) {
+      // Eight extensions' Ninjas at -j 16 list a hundred units: a few times the cores say as much
+      // about the share, and each unit's estimate reads its source and headers.
+      if (out.size() >= kMaxComingUnits) break;
+      out.push_back(planned_work(u));
+    }
     return out;
   }
   // The plan lists this unit, so what waits beside it is known (rule 6b of thread_grant).
@@ -189,24 +194,16 @@ private:
     return it->second;
   }
   // The units expected to start beside this one: those their Ninja's -j lets start, and of them,
-  // under a pool, the heaviest that its free slots take.
+  // under a pool, those its free slots take (the heaviest).
   std::vector<PlannedUnit> soon(const std::vector<Reservation>& running, std::optional<int> pool_room) {
     auto units = starting_soon(plan_, running_outputs(running), me_);
-    // Eight extensions' Ninjas at -j 16 list a hundred units: a few times the cores say as much
-    // about the share, and each unit's estimate reads its source and headers.
-    if (units.size() > kMaxComingUnits) units.resize(kMaxComingUnits);
     if (!pool_room || units.size() <= static_cast<size_t>(std::max(0, *pool_room))) return units;
+    // Each unit's estimate reads its source and headers: the pool's few slots go to the heaviest
+    // of the first kMaxComingUnits.
+    if (units.size() > kMaxComingUnits) units.resize(kMaxComingUnits);
     std::vector<UnitWork> works;
     for (const auto& u : units) works.push_back(planned_work(u));
-    const auto w = unit_weights(works).w;
-    std::vector<size_t> order(units.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return w[a] > w[b]; });
-    order.resize(static_cast<size_t>(std::max(0, *pool_room)));
-    std::sort(order.begin(), order.end());  // in the plan's order again
-    std::vector<PlannedUnit> out;
-    for (size_t i : order) out.push_back(units[i]);
-    return out;
+    return pool_takes(units, unit_weights(works).w, *pool_room);
   }
   std::set<std::string> running_outputs(const std::vector<Reservation>& running) const {
     std::set<std::string> keys, out;

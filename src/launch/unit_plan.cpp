@@ -51,6 +51,21 @@ std::vector<PlannedUnit> starting_soon(const UnitPlan& plan, const std::set<std:
   return out;
 }
 
+std::vector<PlannedUnit> pool_takes(const std::vector<PlannedUnit>& soon, const std::vector<double>& weights,
+                                    int room) {
+  const size_t keep = static_cast<size_t>(std::max(0, room));
+  if (soon.size() <= keep) return soon;
+  std::vector<size_t> order(soon.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto weight = [&](size_t i) { return i < weights.size() ? weights[i] : 0.0; };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight(a) > weight(b); });
+  order.resize(keep);
+  std::sort(order.begin(), order.end());
+  std::vector<PlannedUnit> out;
+  for (size_t i : order) out.push_back(soon[i]);
+  return out;
+}
+
 namespace {
 
 // The units of the plan neither done, running nor `me`: those still to start, slot or not.

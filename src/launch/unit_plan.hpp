@@ -37,6 +37,11 @@ std::string plan_done_line(const std::string& output);
 std::vector<PlannedUnit> starting_soon(const UnitPlan& plan, const std::set<std::string>& running_outputs,
                                        const std::string& me);
 
+// Under the build's pool of compile slots (launch/compile_pool), of the units `soon` (starting_soon),
+// those that `room` free slots take: the heaviest by `weights` (one per unit, on one scale), the
+// earlier in the plan between equals, kept in the plan's order. The others wait for a slot.
+std::vector<PlannedUnit> pool_takes(const std::vector<PlannedUnit>& soon, const std::vector<double>& weights, int room);
+
 // The units of the plan that wait for a slot: neither done, running nor `me`, and beyond what their
 // Ninja's -j lets start now (starting_soon). A unit about to start beside this one is not waiting.
 int units_waiting(const UnitPlan& plan, const std::set<std::string>& running_outputs, const std::string& me);

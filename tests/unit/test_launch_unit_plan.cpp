@@ -14,6 +14,10 @@ std::vector<std::string> outputs(const std::vector<launch::PlannedUnit>& units) 
   return out;
 }
 
+std::string unit_line(const std::string& group, int i) {
+  return "unit\t" + group + "\t2\tcuda\t1\t" + group + std::to_string(i) + ".o\t" + group + ".cu\n";
+}
+
 }  // namespace
 
 TEST(UnitPlan, ParsesUnitsAndDoneLinesSkippingTheRest) {
@@ -59,6 +63,24 @@ TEST(UnitPlan, WaitingAreTheUnitsNoSlotLetsStart) {
   EXPECT_EQ(launch::units_waiting(plan, {"a0.o", "a1.o"}, "b0.o"), 4);
   plan.done = {"a0.o", "a1.o", "a2.o", "a3.o"};
   EXPECT_EQ(launch::units_waiting(plan, {"a4.o"}, "b0.o"), 0);
+}
+
+// Three extensions' Ninjas at -j 2 under the build's pool of 2 slots (launch/compile_pool): of the
+// five units their Ninjas let start beside a0, the one slot left goes to the heaviest, and the
+// other four wait (apex: each unit's grant had shared the cores with 36 others "starting soon").
+TEST(UnitPlan, ThePoolsFreeSlotsTakeTheHeaviestOfTheUnitsStartingSoon) {
+  std::string text;
+  for (const char* g : {"A", "B", "C"})
+    for (int i = 0; i < 2; ++i) text += unit_line(g, i);
+  auto plan = launch::parse_unit_plan(text);
+  const auto soon = launch::starting_soon(plan, {}, "A0.o");
+  ASSERT_EQ(outputs(soon), (std::vector<std::string>{"A1.o", "B0.o", "B1.o", "C0.o", "C1.o"}));
+  const std::vector<double> weights{10, 20, 5, 40, 40};
+  EXPECT_EQ(outputs(launch::pool_takes(soon, weights, 1)), (std::vector<std::string>{"C0.o"}));
+  EXPECT_EQ(outputs(launch::pool_takes(soon, weights, 3)), (std::vector<std::string>{"B0.o", "C0.o", "C1.o"}));
+  EXPECT_EQ(outputs(launch::pool_takes(soon, weights, 9)).size(), 5u);
+  EXPECT_TRUE(launch::pool_takes(soon, weights, 0).empty());
+  EXPECT_TRUE(launch::pool_takes(soon, weights, -1).empty());
 }
 
 TEST(UnitPlan, FromACMakeNinjaDryRun) {
