@@ -30,6 +30,35 @@ launch::UnitWork weighing(double estimate) {
   return launch::UnitWork{.estimate = estimate, .cpu_ms = std::nullopt, .host = false};
 }
 
+// Two compiles' ledgers over one file: pid 41 (weight 30) has tried once and waits; 42 comes next.
+struct OneWaiting {
+  std::filesystem::path path;
+  io::FakeProcessTable procs;
+  std::optional<launch::FileLedger> a, b;
+  explicit OneWaiting(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove(path);
+    procs.started = {{41, 1}, {42, 2}};
+    a.emplace(path.string(), procs);
+    b.emplace(path.string(), procs);
+    a->wait_as(member(41, kPool, 30));
+    EXPECT_EQ(a->try_reserve(member(41, kPool), [](const auto&) { return false; }), std::optional<bool>(false));
+  }
+  ~OneWaiting() { std::filesystem::remove(path); }
+};
+
+// `pid` admitted through `ledger`: the running compiles it saw.
+std::vector<launch::Reservation> admitted_beside(launch::FileLedger& ledger, long pid) {
+  std::vector<launch::Reservation> seen;
+  EXPECT_EQ(ledger.try_reserve(member(pid, kPool),
+                               [&](const auto& running) {
+                                 seen = running;
+                                 return true;
+                               }),
+            std::optional<bool>(true));
+  return seen;
+}
+
 }  // namespace
 
 TEST(CompilePool, FromWhatKilnBuildSays) {
@@ -97,40 +126,23 @@ TEST(CompilePool, AFreedSlotGoesToTheHeaviestWaiting) {
 // The file ledger keeps a waiting compile's entry apart from the running ones: it reserves no
 // memory, the others see it in waiting(), and a reservation replaces it once admitted.
 TEST(CompilePool, TheFileLedgerKeepsWaitingEntriesApart) {
-  auto path = std::filesystem::temp_directory_path() / ("kiln-ledger-pool-" + std::to_string(::getpid()));
-  std::filesystem::remove(path);
-  io::FakeProcessTable procs;
-  procs.started = {{41, 1}, {42, 2}};
-  launch::FileLedger a(path.string(), procs), b(path.string(), procs);
-  a.wait_as(member(41, kPool, 30));
-  ASSERT_EQ(a.try_reserve(member(41, kPool), [](const auto&) { return false; }), std::optional<bool>(false));
-  std::vector<launch::Reservation> seen;
-  ASSERT_TRUE(b.try_reserve(member(42, kPool), [&](const auto& running) {
-    seen = running;
-    return true;
-  }));
+  OneWaiting w("kiln-ledger-pool");
+  auto seen = admitted_beside(*w.b, 42);
   EXPECT_TRUE(seen.empty()) << "a waiting entry is not a running compile";
-  ASSERT_EQ(b.waiting().size(), 1u);
-  EXPECT_EQ(b.waiting()[0].pid, 41);
-  EXPECT_EQ(b.waiting()[0].kib, 0u);
-  EXPECT_EQ(launch::work_of(b.waiting()[0]).estimate, 30);
+  ASSERT_EQ(w.b->waiting().size(), 1u);
+  EXPECT_EQ(w.b->waiting()[0].pid, 41);
+  EXPECT_EQ(w.b->waiting()[0].kib, 0u);
+  EXPECT_EQ(launch::work_of(w.b->waiting()[0]).estimate, 30);
   // Admitted: its reservation replaces the waiting entry.
-  ASSERT_TRUE(a.try_reserve(member(41, kPool), [&](const auto& running) {
-    seen = running;
-    return true;
-  }));
+  seen = admitted_beside(*w.a, 41);
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].pid, 42);
-  EXPECT_TRUE(a.waiting().empty());
-  ASSERT_TRUE(b.try_reserve(member(42, kPool), [&](const auto& running) {
-    seen = running;
-    return true;
-  }));
+  EXPECT_TRUE(w.a->waiting().empty());
+  seen = admitted_beside(*w.b, 42);
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].pid, 41);
   EXPECT_FALSE(launch::is_waiting(seen[0]));
   EXPECT_EQ(seen[0].kib, 100u);
-  std::filesystem::remove(path);
 }
 
 // Three extensions' Ninjas at -j 2 (a 2-core plan), each starting its two units at once, as
@@ -192,15 +204,8 @@ TEST(CompilePool, SixUnitsOfThreeNinjasRunTwoAtATimeHeaviestFirst) {
 // A compile killed while it waited (Ctrl-C, a stopped Ninja) leaves an entry whose process is gone:
 // the next compile drops it, as it drops a dead reservation.
 TEST(CompilePool, AWaitingEntryOfAKilledCompileIsDropped) {
-  auto path = std::filesystem::temp_directory_path() / ("kiln-ledger-killed-" + std::to_string(::getpid()));
-  std::filesystem::remove(path);
-  io::FakeProcessTable procs;
-  procs.started = {{41, 1}, {42, 2}};
-  launch::FileLedger a(path.string(), procs), b(path.string(), procs);
-  a.wait_as(member(41, kPool, 30));
-  ASSERT_EQ(a.try_reserve(member(41, kPool), [](const auto&) { return false; }), std::optional<bool>(false));
-  procs.started.erase(41);
-  ASSERT_TRUE(b.try_reserve(member(42, kPool), [](const auto&) { return true; }));
-  EXPECT_TRUE(b.waiting().empty());
-  std::filesystem::remove(path);
+  OneWaiting w("kiln-ledger-killed");
+  w.procs.started.erase(41);
+  ASSERT_TRUE(w.b->try_reserve(member(42, kPool), [](const auto&) { return true; }));
+  EXPECT_TRUE(w.b->waiting().empty());
 }
