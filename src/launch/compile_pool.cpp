@@ -23,13 +23,20 @@ void join_pool(Reservation& r, const CompilePool& pool, long long since_ms) {
   r.extra.emplace_back(kPoolSinceField, std::to_string(since_ms));
 }
 
-void enter_pool(Ledger& ledger, const CompilePool& pool, long pid, long long since_ms, const UnitWork& work,
-                Reservation& plain) {
+Reservation enter_pool(Ledger& ledger, const CompilePool& pool, long pid, long long since_ms, const UnitWork& work,
+                       Reservation& plain) {
   join_pool(plain, pool, since_ms);
   Reservation waits{pid, 0};
   join_pool(waits, pool, since_ms);
   set_work(waits, work);
   ledger.wait_as(waits);
+  return waits;
+}
+
+void waits_for(Ledger& ledger, Reservation entry, PoolWait why) {
+  std::erase_if(entry.extra, [](const auto& kv) { return kv.first == kPoolWaitField; });
+  if (why == PoolWait::memory) entry.extra.emplace_back(kPoolWaitField, "memory");
+  ledger.wait_as(std::move(entry));
 }
 
 int pool_slots_taken(const CompilePool& pool, const std::vector<Reservation>& running) {
@@ -46,7 +53,7 @@ PoolTurn pool_turn(const CompilePool& pool, const std::vector<Reservation>& runn
   std::vector<UnitWork> works{me};
   std::vector<std::pair<long, long long>> who{{pid, since_ms}};
   for (const auto& r : waiting)
-    if (r.pid != pid && r.field(kPoolField) == pool.id) {
+    if (r.pid != pid && r.field(kPoolField) == pool.id && r.field(kPoolWaitField) != "memory") {
       works.push_back(work_of(r));
       who.emplace_back(r.pid, core::parse_int(r.field(kPoolSinceField)).value_or(now_ms));
     }

@@ -11,7 +11,8 @@
 // weight (launch/unit_weight), so that a freed slot goes to the heaviest unit waiting, as each
 // Ninja starts its own units heaviest first. A unit that has waited kAgedMs goes before the
 // others, the longest-waiting first, so that a light unit does not wait until the governor's limit
-// and then run beyond the pool. The wait is the governor's: bounded (30 minutes), and a ledger
+// and then run beyond the pool; a unit whose turn came but whose memory does not fit yet lets a
+// lighter one that fits take the slot. The wait is the governor's: bounded (30 minutes), and a ledger
 // that cannot be used lets the compile run at once, with a warning in its record.
 //
 // Not for a Slurm job step (kiln build --slurm): the allocation bounds those. Links and other
@@ -48,9 +49,16 @@ int pool_slots_taken(const CompilePool& pool, const std::vector<Reservation>& ru
 
 // Before a compile's first try: `plain`, its reservation once the wait reaches the governor's
 // limit, joins the pool (it runs in a slot all the same), and while it waits the ledger keeps an
-// entry with its weight, so that a freed slot goes to the heaviest.
-void enter_pool(Ledger& ledger, const CompilePool& pool, long pid, long long since_ms, const UnitWork& work,
-                Reservation& plain);
+// entry with its weight, so that a freed slot goes to the heaviest. Returns that entry.
+Reservation enter_pool(Ledger& ledger, const CompilePool& pool, long pid, long long since_ms, const UnitWork& work,
+                       Reservation& plain);
+
+// What a waiting entry waits for: a slot, or memory once its turn in the pool has come. A unit
+// waiting for memory is no one's ahead (pool_turn): a lighter unit that fits takes the slot rather
+// than leave it idle (work-conserving, as the governor alone was).
+enum class PoolWait { slot, memory };
+inline constexpr const char* kPoolWaitField = "waits";
+void waits_for(Ledger& ledger, Reservation entry, PoolWait why);
 
 struct PoolTurn {
   bool go = false;  // a slot is free and no more units of the pool ahead of this one wait than slots are free
@@ -60,7 +68,8 @@ struct PoolTurn {
 
 // Whether the compile `me` (its weight; waiting since `since_ms`, its pid breaking ties) takes a slot
 // now, given the ledger's running and waiting entries. Ranked: units aged kAgedMs first (the
-// oldest first), then the heaviest (weights on one scale, launch/unit_weight), then the first come.
+// oldest first), then the heaviest (weights on one scale, launch/unit_weight), then the first come;
+// units waiting for memory are not ranked.
 PoolTurn pool_turn(const CompilePool& pool, const std::vector<Reservation>& running,
                    const std::vector<Reservation>& waiting, const UnitWork& me, long pid, long long since_ms,
                    long long now_ms);

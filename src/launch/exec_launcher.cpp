@@ -358,7 +358,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
   Priority priority;
   Reservation plain{pid, rec.expected_kib};
   const long long since = epoch_ms();
-  if (pool) enter_pool(*l.ledger, *pool, pid, since, unit.work(), plain);
+  const auto waits = pool ? enter_pool(*l.ledger, *pool, pid, since, unit.work(), plain) : Reservation{};
   Reservation decided = plain;
   bool said_slurm = false;
   int step_asks = 1;
@@ -369,6 +369,8 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
         std::optional<int> pool_room;  // the pool's slots left beside this unit
         if (pool) {
           const auto turn = pool_turn(*pool, running, l.ledger->waiting(), unit.work(), pid, since, now);
+          // What it waits for, if it waits: a slot, or (its turn come) memory.
+          waits_for(*l.ledger, waits, turn.go ? PoolWait::memory : PoolWait::slot);
           if (!turn.go) return std::nullopt;
           pool_room = pool->jobs - turn.taken - 1;
         }

@@ -123,6 +123,27 @@ TEST(CompilePool, AFreedSlotGoesToTheHeaviestWaiting) {
           .go);
 }
 
+// A heavier unit whose turn has come but which waits for memory does not hold the slot: a lighter
+// unit that fits takes it (as under the governor alone) rather than leave a core idle.
+TEST(CompilePool, AUnitWaitingForMemoryIsNoOnesAhead) {
+  const std::vector<launch::Reservation> running{member(1, kPool)};
+  auto heavy = launch::waiting_entry(member(5, kPool, 50, 1000));
+  EXPECT_FALSE(launch::pool_turn(kPool, running, {heavy}, weighing(20), 9, 1000, 2000).go);
+  // Through the ledger, as kiln exec marks it.
+  struct Marks : launch::Ledger {
+    std::optional<bool> try_reserve(const launch::Reservation&,
+                                    const std::function<bool(const std::vector<launch::Reservation>&)>&) override {
+      return false;
+    }
+    void release(long) override {}
+    launch::Reservation entry() const { return *waiting_entry_; }
+  } marks;
+  launch::waits_for(marks, heavy, launch::PoolWait::memory);
+  EXPECT_TRUE(launch::pool_turn(kPool, running, {marks.entry()}, weighing(20), 9, 1000, 2000).go);
+  launch::waits_for(marks, marks.entry(), launch::PoolWait::slot);
+  EXPECT_FALSE(launch::pool_turn(kPool, running, {marks.entry()}, weighing(20), 9, 1000, 2000).go);
+}
+
 // The file ledger keeps a waiting compile's entry apart from the running ones: it reserves no
 // memory, the others see it in waiting(), and a reservation replaces it once admitted.
 TEST(CompilePool, TheFileLedgerKeepsWaitingEntriesApart) {
