@@ -73,4 +73,11 @@ PoolTurn pool_turn(const CompilePool& pool, const std::vector<Reservation>& runn
   return t;
 }
 
+std::chrono::milliseconds pool_pause(const CompilePool& pool, const PoolTurn& turn) {
+  if (turn.go) return kPoolPoll;
+  // The slots that must free before its turn: those the units ahead take, and its own.
+  const int behind = std::max(1, turn.ahead - std::max(0, pool.jobs - turn.taken) + 1);
+  return std::min(kPoolPollMost, kPoolPoll * behind);
+}
+
 }  // namespace kiln::launch

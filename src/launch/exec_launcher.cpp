@@ -320,6 +320,20 @@ bool slurm_room(const SlurmConfig& c, const std::optional<RoomLeft>& left, const
   return false;
 }
 
+// The thread grant and the priority a compile was admitted with, in its record.
+void record_grant(ExecRecord& rec, const Grant& grant, const Priority& priority, bool has_kernels) {
+  rec.split = grant.split;
+  rec.threads = grant.threads;
+  rec.cores = grant.cores;
+  rec.grant = grant.why;
+  rec.grant_basis = grant.basis;
+  rec.grant_share = grant.share;
+  rec.grant_units = grant.units;
+  // Rule 6b's threads weigh as its own: a nicer compile, or (shared) one weight for its own threads.
+  rec.nice = std::min(19, priority.nice + (has_kernels ? grant.nice_raise : 0));
+  if (!priority.why.empty()) rec.grant += (rec.grant.empty() ? "" : "; ") + priority.why;
+}
+
 // Waits under the memory governor until the compile's expected peak fits the budget, with a
 // thread grant for nvcc when there are idle cores. Returns the nvcc flags of the grant.
 std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l, bool nvcc,
@@ -360,6 +374,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
   const long long since = epoch_ms();
   const auto waits = pool ? enter_pool(*l.ledger, *pool, pid, since, unit.work(), plain) : Reservation{};
   Reservation decided = plain;
+  auto pause = kPoolPoll;  // before the next try
   bool said_slurm = false;
   int step_asks = 1;
   auto g = acquire_decided(
@@ -369,6 +384,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
         std::optional<int> pool_room;  // the pool's slots left beside this unit
         if (pool) {
           const auto turn = pool_turn(*pool, running, l.ledger->waiting(), unit.work(), pid, since, now);
+          pause = pool_pause(*pool, turn);
           // What it waits for, if it waits: a slot, or (its turn come) memory.
           waits_for(*l.ledger, waits, turn.go ? PoolWait::memory : PoolWait::slot);
           if (!turn.go) return std::nullopt;
@@ -405,7 +421,7 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
         if (unit.serial_cpu_ms) r.until_ms = now + *unit.serial_cpu_ms / std::max(1, grant.cores);
         return r;
       },
-      plain, decided);
+      plain, decided, kPoolPoll, std::chrono::minutes(30), [&pause] { return pause; });
   l.reserved = g.governed;
   // The ledger failed while this compile waited: its waiting entry goes now if it can (else with
   // this process).
@@ -418,17 +434,8 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
   }
   if (l.reserved && decided.kib == grant.kib) {
     flags = grant_flags(grant);
-    rec.split = grant.split;
-    rec.threads = grant.threads;
-    rec.cores = grant.cores;
+    record_grant(rec, grant, priority, has_kernels);
     if (slurm) rec.step_cpus = step_asks;
-    rec.grant = grant.why;
-    rec.grant_basis = grant.basis;
-    rec.grant_share = grant.share;
-    rec.grant_units = grant.units;
-    // Rule 6b's threads weigh as its own: a nicer compile, or (shared) one weight for its own threads.
-    rec.nice = std::min(19, priority.nice + (has_kernels ? grant.nice_raise : 0));
-    if (!priority.why.empty()) rec.grant += (rec.grant.empty() ? "" : "; ") + priority.why;
     // Its share weighs what the compile may run: its granted cores, and with one target nvcc's
     // host side beside the device side (--threads 2 or more); a unit without kernels, one.
     if (governed && kiln.cpu_share.value_or(false)) {

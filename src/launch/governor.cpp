@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <sstream>
@@ -274,7 +275,8 @@ GovernorResult acquire(Ledger& ledger, io::Clock& clock, long pid, std::uint64_t
 GovernorResult acquire_decided(Ledger& ledger, io::Clock& clock, long pid,
                                const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide,
                                const Reservation& fallback, Reservation& decided, std::chrono::milliseconds poll,
-                               std::chrono::milliseconds max_wait) {
+                               std::chrono::milliseconds max_wait,
+                               const std::function<std::chrono::milliseconds()>& pause) {
   GovernorResult g;
   const auto t0 = clock.now();
   bool late = false;
@@ -287,7 +289,7 @@ GovernorResult acquire_decided(Ledger& ledger, io::Clock& clock, long pid,
           return std::nullopt;
         });
     if (auto done = settled(ledger, clock, t0, r, g)) return past_limit(*done, late);
-    clock.sleep_for(poll);
+    clock.sleep_for(pause ? std::clamp(pause(), std::chrono::milliseconds(1), max_wait) : poll);
   }
 }
 

@@ -113,12 +113,15 @@ GovernorResult acquire(Ledger& ledger, io::Clock& clock, long pid, std::uint64_t
                        std::chrono::milliseconds max_wait = std::chrono::minutes(30));
 
 // Like acquire, with the reservation decided from the running ones each time it polls (a thread
-// grant may shrink as other compiles start). `decided` receives what was reserved.
+// grant may shrink as other compiles start). `decided` receives what was reserved. `pause`, when
+// set, says how long to wait before the next try instead of `poll` (a compile far back in its
+// pool's queue tries less often: every try holds the ledger's lock).
 GovernorResult acquire_decided(Ledger& ledger, io::Clock& clock, long pid,
                                const std::function<std::optional<Reservation>(const std::vector<Reservation>&)>& decide,
                                const Reservation& fallback, Reservation& decided,
                                std::chrono::milliseconds poll = std::chrono::milliseconds(200),
-                               std::chrono::milliseconds max_wait = std::chrono::minutes(30));
+                               std::chrono::milliseconds max_wait = std::chrono::minutes(30),
+                               const std::function<std::chrono::milliseconds()>& pause = {});
 
 std::vector<Reservation> parse_ledger(const std::string& text);
 std::string format_ledger(const std::vector<Reservation>& r);

@@ -230,3 +230,18 @@ TEST(CompilePool, AWaitingEntryOfAKilledCompileIsDropped) {
   ASSERT_TRUE(w.b->try_reserve(member(42, kPool), [](const auto&) { return true; }));
   EXPECT_TRUE(w.b->waiting().empty());
 }
+
+// A compile far back in the queue tries less often (each try holds the ledger's lock and reads every
+// entry): 200 compiles waiting for 8 slots, each trying every 200 ms, held the lock past its 5 s
+// limit and 27 of them compiled without the governor; pausing by their place, none.
+TEST(CompilePool, AUnitFarBackInTheQueueTriesLessOften) {
+  const launch::CompilePool pool{.jobs = 8, .id = "aaaa"};
+  using std::chrono::milliseconds;
+  EXPECT_EQ(launch::pool_pause(pool, {.go = true, .taken = 3, .ahead = 0}), launch::kPoolPoll);
+  // The next in line once a slot frees: the shortest pause.
+  EXPECT_EQ(launch::pool_pause(pool, {.go = false, .taken = 8, .ahead = 0}), launch::kPoolPoll);
+  EXPECT_EQ(launch::pool_pause(pool, {.go = false, .taken = 8, .ahead = 4}), 5 * launch::kPoolPoll);
+  // Two slots free, five ahead: four slots must free before its turn.
+  EXPECT_EQ(launch::pool_pause(pool, {.go = false, .taken = 6, .ahead = 5}), 4 * launch::kPoolPoll);
+  EXPECT_EQ(launch::pool_pause(pool, {.go = false, .taken = 8, .ahead = 300}), launch::kPoolPollMost);
+}

@@ -328,3 +328,23 @@ TEST(Governor, AnotherUsersProcessDoesNotHoldTheBudget) {
   EXPECT_EQ(io::system_processes().owner(::getpid()), static_cast<unsigned>(::getuid()));
   EXPECT_FALSE(io::system_processes().owner(0));
 }
+
+// The pause between tries can come from the decision (a compile far back in its pool's queue).
+TEST(Governor, ThePauseBetweenTriesCanComeFromTheDecision) {
+  io::FakeClock clock;
+  FakeLedger ledger(clock);
+  ledger.running.push_back({{100, 600}, clock.now() + 1000ms});
+  launch::Reservation decided;
+  int tries = 0;
+  auto g = launch::acquire_decided(
+      ledger, clock, 7,
+      [&](const std::vector<launch::Reservation>& live) -> std::optional<launch::Reservation> {
+        ++tries;
+        if (!live.empty()) return std::nullopt;
+        return launch::Reservation{7, 100, 1, 0};
+      },
+      {7, 100}, decided, 200ms, 10s, [] { return 700ms; });
+  EXPECT_TRUE(g.governed);
+  EXPECT_EQ(g.waited, 1400ms);  // tries at 0, 700 and 1400 ms, not every 200 ms
+  EXPECT_EQ(tries, 3);
+}
