@@ -484,16 +484,25 @@ TEST(Eta, FlashAttentionsTwoWavesAsKilnBuildFeedsTheModel) {
 // (no fitted power). Believing the weights as far as the units left differ from those finished
 // (weight_gap_power), 0.78 to 1.18: the low end is the countdown at about 70 s left, the last light
 // units ending later than their weights say.
-TEST(Eta, FlashAttentionInFullHeaviestFirstFromKilnsWeights) {
-  const auto units = recorded_units("flash_attention_2_h200_32cores_s17.tsv");
+// A GPU host's record of flash-attention's 97 units on 32 cores replayed as kiln build feeds the
+// model, from the first wave while more than a minute is left: the times alone about twice the time
+// left (what the build printed), kiln's weights within issue 35's 20%. `unanswered`: how many times
+// the weights answer "no plan yet" first.
+void expect_weights_hold_flash_attention(const std::string& fixture, long clock_offset_ms, int unanswered) {
+  const auto units = recorded_units(fixture);
   ASSERT_EQ(units.size(), 97u);
-  const auto unweighed = live_lines(units, 32, 60, 8300, kiln::cli::running_at);
-  RecordProperty("unweighed", range_text(unweighed));
-  EXPECT_GT(unweighed.first, 1.5);  // what the GPU host's build printed: 1.83 to 2.45 (bench/eta_score.py)
-  const auto weighed = live_lines(units, 32, 60, 8300, kiln::cli::running_at, true);
-  RecordProperty("weighed", range_text(weighed));
+  const auto unweighed = live_lines(units, 32, 60, clock_offset_ms, kiln::cli::running_at);
+  ::testing::Test::RecordProperty("unweighed", range_text(unweighed));
+  EXPECT_GT(unweighed.first, 1.5);
+  const auto weighed = live_lines(units, 32, 60, clock_offset_ms, kiln::cli::running_at, true, 0, unanswered);
+  ::testing::Test::RecordProperty("weighed", range_text(weighed));
   EXPECT_GE(weighed.first, 0.75);
   EXPECT_LE(weighed.second, 1.2);
+}
+
+// The build printed 1.83 to 2.45 (bench/eta_score.py).
+TEST(Eta, FlashAttentionInFullHeaviestFirstFromKilnsWeights) {
+  expect_weights_hold_flash_attention("flash_attention_2_h200_32cores_s17.tsv", 8300, 0);
 }
 
 // flash-attention 2 in full through `kiln build --slurm` (docs/benchmarks.md, Session 18), kiln
@@ -503,16 +512,8 @@ TEST(Eta, FlashAttentionInFullHeaviestFirstFromKilnsWeights) {
 // (the extension's "starting", 0 of 97), before the extension's helper had written the unit plan,
 // they came back empty for good. Now they are asked from the first unit's end until a plan answers.
 TEST(Eta, FlashAttentionsWeightsComeAfterTheUnitPlanIsWritten) {
-  const auto units = recorded_units("flash_attention_2_h200_32cores_slurm_s18.tsv");
-  ASSERT_EQ(units.size(), 97u);
-  const auto unweighed = live_lines(units, 32, 60, 7800, kiln::cli::running_at);
-  RecordProperty("unweighed", range_text(unweighed));
-  EXPECT_GT(unweighed.first, 1.5);  // what the GPU host's build printed: 1.95 to 2.44 (bench/eta_score.py)
-  // The weights' first answer is "no plan yet".
-  const auto late = live_lines(units, 32, 60, 7800, kiln::cli::running_at, true, 0, 1);
-  RecordProperty("weighed_late", range_text(late));
-  EXPECT_GE(late.first, 0.75);
-  EXPECT_LE(late.second, 1.2);
+  // The build printed 1.95 to 2.44; the weights' first answer is "no plan yet".
+  expect_weights_hold_flash_attention("flash_attention_2_h200_32cores_slurm_s18.tsv", 7800, 1);
   // The first status line reports no unit ended: nothing is asked of the plan there.
   EtaModel model({}, 32);
   int asked = 0;
