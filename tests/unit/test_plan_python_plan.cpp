@@ -677,3 +677,21 @@ TEST(PythonPlan, TheTargetsLineSaysWhenNoCudaIsCompiled) {
   EXPECT_NE(plan::plan_to_text(*bare).find("targets   90-real"), std::string::npos) << plan::plan_to_text(*bare);
   EXPECT_EQ(plan::plan_to_json(*bare)["cuda_compiled"], true);
 }
+
+// issue 35: a torch project's extensions build side by side, each Ninja at -j jobs, and kiln exec
+// keeps all their compiles to one pool of the plan's jobs (launch/compile_pool): the jobs line says
+// so where kiln exec runs the compiles, and not without it (--no-governor: each Ninja's -j alone).
+TEST(PythonPlan, TheJobsLineSaysTheExtensionsShareItsSlots) {
+  Harness h;
+  h.fs.add_file("/site/torch/version.py", "__version__ = '2.11.0+cu130'\ncuda = '13.0'\n");
+  h.fs.add_file("/ext/setup.py",
+                "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+                "setup(ext_modules=[CUDAExtension('a', ['a.cu']), CUDAExtension('b', ['b.cu'])])\n");
+  auto governed = h.plan("/ext", {.gpus = {"h100"}, .jobs = 6, .governor = true, .kiln_exe = "/usr/bin/kiln"});
+  ASSERT_TRUE(governed) << governed.error().message;
+  const std::string text = plan::plan_to_text(*governed);
+  EXPECT_NE(text.find("; the extensions' Ninjas share these 6 compile slots]"), std::string::npos) << text;
+  auto ungoverned = h.plan("/ext", {.gpus = {"h100"}, .jobs = 6});
+  ASSERT_TRUE(ungoverned) << ungoverned.error().message;
+  EXPECT_EQ(plan::plan_to_text(*ungoverned).find("compile slots"), std::string::npos);
+}
