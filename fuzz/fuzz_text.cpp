@@ -13,6 +13,7 @@
 
 #include "cli/config_file.hpp"
 #include "diagnose/diagnoser.hpp"
+#include "launch/compile_pool.hpp"
 #include "launch/exec_record.hpp"
 #include "launch/governor.hpp"
 #include "launch/nvcc_phases.hpp"
@@ -50,6 +51,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       // What the ledger says is written back the same way it was read.
       if (kiln::launch::parse_ledger(kiln::launch::format_ledger(ledger)).size() != ledger.size()) __builtin_trap();
       (void)kiln::launch::admits(ledger, 1, 1 << 20);
+      // The pool's rank reads each entry's pool, since, waits and weights (launch/compile_pool).
+      for (const auto& r : ledger)
+        if (auto id = r.field(kiln::launch::kPoolField); !id.empty())
+          (void)kiln::launch::pool_turn({.jobs = 2, .id = id}, ledger, ledger, {}, 1, 1000, 2000);
       break;
     }
     case 5:

@@ -55,7 +55,10 @@ PoolTurn pool_turn(const CompilePool& pool, const std::vector<Reservation>& runn
   for (const auto& r : waiting)
     if (r.pid != pid && r.field(kPoolField) == pool.id && r.field(kPoolWaitField) != "memory") {
       works.push_back(work_of(r));
-      who.emplace_back(r.pid, core::parse_int(r.field(kPoolSinceField)).value_or(now_ms));
+      // Any local process can write the ledger: a time before the epoch or after now is taken as
+      // the nearest of those (now - since must not overflow).
+      who.emplace_back(r.pid, std::clamp<long long>(core::parse_int(r.field(kPoolSinceField)).value_or(now_ms), 0,
+                                                    std::max(0LL, now_ms)));
     }
   const auto w = unit_weights(works).w;
   // The rank's key: aged first (the oldest first), then the heaviest, then the first come.

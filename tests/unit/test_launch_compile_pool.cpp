@@ -245,3 +245,26 @@ TEST(CompilePool, AUnitFarBackInTheQueueTriesLessOften) {
   EXPECT_EQ(launch::pool_pause(pool, {.go = false, .taken = 6, .ahead = 5}), 4 * launch::kPoolPoll);
   EXPECT_EQ(launch::pool_pause(pool, {.go = false, .taken = 8, .ahead = 300}), launch::kPoolPollMost);
 }
+
+// Any local process can write the ledger: a waiting entry's `since` from before the epoch counts as
+// waiting since the epoch (aged: it goes first), one from the future as waiting since now, and
+// neither makes `now - since` overflow.
+TEST(CompilePool, AWaitingEntrysTimeIsTakenWithinTheEpochAndNow) {
+  const long long now = 10 * launch::kAgedMs;
+  auto forged = member(43, kPool, 10);
+  forged.extra.erase(std::remove_if(forged.extra.begin(), forged.extra.end(),
+                                    [](const auto& kv) { return kv.first == launch::kPoolSinceField; }),
+                     forged.extra.end());
+  auto with_since = [&](const std::string& since) {
+    auto r = forged;
+    r.extra.emplace_back(launch::kPoolSinceField, since);
+    return r;
+  };
+  // Mine: heavier (30 against 10), waiting since just now.
+  const auto past = launch::pool_turn(kPool, {}, {with_since("-9223372036854775807")}, weighing(30), 41, now, now);
+  EXPECT_EQ(past.ahead, 1);  // aged: before a heavier unit that is not
+  const auto future = launch::pool_turn(kPool, {}, {with_since("9223372036854775807")}, weighing(30), 41, now, now);
+  EXPECT_EQ(future.ahead, 0);  // waiting since now, and lighter
+  const auto junk = launch::pool_turn(kPool, {}, {with_since("soon")}, weighing(30), 41, now, now);
+  EXPECT_EQ(junk.ahead, 0);
+}
