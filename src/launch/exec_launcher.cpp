@@ -155,27 +155,32 @@ public:
     if (auto path = core::LauncherEnv::from_env(s.env).unit_plan; !path.empty())
       if (auto text = s.fs.read(path)) plan_ = parse_unit_plan(*text);
   }
+  // Beside this unit: the work of the units expected to start (for its share), and how many of the
+  // plan's units wait for a slot (rule 6 of thread_grant), of their Ninja's or of the pool's.
   // `pool_room`: the slots of the build's pool (launch/compile_pool) left beside this unit, which
-  // go to the heaviest of the units their Ninjas may start; nullopt without a pool.
-  std::vector<UnitWork> work(const std::vector<Reservation>& running, std::optional<int> pool_room = std::nullopt) {
-    std::vector<UnitWork> out;
-    for (const auto& u : soon(running, pool_room)) {
+  // go to the heaviest of the units their Ninjas may start; nullopt without a pool. Worked out
+  // once per try: each try holds the ledger's lock.
+  struct Around {
+    std::vector<UnitWork> work;
+    int waiting = 0;
+  };
+  Around around(const std::vector<Reservation>& running, std::optional<int> pool_room) {
+    const auto outputs = running_outputs(running);
+    const auto may_start = starting_soon(plan_, outputs, me_);
+    const auto units = soon(may_start, pool_room);
+    Around a;
+    for (const auto& u : units) {
       // Eight extensions' Ninjas at -j 16 list a hundred units: a few times the cores say as much
       // about the share, and each unit's estimate reads its source and headers.
-      if (out.size() >= kMaxComingUnits) break;
-      out.push_back(planned_work(u));
+      if (a.work.size() >= kMaxComingUnits) break;
+      a.work.push_back(planned_work(u));
     }
-    return out;
+    a.waiting = units_waiting(plan_, outputs, me_) + static_cast<int>(may_start.size() - units.size());
+    return a;
   }
   // The plan lists this unit, so what waits beside it is known (rule 6b of thread_grant).
   bool lists_me() const {
     return std::any_of(plan_.units.begin(), plan_.units.end(), [&](const PlannedUnit& u) { return u.output == me_; });
-  }
-  // The plan's units waiting for a slot (rule 6 of thread_grant): of their Ninja's, or of the pool's.
-  int waiting(const std::vector<Reservation>& running, std::optional<int> pool_room = std::nullopt) {
-    const auto may_start = starting_soon(plan_, running_outputs(running), me_).size();
-    return units_waiting(plan_, running_outputs(running), me_) +
-           static_cast<int>(may_start - soon(running, pool_room).size());
   }
   // The plan's units that may start beside this one now, within their Ninja's -j (a Slurm step's
   // CPUs); nullopt without a plan.
@@ -193,10 +198,9 @@ private:
                     !u.cuda};
     return it->second;
   }
-  // The units expected to start beside this one: those their Ninja's -j lets start, and of them,
-  // under a pool, those its free slots take (the heaviest).
-  std::vector<PlannedUnit> soon(const std::vector<Reservation>& running, std::optional<int> pool_room) {
-    auto units = starting_soon(plan_, running_outputs(running), me_);
+  // Of the units their Ninjas' -j lets start beside this one, those expected to: under a pool, those
+  // its free slots take (the heaviest).
+  std::vector<PlannedUnit> soon(std::vector<PlannedUnit> units, std::optional<int> pool_room) {
     if (!pool_room || units.size() <= static_cast<size_t>(std::max(0, *pool_room))) return units;
     // Each unit's estimate reads its source and headers: the pool's few slots go to the heaviest
     // of the first kMaxComingUnits.
@@ -390,9 +394,10 @@ std::string admit(const std::vector<std::string>& argv, io::Seams& s, Launch& l,
           if (!turn.go) return std::nullopt;
           pool_room = pool->jobs - turn.taken - 1;
         }
-        const auto soon = governed ? coming.work(running, pool_room) : std::vector<UnitWork>{};
+        const auto around = governed ? coming.around(running, pool_room) : ComingUnits::Around{};
+        const auto& soon = around.work;
         Idle idle;
-        if (split) idle.waiting = coming.waiting(running, pool_room), idle.planned = coming.lists_me();
+        if (split) idle.waiting = around.waiting, idle.planned = coming.lists_me();
         grant = split ? decide_grant(unit, running, cores, budget, now, policy, soon, idle)
                       : Grant{.kib = rec.expected_kib};
         if (!split) grant.why.clear();
