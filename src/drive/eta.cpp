@@ -84,19 +84,29 @@ std::vector<std::string> unit_plan_paths(const io::Filesystem& fs, const plan::P
   return plans;
 }
 
-}  // namespace
-
-std::optional<std::vector<UnitWeight>> unit_plan_weights(const io::Filesystem& fs, const plan::Plan& plan,
-                                                         const io::Environment& env) {
-  const auto at = launch::HistoryPlaces::from_env(core::LauncherEnv::from_env(plan.child_env(env)));
+// The build's unit plans read, or nullopt while none names a unit (asked again later: a torch
+// extension's helper writes its plan once the build has started).
+std::optional<std::vector<launch::UnitPlan>> read_unit_plans(const io::Filesystem& fs, const plan::Plan& plan) {
   std::vector<launch::UnitPlan> plans;
   size_t planned = 0;
   for (const auto& path : unit_plan_paths(fs, plan))
     if (auto text = fs.read(path)) planned += plans.emplace_back(launch::parse_unit_plan(*text)).units.size();
   if (planned == 0) return std::nullopt;
+  return plans;
+}
+
+}  // namespace
+
+std::optional<std::vector<UnitWeight>> unit_plan_weights(const io::Filesystem& fs, const plan::Plan& plan,
+                                                         const io::Environment& env) {
+  const auto plans = read_unit_plans(fs, plan);
+  if (!plans) return std::nullopt;
+  size_t planned = 0;
+  for (const auto& units : *plans) planned += units.units.size();
   if (planned > kMaxWeighedUnits) return std::vector<UnitWeight>{};
+  const auto at = launch::HistoryPlaces::from_env(core::LauncherEnv::from_env(plan.child_env(env)));
   std::vector<UnitWeight> out;
-  for (const auto& units : plans) {
+  for (const auto& units : *plans) {
     std::map<std::string, double> weight;
     for (const auto& u : launch::weigh_plan(fs, at, units).units) weight[u.output] = u.weight;
     for (const auto& u : units.units) out.push_back({u.output, weight[u.output]});
@@ -108,15 +118,10 @@ std::optional<std::map<std::string, long>> learned_from_unit_history(const io::F
                                                                      const io::Environment& env, long long since_ms) {
   const auto at = launch::HistoryPlaces::from_env(core::LauncherEnv::from_env(plan.child_env(env)));
   if (at.units_dir.empty()) return std::map<std::string, long>{};
+  const auto plans = read_unit_plans(fs, plan);
+  if (!plans) return std::nullopt;
   std::map<std::string, long> out;
-  size_t planned = 0;
-  for (const auto& path : unit_plan_paths(fs, plan))
-    if (auto text = fs.read(path)) {
-      const auto units = launch::parse_unit_plan(*text);
-      planned += units.units.size();
-      out.merge(launch::learned_walls(fs, at, units));
-    }
-  if (planned == 0) return std::nullopt;
+  for (const auto& units : *plans) out.merge(launch::learned_walls(fs, at, units));
   if (since_ms > 0 && !out.empty())
     if (auto text = fs.read(plan.exec_log_path()))
       for (const auto& r : launch::parse_exec_log(*text).records)

@@ -163,7 +163,8 @@ std::optional<std::map<std::string, long>> learned_from_unit_history(const io::F
 // its source), in each plan's order: for a torch extension the order its Ninja starts them
 // (data/parallel_extensions.py writes the plan heaviest first). nullopt while no plan names a unit.
 // Weighing reads every unit's source and project headers: about 10 ms a unit (flash-attention's 97
-// in 1 s), once, at the first status line of a cold build, on the thread that reads Ninja's lines.
+// in 1 s), once, at the first status line of a cold build that finds a plan, on the thread that reads
+// Ninja's lines.
 // So a build of more than kMaxWeighedUnits planned units (a PyTorch checkout's thousands: a minute)
 // is not weighed, and its ETA is the unweighted one.
 inline constexpr size_t kMaxWeighedUnits = 256;
