@@ -47,6 +47,12 @@ inline size_t back_spaces(std::string_view t, size_t i) {
   return i;
 }
 
+// Whether the whole word `w` stands at `i` (no identifier character either side).
+inline bool word_at(std::string_view t, size_t i, std::string_view w) {
+  return t.compare(i, w.size(), w) == 0 && (i == 0 || !is_ident(t[i - 1])) &&
+         (i + w.size() >= t.size() || !is_ident(t[i + w.size()]));
+}
+
 // The identifier that ends at `end` (exclusive), read backwards.
 inline std::string_view ident_before(std::string_view t, size_t end) {
   size_t b = end;

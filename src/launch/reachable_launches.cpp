@@ -301,7 +301,7 @@ struct Instantiation {
 std::vector<Instantiation> instantiations(std::string_view t) {
   std::vector<Instantiation> out;
   for (size_t pos = 0; (pos = t.find("template", pos)) != npos; pos += 8) {
-    if ((pos > 0 && is_ident(t[pos - 1])) || (pos + 8 < t.size() && is_ident(t[pos + 8]))) continue;
+    if (!word_at(t, pos, "template")) continue;
     const size_t next = skip_spaces(t, pos + 8);
     if (next >= t.size() || t[next] == '<') continue;
     const bool declared_extern = ident_before(t, back_spaces(t, pos)) == "extern";
@@ -368,8 +368,7 @@ std::vector<std::string> explicit_instantiations(std::string_view t) {
 std::string assigned_function(std::string_view body, std::string_view var) {
   if (var.empty()) return {};  // `)<<<...`: no name to look for (and find("") never moves on)
   for (size_t pos = 0; (pos = body.find(var, pos)) != npos; pos += var.size()) {
-    if ((pos > 0 && is_ident(body[pos - 1])) || (pos + var.size() < body.size() && is_ident(body[pos + var.size()])))
-      continue;
+    if (!word_at(body, pos, var)) continue;
     size_t q = skip_spaces(body, pos + var.size());
     if (q + 1 >= body.size() || body[q] != '=' || body[q + 1] == '=') continue;
     q = skip_spaces(body, q + 1);

@@ -295,8 +295,7 @@ void SiteCases::find_aliases() {
   size_t found = 0;
   for (std::string_view word : {"using", "auto", "constexpr", "const", "typedef"})
     for (size_t pos = 0; (pos = t_.find(word, pos)) != npos && found < 4096; pos += word.size()) {
-      if ((pos > 0 && is_ident(t_[pos - 1])) || (pos + word.size() < t_.size() && is_ident(t_[pos + word.size()])))
-        continue;
+      if (!word_at(t_, pos, word)) continue;
       const size_t semi = t_.find(';', pos);
       if (semi == npos || semi - pos > 2000) continue;
       if (word == "typedef") {  // `typedef Traits<kX, T> Kt;`: the name last

@@ -214,11 +214,6 @@ private:
   size_t i_ = 0;
 };
 
-bool word_at(std::string_view t, size_t i, std::string_view w) {
-  return t.compare(i, w.size(), w) == 0 && (i == 0 || !is_ident(t[i - 1])) &&
-         (i + w.size() >= t.size() || !is_ident(t[i + w.size()]));
-}
-
 // The local integer constants of `body`, in text order: `constexpr int N = ...;`, `const int M = ...;`
 // (any declaration that starts with constexpr or const and sets one name by `=`).
 void local_constants(std::string_view body, IntValues& values) {
