@@ -1,6 +1,6 @@
 #pragma once
 // Reading C++ and CUDA text without compiling it: identifiers, literals and matching brackets, for
-// the scanners that weigh a unit's code (launch/reachable_launches, launch/switch_cases). Every
+// the scanners that weigh a unit's code (launch/reachable_launches, launch/switch_cases, launch/unrolled_code). Every
 // function stays inside the text it is given, however unbalanced.
 #include <algorithm>
 #include <cctype>
