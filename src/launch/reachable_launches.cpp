@@ -356,6 +356,22 @@ bool declared_elsewhere(const std::vector<Instantiation>& externs, const std::st
 
 }  // namespace
 
+bool names_complex_type(const std::vector<std::string>& args) {
+  for (const auto& a : args) {
+    std::string word;
+    for (size_t i = 0; i <= a.size(); ++i) {
+      const char c = i < a.size() ? a[i] : ' ';
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+        word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        continue;
+      }
+      if (word.find("complex") != std::string::npos) return true;
+      word.clear();
+    }
+  }
+  return false;
+}
+
 std::vector<std::string> explicit_instantiations(std::string_view t) {
   std::vector<std::string> out;
   for (auto& i : instantiations(t))
@@ -432,7 +448,7 @@ double unrolled_extra(const Definitions& all, const std::string& kernel, const s
 }  // namespace
 
 double reachable_launches(const std::vector<std::string>& texts, double macro_factor, double kernel_kib,
-                          const IntValues& constants, double unrolled_share) {
+                          const IntValues& constants, double unrolled_share, double complex_factor) {
   if (texts.empty()) return 0;
   IntValues known = constants;  // and what the project defines, which may use them
   for (const auto& t : texts) defined_constants(t, known);
@@ -548,7 +564,8 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
       total += value(d, unbound, 1);
       visiting.erase(defs[d].body.name);
     }
-  for (const auto& i : roots) total += weight(i.name, i.template_args, 1, true);
+  for (const auto& i : roots)
+    total += weight(i.name, i.template_args, 1, true) * (names_complex_type(i.template_args) ? complex_factor : 1.0);
   return std::min(total, kCap);
 }
 

@@ -37,6 +37,11 @@ std::vector<FunctionBody> function_bodies(std::string_view text);
 // The names `text` instantiates explicitly (`template void f<int>(int);`), once per line.
 std::vector<std::string> explicit_instantiations(std::string_view text);
 
+// Whether template arguments as written name a complex-valued type: an identifier that holds
+// "complex" whatever its case (`c10::complex<float>`, a project's `complex_t`, `thrust::complex`,
+// `cuComplex`, `cuDoubleComplex`).
+bool names_complex_type(const std::vector<std::string>& args);
+
 // What one piece of code launches and calls: each `<<<` launch, and each call of a name in
 // `callable` (`f(`, `f<A, B>(`), weighted by the cases of the *_SWITCH(...) or *DISPATCH*(...) macro
 // calls around it that instantiate a different template: a switch that names a constant
@@ -74,7 +79,11 @@ CodeWeight weigh_code(std::string_view text, double macro_factor, const std::set
 // template arguments the launch writes (`k<T, 14><<<...>>>`), the constants its texts `#define` and
 // `constants` (those of headers kiln does not read) set, each unrolled copy past the first counting
 // `unrolled_share` of its bytes. `kernel_kib` <= 0: every launch counts once whatever its kernel.
+// An explicit instantiation whose template arguments name a complex type (names_complex_type)
+// counts `complex_factor` times: the same text compiles twice the arithmetic and data movement per
+// element (mamba e9594ce instantiates its backward kernel header for float and complex_t, unit by
+// unit, and the complex units took 1.4 times the CPU, 1.5 times past the host part).
 double reachable_launches(const std::vector<std::string>& texts, double macro_factor, double kernel_kib = 0,
-                          const IntValues& constants = {}, double unrolled_share = 1);
+                          const IntValues& constants = {}, double unrolled_share = 1, double complex_factor = 1);
 
 }  // namespace kiln::launch

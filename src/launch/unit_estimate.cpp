@@ -60,6 +60,7 @@ CostTable load_table() {
     t.macro_factor = data["code"]["macro_factor"].value_or(t.macro_factor);
     t.kernel_kib = data["code"]["kernel_kib"].value_or(t.kernel_kib);
     t.unrolled_share = data["code"]["unrolled_share"].value_or(t.unrolled_share);
+    t.complex_factor = data["code"]["complex_factor"].value_or(t.complex_factor);
     if (auto constants = data["constants"].as_table())
       for (const auto& [name, value] : *constants)
         if (auto v = value.value<std::int64_t>()) t.constants[std::string(name.str())] = *v;
@@ -155,8 +156,8 @@ UnitEstimate estimate_unit(const io::Filesystem& fs, const std::string& source, 
   if (!read_source) return {};
   // What the unit's functions reach; where they reach nothing (a call through a macro, a source of
   // launches only at file scope), every launch its text holds.
-  const double reached =
-      reachable_launches(texts, table.macro_factor, table.kernel_kib, table.constants, table.unrolled_share);
+  const double reached = reachable_launches(texts, table.macro_factor, table.kernel_kib, table.constants,
+                                            table.unrolled_share, table.complex_factor);
   e.launches = reached > 0 ? reached : every_launch;
   e.kib = bytes / 1024;
   const HeaderClass* cls = &table.classes.back();

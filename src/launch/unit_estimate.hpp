@@ -40,6 +40,7 @@ struct CostTable {
   double macro_factor = 2.0;
   double kernel_kib = 16.0;             // a launch of a bigger kernel counts kib / kernel_kib times
   double unrolled_share = 0.5;          // of each byte an unrolled loop's copies add (launch/unrolled_code)
+  double complex_factor = 1.5;          // an explicit instantiation with a complex type (reachable_launches)
   IntValues constants;                  // integer macros of headers kiln does not read (C10_WARP_SIZE)
   static const CostTable& from_data();  // data/unit_cost.toml
 };

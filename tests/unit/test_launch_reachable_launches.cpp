@@ -163,3 +163,18 @@ TEST(ReachableLaunches, ASwitchConstantReachesTheKernelThroughLocalNames) {
       "}\n";
   EXPECT_DOUBLE_EQ(launch::reachable_launches({"void f(P& p) { run<half>(p); }", h}, 2), 8);
 }
+
+TEST(ReachableLaunches, ComplexTypesAmongAnInstantiationsArguments) {
+  EXPECT_TRUE(launch::names_complex_type({"at::Half", "complex_t"}));  // mamba e9594ce's backward units
+  EXPECT_TRUE(launch::names_complex_type({"c10::complex<float>"}));
+  EXPECT_TRUE(launch::names_complex_type({"cuDoubleComplex"}));
+  EXPECT_TRUE(launch::names_complex_type({"thrust::complex<double>", "4"}));
+  EXPECT_FALSE(launch::names_complex_type({"at::Half", "float"}));
+  EXPECT_FALSE(launch::names_complex_type({"cplx"}));
+  EXPECT_FALSE(launch::names_complex_type({}));
+  // Only explicit instantiations scale: the unit's other roots and its calls count as before.
+  const std::string header = "template <typename T> void run(P& p) { k<T><<<1, 1>>>(p); }\n";
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"template void run<complex_t>(P& p);", header}, 2, 0, {}, 1, 1.5), 1.5);
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"template void run<float>(P& p);", header}, 2, 0, {}, 1, 1.5), 1);
+  EXPECT_DOUBLE_EQ(launch::reachable_launches({"void f(P& p) { run<complex_t>(p); }", header}, 2, 0, {}, 1, 1.5), 1);
+}

@@ -115,6 +115,13 @@ TEST(UnitEstimate, TheOrderOfMambasAndCausalConv1dsUnits) {
   // Nine calls of the launch function, 32 switch cases, a kernel of 30/16 the reference size.
   EXPECT_NEAR(launch::estimate_unit(fs, "/m/bwd_fp16.cu", 1).launches, 9 * 32 * 30.0 / 16, 1.0);
   EXPECT_DOUBLE_EQ(launch::estimate_unit(fs, "/m/fwd_fp16.cu", 1).launches, 18 * 16);  // under the reference size: once
+  // The same backward header instantiated for a complex type (mamba's selective_scan_bwd_*_complex.cu
+  // against *_real.cu: 1.34-1.42 times the CPU on the GPU host) weighs complex_factor times its device
+  // part; before, the two were tied and the complex ones ended the build.
+  fs.add_file("/m/bwd_fp16_complex.cu", "#include \"bwd_kernel.cuh\"\ntemplate void run_cuda<complex_t>(P& p);\n");
+  const auto complex = launch::estimate_unit(fs, "/m/bwd_fp16_complex.cu", 1);
+  EXPECT_NEAR(complex.launches, 1.5 * launch::estimate_unit(fs, "/m/bwd_fp16.cu", 1).launches, 1.0);
+  EXPECT_GT(complex.seconds, 1.4 * bwd);
   // Each device target compiles the device code again; the host part once.
   EXPECT_GT(seconds(fs, "/m/bwd_fp16.cu", 3), 2.5 * bwd);
   EXPECT_EQ(seconds(fs, "/m/missing.cu", 1), 0);
