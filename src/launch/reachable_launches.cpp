@@ -552,8 +552,7 @@ double reachable_launches(const std::vector<std::string>& texts, double macro_fa
     for (const auto& call : c.calls) v += call.times * weight(call.callee, call.template_args, depth);
     return std::min(v, kCap);
   };
-  // The roots: the source's functions that no other function of the source calls, and its
-  // explicit instantiations.
+  // The roots: the source's functions no other of its functions calls, and its explicit instantiations.
   std::set<std::string> called_in_source;
   for (size_t d = 0; d < defs.size() && defs[d].text == 0; ++d)
     for (const auto& call : code_of(d, unbound).calls) called_in_source.insert(call.callee);
