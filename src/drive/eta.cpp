@@ -66,6 +66,34 @@ double last_end(FreeAt free_at, const std::vector<double>& queued_ms, double now
   return end;
 }
 
+// A lane's end as a distribution: (ms, share) pairs in order of time, the shares summing to 1.
+using EndDist = std::vector<std::pair<double, double>>;
+
+// The expected end of the last of the lanes, their ends taken together: each lane at the same
+// quantile of its own distribution (units that run side by side share the machine and kiln's error
+// on their kind, so where one runs long the others tend to). The latest of the lanes' expected ends
+// is earlier wherever several end close together: replayed, the last of flash-attention's units on
+// 32 cores ended up to 15 s after it (issue 35; Sessions 17 and 19).
+double expected_last_end(const std::vector<EndDist>& lanes) {
+  constexpr int kQuantiles = 100;
+  std::vector<size_t> at(lanes.size(), 0);
+  std::vector<double> below(lanes.size(), 0.0);
+  double sum = 0;
+  for (int k = 0; k < kQuantiles; ++k) {
+    const double q = (k + 0.5) / kQuantiles;
+    double last = 0;
+    for (size_t i = 0; i < lanes.size(); ++i) {
+      const auto& lane = lanes[i];
+      if (lane.empty()) continue;
+      // The first end at or past the quantile (the quantiles rise: each lane's place only moves on).
+      while (at[i] + 1 < lane.size() && below[i] + lane[at[i]].second < q) below[i] += lane[at[i]++].second;
+      last = std::max(last, lane[at[i]].first);
+    }
+    sum += last;
+  }
+  return sum / kQuantiles;
+}
+
 double last_end(FreeAt free_at, int queued, double unit_ms, double now_ms) {
   return last_end(std::move(free_at), std::vector<double>(static_cast<size_t>(std::max(0, queued)), unit_ms), now_ms);
 }
@@ -374,6 +402,25 @@ std::optional<double> EtaModel::cold_end_ms(int total, int done, double now_ms) 
   }
   for (int k = listed; k < std::min(lanes, left); ++k) free_at.push(now_ms);  // a lane free now
   const int queued = left - std::max(listed, std::min(lanes, left));
+  // Nothing queued: the build ends with the last of the units running, each ending as a unit that has
+  // run as long does, any of the times. Scaled by kiln's weights, the times are each unit's over its
+  // weight, and a unit's place among them is a place its neighbours share; without them the times are
+  // of every kind of unit the build has (flash-attention's two waves: 99 to 416 s), whose spread says
+  // nothing of how the units running now end together: their expected ends.
+  if (queued <= 0 && by.power > 0) {
+    std::vector<EndDist> lanes_end{EndDist{{now_ms, 1.0}}};  // never before now
+    for (const auto& b : running) {
+      const double s = scale(weight_of(b.output)), ran = (now_ms - b.at) / s;
+      double weight = 0;
+      for (const auto& [t, share] : dist)
+        if (t > ran) weight += share;
+      auto& lane = lanes_end.emplace_back();
+      for (const auto& [t, share] : dist)
+        if (t > ran) lane.emplace_back(now_ms + s * (t - ran), share / weight);
+      if (lane.empty()) lane.emplace_back(now_ms, 1.0);  // ran past every time: ends now, as `rest` says
+    }
+    return expected_last_end(lanes_end);
+  }
   const auto queued_ms = queued_times(queued, mean, by.power > 0 ? std::function<double(double)>(scale) : nullptr);
   return last_end(std::move(free_at), queued_ms, now_ms);
 }

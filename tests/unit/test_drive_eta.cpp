@@ -466,7 +466,8 @@ TEST(Eta, FlashAttentionsTwoWavesAsKilnBuildFeedsTheModel) {
   // Told kiln's weight of each unit, as kiln build tells it: here the weights explain at most 74% of
   // the finished units' spread, so no power is fitted; the units left differ from those finished by
   // less than e^0.5 on average, so weight_gap_power believes the weights in part (0.86 to 1.17
-  // without, 0.77 to 1.09 with: a line in the countdown before the second wave's first status line).
+  // without, 0.83 to 1.09 with; 0.77 to 1.09 while the second wave's end was the latest of its units'
+  // expected ends, before expected_last_end).
   const auto weighed = live_lines(units, 16, 60, 7200, kiln::cli::running_at, true);
   RecordProperty("weighed", range_text(weighed));
   EXPECT_GE(weighed.first, 0.75);
@@ -482,8 +483,8 @@ TEST(Eta, FlashAttentionsTwoWavesAsKilnBuildFeedsTheModel) {
 // the build's lines said 1.83 to 2.45 times the time left: the times of the units finished stood
 // for the lighter ones queued, as the weights did not explain the first wave's scattered times
 // (no fitted power). Believing the weights as far as the units left differ from those finished
-// (weight_gap_power), 0.78 to 1.18: the low end is the countdown at about 70 s left, the last light
-// units ending later than their weights say.
+// (weight_gap_power), 0.80 to 1.18 (0.78 before expected_last_end): the low end is the countdown at
+// about 70 s left, the last light units ending later than their weights say.
 // A GPU host's record of flash-attention's 97 units on 32 cores replayed as kiln build feeds the
 // model, from the first wave while more than a minute is left: the times alone about twice the time
 // left (what the build printed), kiln's weights within issue 35's 20%. `unanswered`: how many times
@@ -533,7 +534,7 @@ TEST(Eta, FlashAttentionsWeightsComeAfterTheUnitPlanIsWritten) {
 // go: the first unit to end (a light one) was the only time known, and every unit running had run
 // as long, so the times alone read them all as ending now (0.01 to 0.47 of the time left for as
 // long as more than 45 s were left). Told kiln's weights, the units running are scaled from the
-// lighter ones that ended (weight_gap_power): 0.97 to 1.31 from the first status line.
+// lighter ones that ended (weight_gap_power): 0.98 to 1.31 from the first status line.
 TEST(Eta, OneWaveOfHeavyUnitsIsNotReadAsEndingNow) {
   const auto units = recorded_units("flash_attention_2_hdim64_h200_16cores_one_wave.tsv");
   ASSERT_EQ(units.size(), 17u);
@@ -598,14 +599,15 @@ TEST(Eta, SideBySideExtensionsOnTheLanesOfThePlansJobs) {
 // the last two minutes to 0.77 at 77 of 97 done (51 s said, 66 s left). The replay of the record does
 // not reproduce that level: its units end when the build's lines say they did (the units done at each
 // line within a second), yet it says 5 to 20% more all along; what the model was told live that the
-// record lacks is not known (the build's own Ninja lines were not kept). Replayed, 0.88 to 1.23:
+// record lacks is not known (the build's own Ninja lines were not kept). Replayed, 0.91 to 1.23:
 // - the high end (between 470 and 550 s) is the last wave's thread grants: kiln exec gave 31 of the
 //   last 32 units to start 4 threads each; those of weight 179 took 119 to 140 s where single-threaded
 //   ones of that weight took 128 to 226 s, and none had ended yet to show it;
 // - the low end is the last unit: in this record as in Sessions 17 and 18 it is a causal head-dim-128
 //   forward unit, weighed 127 against 145 for the non-causal forward units of the last wave, which it
-//   outlasts (here 138-145 s against 107-134 s; 182-190 s against 143-167 s in Session 17), and it
-//   ends after the latest of the running units' expected ends.
+//   outlasts (here 138-145 s against 107-134 s; 182-190 s against 143-167 s in Session 17). The
+//   build's end was the latest of the running units' expected ends, earlier still (0.88); it is now
+//   the expected end of the last of them (expected_last_end).
 // Issue 35's 0.8..1.2 is not met: the bounds are those that hold.
 TEST(Eta, FlashAttentionWithTheLastWavesThreadGrants) {
   const auto units = recorded_units("flash_attention_2_h200_32cores_s19.tsv");
@@ -615,6 +617,6 @@ TEST(Eta, FlashAttentionWithTheLastWavesThreadGrants) {
   EXPECT_GT(unweighed.first, 1.5);
   const auto weighed = live_lines(units, 32, 60, 6000, kiln::cli::running_at, true);
   RecordProperty("weighed", range_text(weighed));
-  EXPECT_GE(weighed.first, 0.85);
+  EXPECT_GE(weighed.first, 0.9);  // 0.88 with the latest of the expected ends
   EXPECT_LE(weighed.second, 1.25);
 }
