@@ -26,8 +26,8 @@
 # KILN_BENCH_SALLOC: salloc's arguments (e.g. "-N2 --ntasks-per-node=1 -c8 --mem=60000 --no-kill"):
 #   the build runs as `salloc ARGS kiln build ... --slurm` on the Slurm cluster SLURM_CONF names
 #   (bench/device/slurm_fa.sh starts one on this host).
-# Writes OUT/{host.txt,build.log,eta.txt,report.txt,report.json,exec.jsonl,inspect.txt,inspect.json,
-# verify.txt,checks.txt,projection.txt,row.md}.
+# Writes OUT/{host.txt,build.log,eta.txt,report.txt,report.json,exec.jsonl,kiln-build.log,inspect.txt,
+# inspect.json,verify.txt,checks.txt,projection.txt,row.md}.
 set -u
 kiln=$(readlink -f "$1"); py=$2; src=$(readlink -f "$3"); out=$(readlink -f "$4"); gpu=${5:-}
 mkdir -p "$out"
@@ -62,6 +62,9 @@ cat "$out/eta.txt"
 "$kiln" report "$proj" > "$out/report.txt" 2>&1
 "$kiln" report "$proj" --json > "$out/report.json" 2>/dev/null
 cp "$proj/build-kiln/kiln-exec.jsonl" "$out/exec.jsonl" 2>/dev/null
+# kiln's own log of the build (each Ninja's whole output): what the ETA's replay needs to follow the
+# live lines (docs/benchmarks.md, Session 19: the replay reads 5-20% above what the build printed).
+cp "$proj/build-kiln/kiln-build.log" "$out/kiln-build.log" 2>/dev/null
 sed -n 1,14p "$out/report.txt"
 
 # The installed module, found from outside the checkout (its flash_attn/ would shadow the wheel's).
