@@ -676,21 +676,25 @@ std::vector<int> replay_arrivals(const std::vector<RecordedArrival>& units, cons
 }  // namespace
 
 // What kiln exec granted mamba's ten units on the GPU host (32 cores, Session 19), replayed through
-// the rule with the data the binary carries: the same cores for each unit, so a change to the rule
-// or to data/build_jobs.toml that moves them shows here and needs a new record. The complex units
-// (weighed 216 by complex_factor) got the most, the real backward units (158) fewer, the forward
-// ones (81) fewer still, the host compile one.
+// the rule: the same cores for each unit, so a change to the rule that moves them shows here and
+// needs a new record. Each record is replayed with the share_of_cores its binary carried (the rest
+// of the policy as data/build_jobs.toml has it). The complex units (weighed 216 by complex_factor)
+// got the most, the real backward units (158) fewer, the forward ones (81) fewer still, the host
+// compile one.
 TEST(ThreadGrant, MambasGrantsOnTheGpuHostAsRecorded) {
+  // kiln de87b2a as committed then, share_of_cores 2: 10/7/4/1.
   const auto units = recorded_arrivals("mamba_h200x2_32cores_s19.tsv");
   ASSERT_EQ(units.size(), 10u);
-  const auto got = replay_arrivals(units, launch::GrantPolicy::from_data());
+  auto p2 = launch::GrantPolicy::from_data();
+  p2.share_of_cores = 2;
+  const auto got = replay_arrivals(units, p2);
   for (size_t k = 0; k < units.size(); ++k) EXPECT_EQ(got[k], units[k].cores) << units[k].output;
-  // The experiment with twice the share of the cores for the critical units (not committed):
-  // the rule gives what that binary recorded, 20/14/7 (the compiles 60 s against 66-67 s).
+  // The experiment with twice the share of the cores for the critical units (de87b2a built with
+  // share_of_cores 4): 20/14/7/1 (the compiles 60 s against 66-67 s).
   const auto share4 = recorded_arrivals("mamba_h200x2_32cores_s19_share4.tsv");
   ASSERT_EQ(share4.size(), 10u);
-  auto p = launch::GrantPolicy::from_data();
-  p.share_of_cores = 4;
-  const auto got4 = replay_arrivals(share4, p);
+  auto p4 = launch::GrantPolicy::from_data();
+  p4.share_of_cores = 4;
+  const auto got4 = replay_arrivals(share4, p4);
   for (size_t k = 0; k < share4.size(); ++k) EXPECT_EQ(got4[k], share4[k].cores) << share4[k].output;
 }
