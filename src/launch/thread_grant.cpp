@@ -328,13 +328,18 @@ UnitWork work_of(const Reservation& r) {
     if (auto e = r.field("est"); !e.empty()) w.estimate = std::max(0.0, std::stod(e));
     if (auto c = r.field("cpu"); !c.empty() && std::stol(c) > 0) w.cpu_ms = std::stol(c);
   } catch (...) {}  // another version's field: unknown
+  w.host = r.field("host") == "1";
   return w;
 }
 
+// Written as it will be read back: a host compile stays one (else the others' shares count it as a
+// device unit with split threads of its own), and the estimate keeps its digits (a ledger's 3.3 for
+// 3.25 moved a short unit's planned threads in e2e.grant_share).
 void set_work(Reservation& r, const UnitWork& w) {
-  std::erase_if(r.extra, [](const auto& kv) { return kv.first == "est" || kv.first == "cpu"; });
-  if (w.estimate > 0) r.extra.emplace_back("est", fmt::format("{:.1f}", w.estimate));
+  std::erase_if(r.extra, [](const auto& kv) { return kv.first == "est" || kv.first == "cpu" || kv.first == "host"; });
+  if (w.estimate > 0) r.extra.emplace_back("est", fmt::format("{:g}", w.estimate));
   if (w.cpu_ms) r.extra.emplace_back("cpu", std::to_string(*w.cpu_ms));
+  if (w.host) r.extra.emplace_back("host", "1");
 }
 
 std::string grant_flags(const Grant& g) {

@@ -698,3 +698,21 @@ TEST(ThreadGrant, MambasGrantsOnTheGpuHostAsRecorded) {
   const auto got4 = replay_arrivals(share4, p4);
   for (size_t k = 0; k < share4.size(); ++k) EXPECT_EQ(got4[k], share4[k].cores) << share4[k].output;
 }
+
+// A reservation carries a unit's work as the next launches read it: a host compile stays one (read
+// back as a device unit, it counted in the others' shares with split threads of its own), and the
+// estimate keeps its digits (3.25 came back as 3.3).
+TEST(ThreadGrant, AReservationsWorkReadsBackAsItWasWritten) {
+  launch::Reservation r{1, 2 * GiB, 1, 0};
+  launch::set_work(r, {3.25, std::nullopt, true});
+  auto w = launch::work_of(r);
+  EXPECT_DOUBLE_EQ(w.estimate, 3.25);
+  EXPECT_TRUE(w.host);
+  EXPECT_FALSE(w.cpu_ms);
+  launch::set_work(r, {216.0, 90'000L, false});  // written again: nothing of the first stays
+  w = launch::work_of(r);
+  EXPECT_DOUBLE_EQ(w.estimate, 216);
+  EXPECT_EQ(w.cpu_ms, 90'000L);
+  EXPECT_FALSE(w.host);
+  EXPECT_EQ(std::count_if(r.extra.begin(), r.extra.end(), [](const auto& kv) { return kv.first == "est"; }), 1);
+}
