@@ -681,22 +681,26 @@ std::vector<int> replay_arrivals(const std::vector<RecordedArrival>& units, cons
 // of the policy as data/build_jobs.toml has it). The complex units (weighed 216 by complex_factor)
 // got the most, the real backward units (158) fewer, the forward ones (81) fewer still, the host
 // compile one.
+namespace {
+
+// The record's units replayed with `share_of_cores` (the rest of the policy as the data has it).
+void expect_record_replays(const std::string& record, double share_of_cores) {
+  const auto units = recorded_arrivals(record);
+  ASSERT_EQ(units.size(), 10u);
+  auto p = launch::GrantPolicy::from_data();
+  p.share_of_cores = share_of_cores;
+  const auto got = replay_arrivals(units, p);
+  for (size_t k = 0; k < units.size(); ++k) EXPECT_EQ(got[k], units[k].cores) << record << ": " << units[k].output;
+}
+
+}  // namespace
+
 TEST(ThreadGrant, MambasGrantsOnTheGpuHostAsRecorded) {
   // kiln de87b2a as committed then, share_of_cores 2: 10/7/4/1.
-  const auto units = recorded_arrivals("mamba_h200x2_32cores_s19.tsv");
-  ASSERT_EQ(units.size(), 10u);
-  auto p2 = launch::GrantPolicy::from_data();
-  p2.share_of_cores = 2;
-  const auto got = replay_arrivals(units, p2);
-  for (size_t k = 0; k < units.size(); ++k) EXPECT_EQ(got[k], units[k].cores) << units[k].output;
+  expect_record_replays("mamba_h200x2_32cores_s19.tsv", 2);
   // The experiment with twice the share of the cores for the critical units (de87b2a built with
   // share_of_cores 4): 20/14/7/1 (the compiles 60 s against 66-67 s).
-  const auto share4 = recorded_arrivals("mamba_h200x2_32cores_s19_share4.tsv");
-  ASSERT_EQ(share4.size(), 10u);
-  auto p4 = launch::GrantPolicy::from_data();
-  p4.share_of_cores = 4;
-  const auto got4 = replay_arrivals(share4, p4);
-  for (size_t k = 0; k < share4.size(); ++k) EXPECT_EQ(got4[k], share4[k].cores) << share4[k].output;
+  expect_record_replays("mamba_h200x2_32cores_s19_share4.tsv", 4);
 }
 
 // A reservation carries a unit's work as the next launches read it: a host compile stays one (read
