@@ -386,21 +386,18 @@ std::optional<double> EtaModel::cold_end_ms(int total, int done, double now_ms) 
   const auto dist = unit_times(std::move(obs));
   double mean = 0;
   for (const auto& [t, share] : dist) mean += t * share;
-  // A running unit ends when a unit that has run as long ends, on average.
-  auto rest = [&dist](double ran) {
-    double weight = 0, sum = 0;
+  // A running unit's time left: as the units' times past what it has run, their shares renormalised
+  // (empty once it ran past every time: it ends now).
+  auto left_after = [&dist](double ran) {
+    double weight = 0;
     for (const auto& [t, share] : dist)
-      if (t > ran) weight += share, sum += (t - ran) * share;
-    return weight > 0 ? sum / weight : 0.0;
+      if (t > ran) weight += share;
+    EndDist out;
+    for (const auto& [t, share] : dist)
+      if (t > ran) out.emplace_back(t - ran, share / weight);
+    return out;
   };
-  FreeAt free_at;
   const int listed = static_cast<int>(running.size());
-  for (int k = 0; k < listed; ++k) {
-    const auto& b = running[static_cast<size_t>(k)];
-    const double s = scale(weight_of(b.output));
-    free_at.push(now_ms + s * rest((now_ms - b.at) / s));
-  }
-  for (int k = listed; k < std::min(lanes, left); ++k) free_at.push(now_ms);  // a lane free now
   const int queued = left - std::max(listed, std::min(lanes, left));
   // Nothing queued: the build ends with the last of the units running, each ending as a unit that has
   // run as long does, any of the times. Scaled by kiln's weights, the times are each unit's over its
@@ -410,17 +407,22 @@ std::optional<double> EtaModel::cold_end_ms(int total, int done, double now_ms) 
   if (queued <= 0 && by.power > 0) {
     std::vector<EndDist> lanes_end{EndDist{{now_ms, 1.0}}};  // never before now
     for (const auto& b : running) {
-      const double s = scale(weight_of(b.output)), ran = (now_ms - b.at) / s;
-      double weight = 0;
-      for (const auto& [t, share] : dist)
-        if (t > ran) weight += share;
+      const double s = scale(weight_of(b.output));
       auto& lane = lanes_end.emplace_back();
-      for (const auto& [t, share] : dist)
-        if (t > ran) lane.emplace_back(now_ms + s * (t - ran), share / weight);
-      if (lane.empty()) lane.emplace_back(now_ms, 1.0);  // ran past every time: ends now, as `rest` says
+      for (const auto& [t, share] : left_after((now_ms - b.at) / s)) lane.emplace_back(now_ms + s * t, share);
+      if (lane.empty()) lane.emplace_back(now_ms, 1.0);
     }
     return expected_last_end(lanes_end);
   }
+  // Else each running unit ends when a unit that has run as long ends, on average.
+  FreeAt free_at;
+  for (const auto& b : running) {
+    const double s = scale(weight_of(b.output));
+    double rest = 0;
+    for (const auto& [t, share] : left_after((now_ms - b.at) / s)) rest += t * share;
+    free_at.push(now_ms + s * rest);
+  }
+  for (int k = listed; k < std::min(lanes, left); ++k) free_at.push(now_ms);  // a lane free now
   const auto queued_ms = queued_times(queued, mean, by.power > 0 ? std::function<double(double)>(scale) : nullptr);
   return last_end(std::move(free_at), queued_ms, now_ms);
 }
