@@ -361,7 +361,7 @@ bool names_complex_type(const std::vector<std::string>& args) {
     std::string word;
     for (size_t i = 0; i <= a.size(); ++i) {
       const char c = i < a.size() ? a[i] : ' ';
-      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      if (is_ident(c)) {
         word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         continue;
       }

@@ -131,9 +131,7 @@ std::map<std::string, std::string> Plan::child_env(const io::Environment& env) c
     // Always said: a KILN_CPU_SHARE=1 of the user's, refused where nice cannot be lowered again,
     // must not reach the launchers.
     kiln.cpu_share = cpu_share;
-    // A torch project's extensions build side by side, each Ninja at -j jobs: one pool of the
-    // plan's jobs for all their compiles (launch/compile_pool). One Ninja's -j caps the others.
-    if (kind == read::ProjectKind::extension) kiln.pool_jobs = static_cast<std::uint64_t>(std::max(1, jobs.jobs));
+    if (pooled()) kiln.pool_jobs = static_cast<std::uint64_t>(std::max(1, jobs.jobs));
   }
   for (auto& [k, v] : kiln.to_env()) e[k] = std::move(v);
   // ccache hashes the working directory of a compile with -g (hash_dir), and Python's own CFLAGS

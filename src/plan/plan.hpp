@@ -73,6 +73,9 @@ struct Plan {
   ConfigCheck config;
 
   bool governed() const { return governor && !kiln_exe.empty(); }
+  // A torch project's extensions build side by side, each Ninja at -j jobs: kiln exec keeps all
+  // their compiles to one pool of the plan's jobs (launch/compile_pool).
+  bool pooled() const { return governed() && kind == read::ProjectKind::extension; }
   // cpp_extension takes CXX and PYTORCH_NVCC for compilers and checks their versions, so a launcher
   // prefix ("ccache c++") reads as compiler "ccache", version 0.0.0. Instead CXX and PYTORCH_NVCC
   // name links to kiln in this folder, which run the launchers and then the real compiler.

@@ -210,11 +210,10 @@ std::string plan_to_text(const Plan& p) {
     auto c = core::coverage(p.targets, g.cc);
     out += fmt::format("  runs on {} (cc {}): {}\n", g.name, core::cc_string(g.cc), core::to_string(c.verdict));
   }
-  // A torch project's extensions each get a Ninja at -j jobs; kiln exec keeps them to one pool.
-  const bool pooled = p.kind == read::ProjectKind::extension && p.governed();
-  out += fmt::format("jobs      {}  [{}{}{}]\n", p.jobs.jobs,
-                     p.jobs_forced ? "forced by " + p.jobs_source + "; memory allows: " : "", p.jobs.arithmetic,
-                     pooled ? fmt::format("; the extensions' Ninjas share these {} compile slots", p.jobs.jobs) : "");
+  out +=
+      fmt::format("jobs      {}  [{}{}{}]\n", p.jobs.jobs,
+                  p.jobs_forced ? "forced by " + p.jobs_source + "; memory allows: " : "", p.jobs.arithmetic,
+                  p.pooled() ? fmt::format("; the extensions' Ninjas share these {} compile slots", p.jobs.jobs) : "");
   if (p.kind == read::ProjectKind::cmake)
     out += fmt::format("tools     cmake {}, ninja {}, nvcc {} ({})\n", p.cmake, p.ninja, p.nvcc, p.nvcc_version);
   else
